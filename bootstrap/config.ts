@@ -1,0 +1,301 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The environment is parsed once, here, into a frozen typed object. Every problem is collected so an
+ * operator sees all of them in one start-up attempt.
+ */
+export type AppEnv = 'production' | 'development' | 'local';
+export type Role = 'api' | 'worker';
+
+export interface Config {
+  port: number;
+  host: string;
+  appEnv: AppEnv;
+  roles: Role[];
+  dataDir: string;
+  publicUrl: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  database: { url: string; dialect: 'sqlite' | 'mysql'; storagePath?: string };
+  queue:
+    | { driver: 'db' }
+    | { driver: 'rabbitmq'; amqpUrl: string }
+    | { driver: 'sqs'; queueUrl: string; region: string; endpoint?: string };
+  storage: { driver: 'local'; dir: string } | { driver: 's3'; bucket: string; endpoint?: string; region: string };
+  cache: { driver: 'memory' } | { driver: 'redis'; url: string };
+  engine: { driver: 'builtin'; workDir: string } | { driver: 'comfyui'; urls: string[] };
+  auth: {
+    jwtSecret: string;
+    issuer: string;
+    audience: string;
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlSeconds: number;
+    secureCookies: boolean;
+    adminEmails: string[];
+    loginMaxFailures: number;
+    loginWindowSeconds: number;
+  };
+  corsOrigins: string[];
+  frontendUrl: string;
+  signupBonusCoins: number;
+  generation: {
+    requireTemplate: boolean;
+    outputNodeTypes: string[];
+    allowedNodeTypes: string[] | null;
+    unclaimedDeductionMinutes: number;
+    maxAttempts: number;
+    maxUploadBytes: number;
+  };
+  outputs: { viewUrlTtlSeconds: number; downloadUrlTtlSeconds: number; retentionDays: number };
+  enableTestEndpoints: boolean;
+}
+
+export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
+
+type Env = Record<string, string | undefined>;
+
+const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/;
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  required(name: string, why: string): string {
+    const value = this.raw(name);
+    if (value === undefined) {
+      this.problems.push(`${name} is required ${why}`);
+      return '';
+    }
+    return value;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(value)) return true;
+    if (['false', '0', 'no'].includes(value)) return false;
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  list(name: string): string[] {
+    return (this.raw(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
+  }
+
+  /** Seconds, from "900", "15m", "7d"... */
+  duration(name: string, fallbackSeconds: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallbackSeconds;
+    const match = DURATION.exec(value);
+    if (!match) {
+      this.problems.push(`${name} must be a duration such as 900, 15m, 12h or 7d (got "${value}")`);
+      return fallbackSeconds;
+    }
+    const seconds = Number(match[1]) * UNIT_SECONDS[match[2] ?? 's']!;
+    if (seconds < 1) {
+      this.problems.push(`${name} must be at least one second`);
+      return fallbackSeconds;
+    }
+    return Math.floor(seconds);
+  }
+
+  url(name: string, value: string, protocols: string[]): void {
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) {
+        this.problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+      }
+    } catch {
+      this.problems.push(`${name} is not a valid URL`);
+    }
+  }
+}
+
+export function loadConfig(env: Env = process.env, options: { persistLocalSecret?: boolean } = {}): ConfigResult {
+  const read = new Reader(env);
+  const appEnv = read.oneOf<AppEnv>('APP_ENV', 'local', ['production', 'development', 'local']);
+  const dataDir = path.resolve(read.string('DATA_DIR', './data'));
+  const port = read.int('PORT', 3000, 0, 65535);
+  const host = read.string('HOST', '0.0.0.0');
+
+  const roles = (read.raw('ROLES') ? read.list('ROLES') : ['api', 'worker']) as Role[];
+  for (const role of roles) {
+    if (role !== 'api' && role !== 'worker') read.problems.push(`ROLES may contain only api and worker (got "${role}")`);
+  }
+  if (roles.length === 0) read.problems.push('ROLES must name at least one of api, worker');
+
+  const databaseUrl = read.string('DATABASE_URL', `sqlite:${path.join(dataDir, 'app.db')}`);
+  let database: Config['database'];
+  if (databaseUrl.startsWith('sqlite:')) {
+    const target = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    database = { url: databaseUrl, dialect: 'sqlite', storagePath: target === ':memory:' ? ':memory:' : path.resolve(target) };
+  } else if (databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://')) {
+    // mysql2 serves both; a mariadb:// URL would make Sequelize look for the `mariadb` package.
+    database = { url: databaseUrl.replace(/^mariadb:/, 'mysql:'), dialect: 'mysql' };
+    read.url('DATABASE_URL', database.url, ['mysql:']);
+  } else {
+    read.problems.push('DATABASE_URL must start with sqlite: or mysql://');
+    database = { url: databaseUrl, dialect: 'sqlite' };
+  }
+
+  const queueDriver = read.oneOf('QUEUE_DRIVER', 'db', ['db', 'rabbitmq', 'sqs'] as const);
+  let queue: Config['queue'];
+  if (queueDriver === 'rabbitmq') {
+    queue = { driver: 'rabbitmq', amqpUrl: read.required('AMQP_URL', 'when QUEUE_DRIVER=rabbitmq') };
+  } else if (queueDriver === 'sqs') {
+    queue = {
+      driver: 'sqs',
+      queueUrl: read.required('SQS_QUEUE_URL', 'when QUEUE_DRIVER=sqs'),
+      region: read.required('AWS_REGION', 'when QUEUE_DRIVER=sqs'),
+      ...(read.raw('SQS_ENDPOINT') ? { endpoint: read.raw('SQS_ENDPOINT')! } : {}),
+    };
+  } else {
+    queue = { driver: 'db' };
+  }
+
+  const storageDriver = read.oneOf('STORAGE_DRIVER', 'local', ['local', 's3'] as const);
+  const storage: Config['storage'] =
+    storageDriver === 's3'
+      ? {
+          driver: 's3',
+          bucket: read.required('S3_BUCKET', 'when STORAGE_DRIVER=s3'),
+          region: read.string('AWS_REGION', 'us-east-1'),
+          ...(read.raw('S3_ENDPOINT') ? { endpoint: read.raw('S3_ENDPOINT')! } : {}),
+        }
+      : { driver: 'local', dir: path.resolve(read.string('STORAGE_DIR', path.join(dataDir, 'storage'))) };
+
+  const cacheDriver = read.oneOf('CACHE_DRIVER', 'memory', ['memory', 'redis'] as const);
+  const cache: Config['cache'] =
+    cacheDriver === 'redis' ? { driver: 'redis', url: read.required('REDIS_URL', 'when CACHE_DRIVER=redis') } : { driver: 'memory' };
+
+  const engineDriver = read.oneOf('ENGINE_DRIVER', 'builtin', ['builtin', 'comfyui'] as const);
+  let engine: Config['engine'];
+  if (engineDriver === 'comfyui') {
+    const urls = read.list('COMFYUI_URL');
+    if (urls.length === 0) read.problems.push('COMFYUI_URL is required when ENGINE_DRIVER=comfyui (one or more URLs, comma-separated)');
+    for (const url of urls) read.url('COMFYUI_URL', url, ['http:', 'https:']);
+    engine = { driver: 'comfyui', urls };
+  } else {
+    engine = { driver: 'builtin', workDir: path.join(dataDir, 'engine') };
+  }
+
+  let jwtSecret = read.raw('JWT_SECRET');
+  if (jwtSecret === undefined) {
+    if (appEnv === 'local') {
+      jwtSecret = localSecret(dataDir, options.persistLocalSecret ?? true);
+    } else {
+      read.problems.push(`JWT_SECRET is required when APP_ENV=${appEnv}`);
+      jwtSecret = '';
+    }
+  } else if (jwtSecret.length < 32) {
+    read.problems.push('JWT_SECRET must be at least 32 characters');
+  }
+
+  const publicUrl = read.string('PUBLIC_URL', `http://localhost:${port}`);
+  read.url('PUBLIC_URL', publicUrl, ['http:', 'https:']);
+  const frontendUrl = read.string('FRONTEND_URL', publicUrl);
+  read.url('FRONTEND_URL', frontendUrl, ['http:', 'https:']);
+  const corsOrigins = read.list('CORS_ORIGINS');
+  for (const origin of corsOrigins) read.url('CORS_ORIGINS', origin, ['http:', 'https:']);
+
+  const allowedNodeTypes = read.list('ALLOWED_NODE_TYPES');
+  const config: Config = {
+    port,
+    host,
+    appEnv,
+    roles: [...new Set(roles)],
+    dataDir,
+    publicUrl: publicUrl.replace(/\/$/, ''),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
+    database,
+    queue,
+    storage,
+    cache,
+    engine,
+    auth: {
+      jwtSecret,
+      issuer: read.string('JWT_ISSUER', 'media-gen-service'),
+      audience: read.string('JWT_AUDIENCE', 'media-gen-service'),
+      accessTokenTtlSeconds: read.duration('ACCESS_TOKEN_TTL', 15 * 60),
+      refreshTokenTtlSeconds: read.duration('REFRESH_TOKEN_TTL', 7 * 86400),
+      secureCookies: read.bool('SECURE_COOKIES', appEnv === 'production'),
+      adminEmails: read.list('ADMIN_EMAILS').map((email) => email.toLowerCase()),
+      loginMaxFailures: read.int('LOGIN_MAX_FAILURES', 10, 1, 1000),
+      loginWindowSeconds: read.duration('LOGIN_WINDOW', 15 * 60),
+    },
+    corsOrigins: corsOrigins.length > 0 ? corsOrigins : [new URL(frontendUrl).origin],
+    frontendUrl: frontendUrl.replace(/\/$/, ''),
+    signupBonusCoins: read.int('SIGNUP_BONUS_COINS', 100, 0, 1_000_000),
+    generation: {
+      requireTemplate: read.bool('REQUIRE_TEMPLATE', false),
+      outputNodeTypes: read.list('OUTPUT_NODE_TYPES'),
+      allowedNodeTypes: allowedNodeTypes.length > 0 ? allowedNodeTypes : null,
+      unclaimedDeductionMinutes: read.int('UNCLAIMED_DEDUCTION_MINUTES', 15, 1, 7 * 24 * 60),
+      maxAttempts: read.int('MAX_ATTEMPTS', 3, 1, 100),
+      maxUploadBytes: read.int('MAX_UPLOAD_MB', 20, 1, 1024) * 1024 * 1024,
+    },
+    outputs: {
+      viewUrlTtlSeconds: read.duration('VIEW_URL_TTL', 15 * 60),
+      downloadUrlTtlSeconds: read.duration('DOWNLOAD_URL_TTL', 5 * 60),
+      retentionDays: read.int('OUTPUT_RETENTION_DAYS', 30, 1, 36500),
+    },
+    enableTestEndpoints: read.bool('ENABLE_TEST_ENDPOINTS', appEnv !== 'production'),
+  };
+
+  if (read.problems.length > 0) return { ok: false, problems: read.problems };
+  return { ok: true, config: deepFreeze(config) };
+}
+
+/** APP_ENV=local keeps a generated signing secret under DATA_DIR so sessions survive restarts. */
+function localSecret(dataDir: string, persist: boolean): string {
+  if (!persist) return randomBytes(48).toString('base64url');
+  const file = path.join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,27 @@
+export type UserRole = 'user' | 'admin';
+
+export interface User {
+  id: string;
+  email: string;
+  displayName: string;
+  role: UserRole;
+  coinBalance: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What a user record stores beyond the public fields: never leaves the core through a response. */
+export interface UserCredentials {
+  passwordHash: string | null;
+}
+
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+// Deliberately simple: one "@", something on each side, a dot in the domain, no spaces.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const isValidEmail = (email: string): boolean => email.length <= 254 && EMAIL.test(email);
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+export const DISPLAY_NAME_MAX = 64;

@@ -1,0 +1,20 @@
+/** A refresh token, stored only as its hash. Tokens of one login form a family. */
+export interface RefreshSession {
+  id: string;
+  userId: string;
+  familyId: string;
+  tokenHash: string;
+  expiresAt: Date;
+  /** Set when the token was exchanged for a new one. */
+  rotatedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface SessionRepository {
+  create(session: Omit<RefreshSession, 'rotatedAt' | 'revokedAt'>): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<RefreshSession | null>;
+  /** Marks the token used, only if it is still fresh. False means someone else used it first. */
+  markRotated(id: string, at: Date): Promise<boolean>;
+  revokeFamily(familyId: string, at: Date): Promise<void>;
+}

@@ -1,0 +1,63 @@
+import type { Readable } from 'node:stream';
+import type { WorkflowGraph } from '../domain/workflow-graph.types.ts';
+
+/** A file the workflow reads (an uploaded input image). `name` is what LoadImage's `image` input names. */
+export interface EngineInputFile {
+  name: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+export type EngineEvent =
+  | { type: 'executing'; nodeId: string; classType: string }
+  | { type: 'progress'; value: number; max: number; nodeId?: string }
+  | { type: 'status'; text: string };
+
+export interface EngineOutputFile {
+  nodeId: string;
+  fileName: string;
+  mimeType: string;
+  /** 'output' files are saved results (SaveImage...), 'temp' are previews (PreviewImage). */
+  kind: 'output' | 'temp';
+  sizeBytes?: number;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+  open(): Promise<Readable>;
+}
+
+export interface EngineTextOutput {
+  nodeId: string;
+  text: string;
+}
+
+export interface EngineError {
+  /** Stable code: ENGINE.VALIDATION (graph rejected before running), ENGINE.EXECUTION (a node failed),
+   * ENGINE.INTERRUPTED, ENGINE.UNAVAILABLE (engine unreachable: transient). */
+  code: 'ENGINE.VALIDATION' | 'ENGINE.EXECUTION' | 'ENGINE.INTERRUPTED' | 'ENGINE.UNAVAILABLE';
+  message: string;
+  nodeId?: string;
+  /** Per-node validation problems, when the engine reports them. */
+  nodeErrors?: Record<string, { classType: string; errors: { type: string; message: string; details: string }[] }>;
+}
+
+export type EngineRunResult =
+  | { ok: true; files: EngineOutputFile[]; texts: EngineTextOutput[] }
+  | { ok: false; error: EngineError; transient: boolean };
+
+export interface EngineRunRequest {
+  /** Our job id; engines that accept a client-chosen prompt id use it. */
+  runId: string;
+  workflow: WorkflowGraph;
+  inputs: EngineInputFile[];
+  onEvent(event: EngineEvent): void;
+  /** Aborting interrupts the run; the result is then ENGINE.INTERRUPTED. */
+  signal?: AbortSignal;
+}
+
+export interface WorkflowEngine {
+  run(request: EngineRunRequest): Promise<EngineRunResult>;
+  /** Throws when the engine cannot be reached (used by health checks). */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,75 @@
+import { DISPLAY_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, isValidEmail, normalizeEmail, type User } from '../../domain/user.ts';
+import { fail, ok, validationFailed, type FieldProblem, type Result } from '../../domain/result.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { CoinLedger } from '../../ports/coin-ledger.port.ts';
+import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { UserRepository } from '../../ports/user-repository.port.ts';
+
+export interface RegisterUserInput {
+  email: unknown;
+  password: unknown;
+  displayName: unknown;
+}
+
+export interface RegisterUserDeps {
+  users: UserRepository;
+  ledger: CoinLedger;
+  hasher: PasswordHasher;
+  uow: UnitOfWork;
+  ids: IdGenerator;
+  clock: Clock;
+  adminEmails: readonly string[];
+  signupBonusCoins: number;
+}
+
+export function checkRegistration(input: RegisterUserInput): Result<{ email: string; password: string; displayName: string }> {
+  const problems: FieldProblem[] = [];
+  const { email, password, displayName } = input;
+  if (typeof email !== 'string' || !isValidEmail(email.trim())) problems.push({ field: 'email', message: 'must be a valid email' });
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    problems.push({ field: 'password', message: `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` });
+  }
+  if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) {
+    problems.push({ field: 'displayName', message: `must be 1 to ${DISPLAY_NAME_MAX} characters` });
+  }
+  if (problems.length > 0) return validationFailed(problems);
+  return ok({ email: normalizeEmail(email as string), password: password as string, displayName: (displayName as string).trim() });
+}
+
+export class RegisterUser {
+  constructor(private readonly deps: RegisterUserDeps) {}
+
+  async execute(input: RegisterUserInput): Promise<Result<User>> {
+    const checked = checkRegistration(input);
+    if (!checked.ok) return checked;
+    const { users, ledger, hasher, uow, ids, clock, adminEmails, signupBonusCoins } = this.deps;
+    const { email, password, displayName } = checked.value;
+    const passwordHash = await hasher.hash(password);
+    const id = ids.newId();
+    const now = clock.now();
+    const role = adminEmails.includes(email) ? 'admin' : 'user';
+
+    const created = await uow.run(async () => {
+      if (!(await users.create({ id, email, displayName, role, passwordHash, createdAt: now }))) return false;
+      if (signupBonusCoins > 0) {
+        const bonus = await ledger.apply({
+          id: ids.newId(),
+          userId: id,
+          amount: signupBonusCoins,
+          reason: 'signup_bonus',
+          relatedEntityId: null,
+          actorId: null,
+          createdAt: now,
+        });
+        if (!bonus.ok) throw new Error(`signup bonus failed: ${bonus.reason}`);
+      }
+      return true;
+    });
+    if (!created) return fail('USER.EMAIL_TAKEN', 'An account with this email already exists');
+    const user = await users.findById(id);
+    if (!user) throw new Error('registered user vanished');
+    return ok(user);
+  }
+}
