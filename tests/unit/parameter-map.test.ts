@@ -1,0 +1,255 @@
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import type { Result } from '../../core/domain/result.ts';
+import {
+  checkParameterValue,
+  publicParameters,
+  validateParameterMap,
+  withClassTypes,
+} from '../../core/domain/parameter-map.ts';
+import type { ParameterMap } from '../../core/domain/parameter-map.ts';
+import {
+  CATEGORIES,
+  findPreset,
+  PARAMETER_PRESETS,
+  presetsForCategory,
+  REQUIRED_BY_CATEGORY,
+} from '../../core/domain/parameter-presets.ts';
+import type { Category } from '../../core/domain/parameter-presets.ts';
+import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
+
+const rejects = (t: ExecutionContext, result: Result<unknown>, field: string, fragment: string): void => {
+  if (result.ok) {
+    t.fail(`expected a rejection on ${field}`);
+    return;
+  }
+  t.is(result.code, 'VALIDATION.FAILED');
+  const problem = result.details?.find((p) => p.field === field);
+  t.truthy(problem, `no problem on ${field}; got ${JSON.stringify(result.details)}`);
+  t.true(problem!.message.includes(fragment), `"${problem?.message}" lacks "${fragment}"`);
+};
+
+const workflow: WorkflowGraph = {
+  '3': {
+    class_type: 'KSampler',
+    inputs: {
+      seed: 5, steps: 20, cfg: 8, sampler_name: 'euler', scheduler: 'normal', denoise: 1,
+      model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0],
+    },
+  },
+  '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'model.safetensors' } },
+  '5': { class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 1 } },
+  '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a cat', clip: ['4', 1] } },
+  '7': { class_type: 'CLIPTextEncode', inputs: { text: '', clip: ['4', 1] } },
+  '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
+  '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'ComfyUI' } },
+  '10': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+};
+
+const prompt = { preset: 'prompt', node_id: '6', input_name: 'text' };
+const base = (extra: Record<string, unknown>): Record<string, unknown> => ({ prompt, ...extra });
+const check = (input: unknown, category: Category = 'text-to-image') => validateParameterMap(input, workflow, category);
+
+test('fills preset fields, keys and node ids, coerces defaults and drops unknown fields', (t) => {
+  const result = check({
+    prompt: { ...prompt, label: 'Describe it', class_type: 'ignored' },
+    seed: { preset: 'seed', node_id: 3, input_name: 'seed' },
+    steps: { key: 'steps', type: 'integer', node_id: '3', input_name: 'steps', default: '30', min: 1, max: 50 },
+    sampler_name: { preset: 'sampler_name', node_id: '3', input_name: 'sampler_name', options: ['euler', 'ddim'] },
+  });
+  if (!result.ok) return t.fail(JSON.stringify(result.details));
+  const map = result.value;
+  t.deepEqual(Object.keys(map), ['prompt', 'seed', 'steps', 'sampler_name']);
+  t.is(map['prompt']!.key, 'prompt');
+  t.is(map['prompt']!.type, 'string');
+  t.is(map['prompt']!.label, 'Describe it');
+  t.is(map['prompt']!.description, findPreset('prompt')!.description);
+  t.false('class_type' in map['prompt']!);
+  t.is(map['seed']!.node_id, '3');
+  t.is(map['seed']!.default, -1);
+  t.is(map['steps']!.default, 30);
+  t.deepEqual(map['sampler_name']!.options, ['euler', 'ddim']);
+  t.is(map['sampler_name']!.default, 'euler');
+});
+
+test('an explicit null default removes the preset default', (t) => {
+  const result = check(base({ steps: { preset: 'steps', node_id: '3', input_name: 'steps', default: null } }));
+  if (!result.ok) return t.fail(JSON.stringify(result.details));
+  t.false('default' in result.value['steps']!);
+  t.is(result.value['steps']!.min, 1);
+});
+
+test('rejects a map that is not an object', (t) => {
+  rejects(t, check([prompt]), 'parameter_map', 'must be an object from parameter name');
+  rejects(t, check(null), 'parameter_map', 'must be an object');
+});
+
+test('rejects a parameter name that cannot travel as a field path', (t) => {
+  rejects(t, check(base({ 'my.steps': { type: 'integer', node_id: '3', input_name: 'steps' } })), 'parameter_map.my.steps', 'must start with a letter');
+});
+
+test('rejects an item that is not an object', (t) => {
+  rejects(t, check(base({ steps: 'integer' })), 'parameter_map.steps', 'must be an object with key, type');
+});
+
+test('rejects a key that differs from the entry name', (t) => {
+  rejects(t, check(base({ steps: { key: 'stepz', type: 'integer', node_id: '3', input_name: 'steps' } })), 'parameter_map.steps.key', 'must equal the entry\'s name "steps"');
+});
+
+test('rejects a missing or unknown type', (t) => {
+  rejects(t, check(base({ steps: { node_id: '3', input_name: 'steps' } })), 'parameter_map.steps.type', 'must be one of string, integer');
+  rejects(t, check(base({ steps: { type: 'float', node_id: '3', input_name: 'steps' } })), 'parameter_map.steps.type', 'must be one of');
+});
+
+test('rejects a node_id that is missing or names no node', (t) => {
+  rejects(t, check(base({ steps: { type: 'integer', input_name: 'steps' } })), 'parameter_map.steps.node_id', 'is required');
+  rejects(t, check(base({ steps: { type: 'integer', node_id: '99', input_name: 'steps' } })), 'parameter_map.steps.node_id', 'names node 99, which does not exist');
+});
+
+test('rejects an input_name that is missing or not an input of the node', (t) => {
+  rejects(t, check(base({ steps: { type: 'integer', node_id: '3' } })), 'parameter_map.steps.input_name', 'is required');
+  rejects(t, check(base({ steps: { type: 'integer', node_id: '3', input_name: 'stepz' } })), 'parameter_map.steps.input_name', 'node 3 (KSampler) has no input "stepz"');
+});
+
+test('rejects an input that is a link', (t) => {
+  rejects(t, check(base({ model: { type: 'string', node_id: '3', input_name: 'model' } })), 'parameter_map.model.input_name', 'is linked to node 4; only a literal input');
+});
+
+test('rejects two items mapping the same node input', (t) => {
+  const result = check(base({ text: { type: 'string', node_id: '6', input_name: 'text' } }));
+  rejects(t, result, 'parameter_map.text.input_name', 'input "text" of node 6 (CLIPTextEncode) is already mapped by parameter prompt');
+});
+
+test('rejects an enum without options, with bad or repeated options, or with a default outside them', (t) => {
+  const at = { node_id: '3', input_name: 'scheduler' };
+  rejects(t, check(base({ sched: { type: 'enum', ...at } })), 'parameter_map.sched.options', 'non-empty list');
+  rejects(t, check(base({ sched: { type: 'enum', ...at, options: [] } })), 'parameter_map.sched.options', 'non-empty list');
+  rejects(t, check(base({ sched: { type: 'enum', ...at, options: ['a', {}] } })), 'parameter_map.sched.options', 'strings or numbers');
+  rejects(t, check(base({ sched: { type: 'enum', ...at, options: ['a', 'a'] } })), 'parameter_map.sched.options', 'lists "a" twice');
+  rejects(t, check(base({ sched: { type: 'enum', ...at, options: ['a', 'b'], default: 'c' } })), 'parameter_map.sched.default', 'must be one of "a", "b"');
+});
+
+test('rejects options on a type other than enum', (t) => {
+  rejects(t, check(base({ steps: { type: 'integer', node_id: '3', input_name: 'steps', options: [1, 2] } })), 'parameter_map.steps.options', 'applies only to enum');
+});
+
+test('rejects min greater than max, a non-numeric bound, and bounds on non-numeric types', (t) => {
+  const at = { node_id: '3', input_name: 'steps' };
+  rejects(t, check(base({ steps: { type: 'integer', ...at, min: 10, max: 5 } })), 'parameter_map.steps.min', 'must not be greater than max (10 > 5)');
+  rejects(t, check(base({ steps: { type: 'integer', ...at, max: '5' } })), 'parameter_map.steps.max', 'must be a number');
+  rejects(t, check(base({ note: { type: 'string', node_id: '9', input_name: 'filename_prefix', min: 1 } })), 'parameter_map.note.min', 'applies only to integer, number and seed');
+});
+
+test('rejects a preset min overridden past the preset max', (t) => {
+  rejects(t, check(base({ width: { preset: 'width', node_id: '5', input_name: 'width', min: 20000 } })), 'parameter_map.width.min', 'must not be greater than max (20000 > 16384)');
+});
+
+test('rejects a default that breaks the item\'s own type or range', (t) => {
+  const at = { node_id: '3', input_name: 'steps' };
+  rejects(t, check(base({ steps: { type: 'integer', ...at, default: 2.5 } })), 'parameter_map.steps.default', 'must be an integer');
+  rejects(t, check(base({ steps: { type: 'integer', ...at, min: 1, max: 50, default: 80 } })), 'parameter_map.steps.default', 'must be at most 50 (got 80)');
+  rejects(t, check(base({ flag: { type: 'boolean', node_id: '3', input_name: 'denoise', default: 'yes' } })), 'parameter_map.flag.default', 'must be true or false');
+  rejects(t, check(base({ pic: { type: 'image', node_id: '10', input_name: 'image', default: 'example.png' } })), 'parameter_map.pic.default', 'UUID');
+});
+
+test('rejects an unknown preset', (t) => {
+  rejects(t, check(base({ strength: { preset: 'strength', type: 'number', node_id: '3', input_name: 'denoise' } })), 'parameter_map.strength.preset', 'names no known preset');
+});
+
+test('rejects a preset whose key or type the item contradicts', (t) => {
+  rejects(t, check(base({ positive: { preset: 'steps', node_id: '3', input_name: 'steps' } })), 'parameter_map.positive.key', 'must be "steps" because the item uses preset steps');
+  rejects(t, check(base({ steps: { preset: 'steps', type: 'number', node_id: '3', input_name: 'steps' } })), 'parameter_map.steps.type', 'must be integer because the item uses preset steps');
+});
+
+test('rejects the same preset used twice', (t) => {
+  const result = check(base({
+    seed: { preset: 'seed', node_id: '3', input_name: 'seed' },
+    seed2: { preset: 'seed', node_id: '3', input_name: 'steps' },
+  }));
+  rejects(t, result, 'parameter_map.seed2.preset', 'preset seed is used twice (also by seed)');
+});
+
+test('rejects a map that lacks a parameter its category requires, naming it', (t) => {
+  const image = { preset: 'image', node_id: '10', input_name: 'image' };
+  rejects(t, check({ image }, 'image-to-image'), 'parameter_map.prompt', 'parameter prompt is required for category image-to-image');
+  rejects(t, check({ prompt }, 'image-to-image'), 'parameter_map.image', 'parameter image is required for category image-to-image');
+  const video = check({ steps: { preset: 'steps', node_id: '3', input_name: 'steps' } }, 'text-to-video');
+  rejects(t, video, 'parameter_map.prompt', 'required for category text-to-video');
+  rejects(t, video, 'parameter_map.duration', 'parameter duration is required for category text-to-video');
+  rejects(t, check({}, 'upscale'), 'parameter_map.image', 'required for category upscale');
+  t.true(check({ image }, 'upscale').ok);
+});
+
+test('rejects a category-required parameter of the wrong type', (t) => {
+  rejects(t, check({ image: { type: 'string', node_id: '10', input_name: 'image' } }, 'upscale'), 'parameter_map.image.type', 'must be image because image is required for category upscale');
+});
+
+test('rejects an unknown category, a non-boolean required and an oversized label', (t) => {
+  rejects(t, validateParameterMap({ prompt }, workflow, 'text-to-audio' as Category), 'category', 'must be one of text-to-image');
+  rejects(t, check({ prompt: { ...prompt, required: 'yes' } }), 'parameter_map.prompt.required', 'must be true or false');
+  rejects(t, check({ prompt: { ...prompt, label: 'x'.repeat(201) } }), 'parameter_map.prompt.label', 'at most 200 characters');
+  rejects(t, check({ prompt: { ...prompt, description: 7 } }), 'parameter_map.prompt.description', 'must be a string');
+});
+
+test('reports every problem of a map at once', (t) => {
+  const result = check({ steps: { type: 'integer', node_id: '99', input_name: 'steps', min: 9, max: 1 } });
+  rejects(t, result, 'parameter_map.steps.node_id', 'node 99');
+  rejects(t, result, 'parameter_map.steps.min', 'greater than max');
+  rejects(t, result, 'parameter_map.prompt', 'required for category');
+});
+
+test('publicParameters hides where values land and shows the literal a missing value keeps', (t) => {
+  const result = check({
+    prompt,
+    seed: { type: 'seed', node_id: '3', input_name: 'seed' },
+    steps: { type: 'integer', node_id: '3', input_name: 'steps' },
+    image: { preset: 'image', node_id: '10', input_name: 'image', required: false },
+  });
+  if (!result.ok) return t.fail(JSON.stringify(result.details));
+  const list = publicParameters(result.value, workflow);
+  t.deepEqual(list.map((p) => p.key), ['prompt', 'seed', 'steps', 'image']);
+  for (const p of list) {
+    t.false('node_id' in p);
+    t.false('input_name' in p);
+  }
+  t.is(list[0]!.default, 'a cat');
+  t.is(list[1]!.default, undefined);
+  t.is(list[2]!.default, 20);
+  t.is(list[3]!.default, undefined);
+});
+
+test('withClassTypes adds each item\'s node class_type', (t) => {
+  const map: ParameterMap = {
+    prompt: { key: 'prompt', type: 'string', node_id: '6', input_name: 'text' },
+    steps: { key: 'steps', type: 'integer', node_id: '3', input_name: 'steps' },
+  };
+  const out = withClassTypes(map, workflow);
+  t.is(out['prompt']!.class_type, 'CLIPTextEncode');
+  t.is(out['steps']!.class_type, 'KSampler');
+  t.is(out['steps']!.node_id, '3');
+});
+
+test('presets: categories, required keys, filtering and self-consistent defaults', (t) => {
+  t.deepEqual([...CATEGORIES], ['text-to-image', 'image-to-image', 'text-to-video', 'image-to-video', 'upscale']);
+  t.deepEqual([...REQUIRED_BY_CATEGORY['image-to-video']], ['image', 'duration']);
+  const keys = PARAMETER_PRESETS.map((p) => p.key);
+  for (const key of ['prompt', 'negative_prompt', 'seed', 'steps', 'cfg', 'width', 'height', 'batch_size', 'denoise',
+    'sampler_name', 'scheduler', 'image', 'duration', 'fps']) {
+    t.true(keys.includes(key), key);
+  }
+  for (const preset of PARAMETER_PRESETS) {
+    if (preset.default !== undefined) t.true(checkParameterValue(preset, preset.default).ok, preset.key);
+    for (const category of preset.requiredFor) t.true(preset.categories.includes(category), `${preset.key} ${category}`);
+  }
+  for (const category of CATEGORIES) {
+    const available = presetsForCategory(category).map((p) => p.key);
+    for (const key of REQUIRED_BY_CATEGORY[category]) t.true(available.includes(key), `${category} offers ${key}`);
+  }
+  t.is(presetsForCategory().length, PARAMETER_PRESETS.length);
+  t.false(presetsForCategory('upscale').some((p) => p.key === 'prompt'));
+  t.is(findPreset('width')!.min, 64);
+  t.true(findPreset('sampler_name')!.options!.includes('dpmpp_2m'));
+  t.throws(() => {
+    (findPreset('width') as { min: number }).min = 1;
+  });
+});
