@@ -1,0 +1,97 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { checkSchema, validationResult, type Schema } from 'express-validator';
+import type { FieldProblem } from '../../core/domain/result.ts';
+import { requireAuth, type AuthDeps, type AuthLevel } from './auth-middleware.ts';
+import { HttpError } from './error-table.ts';
+import { ref, type JsonSchema, type OpenApiDocument } from './openapi.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteSpec {
+  method: Method;
+  /** Express path relative to the API prefix, e.g. `/my-outputs/:id/view-url`. */
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthLevel;
+  /** express-validator schema for body, params and query. */
+  validate?: Schema;
+  body?: JsonSchema;
+  query?: Record<string, JsonSchema>;
+  headers?: Record<string, JsonSchema & { description?: string }>;
+  responses: Record<number, { description: string; schema?: JsonSchema; headers?: Record<string, unknown> }>;
+}
+
+export type Handler = (req: Request, res: Response) => Promise<void> | void;
+
+/** Collects express-validator failures into the contract's `details`. */
+const reportValidation: RequestHandler = (req: Request, _res: Response, next: NextFunction) => {
+  const result = validationResult(req);
+  if (result.isEmpty()) return next();
+  const seen = new Set<string>();
+  const details: FieldProblem[] = [];
+  for (const error of result.array()) {
+    const field = error.type === 'field' ? error.path : error.type;
+    if (seen.has(field)) continue;
+    seen.add(field);
+    details.push({ field, message: String(error.msg) });
+  }
+  next(new HttpError(400, 'Validation failed', details));
+};
+
+/**
+ * Every route is registered through here, so the OpenAPI document lists exactly the routes that exist
+ * (a test walks Express's own router to prove it).
+ */
+export class ApiRouter {
+  readonly router: Router = express.Router();
+
+  constructor(
+    private readonly auth: AuthDeps,
+    private readonly doc: OpenApiDocument,
+  ) {}
+
+  add(spec: RouteSpec, handler: Handler): void {
+    const chain: RequestHandler[] = [];
+    if (spec.auth !== 'public') chain.push(requireAuth(this.auth, spec.auth) as RequestHandler);
+    if (spec.validate) chain.push(...(checkSchema(spec.validate) as unknown as RequestHandler[]), reportValidation);
+    chain.push(handler as RequestHandler);
+    this.router[spec.method](spec.path, ...chain);
+    this.document(spec);
+  }
+
+  /** Mounts a plain Express handler (static pages, signed downloads) and documents it. */
+  addRaw(spec: RouteSpec, ...handlers: RequestHandler[]): void {
+    const chain: RequestHandler[] = spec.auth === 'public' ? [] : [requireAuth(this.auth, spec.auth) as RequestHandler];
+    this.router[spec.method](spec.path, ...chain, ...handlers);
+    this.document(spec);
+  }
+
+  private document(spec: RouteSpec): void {
+    const responses: Record<string, unknown> = {};
+    const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
+    for (const [status, response] of Object.entries(spec.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.headers ? { headers: response.headers } : {}),
+        ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+      };
+    }
+    if (spec.validate && !responses['400']) responses['400'] = errorResponse('Validation failed');
+    if (spec.auth !== 'public' && !responses['401']) responses['401'] = errorResponse('Missing, invalid or expired access token');
+    if (spec.auth === 'admin' && !responses['403']) responses['403'] = errorResponse('Not an administrator, or a bad CSRF token');
+    const parameters = [
+      ...[...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
+      ...Object.entries(spec.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema })),
+      ...Object.entries(spec.headers ?? {}).map(([name, { description, ...schema }]) => ({ name, in: 'header', required: false, description, schema })),
+    ];
+    this.doc.addOperation(spec.method, spec.path, {
+      summary: spec.summary,
+      tags: [spec.tag],
+      ...(spec.auth === 'public' ? { security: [] } : { security: [{ bearerAuth: [] }, { cookieAuth: [] }] }),
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      responses,
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import cookieParser from 'cookie-parser';
+import cors from 'cors';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import swaggerUi from 'swagger-ui-express';
+import type { Logger } from '../../core/ports/logger.port.ts';
+import { ApiRouter } from './api-router.ts';
+import type { AuthDeps } from './auth-middleware.ts';
+import { setXsrfCookie, XSRF_COOKIE, type CookiePolicy } from './cookies.ts';
+import { errorBody, HttpError } from './error-table.ts';
+import { OpenApiDocument } from './openapi.ts';
+
+export const API_PREFIX = '/api/v1';
+export const LEGACY_PREFIX = '/api';
+
+export type RouteModule = (api: ApiRouter) => void;
+
+export interface HttpAppOptions {
+  version: string;
+  corsOrigins: readonly string[];
+  cookies: CookiePolicy;
+  auth: AuthDeps;
+  logger: Logger;
+  modules: RouteModule[];
+  bodyLimit?: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: OpenApiDocument } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  const openapi = new OpenApiDocument({
+    title: 'Media generation service',
+    version: options.version,
+    description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`.',
+  });
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    req.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', req.requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      options.logger.info('request', {
+        requestId: req.requestId,
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        userId: req.principal?.userId,
+      });
+    });
+    next();
+  });
+  // HSTS and upgrade-insecure-requests only make sense when the service is served over HTTPS.
+  app.use(
+    options.cookies.secure
+      ? helmet()
+      : helmet({ strictTransportSecurity: false, contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } }),
+  );
+  app.use(
+    cors({
+      origin: (origin, callback) => callback(null, !origin || options.corsOrigins.includes(origin)),
+      credentials: true,
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'Deprecation', 'Link'],
+    }),
+  );
+  app.use(cookieParser());
+  app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
+  // Any response gives a browser its CSRF token when it has none yet.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!(req.cookies as Record<string, string>)[XSRF_COOKIE]) setXsrfCookie(res, options.cookies);
+    next();
+  });
+
+  const api = new ApiRouter(options.auth, openapi);
+  for (const register of options.modules) register(api);
+
+  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
+    res.json(openapi.toJSON(API_PREFIX));
+  });
+  app.use(
+    '/api/docs',
+    // Swagger UI ships inline bootstrapping; relax the CSP only on its own pages.
+    helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } } }),
+    swaggerUi.serve,
+    swaggerUi.setup(undefined, { swaggerOptions: { url: `${API_PREFIX}/openapi.json`, persistAuthorization: true } }),
+  );
+  app.use(API_PREFIX, api.router);
+  app.use(
+    LEGACY_PREFIX,
+    (req: Request, res: Response, next: NextFunction) => {
+      res.setHeader('Deprecation', 'true');
+      res.setHeader('Link', `<${API_PREFIX}${req.path === '/' ? '' : req.path}>; rel="successor-version"`);
+      next();
+    },
+    api.router,
+  );
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return;
+    if (error instanceof HttpError) {
+      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+      res.status(error.statusCode).json(errorBody(error.statusCode, error.message, error.details));
+      return;
+    }
+    const typed = error as { type?: string; status?: number };
+    if (typed.type === 'entity.too.large') {
+      res.status(413).json(errorBody(413, 'Request body is larger than 1 MiB'));
+      return;
+    }
+    if (typed.type === 'entity.parse.failed') {
+      res.status(400).json(errorBody(400, 'Request body is not valid JSON'));
+      return;
+    }
+    if (typed.status && typed.status >= 400 && typed.status < 500) {
+      res.status(typed.status).json(errorBody(typed.status, 'Bad request'));
+      return;
+    }
+    options.logger.error('unhandled error', { requestId: req.requestId, error });
+    res.status(500).json({ ...errorBody(500, `Unexpected error; quote request id ${req.requestId}`), requestId: req.requestId });
+  });
+
+  return { app, openapi };
+}

@@ -1,0 +1,82 @@
+/** A tiny OpenAPI 3.1 document builder: routes describe themselves as they are registered. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface OperationDoc {
+  summary: string;
+  tags: string[];
+  security?: Record<string, string[]>[];
+  parameters?: Record<string, unknown>[];
+  requestBody?: Record<string, unknown>;
+  responses: Record<string, unknown>;
+  deprecated?: boolean;
+}
+
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+export const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['statusCode', 'error', 'message'],
+  properties: {
+    statusCode: { type: 'integer' },
+    error: { type: 'string' },
+    message: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    requestId: { type: 'string' },
+  },
+};
+
+export const pageSchema = (item: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['items', 'page', 'limit', 'total', 'totalPages'],
+  properties: {
+    items: { type: 'array', items: item },
+    page: { type: 'integer' },
+    limit: { type: 'integer' },
+    total: { type: 'integer' },
+    totalPages: { type: 'integer' },
+  },
+});
+
+export const pageQuery = {
+  page: { type: 'integer', minimum: 1, default: 1 },
+  limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+};
+
+export class OpenApiDocument {
+  private readonly paths: Record<string, Record<string, OperationDoc>> = {};
+  private readonly schemas: Record<string, JsonSchema> = { Error: errorSchema };
+
+  constructor(private readonly info: { title: string; version: string; description?: string }) {}
+
+  addSchema(name: string, schema: JsonSchema): void {
+    this.schemas[name] = schema;
+  }
+
+  addOperation(method: string, expressPath: string, operation: OperationDoc): void {
+    const path = toOpenApiPath(expressPath);
+    (this.paths[path] ??= {})[method] = operation;
+  }
+
+  operations(): { method: string; path: string }[] {
+    return Object.entries(this.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path })));
+  }
+
+  toJSON(serverPrefix: string): Record<string, unknown> {
+    return {
+      openapi: '3.1.0',
+      info: this.info,
+      servers: [{ url: serverPrefix }],
+      paths: this.paths,
+      components: {
+        schemas: this.schemas,
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token' },
+        },
+      },
+    };
+  }
+}
+
+/** `/my-outputs/:id/view-url` → `/my-outputs/{id}/view-url` */
+export const toOpenApiPath = (expressPath: string): string => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

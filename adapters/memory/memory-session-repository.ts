@@ -1,0 +1,28 @@
+import type { RefreshSession, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { MemoryStore } from './memory-store.ts';
+
+export class MemorySessionRepository implements SessionRepository {
+  constructor(private readonly store: MemoryStore) {}
+
+  async create(session: Omit<RefreshSession, 'rotatedAt' | 'revokedAt'>): Promise<void> {
+    this.store.sessions.set(session.id, { ...session, rotatedAt: null, revokedAt: null });
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<RefreshSession | null> {
+    for (const session of this.store.sessions.values()) if (session.tokenHash === tokenHash) return { ...session };
+    return null;
+  }
+
+  async markRotated(id: string, at: Date): Promise<boolean> {
+    const session = this.store.sessions.get(id);
+    if (!session || session.rotatedAt || session.revokedAt) return false;
+    session.rotatedAt = at;
+    return true;
+  }
+
+  async revokeFamily(familyId: string, at: Date): Promise<void> {
+    for (const session of this.store.sessions.values()) {
+      if (session.familyId === familyId && !session.revokedAt) session.revokedAt = at;
+    }
+  }
+}

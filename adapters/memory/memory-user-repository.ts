@@ -1,0 +1,49 @@
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import type { User, UserRole } from '../../core/domain/user.ts';
+import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
+import type { MemoryStore } from './memory-store.ts';
+
+const publicUser = ({ passwordHash: _hidden, ...user }: User & { passwordHash: string | null }): User => ({ ...user });
+
+export class MemoryUserRepository implements UserRepository {
+  constructor(private readonly store: MemoryStore) {}
+
+  async create(user: NewUser): Promise<boolean> {
+    for (const existing of this.store.users.values()) if (existing.email === user.email) return false;
+    this.store.users.set(user.id, {
+      id: user.id,
+      email: user.email,
+      displayName: user.displayName,
+      role: user.role,
+      coinBalance: 0,
+      passwordHash: user.passwordHash,
+      createdAt: user.createdAt,
+      updatedAt: user.createdAt,
+    });
+    return true;
+  }
+
+  async findById(id: string): Promise<User | null> {
+    const user = this.store.users.get(id);
+    return user ? publicUser(user) : null;
+  }
+
+  async findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null> {
+    for (const user of this.store.users.values()) if (user.email === email) return { ...user };
+    return null;
+  }
+
+  async setRole(id: string, role: UserRole): Promise<void> {
+    const user = this.store.users.get(id);
+    if (user) user.role = role;
+  }
+
+  async list(request: PageRequest, query?: string): Promise<Page<User>> {
+    const needle = query?.toLowerCase();
+    const matches = [...this.store.users.values()]
+      .filter((user) => !needle || user.email.includes(needle) || user.displayName.toLowerCase().includes(needle))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const start = offsetOf(request);
+    return pageOf(matches.slice(start, start + request.limit).map(publicUser), request, matches.length);
+  }
+}

@@ -1,0 +1,5 @@
+import type { Migration } from './migration.ts';
+import { usersAndSessions } from './001-users-and-sessions.ts';
+
+/** Every migration, in order. Append new ones; never edit one that has shipped. */
+export const MIGRATIONS: Migration[] = [usersAndSessions];

@@ -1,0 +1,74 @@
+import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
+import type { Page, PageRequest } from '../../core/domain/pagination.ts';
+import { offsetOf, pageOf } from '../../core/domain/pagination.ts';
+import type { User, UserRole } from '../../core/domain/user.ts';
+import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
+import type { SequelizeDatabase } from './sequelize-database.ts';
+import { asRow, asRows, userModel, type UserRow } from './models.ts';
+
+export const toUser = (row: UserRow): User => ({
+  id: row.id,
+  email: row.email,
+  displayName: row.display_name,
+  role: row.role === 'admin' ? 'admin' : 'user',
+  coinBalance: Number(row.coin_balance),
+  createdAt: new Date(row.created_at),
+  updatedAt: new Date(row.updated_at),
+});
+
+export class SequelizeUserRepository implements UserRepository {
+  private readonly users;
+
+  constructor(private readonly db: SequelizeDatabase) {
+    this.users = userModel(db.sequelize);
+  }
+
+  async create(user: NewUser): Promise<boolean> {
+    try {
+      await this.users.create({
+        id: user.id,
+        email: user.email,
+        display_name: user.displayName,
+        role: user.role,
+        coin_balance: 0,
+        password_hash: user.passwordHash,
+        created_at: user.createdAt,
+        updated_at: user.createdAt,
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) return false;
+      throw error;
+    }
+  }
+
+  async findById(id: string): Promise<User | null> {
+    const row = await this.users.findByPk(id, { raw: true });
+    return row ? toUser(asRow<UserRow>(row)) : null;
+  }
+
+  async findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null> {
+    const row = asRow<UserRow | null>(await this.users.findOne({ where: { email }, raw: true }));
+    return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
+  }
+
+  async setRole(id: string, role: UserRole): Promise<void> {
+    await this.users.update({ role, updated_at: new Date() }, { where: { id } });
+  }
+
+  async list(request: PageRequest, query?: string): Promise<Page<User>> {
+    const where: WhereOptions<UserRow> = query
+      ? { [Op.or]: [{ email: { [Op.like]: `%${escapeLike(query.toLowerCase())}%` } }, { display_name: { [Op.like]: `%${escapeLike(query)}%` } }] }
+      : {};
+    const { rows, count } = await this.users.findAndCountAll({
+      where,
+      order: [['created_at', 'DESC'], ['id', 'ASC']],
+      limit: request.limit,
+      offset: offsetOf(request),
+      raw: true,
+    });
+    return pageOf(asRows<UserRow>(rows).map(toUser), request, count);
+  }
+}
+
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);

@@ -1,0 +1,100 @@
+import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { Container } from 'inversify';
+import type { Express } from 'express';
+import { createHttpApp, type RouteModule } from '../adapters/http/http-app.ts';
+import { healthRoutes } from '../adapters/http/routes/health.routes.ts';
+import { JsonLogger } from '../adapters/logging/json-logger.ts';
+import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { Logger } from '../core/ports/logger.port.ts';
+import type { Config } from './config.ts';
+import { bindFeatures } from './modules/features.ts';
+import { bindInfrastructure } from './modules/infrastructure.module.ts';
+import { portsOf } from './modules/ports.ts';
+import { TOKENS, type HealthCheckBinding, type LifecycleBinding } from './tokens.ts';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface Application {
+  config: Readonly<Config>;
+  container: Container;
+  logger: Logger;
+  /** The Express app (present when the api role runs). */
+  http: Express | null;
+  server: Server | null;
+  /** Resolves when listening (api role) and every background part has started. */
+  start(): Promise<{ port: number | null }>;
+  stop(): Promise<void>;
+}
+
+/** Builds the whole application for the roles in the config. Nothing runs until start(). */
+export function buildApplication(config: Readonly<Config>, options: { logger?: Logger } = {}): Application {
+  const logger = options.logger ?? new JsonLogger(config.logLevel, { service: 'media-gen', roles: config.roles.join(',') });
+  const container = new Container({ defaultScope: 'Singleton' });
+  bindInfrastructure(container, config, logger);
+  bindFeatures(container, config);
+  const ports = portsOf(container);
+
+  let http: Express | null = null;
+  let server: Server | null = null;
+  if (config.roles.includes('api')) {
+    const checks = Object.fromEntries(container.getAll<HealthCheckBinding>(TOKENS.HealthCheck).map((binding) => [binding.name, binding.check]));
+    const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
+    const modules = [healthRoutes({ version: VERSION, checks }), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
+    http = createHttpApp({
+      version: VERSION,
+      corsOrigins: config.corsOrigins,
+      cookies: { secure: config.auth.secureCookies },
+      logger,
+      modules,
+      auth: {
+        authenticate: (token) => authenticate.execute(token),
+        currentRole: async (userId) => (await ports.users().findById(userId))?.role ?? null,
+      },
+    }).app;
+    server = createServer(http);
+    server.keepAliveTimeout = 65_000;
+  }
+  const lifecycles = () =>
+    container.getAll<LifecycleBinding>(TOKENS.Lifecycle).filter((part) => part.roles.some((role) => config.roles.includes(role)));
+  let started: LifecycleBinding[] = [];
+
+  return {
+    config,
+    container,
+    logger,
+    http,
+    server,
+    async start() {
+      const applied = await ports.db().migrate();
+      if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
+      for (const part of lifecycles()) {
+        await part.start();
+        started.push(part);
+      }
+      let port: number | null = null;
+      if (server) {
+        await new Promise<void>((resolve, reject) => {
+          server!.once('error', reject);
+          server!.listen(config.port, config.host, () => resolve());
+        });
+        const address = server.address();
+        port = typeof address === 'object' && address ? address.port : config.port;
+        logger.info('listening', { port, url: config.publicUrl });
+      }
+      return { port };
+    },
+    async stop() {
+      if (server?.listening) {
+        server.closeIdleConnections();
+        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      }
+      for (const part of started.reverse()) {
+        await part.stop().catch((error: unknown) => logger.error('stop failed', { part: part.name, error }));
+      }
+      started = [];
+      await ports.cache().close();
+      await ports.db().close();
+    },
+  };
+}

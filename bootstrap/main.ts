@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { buildApplication } from './app.ts';
+import { loadConfig } from './config.ts';
+
+const loaded = loadConfig(process.env);
+if (!loaded.ok) {
+  process.stderr.write(`Configuration is invalid:\n${loaded.problems.map((problem) => `  - ${problem}`).join('\n')}\n`);
+  process.exit(78);
+}
+
+const app = buildApplication(loaded.config);
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  app.logger.info('shutting down', { signal });
+  const force = setTimeout(() => process.exit(1), 20_000);
+  force.unref();
+  try {
+    await app.stop();
+    process.exit(0);
+  } catch (error) {
+    app.logger.error('shutdown failed', { error });
+    process.exit(1);
+  }
+};
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+try {
+  await app.start();
+} catch (error) {
+  app.logger.error('start-up failed', { error });
+  await app.stop().catch(() => undefined);
+  process.exit(1);
+}

@@ -1,0 +1,35 @@
+/** Container tokens. `Symbol.for` so every module that names a token gets the same one. */
+export const TOKENS = {
+  Config: Symbol.for('Config'),
+  Logger: Symbol.for('Logger'),
+  Clock: Symbol.for('Clock'),
+  Ids: Symbol.for('IdGenerator'),
+  Database: Symbol.for('SequelizeDatabase'),
+  UnitOfWork: Symbol.for('UnitOfWork'),
+  Cache: Symbol.for('Cache'),
+  UserRepository: Symbol.for('UserRepository'),
+  SessionRepository: Symbol.for('SessionRepository'),
+  CoinLedger: Symbol.for('CoinLedger'),
+  PasswordHasher: Symbol.for('PasswordHasher'),
+  TokenIssuer: Symbol.for('TokenIssuer'),
+  Authenticate: Symbol.for('Authenticate'),
+  /** Multi-bound: every feature adds its HTTP routes. */
+  RouteModule: Symbol.for('RouteModule'),
+  /** Multi-bound: `{ name, check }` for the health route. */
+  HealthCheck: Symbol.for('HealthCheck'),
+  /** Multi-bound: background parts started after migrations and stopped on shutdown. */
+  Lifecycle: Symbol.for('Lifecycle'),
+} as const;
+
+export interface HealthCheckBinding {
+  name: string;
+  check(): Promise<void>;
+}
+
+export interface LifecycleBinding {
+  name: string;
+  /** Which roles run it. */
+  roles: ('api' | 'worker')[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
