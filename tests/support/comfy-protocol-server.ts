@@ -1,0 +1,102 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'ws';
+import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts';
+import { createComfyProtocolServer } from '../../adapters/comfyui-protocol-server/comfy-protocol-server.ts';
+
+export interface StartedComfyServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** ws://127.0.0.1:<port>/ws (append `?clientId=...`) */
+  wsUrl: string;
+  inputDir: string;
+  outputDir: string;
+  tempDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The builtin engine served over ComfyUI's protocol on a free port, with its folders in a fresh
+ * temp dir that `close()` removes. A protocol peer for suites that test ComfyUI clients.
+ */
+export const startComfyProtocolServer = async (options: { maxUploadBytes?: number } = {}): Promise<StartedComfyServer> => {
+  const root = await mkdtemp(join(tmpdir(), 'comfy-protocol-'));
+  const dirs = { inputDir: join(root, 'input'), outputDir: join(root, 'output'), tempDir: join(root, 'temp') };
+  const server = createComfyProtocolServer({
+    runtime: new BuiltinRuntime(dirs),
+    ...dirs,
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.maxUploadBytes }),
+    log: () => undefined,
+  });
+  const { port } = await server.listen();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}/ws`,
+    ...dirs,
+    async close() {
+      await server.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+};
+
+export interface ComfyWsMessage {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface ComfyWsClient {
+  /** Every JSON frame received so far, in order. */
+  messages: ComfyWsMessage[];
+  /** Resolves with the first message (already received or still to come) that matches. */
+  waitFor(match: (m: ComfyWsMessage) => boolean, timeoutMs?: number): Promise<ComfyWsMessage>;
+  close(): Promise<void>;
+}
+
+/** Opens `/ws?clientId=` and records the JSON frames; resolves once the socket is open. */
+export const connectComfyWs = async (wsUrl: string, clientId?: string): Promise<ComfyWsClient> => {
+  const ws = new WebSocket(clientId === undefined ? wsUrl : `${wsUrl}?clientId=${encodeURIComponent(clientId)}`);
+  const messages: ComfyWsMessage[] = [];
+  const waiters = new Set<() => void>();
+  ws.on('message', (raw, isBinary) => {
+    if (isBinary) return;
+    messages.push(JSON.parse(raw.toString()) as ComfyWsMessage);
+    for (const wake of waiters) wake();
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return {
+    messages,
+    waitFor(match, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          const found = messages.find(match);
+          if (!found) return false;
+          waiters.delete(wake);
+          clearTimeout(timer);
+          resolve(found);
+          return true;
+        };
+        const wake = (): void => void check();
+        const timer = setTimeout(() => {
+          waiters.delete(wake);
+          reject(new Error(`no matching message in ${timeoutMs} ms; got ${messages.map((m) => m.type).join(', ')}`));
+        }, timeoutMs);
+        waiters.add(wake);
+        check();
+      });
+    },
+    async close() {
+      if (ws.readyState === WebSocket.CLOSED) return;
+      await new Promise<void>((resolve) => {
+        ws.once('close', () => resolve());
+        ws.close();
+      });
+    },
+  };
+};
