@@ -130,3 +130,156 @@ test('a body that is not JSON gets the plain-text 500', async (t) => {
   t.regex(res.headers.get('content-type') ?? '', /^text\/plain/);
   t.true((await res.text()).startsWith('500 Internal Server Error'));
 });
+
+test('pending prompts are listed by /queue and a deleted one never reaches history', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const ws = await connectComfyWs(server.wsUrl, 'q');
+  t.teardown(() => ws.close());
+  await postJson(server, '/prompt', { prompt: longBlur(), prompt_id: 'long', client_id: 'q' });
+  await ws.waitFor((m) => m.type === 'executing' && m.data['node'] === '2');
+  await postJson(server, '/prompt', { prompt: emptyThenSave('b'), prompt_id: 'b' });
+  await postJson(server, '/prompt', { prompt: emptyThenSave('c'), prompt_id: 'c' });
+  const front = (await (await postJson(server, '/prompt', { prompt: emptyThenSave('d'), prompt_id: 'd', front: true })).json()) as any;
+  t.is(front.number, -3);
+
+  const queue = await getJson(server, '/queue');
+  t.deepEqual(queue.queue_running.map((item: unknown[]) => item[1]), ['long']);
+  t.is(queue.queue_running[0].length, 5);
+  t.deepEqual(queue.queue_running[0][3], { client_id: 'q' });
+  // Heap order, as ComfyUI shows it: [-3 d, 2 c, 1 b] after pushing 1, 2, -3.
+  t.deepEqual(queue.queue_pending.map((item: unknown[]) => [item[0], item[1], item[4]]), [
+    [-3, 'd', ['2']],
+    [2, 'c', ['2']],
+    [1, 'b', ['2']],
+  ]);
+  t.deepEqual(await getJson(server, '/api/prompt'), { exec_info: { queue_remaining: 4 } });
+  t.deepEqual(await getJson(server, '/history/b'), {});
+
+  const deleted = await postJson(server, '/queue', { delete: ['b', 'long'] });
+  t.is(deleted.status, 200);
+  t.is(await deleted.text(), '');
+  t.deepEqual((await getJson(server, '/queue')).queue_pending.map((item: unknown[]) => item[1]), ['d', 'c']);
+  t.is((await getJson(server, '/queue')).queue_running[0][1], 'long', 'the running prompt is not deleted');
+
+  await postJson(server, '/interrupt', {});
+  const order: string[] = [];
+  for (const id of ['long', 'd', 'c']) {
+    await waitForHistory(server, id);
+    order.push(id);
+  }
+  t.deepEqual(Object.keys(await getJson(server, '/history')), ['long', 'd', 'c']);
+  t.deepEqual(await getJson(server, '/history/b'), {});
+  t.deepEqual(await getJson(server, '/queue'), { queue_running: [], queue_pending: [] });
+});
+
+test('interrupting a running prompt by id ends it with execution_interrupted and an error history entry', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const first = await connectComfyWs(server.wsUrl, 'int');
+  t.teardown(() => first.close());
+  const res = await postJson(server, '/prompt', { prompt: longBlur(), client_id: 'int' });
+  const id = ((await res.json()) as { prompt_id: string }).prompt_id;
+  await first.waitFor((m) => m.type === 'progress' && m.data['node'] === '2');
+
+  // Reconnecting with the same clientId takes the stream over and is told which node runs.
+  const second = await connectComfyWs(server.wsUrl, 'int');
+  t.teardown(() => second.close());
+  await second.waitFor((m) => m.type === 'executing');
+  t.deepEqual(second.messages.slice(0, 2).map((m) => m.type), ['status', 'executing']);
+  t.deepEqual(second.messages[1]?.data, { node: '2' });
+
+  // An id that is not running is a quiet no-op.
+  t.is((await postJson(server, '/interrupt', { prompt_id: 'someone-else' })).status, 200);
+  await second.waitFor((m) => m.type === 'progress');
+  t.is((await postJson(server, '/api/interrupt', { prompt_id: id })).status, 200);
+
+  const interrupted = await second.waitFor(forPrompt(id, 'execution_interrupted'));
+  t.like(interrupted.data, { prompt_id: id, node_id: '2', node_type: 'ImageBlur', executed: ['1'] });
+  t.is(typeof interrupted.data['timestamp'], 'number');
+  await second.waitFor((m) => m.type === 'executing' && m.data['node'] === null);
+  const history = await waitForHistory(server, id, 1000);
+  t.is(history.status.status_str, 'error');
+  t.false(history.status.completed);
+  t.is(history.status.messages.at(-1)[0], 'execution_interrupted');
+  t.deepEqual(history.outputs, {});
+  t.false(first.messages.some((m) => m.type === 'execution_interrupted'), 'the replaced socket gets nothing more');
+});
+
+test('uploads dedupe identical content, rename different content, and LoadImage reads them', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const png = (r: number) => sharp({ create: { width: 8, height: 6, channels: 3, background: { r, g: 0, b: 0 } } }).png().toBuffer();
+  const upload = async (data: Buffer, fields: Record<string, string> = {}) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    form.set('image', new Blob([new Uint8Array(data)], { type: 'image/png' }), 'pic.png');
+    const res = await fetch(`${server.url}/upload/image`, { method: 'POST', body: form });
+    return { status: res.status, body: (await res.json()) as unknown };
+  };
+  const red = await png(255);
+  t.deepEqual(await upload(red), { status: 200, body: { name: 'pic.png', subfolder: '', type: 'input' } });
+  t.deepEqual(await upload(red), { status: 200, body: { name: 'pic.png', subfolder: '', type: 'input' } });
+  t.deepEqual(await upload(await png(10)), { status: 200, body: { name: 'pic (1).png', subfolder: '', type: 'input' } });
+  t.deepEqual(await upload(await png(10), { subfolder: 'sub' }), { status: 200, body: { name: 'pic.png', subfolder: 'sub', type: 'input' } });
+  const missing = await fetch(`${server.url}/upload/image`, { method: 'POST', body: new FormData() });
+  t.is(missing.status, 400);
+
+  const graph = {
+    '1': { class_type: 'LoadImage', inputs: { image: 'pic (1).png' } },
+    '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'loaded' } },
+  };
+  const res = await postJson(server, '/prompt', { prompt: graph, prompt_id: 'load' });
+  t.is(res.status, 200);
+  const entry = await waitForHistory(server, 'load');
+  t.is(entry.status.status_str, 'success');
+  const saved = await fetch(`${server.url}/view?filename=loaded_00001_.png&type=output`);
+  const { data } = await sharp(Buffer.from(await saved.arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+  t.deepEqual([...data.subarray(0, 3)], [10, 0, 0]);
+  const input = await fetch(`${server.url}/view?filename=pic.png&type=input&subfolder=sub`);
+  t.is(input.status, 200);
+});
+
+test('/view refuses bad names and types, 404s missing files and 403s subfolder escapes', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const status = async (query: string) => (await fetch(`${server.url}/view?${query}`)).status;
+  t.is(await status('filename=..%2Fsecret.png'), 400);
+  t.is(await status('filename=%2Fetc%2Fpasswd'), 400);
+  t.is(await status('filename=a.png&type=models'), 400);
+  t.is(await status('filename=nope.png'), 404);
+  t.is(await status('filename=nope.png&type=temp'), 404);
+  t.is(await status('filename=a.png&subfolder=..%2F..'), 403);
+  t.is(await status(''), 404);
+});
+
+test('a loopback Host with a foreign Origin is refused, over HTTP and WebSocket', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const statusWithOrigin = (origin: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/system_stats`, { headers: { origin } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  t.is(await statusWithOrigin('http://evil.example'), 403);
+  t.is(await statusWithOrigin(server.url), 200);
+  const stats = await getJson(server, '/system_stats');
+  t.is(stats.system.comfyui_version, '0.3.64');
+  t.like(stats.devices[0], { name: 'cpu', type: 'cpu' });
+
+  const refused = await new Promise<number>((resolve) => {
+    const ws = new WebSocket(server.wsUrl, { origin: 'http://evil.example' });
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => resolve(101));
+    ws.on('error', () => undefined);
+  });
+  t.is(refused, 403);
+  const anonymous = await connectComfyWs(server.wsUrl);
+  t.teardown(() => anonymous.close());
+  const status = await anonymous.waitFor((m) => m.type === 'status');
+  t.regex(String(status.data['sid']), /^[0-9a-f]{32}$/);
+});
