@@ -1,0 +1,70 @@
+/** The message queue between API and workers. Delivery is at least once: handlers must be idempotent. */
+export type TaskType = 'generation' | 'publish';
+
+export interface GenerationMessageBody {
+  jobId: string;
+  userId: string;
+  workflow: Record<string, unknown>;
+  outputType: 'image' | 'video';
+}
+
+export interface PublishMessageBody {
+  outputId: string;
+  userId: string;
+  platforms: string[];
+}
+
+export interface OutgoingMessage {
+  taskType: TaskType;
+  /** `Environment` attribute: production, development or local. */
+  environment: string;
+  body: unknown;
+  /** Idempotent publishing: adapters that support it drop a second message with the same id. */
+  messageId?: string;
+}
+
+export interface DeliveredMessage {
+  id: string;
+  taskType: TaskType;
+  environment: string;
+  body: unknown;
+  /** 1 on the first delivery. */
+  attempt: number;
+  /** Keeps the message invisible to other consumers while a long job runs. */
+  extendVisibility(seconds: number): Promise<void>;
+}
+
+/** What the handler decided: done, try again later (counts as an attempt), or give up to the dead letters. */
+export type HandlerOutcome = { action: 'ack' } | { action: 'retry'; delaySeconds: number } | { action: 'dead'; reason: string };
+
+export interface ConsumeOptions {
+  taskTypes: TaskType[];
+  environment: string;
+  /** Messages handled at once by this consumer. */
+  concurrency: number;
+  /** Deliveries after which a failing message goes to the dead letters. */
+  maxAttempts: number;
+  /** Initial visibility timeout of a taken message. */
+  visibilitySeconds: number;
+}
+
+export interface Consumer {
+  stop(): Promise<void>;
+}
+
+export interface PeekedMessage {
+  id: string;
+  body: unknown;
+  attributes: Record<string, string>;
+}
+
+export interface MessageQueue {
+  publish(message: OutgoingMessage): Promise<{ messageId: string }>;
+  consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer>;
+  /** Diagnostics: messages waiting, without taking them. */
+  peek(max: number): Promise<PeekedMessage[]>;
+  /** Dead-lettered messages (diagnostics and tests). */
+  deadLetters(max: number): Promise<PeekedMessage[]>;
+  check(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,36 @@
+/**
+ * Events for one user's clients (job progress, outputs, publishing). Each gets a per-user `seq`
+ * and is kept for replay, so a reconnecting page misses nothing.
+ */
+export interface UserEvent {
+  type: string;
+  jobId?: string;
+  [field: string]: unknown;
+}
+
+export interface StoredUserEvent {
+  userId: string;
+  seq: number;
+  event: UserEvent;
+  createdAt: Date;
+}
+
+export interface UserEventStore {
+  /** Assigns the next seq of this user atomically and stores the event. */
+  append(userId: string, event: UserEvent, at: Date): Promise<StoredUserEvent>;
+  /** In seq order, those with seq > since (at most `max`). */
+  listSince(userId: string, since: number, max: number): Promise<StoredUserEvent[]>;
+  /** Removes events older than `before`; returns how many. */
+  purgeBefore(before: Date): Promise<number>;
+}
+
+/** Fan-out between processes: workers publish, every API instance receives. */
+export interface EventBus {
+  publish(channel: string, payload: unknown): Promise<void>;
+  /** Returns an unsubscribe function. */
+  subscribe(channel: string, handler: (payload: unknown) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export const USER_EVENTS_CHANNEL = 'user-events';
+export const JOB_CONTROL_CHANNEL = 'job-control';
