@@ -4,9 +4,12 @@ import type { NodeDef, NodeEnv } from './types.ts';
 import { imageNodes } from './nodes/image-nodes.ts';
 import { saveImageNodes } from './nodes/save-image-nodes.ts';
 import { utilityNodes } from './nodes/utility-nodes.ts';
+import { transformNodes } from './nodes/transform-nodes.ts';
+import { maskNodes } from './nodes/mask-nodes.ts';
+import { videoNodes } from './nodes/video-nodes.ts';
 
 export const createRegistry = (extra: NodeDef[][] = []): ReadonlyMap<string, NodeDef> =>
-  new Map([imageNodes, saveImageNodes, utilityNodes, ...extra].flat().map((d) => [d.name, d]));
+  new Map([imageNodes, transformNodes, maskNodes, utilityNodes, saveImageNodes, videoNodes, ...extra].flat().map((d) => [d.name, d]));
 
 export const nodeInfo = (def: NodeDef, env: NodeEnv): NodeInfo => {
   const input = def.inputTypes(env);
