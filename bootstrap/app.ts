@@ -11,7 +11,7 @@ import type { Config } from './config.ts';
 import { bindFeatures } from './modules/features.ts';
 import { bindInfrastructure } from './modules/infrastructure.module.ts';
 import { portsOf } from './modules/ports.ts';
-import { TOKENS, type HealthCheckBinding, type LifecycleBinding } from './tokens.ts';
+import { TOKENS, type HealthCheckBinding, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -34,6 +34,8 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   bindInfrastructure(container, config, logger);
   bindFeatures(container, config);
   const ports = portsOf(container);
+  const serverRef: HttpServerRef = { server: null };
+  container.bind<HttpServerRef>(TOKENS.HttpServer).toConstantValue(serverRef);
 
   let http: Express | null = null;
   let server: Server | null = null;
@@ -54,6 +56,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     }).app;
     server = createServer(http);
     server.keepAliveTimeout = 65_000;
+    serverRef.server = server;
   }
   const lifecycles = () =>
     container.getAll<LifecycleBinding>(TOKENS.Lifecycle).filter((part) => part.roles.some((role) => config.roles.includes(role)));

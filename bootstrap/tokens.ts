@@ -13,6 +13,8 @@ export const TOKENS = {
   PasswordHasher: Symbol.for('PasswordHasher'),
   TokenIssuer: Symbol.for('TokenIssuer'),
   Authenticate: Symbol.for('Authenticate'),
+  /** `{ server }`: the API role's node:http server (null in a worker-only process), for WebSocket upgrades. */
+  HttpServer: Symbol.for('HttpServer'),
   /** Multi-bound: every feature adds its HTTP routes. */
   RouteModule: Symbol.for('RouteModule'),
   /** Multi-bound: `{ name, check }` for the health route. */
@@ -20,6 +22,10 @@ export const TOKENS = {
   /** Multi-bound: background parts started after migrations and stopped on shutdown. */
   Lifecycle: Symbol.for('Lifecycle'),
 } as const;
+
+export interface HttpServerRef {
+  server: import('node:http').Server | null;
+}
 
 export interface HealthCheckBinding {
   name: string;

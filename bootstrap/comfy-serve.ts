@@ -1,0 +1,94 @@
+/**
+ * `npm run comfy-serve`: the builtin engine as its own process that looks like a ComfyUI server
+ * (HTTP + WebSocket protocol of ComfyUI 0.3.64), for a comfyui engine adapter to talk to.
+ *
+ * Flags follow ComfyUI's main.py: --listen [IP] (bare --listen means all interfaces), --port,
+ * --max-upload-size (MB), --input-directory, --output-directory, --temp-directory.
+ * Environment: COMFY_HOST, COMFY_PORT, COMFY_DATA_DIR (default ./data/comfy, holding input/,
+ * output/ and temp/), FFMPEG_PATH. Flags win over the environment.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BuiltinRuntime } from '../adapters/builtin-engine/builtin-runtime.ts';
+import { createComfyProtocolServer } from '../adapters/comfyui-protocol-server/comfy-protocol-server.ts';
+
+const log = (level: string, msg: string, fields: Record<string, unknown> = {}): void => {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+};
+
+const fail = (message: string): never => {
+  process.stderr.write(`comfy-serve: ${message}\n`);
+  process.exit(64);
+};
+
+const { values: args } = parseArgs({
+  options: {
+    listen: { type: 'string' },
+    port: { type: 'string' },
+    'max-upload-size': { type: 'string' },
+    'input-directory': { type: 'string' },
+    'output-directory': { type: 'string' },
+    'temp-directory': { type: 'string' },
+  },
+  // A bare `--listen` (ComfyUI: all interfaces) is read below from argv.
+  args: process.argv.slice(2).map((arg, i, all) => (arg === '--listen' && (all[i + 1] ?? '--').startsWith('--') ? '--listen=0.0.0.0,::' : arg)),
+  strict: true,
+});
+
+/** ComfyUI accepts a comma-separated list; one Node server listens on one address, and `::` covers both stacks. */
+const listenHost = (value: string): string => {
+  const hosts = value.split(',').map((h) => h.trim()).filter(Boolean);
+  if (hosts.length === 0) return '127.0.0.1';
+  return hosts.includes('::') ? '::' : (hosts[0] as string);
+};
+
+const portText = args.port ?? process.env['COMFY_PORT'] ?? '8188';
+const port = Number(portText);
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port "${portText}"`);
+const uploadMb = Number(args['max-upload-size'] ?? '100');
+if (!Number.isFinite(uploadMb) || uploadMb <= 0) fail(`invalid --max-upload-size "${args['max-upload-size']}"`);
+
+const dataDir = resolve(process.env['COMFY_DATA_DIR'] || './data/comfy');
+const dirs = {
+  inputDir: resolve(args['input-directory'] ?? resolve(dataDir, 'input')),
+  outputDir: resolve(args['output-directory'] ?? resolve(dataDir, 'output')),
+  tempDir: resolve(args['temp-directory'] ?? resolve(dataDir, 'temp')),
+};
+const ffmpegPath = process.env['FFMPEG_PATH'];
+const host = listenHost(args.listen ?? process.env['COMFY_HOST'] ?? '127.0.0.1');
+
+const server = createComfyProtocolServer({
+  runtime: new BuiltinRuntime({ ...dirs, ...(ffmpegPath ? { ffmpegPath } : {}) }),
+  ...dirs,
+  host,
+  port,
+  maxUploadBytes: Math.round(uploadMb * 1024 * 1024),
+});
+
+let stopping = false;
+const shutdown = async (signal: string): Promise<void> => {
+  if (stopping) return;
+  stopping = true;
+  log('info', 'shutting down', { signal });
+  const force = setTimeout(() => process.exit(1), 20_000);
+  force.unref();
+  try {
+    // Interrupts the running prompt (it lands in history as interrupted) and closes every socket.
+    await server.close();
+    process.exit(0);
+  } catch (error) {
+    log('error', 'shutdown failed', { error: error instanceof Error ? error.stack : String(error) });
+    process.exit(1);
+  }
+};
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+try {
+  const { port: bound } = await server.listen();
+  const shown = host.includes(':') ? `[${host}]` : host;
+  log('info', 'ComfyUI protocol server listening', { url: `http://${shown}:${bound}`, ...dirs });
+} catch (error) {
+  log('error', 'start-up failed', { error: error instanceof Error ? error.stack : String(error) });
+  process.exit(1);
+}
