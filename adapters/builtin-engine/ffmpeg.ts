@@ -131,3 +131,25 @@ export const encodeFrames = (
       }
     })();
   });
+
+export interface MediaProbe {
+  durationSeconds?: number;
+  width?: number;
+  height?: number;
+}
+
+/** Duration and frame size of a media file, read from `ffmpeg -i` (no ffprobe in the installer package). */
+export const probeMedia = async (configured: string | undefined, file: string): Promise<MediaProbe> => {
+  const info = await findFfmpeg(configured);
+  if (!info) return {};
+  const r = await run(info.path, ['-hide_banner', '-i', file]);
+  const out: MediaProbe = {};
+  const d = /Duration: (\d+):(\d+):(\d+(?:\.\d+)?)/.exec(r.stderr);
+  if (d) out.durationSeconds = Number(d[1]) * 3600 + Number(d[2]) * 60 + Number(d[3]);
+  const s = /Stream #\S+.*?Video: .*?, (\d+)x(\d+)/.exec(r.stderr);
+  if (s) {
+    out.width = Number(s[1]);
+    out.height = Number(s[2]);
+  }
+  return out;
+};
