@@ -72,7 +72,7 @@ const view = async (dirs: FileDirs, req: Request, res: Response): Promise<void> 
     return;
   }
   res.setHeader('Content-Disposition', `filename="${filename}"`);
-  const variant = await renderViewVariant(file, query.get('preview'), query.get('channel') ?? 'rgba');
+  const variant = await renderViewVariant(file, query.get('preview'), query.get('channel'));
   if (variant) {
     res.type(variant.contentType).send(variant.data);
     return;
@@ -90,13 +90,16 @@ interface UploadForm {
 
 class PayloadTooLarge extends Error {
   readonly status = 413;
+  constructor(readonly length: number) {
+    super('request body too large');
+  }
 }
 
 const readForm = (req: Request, maxBytes: number): Promise<UploadForm> =>
   new Promise((done, fail) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > maxBytes) {
-      fail(new PayloadTooLarge('request too large'));
+      fail(new PayloadTooLarge(declared));
       return;
     }
     const form: UploadForm = { fields: new Map(), image: null };
@@ -116,7 +119,7 @@ const readForm = (req: Request, maxBytes: number): Promise<UploadForm> =>
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => fail(new PayloadTooLarge('file too large')));
+      stream.on('limit', () => fail(new PayloadTooLarge(declared)));
       stream.on('end', () => {
         if (name === 'image' && form.image === null) form.image = { filename: info.filename ?? '', data: Buffer.concat(chunks) };
       });

@@ -95,6 +95,9 @@ test('a prompt with a client_id streams ComfyUI events in order, then history an
   const png = Buffer.from(await view.arrayBuffer());
   const meta = await sharp(png).metadata();
   t.like(meta, { format: 'png', width: 64, height: 48 });
+  const jpeg = await fetch(`${server.url}/view?filename=test_00001_.png&subfolder=probe&type=output&preview=jpeg;80`);
+  t.is(jpeg.headers.get('content-type'), 'image/jpeg');
+  t.like(await sharp(Buffer.from(await jpeg.arrayBuffer())).metadata(), { format: 'jpeg', width: 64 });
 });
 
 test('validation failures answer 400 with ComfyUI error shapes, and still advance the number counter', async (t) => {
@@ -282,4 +285,58 @@ test('a loopback Host with a foreign Origin is refused, over HTTP and WebSocket'
   t.teardown(() => anonymous.close());
   const status = await anonymous.waitFor((m) => m.type === 'status');
   t.regex(String(status.data['sid']), /^[0-9a-f]{32}$/);
+});
+
+test('a prompt without client_id only broadcasts progress, and POST /history windows, deletes and clears', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const watcher = await connectComfyWs(server.wsUrl);
+  t.teardown(() => watcher.close());
+  const graph = {
+    '1': { class_type: 'EmptyImage', inputs: { width: 32, height: 32, batch_size: 3, color: 0 } },
+    '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1 } },
+    '3': { class_type: 'PreviewImage', inputs: { images: ['2', 0] } },
+  };
+  for (const id of ['h1', 'h2', 'h3']) {
+    t.is((await postJson(server, '/prompt', { prompt: graph, prompt_id: id })).status, 200);
+    await waitForHistory(server, id);
+  }
+  await watcher.waitFor((m) => m.type === 'status' && (m.data['status'] as any).exec_info.queue_remaining === 0 && m !== watcher.messages[0]);
+  const types = new Set(watcher.messages.map((m) => m.type));
+  t.deepEqual([...types].sort(), ['progress', 'progress_state', 'status']);
+  t.like(watcher.messages.find((m) => m.type === 'progress')?.data, { value: 1, max: 3, prompt_id: 'h1', node: '2' });
+  const preview = (await getJson(server, '/history/h1')).h1.outputs['3'].images[0];
+  t.like(preview, { subfolder: '', type: 'temp' });
+  t.regex(preview.filename, /^ComfyUI_temp_[a-z]{5}_00001_\.png$/);
+
+  t.deepEqual(Object.keys(await getJson(server, '/history?max_items=2')), ['h2', 'h3']);
+  t.deepEqual(Object.keys(await getJson(server, '/history?max_items=1&offset=1')), ['h2']);
+  t.is((await fetch(`${server.url}/history?max_items=two`)).status, 500);
+  t.is((await postJson(server, '/history', { delete: ['h2'] })).status, 200);
+  t.deepEqual(Object.keys(await getJson(server, '/history')), ['h1', 'h3']);
+  await postJson(server, '/api/history', { clear: true });
+  t.deepEqual(await getJson(server, '/history'), {});
+});
+
+test('a node failing at run time gives execution_error and an error history entry', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const ws = await connectComfyWs(server.wsUrl, 'err');
+  t.teardown(() => ws.close());
+  // ImageBatch of an RGB and an RGBA image passes validation but fails at run time, as in ComfyUI.
+  const graph = {
+    '1': { class_type: 'EmptyImage', inputs: { width: 16, height: 16, batch_size: 1, color: 0 } },
+    '2': { class_type: 'SolidMask', inputs: { value: 0.5, width: 16, height: 16 } },
+    '3': { class_type: 'JoinImageWithAlpha', inputs: { image: ['1', 0], alpha: ['2', 0] } },
+    '4': { class_type: 'ImageBatch', inputs: { image1: ['1', 0], image2: ['3', 0] } },
+    '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'e' } },
+  };
+  t.is((await postJson(server, '/prompt', { prompt: graph, client_id: 'err', prompt_id: 'bad' })).status, 200);
+  const error = await ws.waitFor(forPrompt('bad', 'execution_error'));
+  t.like(error.data, { node_id: '4', node_type: 'ImageBatch', executed: ['1', '2', '3'], exception_type: 'RuntimeError', traceback: [] });
+  t.is(typeof error.data['exception_message'], 'string');
+  await ws.waitFor((m) => m.type === 'executing' && m.data['node'] === null);
+  const history = await waitForHistory(server, 'bad', 1000);
+  t.like(history.status, { status_str: 'error', completed: false });
+  t.is(history.status.messages.at(-1)[0], 'execution_error');
 });
