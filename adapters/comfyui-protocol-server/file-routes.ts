@@ -71,7 +71,8 @@ const view = async (dirs: FileDirs, req: Request, res: Response): Promise<void> 
     res.status(404).end();
     return;
   }
-  res.setHeader('Content-Disposition', `filename="${filename}"`);
+  // aiohttp writes header values as UTF-8 bytes; Node sends a header string as latin1, so re-spell it.
+  res.setHeader('Content-Disposition', Buffer.from(`filename="${filename}"`, 'utf8').toString('latin1'));
   const variant = await renderViewVariant(file, query.get('preview'), query.get('channel'));
   if (variant) {
     res.type(variant.contentType).send(variant.data);
@@ -105,7 +106,7 @@ const readForm = (req: Request, maxBytes: number): Promise<UploadForm> =>
     const form: UploadForm = { fields: new Map(), image: null };
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes } });
+      parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes }, defParamCharset: 'utf8', preservePath: true });
     } catch {
       // Not a form body: aiohttp's post() reads it as an empty form, so "image" is missing (400).
       req.resume();
