@@ -41,7 +41,7 @@ const decode = async (file: string) => {
 
 /** Writes a 40×20 test PNG: left half white, right half black, a red pixel at (0,0). */
 const writeTestImage = async (env: Env, name: string, alpha = false): Promise<void> => {
-  const [w, h, c] = [40, 20, alpha ? 4 : 3];
+  const [w, h, c] = [40, 20, alpha ? 4 : 3] as const;
   const buf = Buffer.alloc(w * h * c);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
