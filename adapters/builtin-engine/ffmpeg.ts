@@ -153,3 +153,17 @@ export const probeMedia = async (configured: string | undefined, file: string): 
   }
   return out;
 };
+
+/** Runs ffmpeg with `input` on stdin (e.g. raw f32le audio) and rejects with its stderr on failure. */
+export const runWithInput = (bin: string, args: string[], input: Buffer): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(bin, ['-hide_banner', '-loglevel', 'error', '-y', ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    child.stdin.on('error', () => undefined);
+    child.on('error', (e) => reject(new NodeError(`ffmpeg could not start: ${e.message}`, 'OSError')));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new NodeError(`ffmpeg exited with code ${code}: ${stderr.trim()}`, 'av.error.FFmpegError')),
+    );
+    child.stdin.end(input);
+  });

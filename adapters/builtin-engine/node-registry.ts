@@ -7,9 +7,10 @@ import { utilityNodes } from './nodes/utility-nodes.ts';
 import { transformNodes } from './nodes/transform-nodes.ts';
 import { maskNodes } from './nodes/mask-nodes.ts';
 import { videoNodes } from './nodes/video-nodes.ts';
+import { audioNodes } from './nodes/audio-nodes.ts';
 
 export const createRegistry = (extra: NodeDef[][] = []): ReadonlyMap<string, NodeDef> =>
-  new Map([imageNodes, transformNodes, maskNodes, utilityNodes, saveImageNodes, videoNodes, ...extra].flat().map((d) => [d.name, d]));
+  new Map([imageNodes, transformNodes, maskNodes, utilityNodes, saveImageNodes, videoNodes, audioNodes, ...extra].flat().map((d) => [d.name, d]));
 
 export const nodeInfo = (def: NodeDef, env: NodeEnv): NodeInfo => {
   const input = def.inputTypes(env);

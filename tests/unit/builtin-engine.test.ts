@@ -169,6 +169,8 @@ test('run: video and animated outputs carry mime type, size and duration', async
       '6': { class_type: 'SaveVideo', inputs: { video: ['5', 0], filename_prefix: 'video/ComfyUI', format: 'auto', codec: 'auto' } },
       '7': { class_type: 'SaveAnimatedWEBP', inputs: { images: ['4', 0], filename_prefix: 'w', fps: 10, lossless: true, quality: 80, method: 'fastest' } },
       '8': { class_type: 'SaveWEBM', inputs: { images: ['4', 0], filename_prefix: 'm', codec: 'vp9', fps: 10, crf: 32 } },
+      '9': { class_type: 'EmptyAudio', inputs: { duration: 2, sample_rate: 8000, channels: 1 } },
+      '10': { class_type: 'SaveAudio', inputs: { audio: ['9', 0], filename_prefix: 'audio/ComfyUI' } },
     }).req,
   );
   t.true(r.ok, JSON.stringify(r));
@@ -178,6 +180,7 @@ test('run: video and animated outputs carry mime type, size and duration', async
   t.like(byNode['7'], { fileName: 'w_00001_.webp', mimeType: 'image/webp', width: 32, height: 16, durationSeconds: 1 });
   t.like(byNode['8'], { fileName: 'm_00001_.webm', mimeType: 'video/webm' });
   t.true(Math.abs(byNode['8']!.durationSeconds! - 1) < 0.05);
+  t.like(byNode['10'], { fileName: 'ComfyUI_00001_.flac', mimeType: 'audio/flac', kind: 'output', durationSeconds: 2 });
 });
 
 test('check resolves and close is a no-op', async (t) => {

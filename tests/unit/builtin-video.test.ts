@@ -129,3 +129,26 @@ test('an ffmpeg failure gives status error with its message', async (t) => {
   t.like(r, { status: 'error', nodeId: '5', nodeType: 'SaveWEBM' });
   if (r.status === 'error') t.regex(r.exceptionMessage, /ffmpeg exited with code 1: boom: encoder exploded/);
 });
+
+test('EmptyAudio → SaveAudio / PreviewAudio write FLAC; CreateVideo muxes audio into the mp4', async (t) => {
+  const env = makeEnv();
+  const r = await run(env.rt, {
+    ...frames(16, 16, 10),
+    '5': { class_type: 'EmptyAudio', inputs: { duration: 1.5, sample_rate: 22050, channels: 1 } },
+    '6': { class_type: 'SaveAudio', inputs: { audio: ['5', 0], filename_prefix: 'audio/ComfyUI' } },
+    '7': { class_type: 'PreviewAudio', inputs: { audio: ['5', 0] } },
+    '8': { class_type: 'CreateVideo', inputs: { images: ['4', 0], fps: 10, audio: ['5', 0] } },
+    '9': { class_type: 'SaveVideo', inputs: { video: ['8', 0], filename_prefix: 'video/withsound', format: 'mp4', codec: 'h264' } },
+  });
+  t.is(r.status, 'success', JSON.stringify(r));
+  t.deepEqual(r.outputs['6'], { audio: [{ filename: 'ComfyUI_00001_.flac', subfolder: 'audio', type: 'output' }] });
+  const preview = (r.outputs['7']!['audio'] as Item[])[0]!;
+  t.regex(preview.filename, /^ComfyUI_temp_[a-z]{5}_00001_\.flac$/);
+  t.is(preview.type, 'temp');
+  const flac = path.join(env.outputDir, 'audio', 'ComfyUI_00001_.flac');
+  t.is(readFileSync(flac).toString('latin1', 0, 4), 'fLaC');
+  t.regex(await ffmpegInfo(flac), /Duration: 00:00:01\.50/);
+  const mp4 = await ffmpegInfo(path.join(env.outputDir, 'video', 'withsound_00001_.mp4'));
+  t.regex(mp4, /Audio: aac/);
+  t.regex(mp4, /Video: h264/);
+});

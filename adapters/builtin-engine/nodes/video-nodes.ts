@@ -7,6 +7,7 @@ import type { AudioValue, NodeContext, NodeDef, VideoValue } from '../types.ts';
 import { asImage } from '../image-ops.ts';
 import { counterName, getSavePath } from '../save-paths.ts';
 import { encodeFrames, requireEncoder } from '../ffmpeg.ts';
+import { interleaveAudio } from './audio-nodes.ts';
 
 const PREFIX_TOOLTIP =
   'The prefix for the file to save. This may include formatting information such as %date:yyyy-MM-dd% or %Empty Latent Image.width% to include values from nodes.';
@@ -23,13 +24,8 @@ const frameProgress = (ctx: NodeContext, n: number) => async (k: number): Promis
 };
 
 const writeAudio = async (audio: AudioValue, dir: string): Promise<{ file: string; args: string[] }> => {
-  const len = Math.max(0, ...audio.channels.map((c) => c.length));
-  const interleaved = new Float32Array(len * audio.channels.length);
-  for (let s = 0; s < len; s++) {
-    for (let c = 0; c < audio.channels.length; c++) interleaved[s * audio.channels.length + c] = audio.channels[c]![s] ?? 0;
-  }
   const file = path.join(dir, `audio-${randomUUID()}.f32`);
-  await writeFile(file, Buffer.from(interleaved.buffer));
+  await writeFile(file, interleaveAudio(audio));
   return { file, args: ['-f', 'f32le', '-ar', String(audio.sampleRate), '-ac', String(audio.channels.length), '-i', file] };
 };
 
