@@ -13,6 +13,9 @@ export const TOKENS = {
   PasswordHasher: Symbol.for('PasswordHasher'),
   TokenIssuer: Symbol.for('TokenIssuer'),
   Authenticate: Symbol.for('Authenticate'),
+  /** ObjectStorage port, chosen by STORAGE_DRIVER (storage.module.ts). */
+  ObjectStorage: Symbol.for('ObjectStorage'),
+  UploadRepository: Symbol.for('UploadRepository'),
   /** `{ server }`: the API role's node:http server (null in a worker-only process), for WebSocket upgrades. */
   HttpServer: Symbol.for('HttpServer'),
   /** Multi-bound: every feature adds its HTTP routes. */
