@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { buildApplication } from './app.ts';
 import { loadConfig } from './config.ts';
 
 const loaded = loadConfig(process.env);
@@ -8,6 +7,9 @@ if (!loaded.ok) {
   process.exit(78);
 }
 
+// Imported only once the configuration is valid: loading every adapter takes seconds, and a bad
+// configuration should be reported at once.
+const { buildApplication } = await import('./app.ts');
 const app = buildApplication(loaded.config);
 let stopping = false;
 const shutdown = async (signal: string) => {
