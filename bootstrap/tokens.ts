@@ -16,6 +16,12 @@ export const TOKENS = {
   /** ObjectStorage port, chosen by STORAGE_DRIVER (storage.module.ts). */
   ObjectStorage: Symbol.for('ObjectStorage'),
   UploadRepository: Symbol.for('UploadRepository'),
+  /** MessageQueue port, chosen by QUEUE_DRIVER (queue.module.ts). */
+  Queue: Symbol.for('MessageQueue'),
+  /** Outbox port: add() inside the unit of work that makes the change, notify() after it. */
+  Outbox: Symbol.for('Outbox'),
+  /** OutboxRelayLoop: `flush()` relays now (tests, shutdown paths); also bound as a Lifecycle. */
+  OutboxRelay: Symbol.for('OutboxRelay'),
   /** `{ server }`: the API role's node:http server (null in a worker-only process), for WebSocket upgrades. */
   HttpServer: Symbol.for('HttpServer'),
   /** Multi-bound: every feature adds its HTTP routes. */
