@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -22,7 +22,8 @@ export interface Config {
     | { driver: 'db' }
     | { driver: 'rabbitmq'; amqpUrl: string }
     | { driver: 'sqs'; queueUrl: string; region: string; endpoint?: string };
-  storage: { driver: 'local'; dir: string } | { driver: 's3'; bucket: string; endpoint?: string; region: string };
+  /** `signingKey`: HMAC key of local storage's signed URLs (STORAGE_SIGNING_KEY, else derived from JWT_SECRET). */
+  storage: { driver: 'local'; dir: string; signingKey: string } | { driver: 's3'; bucket: string; endpoint?: string; region: string };
   cache: { driver: 'memory' } | { driver: 'redis'; url: string };
   engine: { driver: 'builtin'; workDir: string } | { driver: 'comfyui'; urls: string[] };
   auth: {
@@ -37,6 +38,8 @@ export interface Config {
     loginWindowSeconds: number;
   };
   corsOrigins: string[];
+  /** WebSocket gateway: ping period (WS_PING_INTERVAL, default 30 s); a socket that missed the previous ping is dropped. */
+  realtime: { pingIntervalSeconds: number };
   frontendUrl: string;
   signupBonusCoins: number;
   generation: {
@@ -49,6 +52,8 @@ export interface Config {
   };
   outputs: { viewUrlTtlSeconds: number; downloadUrlTtlSeconds: number; retentionDays: number };
   enableTestEndpoints: boolean;
+  /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
+  seedTemplates: boolean;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -197,7 +202,10 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
           region: read.string('AWS_REGION', 'us-east-1'),
           ...(read.raw('S3_ENDPOINT') ? { endpoint: read.raw('S3_ENDPOINT')! } : {}),
         }
-      : { driver: 'local', dir: path.resolve(read.string('STORAGE_DIR', path.join(dataDir, 'storage'))) };
+      : { driver: 'local', dir: path.resolve(read.string('STORAGE_DIR', path.join(dataDir, 'storage'))), signingKey: read.raw('STORAGE_SIGNING_KEY') ?? '' };
+  if (read.raw('STORAGE_SIGNING_KEY') !== undefined && read.raw('STORAGE_SIGNING_KEY')!.length < 32) {
+    read.problems.push('STORAGE_SIGNING_KEY must be at least 32 characters');
+  }
 
   const cacheDriver = read.oneOf('CACHE_DRIVER', 'memory', ['memory', 'redis'] as const);
   const cache: Config['cache'] =
@@ -224,6 +232,10 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     }
   } else if (jwtSecret.length < 32) {
     read.problems.push('JWT_SECRET must be at least 32 characters');
+  }
+  // A key of its own (domain separation): a URL signature can never double as a JWT signature.
+  if (storage.driver === 'local' && !storage.signingKey) {
+    storage.signingKey = createHmac('sha256', jwtSecret).update('media-gen:storage-url-signing:v1').digest('base64url');
   }
 
   const publicUrl = read.string('PUBLIC_URL', `http://localhost:${port}`);
@@ -259,6 +271,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       loginWindowSeconds: read.duration('LOGIN_WINDOW', 15 * 60),
     },
     corsOrigins: corsOrigins.length > 0 ? corsOrigins : [new URL(frontendUrl).origin],
+    realtime: { pingIntervalSeconds: read.duration('WS_PING_INTERVAL', 30) },
     frontendUrl: frontendUrl.replace(/\/$/, ''),
     signupBonusCoins: read.int('SIGNUP_BONUS_COINS', 100, 0, 1_000_000),
     generation: {
@@ -275,6 +288,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       retentionDays: read.int('OUTPUT_RETENTION_DAYS', 30, 1, 36500),
     },
     enableTestEndpoints: read.bool('ENABLE_TEST_ENDPOINTS', appEnv !== 'production'),
+    seedTemplates: read.bool('SEED_TEMPLATES', appEnv === 'local'),
   };
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
