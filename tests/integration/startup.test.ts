@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** Runs `tsx bootstrap/main.ts` with exactly this environment (plus PATH, so tsx runs on the project's Node). */
+function runMain(env: Record<string, string>, timeoutMs: number) {
+  return new Promise<{ code: number | null; stderr: string; stdout: string; ms: number }>((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['bootstrap/main.ts'], {
+      cwd: root,
+      env: { PATH: `${path.join(root, 'node_modules/.bin')}:${process.env.PATH}`, HOME: process.env.HOME ?? '/tmp', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+test('a bad configuration prints every problem on stderr and exits non-zero within 2 s', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-startup-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const result = await runMain(
+    {
+      DATA_DIR: dataDir,
+      APP_ENV: 'staging',
+      PORT: 'not-a-port',
+      QUEUE_DRIVER: 'sqs',
+      STORAGE_DRIVER: 's3',
+      JWT_SECRET: 'short',
+      DATABASE_URL: 'postgres://db/app',
+    },
+    10_000,
+  );
+  t.log(`exited with ${result.code} after ${result.ms.toFixed(0)} ms`);
+  t.not(result.code, 0);
+  t.not(result.code, null, 'it exits by itself');
+  t.true(result.ms < 2000, `took ${result.ms.toFixed(0)} ms`);
+  for (const name of ['APP_ENV', 'PORT', 'SQS_QUEUE_URL', 'AWS_REGION', 'S3_BUCKET', 'JWT_SECRET', 'DATABASE_URL']) {
+    t.regex(result.stderr, new RegExp(`^  - ${name} `, 'm'), `${name} is reported`);
+  }
+  t.is(result.stdout, '');
+  t.deepEqual(readdirSync(dataDir), [], 'nothing is created for a configuration that is refused');
+});
