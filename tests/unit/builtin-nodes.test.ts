@@ -1,5 +1,5 @@
 import test from 'ava';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -349,4 +349,26 @@ test('interrupt during a long ImageBlur stops inside the node; an early interrup
   t.true(Date.now() - started < 5000, 'the 16-frame blur did not run to the end');
   const early = await env.rt.execute('q', { '1': { class_type: 'PreviewAny', inputs: { source: 'x' } } }, { isInterrupted: () => true });
   t.like(early, { status: 'interrupted', nodeId: '1', executed: [] });
+});
+
+test('LoadImage turns a 16-bit grayscale PNG into 8-bit RGB; a non-image fails like PIL', async (t) => {
+  const env = makeEnv();
+  mkdirSync(env.inputDir, { recursive: true });
+  const grey16 = path.join(env.inputDir, 'grey16.png');
+  await sharp(Buffer.alloc(16, 128), { raw: { width: 4, height: 4, channels: 1 } }).toColourspace('grey16').png().toFile(grey16);
+  t.is((await sharp(grey16).metadata()).bitsPerSample, 16);
+  writeFileSync(path.join(env.inputDir, 'broken.png'), 'not a png');
+  const r = await run(env, {
+    '1': { class_type: 'LoadImage', inputs: { image: 'grey16.png' } },
+    '2': { class_type: 'GetImageSize', inputs: { image: ['1', 0] } },
+    '3': saveOf(['1', 0]),
+    '4': { class_type: 'PreviewAny', inputs: { source: ['1', 1] } },
+  });
+  t.is(r.status, 'success', JSON.stringify(r));
+  const img = await decode(out(env, images(r, '3')[0]!));
+  t.is(img.channels, 3);
+  t.deepEqual(img.px(1, 1), [128, 128, 128]);
+  t.deepEqual(r.outputs['4'], { text: ['tensor(shape=[1, 64, 64])'] }, 'no alpha: a 64×64 zero mask, as ComfyUI does');
+  const broken = await run(env, { '1': { class_type: 'LoadImage', inputs: { image: 'broken.png' } }, '2': saveOf(['1', 0]) });
+  t.like(broken, { status: 'error', nodeId: '1', exceptionType: 'PIL.UnidentifiedImageError' });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { NodeError } from '../types.ts';
 import type { Frame, MaskBatch, NodeDef, NodeEnv } from '../types.ts';
+import { pyStr } from '../py-format.ts';
 import { MAX_RESOLUTION, asImage, batch, gaussianBlurFloat, newFrame, resizeFrame, toU8 } from '../image-ops.ts';
 
 const IMAGE_EXT = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff', '.avif', '.heic']);
@@ -76,15 +77,26 @@ export const imageNodes: NodeDef[] = [
     output: ['IMAGE', 'MASK'],
     validateInputs: {
       inputs: ['image'],
-      check: (v, env) => (imageExists(v['image'], env) ? true : `Invalid image file: ${String(v['image'])}`),
+      check: (v, env) => (imageExists(v['image'], env) ? true : `Invalid image file: ${pyStr(v['image'])}`),
     },
     async run(i, ctx) {
       const file = annotatedPath(i['image'] as string, ctx.env);
       if (!file || !existsSync(file)) throw new NodeError(`No such file or directory: '${String(i['image'])}'`, 'FileNotFoundError');
-      const meta = await sharp(file, { animated: true }).metadata();
+      let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
+      try {
+        meta = await sharp(file, { animated: true }).metadata();
+      } catch {
+        throw new NodeError(`cannot identify image file '${file}'`, 'PIL.UnidentifiedImageError');
+      }
       const pages = meta.pages ?? 1;
       const pageHeight = meta.pageHeight ?? meta.height ?? 0;
-      const decoded = await sharp(file, { animated: pages > 1 }).autoOrient().ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      // 8-bit sRGB + alpha whatever the source (grey, 16-bit, palette), as PIL's convert("RGB") does.
+      const decoded = await sharp(file, { animated: pages > 1 })
+        .autoOrient()
+        .toColourspace('srgb')
+        .ensureAlpha()
+        .raw({ depth: 'uchar' })
+        .toBuffer({ resolveWithObject: true });
       const width = decoded.info.width;
       const frameH = pages > 1 ? pageHeight : decoded.info.height;
       const frames: Frame[] = [];
