@@ -1,0 +1,100 @@
+import { IMAGE_EXTENSION, parseClaimedImageType, sniffImageType } from '../../domain/image-type.ts';
+import { fail, ok, validationFailed, type Result } from '../../domain/result.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import type { ImageInspector } from '../../ports/image-inspector.port.ts';
+import type { ObjectStorage } from '../../ports/object-storage.port.ts';
+import type { Upload, UploadRepository } from '../../ports/upload-repository.port.ts';
+
+export interface StoreUploadInput {
+  userId: string;
+  /** The file's bytes: a buffer, or a stream (read up to `maxBytes + 1` bytes, then left unread). */
+  body: Uint8Array | AsyncIterable<Uint8Array>;
+  /** The type the client declared for the file (the multipart part's Content-Type). */
+  claimedMimeType?: string | null;
+}
+
+export interface StoreUploadDeps {
+  uploads: UploadRepository;
+  storage: ObjectStorage;
+  inspector: ImageInspector;
+  ids: IdGenerator;
+  clock: Clock;
+  maxBytes: number;
+}
+
+const problem = (message: string) => validationFailed([{ field: 'file', message }]);
+
+/** Reads the whole body, stopping as soon as it is known to be too large. */
+async function readAtMost(body: StoreUploadInput['body'], maxBytes: number): Promise<Uint8Array | null> {
+  if (body instanceof Uint8Array) return body.length > maxBytes ? null : body;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) return null;
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+/**
+ * Accepts a PNG, JPEG or WebP input image. The bytes decide the type: a file whose bytes are not the
+ * image type it claims is refused, as is one that does not decode. The whole file is held in memory
+ * (at most MAX_UPLOAD_MB) because it is read twice: decoded, then stored.
+ */
+export class StoreUpload {
+  constructor(private readonly deps: StoreUploadDeps) {}
+
+  async execute(input: StoreUploadInput): Promise<Result<Upload>> {
+    const { uploads, storage, inspector, ids, clock, maxBytes } = this.deps;
+    const bytes = await readAtMost(input.body, maxBytes);
+    if (bytes === null) return fail('PAYLOAD.TOO_LARGE', `The file is larger than ${formatBytes(maxBytes)}`);
+    if (bytes.length === 0) return problem('is empty');
+
+    const real = sniffImageType(bytes);
+    if (real === null) return problem('must be a PNG, JPEG or WebP image');
+    const claimed = parseClaimedImageType(input.claimedMimeType);
+    if (claimed === 'other') return problem(`is declared as ${String(input.claimedMimeType)}; only image/png, image/jpeg and image/webp are accepted`);
+    if (claimed !== 'unspecified' && claimed !== real) return problem(`is declared as ${claimed} but its content is ${real}`);
+
+    const dimensions = await inspector.inspect(bytes);
+    if (dimensions === null) return problem(`is not a readable ${real} image (corrupt, truncated or too large in pixels)`);
+
+    const id = ids.newId();
+    const upload: Upload = {
+      id,
+      userId: input.userId,
+      storageKey: `uploads/${input.userId}/${id}.${IMAGE_EXTENSION[real]}`,
+      mimeType: real,
+      width: dimensions.width,
+      height: dimensions.height,
+      sizeBytes: bytes.length,
+      createdAt: clock.now(),
+      usedAt: null,
+    };
+    await storage.put(upload.storageKey, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      contentType: real,
+      contentLength: bytes.length,
+    });
+    try {
+      const { usedAt: _unused, ...row } = upload;
+      await uploads.create(row);
+    } catch (error) {
+      await storage.delete(upload.storageKey).catch(() => undefined);
+      throw error;
+    }
+    return ok(upload);
+  }
+}
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MB` : `${bytes} bytes`;
+}

@@ -1,0 +1,141 @@
+import { Readable } from 'node:stream';
+import test from 'ava';
+import { MemoryObjectStorage } from '../../adapters/memory/memory-object-storage.ts';
+import { MemoryStore } from '../../adapters/memory/memory-store.ts';
+import { MemoryUploadRepository } from '../../adapters/memory/memory-upload-repository.ts';
+import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
+import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-user.use-case.ts';
+import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
+import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
+import { readAll } from '../contract/object-storage.contract.ts';
+import { makeImage, MIME } from '../support/images.ts';
+
+const USER = '11111111-1111-4111-8111-111111111111';
+const OTHER = '22222222-2222-4222-8222-222222222222';
+const T0 = new Date('2030-01-01T00:00:00.000Z');
+const HOUR = 3600_000;
+
+function setup(maxBytes = 1024 * 1024) {
+  const clock = { current: T0, now() { return this.current; } };
+  let n = 0;
+  const ids = { newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}` };
+  const uploads = new MemoryUploadRepository(new MemoryStore());
+  const storage = new MemoryObjectStorage();
+  const store = new StoreUpload({ uploads, storage, inspector: new SharpImageInspector(), ids, clock, maxBytes });
+  const sweep = new SweepExpiredUploads({ uploads, storage, clock });
+  const get = new GetUploadForUser({ uploads });
+  return { clock, uploads, storage, store, sweep, get };
+}
+
+for (const format of ['png', 'jpeg', 'webp'] as const) {
+  test(`a ${format} is stored under uploads/<user>/<id>.<ext> with its dimensions`, async (t) => {
+    const { store, storage, get } = setup();
+    const bytes = await makeImage(format, 64, 48);
+    const result = await store.execute({ userId: USER, body: bytes, claimedMimeType: MIME[format] });
+    if (!result.ok) return t.fail(JSON.stringify(result));
+    const upload = result.value;
+    const ext = { png: 'png', jpeg: 'jpg', webp: 'webp' }[format];
+    t.like(upload, { userId: USER, mimeType: MIME[format], width: 64, height: 48, sizeBytes: bytes.length, createdAt: T0, usedAt: null });
+    t.is(upload.storageKey, `uploads/${USER}/${upload.id}.${ext}`);
+    const stored = await storage.get(upload.storageKey);
+    t.is(stored!.contentType, MIME[format]);
+    t.deepEqual(await readAll(stored!.body), bytes);
+    t.deepEqual(await get.execute({ userId: USER, uploadId: upload.id }), { ok: true, value: upload });
+  });
+}
+
+test('the bytes decide: a mismatched claim, a non-image and an undecodable image are refused, nothing stored', async (t) => {
+  const { store, storage } = setup();
+  const png = await makeImage('png');
+  const cases: [string, Buffer, string][] = [
+    ['png claimed as jpeg', png, 'image/jpeg'],
+    ['text claimed as png', Buffer.from('hello, I am a text file pretending'), 'image/png'],
+    ['png claimed as text', png, 'text/plain'],
+    ['gif', Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'), 'image/gif'],
+    ['truncated png', png.subarray(0, Math.floor(png.length / 2)), 'image/png'],
+    ['png signature then garbage', Buffer.concat([png.subarray(0, 16), Buffer.alloc(200, 7)]), 'image/png'],
+    ['empty', Buffer.alloc(0), 'image/png'],
+  ];
+  for (const [label, body, claimed] of cases) {
+    const result = await store.execute({ userId: USER, body, claimedMimeType: claimed });
+    t.like(result, { ok: false, code: 'VALIDATION.FAILED' }, label);
+    if (!result.ok) t.is(result.details?.[0]?.field, 'file', label);
+  }
+  t.deepEqual(storage.keys(), []);
+});
+
+test('a generic claim (application/octet-stream) lets the bytes decide; image/jpg is an alias', async (t) => {
+  const { store } = setup();
+  t.like(await store.execute({ userId: USER, body: await makeImage('webp'), claimedMimeType: 'application/octet-stream' }), { ok: true, value: { mimeType: 'image/webp' } });
+  t.like(await store.execute({ userId: USER, body: await makeImage('jpeg'), claimedMimeType: 'IMAGE/JPG; foo=bar' }), { ok: true, value: { mimeType: 'image/jpeg' } });
+});
+
+test('EXIF orientation is applied to the reported dimensions', async (t) => {
+  const { store } = setup();
+  const result = await store.execute({ userId: USER, body: await makeImage('jpeg', 64, 48, { orientation: 6 }), claimedMimeType: 'image/jpeg' });
+  t.like(result, { ok: true, value: { width: 48, height: 64 } });
+});
+
+test('too large: a buffer or a stream past maxBytes is PAYLOAD.TOO_LARGE, and the stream is not read to the end', async (t) => {
+  const { store, storage } = setup(1024);
+  t.like(await store.execute({ userId: USER, body: Buffer.alloc(1025), claimedMimeType: 'image/png' }), { ok: false, code: 'PAYLOAD.TOO_LARGE' });
+  let produced = 0;
+  async function* endless() {
+    for (;;) {
+      produced += 1;
+      yield Buffer.alloc(512);
+    }
+  }
+  t.like(await store.execute({ userId: USER, body: Readable.from(endless()), claimedMimeType: 'image/png' }), { ok: false, code: 'PAYLOAD.TOO_LARGE' });
+  t.true(produced <= 4);
+  t.deepEqual(storage.keys(), []);
+});
+
+test("GetUploadForUser: another user's upload, an unknown id and a malformed id are all NOT_FOUND", async (t) => {
+  const { store, get } = setup();
+  const mine = await store.execute({ userId: USER, body: await makeImage('png'), claimedMimeType: 'image/png' });
+  if (!mine.ok) return t.fail();
+  t.like(await get.execute({ userId: OTHER, uploadId: mine.value.id }), { ok: false, code: 'NOT_FOUND' });
+  t.like(await get.execute({ userId: USER, uploadId: '99999999-9999-4999-8999-999999999999' }), { ok: false, code: 'NOT_FOUND' });
+  t.like(await get.execute({ userId: USER, uploadId: 'not-a-uuid' }), { ok: false, code: 'NOT_FOUND' });
+  t.like(await get.execute({ userId: USER, uploadId: mine.value.id.toUpperCase() }), { ok: true });
+});
+
+test('the sweeper deletes unused uploads older than 24 h, file and row, and keeps used or young ones', async (t) => {
+  const { store, sweep, uploads, storage, clock, get } = setup();
+  const png = await makeImage('png');
+  const old = await store.execute({ userId: USER, body: png, claimedMimeType: 'image/png' });
+  const used = await store.execute({ userId: USER, body: png, claimedMimeType: 'image/png' });
+  clock.current = new Date(T0.getTime() + 20 * HOUR);
+  const young = await store.execute({ userId: USER, body: png, claimedMimeType: 'image/png' });
+  if (!old.ok || !used.ok || !young.ok) return t.fail();
+  t.true(await uploads.markUsed(used.value.id, new Date(T0.getTime() + HOUR)));
+
+  clock.current = new Date(T0.getTime() + 23 * HOUR);
+  t.deepEqual(await sweep.execute(), { deleted: 0, failedKeys: [] });
+
+  clock.current = new Date(T0.getTime() + 25 * HOUR);
+  t.deepEqual(await sweep.execute(), { deleted: 1, failedKeys: [] });
+  t.like(await get.execute({ userId: USER, uploadId: old.value.id }), { ok: false, code: 'NOT_FOUND' });
+  t.is(await storage.head(old.value.storageKey), null);
+  t.deepEqual(storage.keys(), [used.value.storageKey, young.value.storageKey].sort());
+  t.like(await get.execute({ userId: USER, uploadId: used.value.id }), { ok: true, value: { usedAt: new Date(T0.getTime() + HOUR) } });
+  t.false(await uploads.markUsed(old.value.id, clock.now()), 'a swept upload can no longer be marked used');
+});
+
+test('the sweeper leaves an upload that a job marks used between listing and deleting', async (t) => {
+  const { store, uploads, storage, clock } = setup();
+  const result = await store.execute({ userId: USER, body: await makeImage('png'), claimedMimeType: 'image/png' });
+  if (!result.ok) return t.fail();
+  clock.current = new Date(T0.getTime() + 48 * HOUR);
+  // A job claims the upload right after the sweeper listed it.
+  const racing = Object.create(uploads) as typeof uploads;
+  racing.listExpired = async (before, limit) => {
+    const listed = await uploads.listExpired(before, limit);
+    await uploads.markUsed(result.value.id, clock.now());
+    return listed;
+  };
+  const report = await new SweepExpiredUploads({ uploads: racing, storage, clock }).execute();
+  t.deepEqual(report, { deleted: 0, failedKeys: [] });
+  t.truthy(await storage.head(result.value.storageKey));
+});
