@@ -82,6 +82,13 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openapi.toJSON(API_PREFIX));
   });
+  // Served under the prefix like every other route, so it is listed too.
+  openapi.addOperation('get', '/openapi.json', {
+    summary: 'This OpenAPI 3.1 document',
+    tags: ['docs'],
+    security: [],
+    responses: { 200: { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } } },
+  });
   app.use(
     '/api/docs',
     // Swagger UI ships inline bootstrapping; relax the CSP only on its own pages.

@@ -1,0 +1,112 @@
+import test from 'ava';
+import type { Express } from 'express';
+import { DATABASES } from '../support/databases.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+const PREFIX = '/api/v1';
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+
+interface Layer {
+  rawPath?: unknown;
+  route?: { path: unknown; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+}
+
+/**
+ * Every `METHOD path` Express serves, read from its own router stack (Express 5 / router 2):
+ * route layers carry their path and methods, mounted routers their mount path and a nested stack.
+ */
+function servedRoutes(app: Express): string[] {
+  const found: string[] = [];
+  const join = (prefix: string, part: unknown): string => {
+    if (typeof part !== 'string') throw new Error(`a route or mount path that is not a string: ${String(part)}`);
+    return part === '/' ? prefix || '/' : `${prefix}${part}`;
+  };
+  const walk = (stack: Layer[], prefix: string): void => {
+    for (const layer of stack) {
+      if (layer.route) {
+        const path = join(prefix, layer.route.path);
+        for (const [method, on] of Object.entries(layer.route.methods)) if (on) found.push(`${method === '_all' ? 'ALL' : method.toUpperCase()} ${path}`);
+      } else if (Array.isArray(layer.handle?.stack)) {
+        walk(layer.handle.stack, layer.rawPath === undefined || layer.rawPath === '/' ? prefix : join(prefix, layer.rawPath));
+      }
+    }
+  };
+  const router = (app as unknown as { router: { stack: Layer[] } }).router;
+  walk(router.stack, '');
+  return [...new Set(found)].sort();
+}
+
+/** `/api/v1/my-outputs/:id` → `/my-outputs/{id}` (the document's paths are relative to its server, /api/v1). */
+const documentPath = (expressPath: string): string => {
+  const relative = expressPath.slice(PREFIX.length).replace(/\/$/, '') || '/';
+  return relative.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
+};
+
+let started: Promise<TestApp> | null = null;
+const app = () => (started ??= startTestApp(DATABASES[0] ?? 'sqlite'));
+test.after.always(async () => {
+  if (started) await (await started).close();
+});
+
+test('every route Express serves under /api/v1 is in openapi.json, and every documented operation is served', async (t) => {
+  const testApp = await app();
+  const served = servedRoutes(testApp.app.http!)
+    .filter((route) => {
+      const path = route.slice(route.indexOf(' ') + 1);
+      return path === PREFIX || path.startsWith(`${PREFIX}/`);
+    })
+    .map((route) => {
+      const [method, path] = route.split(' ') as [string, string];
+      return `${method} ${documentPath(path)}`;
+    });
+  t.true(served.includes('POST /auth/login'), `the walk found the auth routes: ${served.join(', ')}`);
+  t.true(served.includes('GET /health'));
+
+  const res = await testApp.client().get('/openapi.json');
+  t.is(res.status, 200);
+  const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, operations]) => Object.keys(operations).filter((key) => METHODS.has(key)).map((method) => `${method.toUpperCase()} ${path}`))
+    .sort();
+
+  const undocumented = [...new Set(served)].filter((route) => !documented.includes(route));
+  const notServed = documented.filter((route) => !served.includes(route));
+  t.deepEqual(undocumented, [], 'served but missing from openapi.json');
+  t.deepEqual(notServed, [], 'in openapi.json but not served');
+});
+
+test('openapi.json is OpenAPI 3.1 with bearerAuth on every protected operation', async (t) => {
+  const res = await (await app()).client().get('/openapi.json');
+  t.is(res.status, 200);
+  const doc = res.body;
+  t.regex(doc.openapi, /^3\.1\.\d+$/);
+  t.is(typeof doc.info.title, 'string');
+  t.regex(doc.info.version, /^\d+\.\d+\.\d+/);
+  t.deepEqual(doc.servers, [{ url: PREFIX }]);
+  t.like(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer' });
+  t.truthy(doc.components.schemas.Error);
+
+  const profile = doc.paths['/auth/profile'].get;
+  t.true(profile.security.some((requirement: Record<string, unknown>) => 'bearerAuth' in requirement));
+  t.deepEqual(doc.paths['/auth/login'].post.security, [], 'login is public');
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { security?: Record<string, unknown>[]; responses?: object }>>)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!METHODS.has(method)) continue;
+      t.truthy(operation.responses, `${method} ${path} has responses`);
+      t.true(Array.isArray(operation.security), `${method} ${path} states its security`);
+      if (operation.security!.length > 0) t.true(operation.security!.some((r) => 'bearerAuth' in r), `${method} ${path} accepts bearerAuth`);
+    }
+  }
+});
+
+test('GET /api/docs serves Swagger UI pointed at the document', async (t) => {
+  const { baseUrl } = await app();
+  const page = await fetch(`${baseUrl}/api/docs`);
+  t.is(page.status, 200);
+  t.regex(page.headers.get('content-type') ?? '', /text\/html/);
+  const html = await page.text();
+  t.regex(html, /swagger-ui/i);
+  const init = await fetch(new URL('swagger-ui-init.js', page.url));
+  t.is(init.status, 200);
+  t.true((await init.text()).includes(`${PREFIX}/openapi.json`));
+});
