@@ -1,0 +1,95 @@
+import { DataTypes, Op, type Model } from 'sequelize';
+import type { Upload, UploadRepository } from '../../core/ports/upload-repository.port.ts';
+import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
+import type { SequelizeDatabase } from './sequelize-database.ts';
+
+export interface UploadRow {
+  id: string;
+  user_id: string;
+  storage_key: string;
+  mime_type: string;
+  width: number;
+  height: number;
+  size_bytes: number;
+  created_at: Date;
+  used_at: Date | null;
+}
+
+export const uploadModel = (db: SequelizeDatabase): RowModel<UploadRow> =>
+  defineOnce(db.sequelize, 'Upload', () =>
+    db.sequelize.define<Model<UploadRow, UploadRow>>(
+      'Upload',
+      {
+        id: { type: DataTypes.UUID, primaryKey: true },
+        user_id: { type: DataTypes.UUID, allowNull: false },
+        storage_key: { type: DataTypes.STRING(1024), allowNull: false },
+        mime_type: { type: DataTypes.STRING(64), allowNull: false },
+        width: { type: DataTypes.INTEGER, allowNull: false },
+        height: { type: DataTypes.INTEGER, allowNull: false },
+        size_bytes: { type: DataTypes.INTEGER, allowNull: false },
+        created_at: { type: DataTypes.DATE(3), allowNull: false },
+        used_at: { type: DataTypes.DATE(3), allowNull: true },
+      },
+      { tableName: 'uploads' },
+    ),
+  );
+
+const toUpload = (row: UploadRow): Upload => ({
+  id: row.id,
+  userId: row.user_id,
+  storageKey: row.storage_key,
+  mimeType: row.mime_type,
+  width: Number(row.width),
+  height: Number(row.height),
+  sizeBytes: Number(row.size_bytes),
+  createdAt: new Date(row.created_at),
+  usedAt: row.used_at ? new Date(row.used_at) : null,
+});
+
+export class SequelizeUploadRepository implements UploadRepository {
+  private readonly uploads;
+
+  constructor(db: SequelizeDatabase) {
+    this.uploads = uploadModel(db);
+  }
+
+  async create(upload: Omit<Upload, 'usedAt'>): Promise<void> {
+    await this.uploads.create({
+      id: upload.id,
+      user_id: upload.userId,
+      storage_key: upload.storageKey,
+      mime_type: upload.mimeType,
+      width: upload.width,
+      height: upload.height,
+      size_bytes: upload.sizeBytes,
+      created_at: upload.createdAt,
+      used_at: null,
+    });
+  }
+
+  async findForUser(id: string, userId: string): Promise<Upload | null> {
+    const row = await this.uploads.findOne({ where: { id, user_id: userId }, raw: true });
+    return row ? toUpload(asRow<UploadRow>(row)) : null;
+  }
+
+  async markUsed(id: string, at: Date): Promise<boolean> {
+    const [changed] = await this.uploads.update({ used_at: at }, { where: { id, used_at: null } });
+    if (changed > 0) return true;
+    return (await this.uploads.count({ where: { id } })) > 0;
+  }
+
+  async listExpired(before: Date, limit = 500): Promise<Upload[]> {
+    const rows = await this.uploads.findAll({
+      where: { used_at: null, created_at: { [Op.lt]: before } },
+      order: [['created_at', 'ASC']],
+      limit,
+      raw: true,
+    });
+    return asRows<UploadRow>(rows).map(toUpload);
+  }
+
+  async delete(id: string, options: { onlyIfUnused?: boolean } = {}): Promise<boolean> {
+    const deleted = await this.uploads.destroy({ where: options.onlyIfUnused ? { id, used_at: null } : { id } });
+    return deleted > 0;
+  }
+}
