@@ -1,0 +1,22 @@
+import type { Result } from '../../domain/result.ts';
+import { reviseTemplate } from '../../domain/template-revision.ts';
+import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
+import { reviseStoredTemplate, type ReviseTemplateDeps } from './revise-template.ts';
+
+export interface PatchTemplateInput {
+  id: unknown;
+  /** Any subset of name, description, category, workflow, cost, outputType, isActive and parameter_map. */
+  changes: unknown;
+}
+
+/**
+ * Changes any fields of a template, validated together (see `reviseTemplate`): a new workflow or category
+ * re-checks the map, new or stored. Only a change of workflow or map makes a new version.
+ */
+export class PatchTemplate {
+  constructor(private readonly deps: ReviseTemplateDeps) {}
+
+  execute(input: PatchTemplateInput): Promise<Result<WorkflowTemplate>> {
+    return reviseStoredTemplate(this.deps, input.id, (current) => reviseTemplate(current, input.changes, this.deps.rules));
+  }
+}

@@ -1,0 +1,44 @@
+import { ok, type Result } from '../../domain/result.ts';
+import type { TemplateRevision, TemplateRules } from '../../domain/template-revision.ts';
+import { templateIdOf, templateNameKey, type WorkflowTemplate } from '../../domain/workflow-template.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { TemplateRepository } from '../../ports/template-repository.port.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import { templateNameTaken, templateNotFound } from './template-results.ts';
+
+export interface ReviseTemplateDeps {
+  templates: TemplateRepository;
+  uow: UnitOfWork;
+  clock: Clock;
+  rules: TemplateRules;
+}
+
+/**
+ * The shared write path of PUT parameter-map and PATCH: lock the row, compute the revision from what is
+ * stored now, save it. Two admins editing at once are serialised, so neither silently undoes the other.
+ */
+export const reviseStoredTemplate = (
+  deps: ReviseTemplateDeps,
+  rawId: unknown,
+  revise: (current: WorkflowTemplate) => Result<TemplateRevision>,
+): Promise<Result<WorkflowTemplate>> => {
+  const id = templateIdOf(rawId);
+  if (!id) return Promise.resolve(templateNotFound());
+  const { templates, uow, clock } = deps;
+  return uow.run(async (): Promise<Result<WorkflowTemplate>> => {
+    const current = await templates.findById(id, { forUpdate: true });
+    if (!current) return templateNotFound();
+    const revision = revise(current);
+    if (!revision.ok) return revision;
+    const { next, changed, newVersion } = revision.value;
+    if (!changed) return ok(current);
+    if (templateNameKey(next.name) !== templateNameKey(current.name) && (await templates.nameTaken(next.name, id))) {
+      return templateNameTaken(next.name);
+    }
+    next.updatedAt = clock.now();
+    const outcome = await templates.update(next, { newVersion });
+    if (outcome === 'not_found') return templateNotFound();
+    if (outcome === 'name_taken') return templateNameTaken(next.name);
+    return ok(next);
+  });
+};

@@ -1,0 +1,250 @@
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { MemoryStore } from '../../adapters/memory/memory-store.ts';
+import { MemoryTemplateRepository } from '../../adapters/memory/memory-template-repository.ts';
+import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
+import { READY_TEMPLATES } from '../../core/domain/ready-templates.ts';
+import type { Result } from '../../core/domain/result.ts';
+import type { TemplateRules } from '../../core/domain/template-revision.ts';
+import type { WorkflowTemplate } from '../../core/domain/workflow-template.ts';
+import { CreateTemplate } from '../../core/use-cases/templates/create-template.use-case.ts';
+import { DeleteTemplate } from '../../core/use-cases/templates/delete-template.use-case.ts';
+import { GetCatalogueTemplate } from '../../core/use-cases/templates/get-catalogue-template.use-case.ts';
+import { GetTemplateVersion } from '../../core/use-cases/templates/get-template-version.use-case.ts';
+import { GetTemplate } from '../../core/use-cases/templates/get-template.use-case.ts';
+import { InstallReadyTemplates } from '../../core/use-cases/templates/install-ready-templates.use-case.ts';
+import { ListCatalogue } from '../../core/use-cases/templates/list-catalogue.use-case.ts';
+import { ListTemplates } from '../../core/use-cases/templates/list-templates.use-case.ts';
+import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
+import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
+
+const setup = (rules: TemplateRules = {}) => {
+  const templates = new MemoryTemplateRepository(new MemoryStore());
+  let tick = Date.parse('2026-01-01T00:00:00Z');
+  let seq = 0;
+  const clock = { now: () => new Date((tick += 1000)) };
+  const ids = { newId: () => `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}` };
+  const write = { templates, uow: new MemoryUnitOfWork(), clock, rules };
+  return {
+    templates,
+    create: new CreateTemplate({ templates, ids, clock, rules }),
+    setMap: new SetParameterMap(write),
+    patch: new PatchTemplate(write),
+    list: new ListTemplates({ templates }),
+    get: new GetTemplate({ templates }),
+    remove: new DeleteTemplate({ templates, clock }),
+    catalogue: new ListCatalogue({ templates }),
+    catalogueItem: new GetCatalogueTemplate({ templates }),
+    version: new GetTemplateVersion({ templates }),
+    install: (ready = READY_TEMPLATES, installRules = rules) =>
+      new InstallReadyTemplates({ templates, uow: new MemoryUnitOfWork(), ids, clock, rules: installRules, ready }).execute(),
+  };
+};
+
+const workflow = () => ({
+  '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: 1, color: 0 } },
+  '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'test' } },
+  '3': { class_type: 'PrimitiveString', inputs: { value: 'hello' } },
+  '4': { class_type: 'PreviewAny', inputs: { source: ['3', 0] } },
+});
+
+const map = () => ({
+  prompt: { preset: 'prompt', node_id: '3', input_name: 'value' },
+  width: { preset: 'width', node_id: '1', input_name: 'width' },
+});
+
+const step1 = (extra: Record<string, unknown> = {}) => ({ name: 'Blue square', category: 'text-to-image', workflow: workflow(), cost: 2, outputType: 'image', ...extra });
+
+const value = <T>(t: ExecutionContext, result: Result<T>): T => {
+  if (!result.ok) throw new Error(`expected success, got ${result.code}: ${JSON.stringify(result.details ?? result.message)}`);
+  return result.value;
+};
+
+const rejected = (t: ExecutionContext, result: Result<unknown>, code: string, field?: string): void => {
+  if (result.ok) return void t.fail(`expected ${code}`);
+  t.is(result.code as string, code);
+  if (field) t.true(result.details?.some((p) => p.field === field) ?? false, `no problem on ${field}: ${JSON.stringify(result.details)}`);
+};
+
+const created = async (t: ExecutionContext, app: ReturnType<typeof setup>, extra: Record<string, unknown> = {}): Promise<WorkflowTemplate> =>
+  value(t, await app.create.execute(step1(extra)));
+
+test('create: step 1 starts at version 1 with an empty map, active, without description', async (t) => {
+  const app = setup();
+  const template = await created(t, app);
+  t.like(template, { name: 'Blue square', version: 1, isActive: true, description: null, cost: 2, outputType: 'image' });
+  t.deepEqual(template.parameterMap, {});
+  t.deepEqual(value(t, await app.get.execute({ id: template.id })), template);
+  t.is(value(t, await app.version.execute({ templateId: template.id, version: 1 })).version, 1);
+});
+
+test('create: every invalid field is reported at once, the workflow by node and input', async (t) => {
+  const app = setup();
+  const bad = { ...workflow(), '2': { class_type: 'SaveImage', inputs: { images: ['9', 0], filename_prefix: 'x' } } };
+  const result = await app.create.execute({ name: ' ', category: 'painting', workflow: bad, cost: 1.5, outputType: 'gif', isActive: 'yes', description: 5 });
+  if (result.ok) return t.fail();
+  t.deepEqual(result.details?.map((p) => p.field).sort(), ['category', 'cost', 'description', 'isActive', 'name', 'outputType', 'workflow.2.inputs.images']);
+  rejected(t, await app.create.execute({ ...step1(), workflow: undefined, cost: 1_000_001 }), 'VALIDATION.FAILED', 'workflow');
+  t.deepEqual(await app.list.execute(), { ok: true, value: [] });
+});
+
+test('create: ALLOWED_NODE_TYPES and OUTPUT_NODE_TYPES from the server rules apply', async (t) => {
+  const strict = setup({ allowedNodeTypes: ['EmptyImage', 'SaveImage'] });
+  rejected(t, await strict.create.execute(step1()), 'VALIDATION.FAILED', 'workflow.3.class_type');
+  const custom = setup({ outputNodeTypes: ['VHS_VideoCombine'] });
+  const onlyCustom = { '1': { class_type: 'EmptyImage', inputs: {} }, '2': { class_type: 'VHS_VideoCombine', inputs: { images: ['1', 0] } } };
+  t.true((await custom.create.execute(step1({ workflow: onlyCustom }))).ok);
+});
+
+test('names are unique among live templates regardless of case, and free again after delete', async (t) => {
+  const app = setup();
+  const first = await created(t, app);
+  rejected(t, await app.create.execute(step1({ name: 'BLUE SQUARE ' })), 'TEMPLATE.NAME_TAKEN');
+  const other = await created(t, app, { name: 'Other' });
+  rejected(t, await app.patch.execute({ id: other.id, changes: { name: 'blue square' } }), 'TEMPLATE.NAME_TAKEN');
+  t.is(value(t, await app.patch.execute({ id: first.id, changes: { name: 'Blue Square' } })).name, 'Blue Square');
+  value(t, await app.remove.execute({ id: first.id }));
+  const again = await created(t, app);
+  t.not(again.id, first.id);
+});
+
+test('versions grow only when workflow or parameter map change, and every version stays readable', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  const v2 = value(t, await app.setMap.execute({ id, parameterMap: map() }));
+  t.is(v2.version, 2);
+  t.is(v2.parameterMap['prompt']?.type, 'string');
+
+  const renamed = value(t, await app.patch.execute({ id, changes: { name: 'Renamed', description: 'Blue', cost: 5, isActive: false } }));
+  t.like(renamed, { version: 2, name: 'Renamed', description: 'Blue', cost: 5, isActive: false });
+  t.is(value(t, await app.setMap.execute({ id, parameterMap: map() })).version, 2, 'the same map again is no change');
+  t.is(value(t, await app.patch.execute({ id, changes: { workflow: workflow() } })).version, 2, 'the same workflow again is no change');
+
+  const changed = workflow();
+  changed['1'].inputs.color = 255;
+  const v3 = value(t, await app.patch.execute({ id, changes: { workflow: changed, cost: 4 } }));
+  t.is(v3.version, 3);
+  const v4 = value(t, await app.patch.execute({ id, changes: { parameter_map: { prompt: map().prompt } } }));
+  t.is(v4.version, 4);
+  t.deepEqual(Object.keys(v4.parameterMap), ['prompt']);
+
+  const first = value(t, await app.version.execute({ templateId: id, version: 1 }));
+  t.deepEqual(first.parameterMap, {});
+  const second = value(t, await app.version.execute({ templateId: id, version: 2 }));
+  t.deepEqual(Object.keys(second.parameterMap).sort(), ['prompt', 'width']);
+  t.is(second.workflow['1']?.inputs['color'], 0);
+  t.is(second.cost, 5, 'the cost in force when version 2 was superseded');
+  const third = value(t, await app.version.execute({ templateId: id, version: 3 }));
+  t.like(third, { cost: 4, name: 'Renamed', isActive: false, deletedAt: null });
+  t.is(third.workflow['1']?.inputs['color'], 255);
+  t.is(value(t, await app.version.execute({ templateId: id })).version, 4, 'no version: the current one');
+  rejected(t, await app.version.execute({ templateId: id, version: 5 }), 'NOT_FOUND');
+});
+
+test('a new workflow re-checks the stored map; workflow and map sent together are checked together', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  value(t, await app.setMap.execute({ id, parameterMap: map() }));
+  const { '3': _prompt, '4': _preview, ...withoutPrompt } = workflow();
+  const result = await app.patch.execute({ id, changes: { workflow: withoutPrompt, cost: 9 } });
+  rejected(t, result, 'VALIDATION.FAILED', 'parameter_map.prompt.node_id');
+  t.like(value(t, await app.get.execute({ id })), { version: 2, cost: 2 }, 'nothing of a rejected patch is applied');
+
+  const moved = { ...withoutPrompt, '5': { class_type: 'PrimitiveString', inputs: { value: 'x' } }, '6': { class_type: 'PreviewAny', inputs: { source: ['5', 0] } } };
+  const both = { workflow: moved, parameter_map: { prompt: { preset: 'prompt', node_id: '5', input_name: 'value' } } };
+  const patched = value(t, await app.patch.execute({ id, changes: both }));
+  t.is(patched.version, 3);
+  t.is(patched.parameterMap['prompt']?.node_id, '5');
+  rejected(t, await app.patch.execute({ id, changes: { workflow: workflow(), parameter_map: { prompt: { preset: 'prompt', node_id: '5', input_name: 'value' } } } }), 'VALIDATION.FAILED', 'parameter_map.prompt.node_id');
+});
+
+test('a new category re-checks the stored map against what the category requires', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  value(t, await app.setMap.execute({ id, parameterMap: map() }));
+  rejected(t, await app.patch.execute({ id, changes: { category: 'text-to-video' } }), 'VALIDATION.FAILED', 'parameter_map.duration');
+  t.is(value(t, await app.patch.execute({ id, changes: { category: 'image-to-image', parameter_map: { ...map(), image: { preset: 'image', node_id: '2', input_name: 'filename_prefix' } } } })).category, 'image-to-image');
+});
+
+test('an empty map (step 2 not done) does not block changing the workflow', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  const changed = workflow();
+  changed['1'].inputs.width = 128;
+  t.is(value(t, await app.patch.execute({ id, changes: { workflow: changed } })).version, 2);
+  rejected(t, await app.setMap.execute({ id, parameterMap: {} }), 'VALIDATION.FAILED', 'parameter_map.prompt');
+});
+
+test('map errors name the item: unknown node or input, a preset used twice', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  rejected(t, await app.setMap.execute({ id, parameterMap: { ...map(), width: { preset: 'width', node_id: '42', input_name: 'width' } } }), 'VALIDATION.FAILED', 'parameter_map.width.node_id');
+  rejected(t, await app.setMap.execute({ id, parameterMap: { ...map(), width: { preset: 'width', node_id: '1', input_name: 'depth' } } }), 'VALIDATION.FAILED', 'parameter_map.width.input_name');
+  rejected(t, await app.setMap.execute({ id, parameterMap: { ...map(), w2: { preset: 'width', node_id: '1', input_name: 'height' } } }), 'VALIDATION.FAILED', 'parameter_map.w2.preset');
+  rejected(t, await app.setMap.execute({ id, parameterMap: [] }), 'VALIDATION.FAILED', 'parameter_map');
+});
+
+test('soft delete: gone from every lookup, its versions stay readable', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  value(t, await app.setMap.execute({ id, parameterMap: map() }));
+  value(t, await app.remove.execute({ id }));
+  rejected(t, await app.get.execute({ id }), 'NOT_FOUND');
+  rejected(t, await app.patch.execute({ id, changes: { cost: 1 } }), 'NOT_FOUND');
+  rejected(t, await app.setMap.execute({ id, parameterMap: map() }), 'NOT_FOUND');
+  rejected(t, await app.remove.execute({ id }), 'NOT_FOUND');
+  rejected(t, await app.catalogueItem.execute({ id }), 'NOT_FOUND');
+  t.deepEqual(value(t, await app.list.execute()), []);
+  const old = value(t, await app.version.execute({ templateId: id, version: 2 }));
+  t.truthy(old.deletedAt);
+  t.is(old.parameterMap['prompt']?.node_id, '3');
+  rejected(t, await app.version.execute({ templateId: id }), 'NOT_FOUND');
+});
+
+test('ids that are not UUIDs are simply not found; upper-case UUIDs are found', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  for (const bad of ['categories', '1', '', null, 42]) {
+    rejected(t, await app.get.execute({ id: bad }), 'NOT_FOUND');
+    rejected(t, await app.patch.execute({ id: bad, changes: {} }), 'NOT_FOUND');
+  }
+  t.is(value(t, await app.get.execute({ id: id.toUpperCase() })).id, id);
+});
+
+test('catalogue: active templates only, parameters without node wiring', async (t) => {
+  const app = setup();
+  const shown = await created(t, app);
+  value(t, await app.setMap.execute({ id: shown.id, parameterMap: map() }));
+  const hidden = await created(t, app, { name: 'Hidden', isActive: false });
+  const list = value(t, await app.catalogue.execute());
+  t.deepEqual(list.map((x) => x.id), [shown.id]);
+  const item = list[0]!;
+  t.deepEqual(Object.keys(item).sort(), ['category', 'cost', 'description', 'id', 'name', 'outputType', 'parameters']);
+  t.deepEqual(item.parameters.map((p) => p.key).sort(), ['prompt', 'width']);
+  for (const parameter of item.parameters) t.false('node_id' in parameter || 'input_name' in parameter);
+  rejected(t, await app.catalogueItem.execute({ id: hidden.id }), 'NOT_FOUND');
+  t.is(value(t, await app.catalogueItem.execute({ id: shown.id })).name, 'Blue square');
+});
+
+test('ready templates install once into a table that never held a template', async (t) => {
+  const app = setup();
+  const report = value(t, await app.install());
+  t.true(report.installedNow);
+  t.deepEqual(report.installed, READY_TEMPLATES.map((x) => x.name));
+  const listed = value(t, await app.list.execute());
+  t.is(listed.length, READY_TEMPLATES.length);
+  for (const template of listed) t.is(template.version, 1);
+  t.false(value(t, await app.install()).installedNow);
+  for (const template of listed) value(t, await app.remove.execute({ id: template.id }));
+  t.false(value(t, await app.install()).installedNow, 'deleting them all does not bring them back');
+  t.deepEqual(value(t, await app.list.execute()), []);
+});
+
+test('ready templates this server rejects are skipped with the reason', async (t) => {
+  const app = setup();
+  const allowed = ['EmptyImage', 'SaveImage', 'LoadImage', 'ImageScaleBy', 'PrimitiveString', 'RepeatImageBatch', 'CreateVideo', 'SaveVideo'];
+  const report = value(t, await app.install(READY_TEMPLATES, { allowedNodeTypes: allowed }));
+  t.deepEqual(report.installed, ['Resize image']);
+  t.deepEqual(report.skipped.map((x) => x.name), ['Solid colour image', 'Solid colour video']);
+  t.true(report.skipped[0]!.problems.some((p) => p.field === 'workflow.4.class_type'));
+});
