@@ -57,6 +57,8 @@ export interface EngineRunRequest {
 
 export interface WorkflowEngine {
   run(request: EngineRunRequest): Promise<EngineRunResult>;
+  /** Frees the engine-side files of a run once the caller has stored them (optional: not every engine keeps any). */
+  release?(runId: string): Promise<void>;
   /** Throws when the engine cannot be reached (used by health checks). */
   check(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,120 @@
+import type { Request, Response } from 'express';
+import type { ExecuteIdempotently } from '../../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
+import type { CancelGeneration } from '../../../core/use-cases/generation/cancel-generation.use-case.ts';
+import type { JobQueries } from '../../../core/use-cases/generation/job-queries.use-case.ts';
+import type { SubmitGeneration } from '../../../core/use-cases/generation/submit-generation.use-case.ts';
+import type { ApiRouter } from '../api-router.ts';
+import { sendFail } from '../error-table.ts';
+import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, respondIdempotently } from '../idempotency.ts';
+import { pageQuery, pageSchema, ref } from '../openapi.ts';
+import { historyItemSchema } from './outputs.routes.ts';
+
+export interface GenerationRoutesDeps {
+  submit: SubmitGeneration;
+  cancel: CancelGeneration;
+  queries: JobQueries;
+  idempotency: ExecuteIdempotently;
+}
+
+export const jobSchema = {
+  type: 'object',
+  required: ['id', 'status', 'templateId', 'progress', 'statusText', 'outputs', 'error', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+    templateId: { type: ['string', 'null'] },
+    templateVersion: { type: ['integer', 'null'] },
+    progress: { type: 'object', properties: { value: { type: 'number' }, max: { type: 'number' } } },
+    statusText: { type: 'string' },
+    outputs: { type: 'array', items: historyItemSchema },
+    textOutputs: { type: 'array', items: { type: 'object', properties: { nodeId: { type: 'string' }, text: { type: 'string' } } } },
+    usedParameters: { type: 'object' },
+    error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' }, nodeId: { type: 'string' } } },
+    paidCoins: { type: 'integer' },
+    refundedCoins: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const submitBody = {
+  type: 'object',
+  description: '`workflow` (ComfyUI API format) or `templateId` is required.',
+  properties: {
+    workflow: { type: 'object', additionalProperties: { type: 'object', properties: { class_type: { type: 'string' }, inputs: { type: 'object' } } } },
+    templateId: { type: 'string', format: 'uuid' },
+    parameters: { type: 'object' },
+    requestId: { type: 'string', format: 'uuid', description: 'Becomes the job id; a repeat returns the existing job. Links a prior POST /coin/deduct with this relatedEntityId.' },
+  },
+};
+
+export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter) => {
+  api.add(
+    {
+      method: 'post',
+      path: '/generate',
+      summary: 'Queue a generation from a template (with parameters) or a workflow',
+      tag: 'generation',
+      auth: 'access',
+      validate: idempotencyKeyValidation,
+      headers: idempotencyKeyHeader,
+      body: submitBody,
+      responses: {
+        202: { description: 'Queued', schema: jobSchema },
+        200: { description: 'The job with this requestId already exists', schema: jobSchema },
+        402: { description: 'Not enough coins', schema: ref('Error') },
+        409: { description: 'requestId used by someone else, or Idempotency-Key reused with another body', schema: ref('Error') },
+      },
+    },
+    async (req: Request, res: Response) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      await respondIdempotently(req, res, deps.idempotency, async () => {
+        const result = await deps.submit.execute({
+          userId: req.principal!.userId,
+          isAdmin: req.principal!.role === 'admin',
+          workflow: body.workflow,
+          templateId: body.templateId,
+          parameters: body.parameters,
+          requestId: body.requestId,
+        });
+        if (!result.ok) return failureResponse(result);
+        return { status: result.value.created ? 202 : 200, body: await deps.queries.view(result.value.job) };
+      });
+    },
+  );
+
+  api.add(
+    { method: 'get', path: '/generate', summary: "The caller's jobs, newest first", tag: 'generation', auth: 'access', query: pageQuery, responses: { 200: { description: 'Page of jobs', schema: pageSchema(jobSchema) } } },
+    async (req: Request, res: Response) => {
+      const result = await deps.queries.list({ userId: req.principal!.userId, page: req.query.page, limit: req.query.limit });
+      if (!result.ok) return sendFail(res, result);
+      res.json(result.value);
+    },
+  );
+
+  api.add(
+    { method: 'get', path: '/generate/:id', summary: 'One of the caller\'s jobs', tag: 'generation', auth: 'access', responses: { 200: { description: 'The job', schema: jobSchema }, 404: { description: 'Unknown or not yours', schema: ref('Error') } } },
+    async (req: Request, res: Response) => {
+      const result = await deps.queries.get({ userId: req.principal!.userId, jobId: String(req.params.id) });
+      if (!result.ok) return sendFail(res, result);
+      res.json(result.value);
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/generate/:id/cancel',
+      summary: 'Cancel a queued or running job (the engine is interrupted; unused coins come back)',
+      tag: 'generation',
+      auth: 'access',
+      responses: { 200: { description: 'Cancelled', schema: jobSchema }, 404: { description: 'Unknown or not yours', schema: ref('Error') }, 409: { description: 'Already finished', schema: ref('Error') } },
+    },
+    async (req: Request, res: Response) => {
+      const id = String(req.params.id).toLowerCase();
+      const result = await deps.cancel.execute({ userId: req.principal!.userId, jobId: id });
+      if (!result.ok) return sendFail(res, result);
+      res.json(await deps.queries.view(result.value));
+    },
+  );
+};

@@ -1,0 +1,41 @@
+import type { HistoryItem } from '../../core/domain/job.ts';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
+import type { MemoryStore } from './memory-store.ts';
+
+export class MemoryHistoryRepository implements HistoryRepository {
+  private readonly items: Map<string, HistoryItem>;
+
+  constructor(store: MemoryStore) {
+    this.items = store.table<HistoryItem>('history_items');
+  }
+
+  async add(item: HistoryItem): Promise<boolean> {
+    for (const existing of this.items.values()) if (existing.jobId === item.jobId && existing.fileName === item.fileName) return false;
+    this.items.set(item.id, structuredClone(item));
+    return true;
+  }
+
+  async findForUser(id: string, userId: string): Promise<HistoryItem | null> {
+    const item = this.items.get(id);
+    return item && item.userId === userId ? structuredClone(item) : null;
+  }
+
+  async listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>> {
+    const mine = [...this.items.values()].filter((item) => item.userId === userId).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const start = offsetOf(request);
+    return pageOf(mine.slice(start, start + request.limit).map((item) => structuredClone(item)), request, mine.length);
+  }
+
+  async listForJob(jobId: string): Promise<HistoryItem[]> {
+    return [...this.items.values()].filter((item) => item.jobId === jobId).map((item) => structuredClone(item));
+  }
+
+  async delete(id: string): Promise<void> {
+    this.items.delete(id);
+  }
+
+  async listExpired(before: Date, max: number): Promise<HistoryItem[]> {
+    return [...this.items.values()].filter((item) => item.expiresAt <= before).slice(0, max).map((item) => structuredClone(item));
+  }
+}

@@ -1,0 +1,127 @@
+import { DataTypes, Op, UniqueConstraintError, type Model } from 'sequelize';
+import type { HistoryItem } from '../../core/domain/job.ts';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
+import type { SequelizeDatabase } from './sequelize-database.ts';
+import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
+
+interface HistoryRow {
+  id: string;
+  job_id: string;
+  user_id: string;
+  template_id: string | null;
+  storage_key: string;
+  file_name: string;
+  mime_type: string;
+  size_bytes: number;
+  width: number | null;
+  height: number | null;
+  duration_seconds: number | null;
+  used_parameters: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+const historyModel = (db: SequelizeDatabase): RowModel<HistoryRow> =>
+  defineOnce(db.sequelize, 'HistoryItem', () =>
+    db.sequelize.define<Model<HistoryRow, HistoryRow>>(
+      'HistoryItem',
+      {
+        id: { type: DataTypes.UUID, primaryKey: true },
+        job_id: DataTypes.UUID,
+        user_id: DataTypes.UUID,
+        template_id: DataTypes.UUID,
+        storage_key: DataTypes.STRING(512),
+        file_name: DataTypes.STRING(255),
+        mime_type: DataTypes.STRING(100),
+        size_bytes: DataTypes.BIGINT,
+        width: DataTypes.INTEGER,
+        height: DataTypes.INTEGER,
+        duration_seconds: DataTypes.DOUBLE,
+        used_parameters: DataTypes.TEXT('long'),
+        created_at: DataTypes.DATE(3),
+        expires_at: DataTypes.DATE(3),
+      },
+      { tableName: 'history_items' },
+    ),
+  );
+
+const toItem = (row: HistoryRow): HistoryItem => ({
+  id: row.id,
+  jobId: row.job_id,
+  userId: row.user_id,
+  templateId: row.template_id,
+  storageKey: row.storage_key,
+  fileName: row.file_name,
+  mimeType: row.mime_type,
+  sizeBytes: Number(row.size_bytes),
+  width: row.width === null ? null : Number(row.width),
+  height: row.height === null ? null : Number(row.height),
+  durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+  usedParameters: JSON.parse(row.used_parameters),
+  createdAt: new Date(row.created_at),
+  expiresAt: new Date(row.expires_at),
+});
+
+export class SequelizeHistoryRepository implements HistoryRepository {
+  private readonly items;
+
+  constructor(db: SequelizeDatabase) {
+    this.items = historyModel(db);
+  }
+
+  async add(item: HistoryItem): Promise<boolean> {
+    try {
+      await this.items.create({
+        id: item.id,
+        job_id: item.jobId,
+        user_id: item.userId,
+        template_id: item.templateId,
+        storage_key: item.storageKey,
+        file_name: item.fileName,
+        mime_type: item.mimeType,
+        size_bytes: item.sizeBytes,
+        width: item.width,
+        height: item.height,
+        duration_seconds: item.durationSeconds,
+        used_parameters: JSON.stringify(item.usedParameters),
+        created_at: item.createdAt,
+        expires_at: item.expiresAt,
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) return false;
+      throw error;
+    }
+  }
+
+  async findForUser(id: string, userId: string): Promise<HistoryItem | null> {
+    const row = await this.items.findOne({ where: { id, user_id: userId }, raw: true });
+    return row ? toItem(asRow<HistoryRow>(row)) : null;
+  }
+
+  async listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>> {
+    const { rows, count } = await this.items.findAndCountAll({
+      where: { user_id: userId },
+      order: [['created_at', 'DESC'], ['id', 'DESC']],
+      limit: request.limit,
+      offset: offsetOf(request),
+      raw: true,
+    });
+    return pageOf(asRows<HistoryRow>(rows).map(toItem), request, count);
+  }
+
+  async listForJob(jobId: string): Promise<HistoryItem[]> {
+    const rows = await this.items.findAll({ where: { job_id: jobId }, order: [['created_at', 'ASC'], ['file_name', 'ASC']], raw: true });
+    return asRows<HistoryRow>(rows).map(toItem);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.items.destroy({ where: { id } });
+  }
+
+  async listExpired(before: Date, max: number): Promise<HistoryItem[]> {
+    const rows = await this.items.findAll({ where: { expires_at: { [Op.lte]: before } }, order: [['expires_at', 'ASC']], limit: max, raw: true });
+    return asRows<HistoryRow>(rows).map(toItem);
+  }
+}

@@ -1,0 +1,12 @@
+import type { HistoryItem } from '../domain/job.ts';
+import type { Page, PageRequest } from '../domain/pagination.ts';
+
+export interface HistoryRepository {
+  /** Idempotent per (jobId, fileName): a second insert of the same file returns false and changes nothing. */
+  add(item: HistoryItem): Promise<boolean>;
+  findForUser(id: string, userId: string): Promise<HistoryItem | null>;
+  listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>>;
+  listForJob(jobId: string): Promise<HistoryItem[]>;
+  delete(id: string): Promise<void>;
+  listExpired(before: Date, max: number): Promise<HistoryItem[]>;
+}

@@ -1,0 +1,78 @@
+import type { HistoryItem } from '../../domain/job.ts';
+import { parsePageRequest, type Page } from '../../domain/pagination.ts';
+import { fail, ok, type Result } from '../../domain/result.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { HistoryRepository } from '../../ports/history-repository.port.ts';
+import type { Logger } from '../../ports/logger.port.ts';
+import type { ObjectStorage } from '../../ports/object-storage.port.ts';
+import { historyItemView, type HistoryView } from './history-view.ts';
+
+export interface HistoryDeps {
+  history: HistoryRepository;
+  storage: ObjectStorage;
+  clock: Clock;
+  logger: Logger;
+  viewUrlTtlSeconds: number;
+  downloadUrlTtlSeconds: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The caller's outputs: a page of them, short-lived links, deletion, and the retention sweep. */
+export class OutputHistory {
+  constructor(private readonly deps: HistoryDeps) {}
+
+  viewUrl = (item: HistoryItem): Promise<string> =>
+    this.deps.storage.signedUrl(item.storageKey, {
+      expiresInSeconds: this.deps.viewUrlTtlSeconds,
+      disposition: 'inline',
+      fileName: item.fileName,
+      contentType: item.mimeType,
+    });
+
+  async list(input: { userId: string; page?: unknown; limit?: unknown }): Promise<Result<Page<HistoryView>>> {
+    const request = parsePageRequest(input);
+    if (!request.ok) return request;
+    const page = await this.deps.history.listForUser(input.userId, request.value);
+    return ok({ ...page, items: await Promise.all(page.items.map((item) => historyItemView(item, this.viewUrl))) });
+  }
+
+  async link(input: { userId: string; outputId: string; kind: 'view' | 'download' }): Promise<Result<string>> {
+    const item = await this.find(input.userId, input.outputId);
+    if (!item) return fail('NOT_FOUND', 'No such output');
+    if (input.kind === 'view') return ok(await this.viewUrl(item));
+    return ok(
+      await this.deps.storage.signedUrl(item.storageKey, {
+        expiresInSeconds: this.deps.downloadUrlTtlSeconds,
+        disposition: 'attachment',
+        fileName: item.fileName,
+        contentType: item.mimeType,
+      }),
+    );
+  }
+
+  async delete(input: { userId: string; outputId: string }): Promise<Result<void>> {
+    const item = await this.find(input.userId, input.outputId);
+    if (!item) return fail('NOT_FOUND', 'No such output');
+    await this.remove(item);
+    return ok(undefined);
+  }
+
+  /** Deletes outputs past their retention; returns how many went. */
+  async sweepExpired(max = 500): Promise<number> {
+    const expired = await this.deps.history.listExpired(this.deps.clock.now(), max);
+    for (const item of expired) await this.remove(item);
+    if (expired.length > 0) this.deps.logger.info('expired outputs deleted', { count: expired.length });
+    return expired.length;
+  }
+
+  find(userId: string, outputId: string): Promise<HistoryItem | null> {
+    return UUID.test(outputId) ? this.deps.history.findForUser(outputId.toLowerCase(), userId) : Promise.resolve(null);
+  }
+
+  /** File first: a record without its file would be a broken link, a file without a record is swept again. */
+  private async remove(item: HistoryItem): Promise<void> {
+    await this.deps.storage.delete(item.storageKey);
+    await this.deps.history.delete(item.id);
+  }
+}

@@ -1,0 +1,43 @@
+import type { HistoryItem } from '../../domain/job.ts';
+import { parsePageRequest, type Page } from '../../domain/pagination.ts';
+import { fail, ok, type Result } from '../../domain/result.ts';
+import type { HistoryRepository } from '../../ports/history-repository.port.ts';
+import type { JobRepository } from '../../ports/job-repository.port.ts';
+import { historyItemView, jobView, type JobView } from './history-view.ts';
+
+export interface JobQueryDeps {
+  jobs: JobRepository;
+  history: HistoryRepository;
+  viewUrl(item: HistoryItem): Promise<string>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GET /generate/{id}, GET /generate and the WebSocket snapshot. */
+export class JobQueries {
+  constructor(private readonly deps: JobQueryDeps) {}
+
+  async get(input: { userId: string; jobId: string }): Promise<Result<JobView>> {
+    if (!UUID.test(input.jobId)) return fail('NOT_FOUND', 'No such job');
+    const job = await this.deps.jobs.findForUser(input.jobId.toLowerCase(), input.userId);
+    if (!job) return fail('NOT_FOUND', 'No such job');
+    return ok(await this.view(job));
+  }
+
+  async list(input: { userId: string; page?: unknown; limit?: unknown }): Promise<Result<Page<JobView>>> {
+    const request = parsePageRequest(input);
+    if (!request.ok) return request;
+    const page = await this.deps.jobs.listForUser(input.userId, request.value);
+    return ok({ ...page, items: await Promise.all(page.items.map((job) => this.view(job))) });
+  }
+
+  async active(userId: string): Promise<JobView[]> {
+    const jobs = await this.deps.jobs.listActiveForUser(userId);
+    return Promise.all(jobs.map((job) => this.view(job)));
+  }
+
+  async view(job: Parameters<typeof jobView>[0]): Promise<JobView> {
+    const items = job.status === 'succeeded' || job.status === 'running' ? await this.deps.history.listForJob(job.id) : [];
+    return jobView(job, await Promise.all(items.map((item) => historyItemView(item, this.deps.viewUrl))));
+  }
+}
