@@ -33,6 +33,10 @@ export class MemoryCoinLedger implements CoinLedger {
     return pageOf(mine.slice(start, start + request.limit), request, mine.length);
   }
 
+  async findByRelatedEntity(userId: string, relatedEntityId: string): Promise<CoinTransaction[]> {
+    return this.store.coinTransactions.filter((t) => t.userId === userId && t.relatedEntityId === relatedEntityId).map((t) => ({ ...t }));
+  }
+
   async sum(userId: string): Promise<number> {
     return this.store.coinTransactions.filter((t) => t.userId === userId).reduce((total, t) => total + t.amount, 0);
   }

@@ -63,6 +63,15 @@ export class SequelizeCoinLedger implements CoinLedger {
     return pageOf(asRows<CoinTransactionRow>(rows).map(toCoinTransaction), request, count);
   }
 
+  async findByRelatedEntity(userId: string, relatedEntityId: string): Promise<CoinTransaction[]> {
+    const rows = await this.transactions.findAll({
+      where: { user_id: userId, related_entity_id: relatedEntityId },
+      order: [['created_at', 'ASC'], ['id', 'ASC']],
+      raw: true,
+    });
+    return asRows<CoinTransactionRow>(rows).map(toCoinTransaction);
+  }
+
   async sum(userId: string): Promise<number> {
     const total = await this.transactions.sum('amount', { where: { user_id: userId } });
     return Number(total ?? 0);

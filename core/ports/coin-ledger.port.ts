@@ -21,6 +21,8 @@ export interface CoinLedger {
    * work when other writes must commit with it; on its own it is still atomic. */
   apply(entry: LedgerEntry): Promise<LedgerApplyResult>;
   list(userId: string, request: PageRequest): Promise<Page<CoinTransaction>>;
+  /** The user's ledger rows linked to `relatedEntityId` (a request id, a job id), oldest first. */
+  findByRelatedEntity(userId: string, relatedEntityId: string): Promise<CoinTransaction[]>;
   /** Sum of a user's ledger amounts (an audit: it must always equal the balance). */
   sum(userId: string): Promise<number>;
 }

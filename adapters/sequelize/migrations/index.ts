@@ -1,5 +1,6 @@
 import type { Migration } from './migration.ts';
 import { usersAndSessions } from './001-users-and-sessions.ts';
+import { coins } from './002-coins.ts';
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [usersAndSessions];
+export const MIGRATIONS: Migration[] = [usersAndSessions, coins];

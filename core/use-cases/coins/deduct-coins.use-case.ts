@@ -1,0 +1,87 @@
+import {
+  COIN_AMOUNT_MAX,
+  COIN_AMOUNT_MIN,
+  RELATED_ENTITY_ID_MAX,
+  USER_DEDUCTION_REASONS,
+  isCoinAmount,
+  type CoinReason,
+} from '../../domain/coin.ts';
+import { fail, ok, validationFailed, type FieldProblem, type Result } from '../../domain/result.ts';
+import type { User } from '../../domain/user.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { CoinLedger } from '../../ports/coin-ledger.port.ts';
+import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { UserRepository } from '../../ports/user-repository.port.ts';
+
+export interface DeductCoinsInput {
+  userId: string;
+  amount?: unknown;
+  reason?: unknown;
+  relatedEntityId?: unknown;
+}
+
+export interface DeductCoinsDeps {
+  users: UserRepository;
+  ledger: CoinLedger;
+  uow: UnitOfWork;
+  ids: IdGenerator;
+  clock: Clock;
+}
+
+export const AMOUNT_PROBLEM = `must be an integer from ${COIN_AMOUNT_MIN} to ${COIN_AMOUNT_MAX}`;
+export const USER_REASON_PROBLEM = `must be one of ${USER_DEDUCTION_REASONS.join(', ')}`;
+export const RELATED_ENTITY_PROBLEM = `must be a string of 1 to ${RELATED_ENTITY_ID_MAX} characters`;
+
+interface Deduction {
+  amount: number;
+  reason: CoinReason;
+  relatedEntityId: string | null;
+}
+
+/** The same rules the HTTP schema applies, so an embedder calling the core gets them too. */
+export function checkDeduction(input: Omit<DeductCoinsInput, 'userId'>): Result<Deduction> {
+  const problems: FieldProblem[] = [];
+  if (input.amount === undefined) problems.push({ field: 'amount', message: 'is required' });
+  else if (!isCoinAmount(input.amount)) problems.push({ field: 'amount', message: AMOUNT_PROBLEM });
+  if (input.reason === undefined) problems.push({ field: 'reason', message: 'is required' });
+  else if (!USER_DEDUCTION_REASONS.includes(input.reason as CoinReason)) problems.push({ field: 'reason', message: USER_REASON_PROBLEM });
+  const related = input.relatedEntityId;
+  if (related !== undefined && related !== null && (typeof related !== 'string' || related.length === 0 || related.length > RELATED_ENTITY_ID_MAX)) {
+    problems.push({ field: 'relatedEntityId', message: RELATED_ENTITY_PROBLEM });
+  }
+  if (problems.length > 0) return validationFailed(problems);
+  return ok({ amount: input.amount as number, reason: input.reason as CoinReason, relatedEntityId: (related as string | undefined) ?? null });
+}
+
+/** A user spends their own coins; the balance never goes below zero (402 otherwise). */
+export class DeductCoins {
+  constructor(private readonly deps: DeductCoinsDeps) {}
+
+  async execute(input: DeductCoinsInput): Promise<Result<User>> {
+    const checked = checkDeduction(input);
+    if (!checked.ok) return checked;
+    const { users, ledger, uow, ids, clock } = this.deps;
+    const { amount, reason, relatedEntityId } = checked.value;
+    return uow.run(async (): Promise<Result<User>> => {
+      const applied = await ledger.apply({
+        id: ids.newId(),
+        userId: input.userId,
+        amount: -amount,
+        reason,
+        relatedEntityId,
+        actorId: input.userId,
+        createdAt: clock.now(),
+      });
+      if (!applied.ok) {
+        return applied.reason === 'insufficient'
+          ? fail('COIN.INSUFFICIENT', `Not enough coins: this costs ${amount}`)
+          : fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
+      }
+      // Read in the same transaction: the balance is exactly the one this deduction left.
+      const user = await users.findById(input.userId);
+      if (!user) throw new Error('user vanished inside its own deduction');
+      return ok({ ...user, coinBalance: applied.transaction.balanceAfter });
+    });
+  }
+}
