@@ -1,0 +1,69 @@
+/**
+ * `npm run admin -- <command>`: operator commands against the configured database (the same
+ * environment as the service). Migrations run first, so the CLI works on a fresh database too.
+ *
+ * Exit codes: 0 done, 1 the command failed (unknown email, database unreachable), 64 usage error,
+ * 78 invalid configuration.
+ */
+import 'reflect-metadata';
+import { loadConfig } from './config.ts';
+
+const USAGE = `Usage: npm run admin -- <command>
+
+Commands:
+  promote <email>   give an existing account the admin role
+  help              show this text
+`;
+
+const usageError = (message: string): never => {
+  process.stderr.write(`${message}\n\n${USAGE}`);
+  process.exit(64);
+};
+
+const [command, ...args] = process.argv.slice(2);
+if (command === undefined) usageError('No command given.');
+if (command === 'help' || command === '--help' || command === '-h') {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (command !== 'promote') usageError(`Unknown command "${command}".`);
+if (args.length !== 1 || !args[0]!.trim()) usageError('promote takes exactly one argument: the email of the account.');
+const email = args[0]!.trim();
+
+const loaded = loadConfig(process.env);
+if (!loaded.ok) {
+  process.stderr.write(`Configuration is invalid:\n${loaded.problems.map((problem) => `  - ${problem}`).join('\n')}\n`);
+  process.exit(78);
+}
+
+// Loaded once the command line and configuration are known to be good (as in main.ts).
+const { Container } = await import('inversify');
+const { JsonLogger } = await import('../adapters/logging/json-logger.ts');
+const { PromoteUser } = await import('../core/use-cases/auth/promote-user.use-case.ts');
+const { bindInfrastructure } = await import('./modules/infrastructure.module.ts');
+const { bindFeatures } = await import('./modules/features.ts');
+const { portsOf } = await import('./modules/ports.ts');
+
+const container = new Container({ defaultScope: 'Singleton' });
+// Only warnings and errors, on stderr: stdout carries the command's answer.
+bindInfrastructure(container, loaded.config, new JsonLogger('warn', { service: 'media-gen', roles: 'cli' }));
+bindFeatures(container, loaded.config);
+const ports = portsOf(container);
+
+let exitCode = 0;
+try {
+  await ports.db().migrate();
+  const result = await new PromoteUser({ users: ports.users() }).execute({ email });
+  if (result.ok) {
+    process.stdout.write(`${result.value.email} (${result.value.id}) is now an admin.\n`);
+  } else {
+    process.stderr.write(`${result.message}. Nothing changed.\n`);
+    exitCode = 1;
+  }
+} catch (error) {
+  process.stderr.write(`promote failed: ${(error as Error).message}\n`);
+  exitCode = 1;
+} finally {
+  await ports.db().close().catch(() => undefined);
+}
+process.exit(exitCode);

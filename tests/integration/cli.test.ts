@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { startTestApp } from '../support/test-app.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const bin = path.join(root, 'node_modules/.bin');
+
+/** Runs a command in the checkout with PATH led by the project's own Node 22, and only the given variables. */
+function run(command: string, args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME ?? '/tmp', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const cli = (args: string[], env: Record<string, string>) => run(path.join(bin, 'tsx'), ['bootstrap/cli.ts', ...args], env);
+
+test('`npm run admin -- promote <email>` makes a registered user an admin', async (t) => {
+  const app = await startTestApp('sqlite');
+  t.teardown(() => app.close());
+  const client = app.client();
+  const user = await client.signUp({ email: 'Promote.Me@example.com' });
+  t.is(user.role, 'user');
+
+  // Against the same SQLite file while the service runs, as an operator would.
+  const result = await run('npm', ['run', '--silent', 'admin', '--', 'promote', 'PROMOTE.me@example.com'], { DATA_DIR: app.dataDir });
+  t.is(result.code, 0, result.stderr);
+  t.is(result.stdout, `promote.me@example.com (${user.id}) is now an admin.\n`);
+
+  // The role is read from the database on each request.
+  const profile = await client.get('/auth/profile');
+  t.is(profile.body.role, 'admin');
+  const login = await app.client().post('/auth/login', { email: user.email, password: user.password });
+  t.is(login.body.user.role, 'admin');
+});
+
+test('promote of an unknown email exits 1 and says so', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-cli-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  // A fresh DATA_DIR: the CLI runs the migrations itself.
+  const result = await cli(['promote', 'nobody@example.com'], { DATA_DIR: dataDir });
+  t.is(result.code, 1);
+  t.is(result.stdout, '');
+  t.regex(result.stderr, /No user with email nobody@example\.com\. Nothing changed\./);
+});
+
+test('usage errors exit 64 with the usage; help exits 0', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-cli-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const env = { DATA_DIR: dataDir };
+  const [none, unknown, missing, extra, help] = await Promise.all([
+    cli([], env),
+    cli(['demote', 'a@example.com'], env),
+    cli(['promote'], env),
+    cli(['promote', 'a@example.com', 'b@example.com'], env),
+    cli(['help'], env),
+  ]);
+  t.is(none.code, 64);
+  t.regex(none.stderr, /^No command given\.\n\nUsage: npm run admin -- <command>/);
+  t.is(unknown.code, 64);
+  t.regex(unknown.stderr, /^Unknown command "demote"\.\n\nUsage:/);
+  t.is(missing.code, 64);
+  t.regex(missing.stderr, /promote takes exactly one argument/);
+  t.is(extra.code, 64);
+  t.is(help.code, 0);
+  t.regex(help.stdout, /promote <email>/);
+  for (const result of [none, unknown, missing, extra]) t.is(result.stdout, '');
+});
+
+test('an invalid configuration exits 78 listing the problems', async (t) => {
+  const result = await cli(['promote', 'a@example.com'], { DATA_DIR: tmpdir(), DATABASE_URL: 'postgres://db/app', APP_ENV: 'production' });
+  t.is(result.code, 78);
+  t.regex(result.stderr, /DATABASE_URL/);
+  t.regex(result.stderr, /JWT_SECRET/);
+});
