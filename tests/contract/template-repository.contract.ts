@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import type { WorkflowTemplate } from '../../core/domain/workflow-template.ts';
+import type { TemplateRepository } from '../../core/ports/template-repository.port.ts';
+import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+
+export interface TemplateRepositoryFixture {
+  templates: TemplateRepository;
+  uow: UnitOfWork;
+  /** True where `findById(id, { forUpdate: true })` inside a unit of work serialises writers (not memory). */
+  locks: boolean;
+  dispose(): Promise<void>;
+}
+
+const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+const at = (ms: number): Date => new Date(T0 + ms);
+
+const template = (over: Partial<WorkflowTemplate> = {}): WorkflowTemplate => ({
+  id: randomUUID(),
+  name: `Template ${randomUUID()}`,
+  description: 'Ünïcødé ✓ "quoted"',
+  category: 'text-to-image',
+  workflow: {
+    '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: 1, color: 0 }, _meta: { title: 'Bild ✓' } },
+    '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'x' } },
+    '3': { class_type: 'PrimitiveString', inputs: { value: 'a "cat" 🐈' } },
+    '4': { class_type: 'PreviewAny', inputs: { source: ['3', 0] } },
+  },
+  parameterMap: { prompt: { key: 'prompt', type: 'string', node_id: '3', input_name: 'value', preset: 'prompt', label: 'Prompt' } },
+  cost: 3,
+  outputType: 'image',
+  isActive: true,
+  version: 1,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...over,
+});
+
+/** Registers the TemplateRepository contract for one adapter; `make()` returns a fresh, empty repository. */
+export function templateRepositoryContract(name: string, make: () => Promise<TemplateRepositoryFixture>): void {
+  let fixture: TemplateRepositoryFixture;
+  test.before(async () => {
+    fixture = await make();
+  });
+  test.after.always(async () => {
+    await fixture?.dispose();
+  });
+
+  test.serial(`${name}: countEver starts at 0 and counts deleted templates too`, async (t) => {
+    t.is(await fixture.templates.countEver(), 0);
+    const first = template();
+    await fixture.templates.create(first);
+    await fixture.templates.softDelete(first.id, at(1));
+    t.is(await fixture.templates.countEver(), 1);
+  });
+
+  test(`${name}: a created template reads back exactly, its first version too`, async (t) => {
+    const created = template({ description: null, isActive: false, createdAt: at(1234), updatedAt: at(1234) });
+    t.true(await fixture.templates.create(created));
+    t.deepEqual(await fixture.templates.findById(created.id), created);
+    const version = await fixture.templates.findVersion(created.id, 1);
+    t.deepEqual(version, {
+      templateId: created.id,
+      version: 1,
+      name: created.name,
+      category: created.category,
+      workflow: created.workflow,
+      parameterMap: created.parameterMap,
+      cost: 3,
+      outputType: 'image',
+      isActive: false,
+      deletedAt: null,
+      createdAt: at(1234),
+    });
+    t.is(await fixture.templates.findById(randomUUID()), null);
+    t.is(await fixture.templates.findVersion(created.id, 2), null);
+  });
+
+  test(`${name}: a workflow of several hundred kilobytes fits`, async (t) => {
+    const big = template();
+    big.workflow['3']!.inputs['value'] = 'x'.repeat(700_000);
+    t.true(await fixture.templates.create(big));
+    t.is(((await fixture.templates.findById(big.id))!.workflow['3']!.inputs['value'] as string).length, 700_000);
+  });
+
+  test(`${name}: names are unique among live templates, case-insensitively`, async (t) => {
+    const base = `Portrait ${randomUUID()}`;
+    const first = template({ name: base });
+    t.true(await fixture.templates.create(first));
+    t.false(await fixture.templates.create(template({ name: base.toUpperCase() })));
+    t.true(await fixture.templates.nameTaken(base.toLowerCase()));
+    t.false(await fixture.templates.nameTaken(base, first.id));
+    const other = template();
+    t.true(await fixture.templates.create(other));
+    t.is(await fixture.templates.update({ ...other, name: base.toUpperCase(), cost: 99, updatedAt: at(5) }, { newVersion: false }), 'name_taken');
+    t.is((await fixture.templates.findById(other.id))!.cost, 3, 'a refused update changes nothing');
+  });
+
+  test(`${name}: update with a new version keeps the old one; without, only the current version follows cost`, async (t) => {
+    const original = template();
+    await fixture.templates.create(original);
+    const v2 = { ...original, workflow: { ...original.workflow, '5': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } } }, parameterMap: {}, version: 2, updatedAt: at(10) };
+    t.is(await fixture.templates.update(v2, { newVersion: true }), 'updated');
+    const cheaper = { ...v2, cost: 1, isActive: false, name: `${original.name} (renamed)`, description: null, updatedAt: at(20) };
+    t.is(await fixture.templates.update(cheaper, { newVersion: false }), 'updated');
+    t.deepEqual(await fixture.templates.findById(original.id), cheaper);
+
+    const first = (await fixture.templates.findVersion(original.id, 1))!;
+    t.deepEqual([first.workflow, first.parameterMap, first.cost, first.createdAt], [original.workflow, original.parameterMap, 3, at(0)]);
+    const second = (await fixture.templates.findVersion(original.id, 2))!;
+    t.deepEqual([second.workflow, second.parameterMap, second.cost, second.createdAt], [v2.workflow, {}, 1, at(10)]);
+    t.like(second, { name: cheaper.name, isActive: false });
+  });
+
+  test(`${name}: soft delete hides the template, frees its name and keeps its versions`, async (t) => {
+    const doomed = template();
+    await fixture.templates.create(doomed);
+    t.true(await fixture.templates.softDelete(doomed.id, at(99)));
+    t.false(await fixture.templates.softDelete(doomed.id, at(100)));
+    t.is(await fixture.templates.findById(doomed.id), null);
+    t.false((await fixture.templates.list()).some((x) => x.id === doomed.id));
+    t.is(await fixture.templates.update({ ...doomed, cost: 7 }, { newVersion: false }), 'not_found');
+    t.false(await fixture.templates.nameTaken(doomed.name));
+    t.true(await fixture.templates.create(template({ name: doomed.name })));
+    const version = (await fixture.templates.findVersion(doomed.id, 1))!;
+    t.deepEqual([version.workflow, version.deletedAt], [doomed.workflow, at(99)]);
+  });
+
+  test.serial(`${name}: list gives live templates oldest first; activeOnly leaves inactive ones out`, async (t) => {
+    const late = template({ createdAt: at(5_000_000), updatedAt: at(5_000_000) });
+    const early = template({ createdAt: at(4_000_000), updatedAt: at(4_000_000), isActive: false });
+    await fixture.templates.create(late);
+    await fixture.templates.create(early);
+    const all = (await fixture.templates.list()).map((x) => x.id);
+    t.true(all.indexOf(early.id) < all.indexOf(late.id));
+    t.deepEqual(all.slice(-2), [early.id, late.id]);
+    const active = (await fixture.templates.list({ activeOnly: true })).map((x) => x.id);
+    t.true(active.includes(late.id));
+    t.false(active.includes(early.id));
+  });
+
+  test(`${name}: writers that lock the row queue up instead of overwriting each other`, async (t) => {
+    if (!fixture.locks) return t.pass('memory has no transactions to lock in');
+    const shared = template();
+    await fixture.templates.create(shared);
+    const bump = (n: number) =>
+      fixture.uow.run(async () => {
+        const current = (await fixture.templates.findById(shared.id, { forUpdate: true }))!;
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const next = { ...current, version: current.version + 1, parameterMap: {}, cost: current.cost + n, updatedAt: at(n) };
+        return fixture.templates.update(next, { newVersion: true });
+      });
+    t.deepEqual(await Promise.all([bump(10), bump(100)]), ['updated', 'updated']);
+    const final = (await fixture.templates.findById(shared.id))!;
+    t.deepEqual([final.version, final.cost], [3, 113]);
+  });
+}
