@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { buildApplication, type Application } from '../../bootstrap/app.ts';
 import { loadConfig } from '../../bootstrap/config.ts';
@@ -30,14 +31,32 @@ export const silentLogger: Logger = {
   },
 };
 
+export interface StartTestAppOptions {
+  /** Runs after the application is built and before it starts: bind or replace what a test needs in `app.container`. */
+  beforeStart?(app: Application): void | Promise<void>;
+}
+
+/** A port that was free a moment ago: the app needs its real port up front for PUBLIC_URL (signed links). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** Starts the real application (API and worker roles) on port 0 against a fresh database. */
-export async function startTestApp(db: TestDatabase, env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(db: TestDatabase, env: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-test-'));
   const maria = db === 'mariadb' ? await createMariaDatabase() : null;
   const loaded = loadConfig({
     APP_ENV: 'local',
     DATA_DIR: dataDir,
-    PORT: '0',
+    PORT: String(await freePort()),
     HOST: '127.0.0.1',
     JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-000',
     ...(maria ? { DATABASE_URL: maria.url } : {}),
@@ -47,6 +66,7 @@ export async function startTestApp(db: TestDatabase, env: Record<string, string>
   const app = buildApplication(loaded.config, { logger: silentLogger });
   let port: number;
   try {
+    await options.beforeStart?.(app);
     port = (await app.start()).port ?? 0;
   } catch (error) {
     await app.stop().catch(() => undefined);

@@ -1,7 +1,12 @@
 import type { Migration } from './migration.ts';
 import { usersAndSessions } from './001-users-and-sessions.ts';
 import { coins } from './002-coins.ts';
+import { userEvents } from './006-user-events.ts';
+import { uploads } from './005-uploads.ts';
 import { templates } from './003-templates.ts';
+import { queueAndOutbox } from './004-queue-and-outbox.ts';
+
+import { jobsAndHistory } from './007-jobs-and-history.ts';
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates];
+export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory];
