@@ -22,6 +22,10 @@ export const TOKENS = {
   Outbox: Symbol.for('Outbox'),
   /** OutboxRelayLoop: `flush()` relays now (tests, shutdown paths); also bound as a Lifecycle. */
   OutboxRelay: Symbol.for('OutboxRelay'),
+  /** TemplateRepository port (templates.module.ts). */
+  TemplateRepository: Symbol.for('TemplateRepository'),
+  /** GetTemplateVersion use case: a template version's workflow, map, cost and output type, for generation and history. */
+  GetTemplateVersion: Symbol.for('GetTemplateVersion'),
   /** `{ server }`: the API role's node:http server (null in a worker-only process), for WebSocket upgrades. */
   HttpServer: Symbol.for('HttpServer'),
   /** Multi-bound: every feature adds its HTTP routes. */

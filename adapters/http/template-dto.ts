@@ -1,0 +1,128 @@
+import { PARAMETER_TYPES, withClassTypes } from '../../core/domain/parameter-map.ts';
+import { CATEGORIES } from '../../core/domain/parameter-presets.ts';
+import { OUTPUT_TYPES, type CatalogueTemplate, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
+import type { JsonSchema } from './openapi.ts';
+
+/** WorkflowTemplateResponseDTO: each map item also names its node's class_type, so admins can check the wiring. */
+export const templateDto = (template: WorkflowTemplate) => ({
+  id: template.id,
+  name: template.name,
+  description: template.description,
+  category: template.category,
+  workflow: template.workflow,
+  parameter_map: withClassTypes(template.parameterMap, template.workflow),
+  cost: template.cost,
+  outputType: template.outputType,
+  isActive: template.isActive,
+  version: template.version,
+  createdAt: template.createdAt.toISOString(),
+  updatedAt: template.updatedAt.toISOString(),
+});
+
+export const catalogueDto = (template: CatalogueTemplate) => ({
+  id: template.id,
+  name: template.name,
+  description: template.description,
+  category: template.category,
+  cost: template.cost,
+  outputType: template.outputType,
+  parameters: template.parameters,
+});
+
+const scalar = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+
+const publicItemProperties: Record<string, JsonSchema> = {
+  key: { type: 'string' },
+  type: { type: 'string', enum: [...PARAMETER_TYPES] },
+  label: { type: 'string' },
+  description: { type: 'string' },
+  default: scalar,
+  required: { type: 'boolean' },
+  min: { type: 'number' },
+  max: { type: 'number' },
+  options: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }] } },
+  preset: { type: 'string' },
+};
+
+export const mappingItemSchema: JsonSchema = {
+  type: 'object',
+  required: ['node_id', 'input_name'],
+  properties: { ...publicItemProperties, node_id: { type: 'string' }, input_name: { type: 'string' } },
+};
+
+export const parameterMapSchema: JsonSchema = {
+  type: 'object',
+  description: 'Parameter name → WorkflowParameterMappingItemDTO',
+  additionalProperties: mappingItemSchema,
+};
+
+const workflowSchema: JsonSchema = {
+  type: 'object',
+  description: 'ComfyUI API format: node id → {class_type, inputs}; a link is [sourceNodeId, outputIndex]',
+  additionalProperties: {
+    type: 'object',
+    required: ['class_type', 'inputs'],
+    properties: { class_type: { type: 'string' }, inputs: { type: 'object' }, _meta: { type: 'object' } },
+  },
+};
+
+const templateFields: Record<string, JsonSchema> = {
+  name: { type: 'string', minLength: 1, maxLength: 100 },
+  description: { type: ['string', 'null'], maxLength: 2000 },
+  category: { type: 'string', enum: [...CATEGORIES] },
+  workflow: workflowSchema,
+  cost: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+  outputType: { type: 'string', enum: [...OUTPUT_TYPES] },
+  isActive: { type: 'boolean', default: true },
+};
+
+export const createTemplateBodySchema: JsonSchema = {
+  type: 'object',
+  required: ['name', 'category', 'workflow', 'cost', 'outputType'],
+  properties: templateFields,
+};
+
+export const patchTemplateBodySchema: JsonSchema = {
+  type: 'object',
+  properties: { ...templateFields, parameter_map: parameterMapSchema },
+};
+
+export const templateSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'name', 'description', 'category', 'workflow', 'parameter_map', 'cost', 'outputType', 'isActive', 'version', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    ...templateFields,
+    parameter_map: {
+      type: 'object',
+      additionalProperties: { ...mappingItemSchema, properties: { ...(mappingItemSchema['properties'] as object), class_type: { type: ['string', 'null'] } } },
+    },
+    version: { type: 'integer', minimum: 1 },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export const catalogueTemplateSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'name', 'description', 'category', 'cost', 'outputType', 'parameters'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: templateFields['name']!,
+    description: templateFields['description']!,
+    category: templateFields['category']!,
+    cost: templateFields['cost']!,
+    outputType: templateFields['outputType']!,
+    parameters: { type: 'array', items: { type: 'object', required: ['key', 'type'], properties: publicItemProperties } },
+  },
+};
+
+export const parameterPresetSchema: JsonSchema = {
+  type: 'object',
+  required: ['key', 'type', 'label', 'description', 'categories', 'requiredFor'],
+  properties: {
+    ...publicItemProperties,
+    categories: { type: 'array', items: { type: 'string', enum: [...CATEGORIES] } },
+    requiredFor: { type: 'array', items: { type: 'string', enum: [...CATEGORIES] } },
+  },
+};
