@@ -1,7 +1,6 @@
 import type { Container } from 'inversify';
 import type { Config } from '../config.ts';
 import { bindAuth } from './auth.module.ts';
-import { bindTemplates } from './templates.module.ts';
 import { bindCoins } from './coins.module.ts';
 import { bindTemplates } from './templates.module.ts';
 import { bindEvents } from './events.module.ts';
@@ -12,7 +11,6 @@ import { bindGeneration } from './generation.module.ts';
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
 export function bindFeatures(container: Container, config: Readonly<Config>): void {
   bindAuth(container, config);
-  bindTemplates(container, config);
   bindStorage(container, config);
   bindQueue(container, config);
   bindCoins(container, config);
