@@ -114,10 +114,10 @@ test('every signed field is covered: changing any of them invalidates the URL', 
 
 test('fields cannot borrow characters from each other', (t) => {
   const signer = new LocalUrlSigner(SECRET, 'http://x');
-  // With a plain "name|type" message, name "a|text/html" + no type would equal name "a" + type "text/html".
-  const url = new URL(signer.sign('k/f.png', { expiresInSeconds: 60, disposition: 'inline', fileName: 'a|text/html' }, NOW));
+  // With a plain "name|type" message, name "a|text" + type "html" would equal name "a" + type "text|html".
+  const url = new URL(signer.sign('k/f.png', { expiresInSeconds: 60, disposition: 'inline', fileName: 'a|text', contentType: 'html' }, NOW));
   const sig = url.searchParams.get('sig')!;
-  const shifted = { key: 'k/f.png', exp: url.searchParams.get('exp')!, disp: 'inline', name: 'a', type: 'text/html', sig };
+  const shifted = { key: 'k/f.png', exp: url.searchParams.get('exp')!, disp: 'inline', name: 'a', type: 'text|html', sig };
   t.deepEqual(signer.verify(shifted, NOW), { ok: false, reason: 'invalid' });
 });
 

@@ -1,0 +1,62 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import type { FieldProblem } from '../../core/domain/result.ts';
+
+export interface ReceivedFile {
+  data: Buffer;
+  /** The part's declared Content-Type (busboy reports text/plain when the part has none). */
+  mimeType: string;
+  fileName: string;
+}
+
+export type SingleFileOutcome = { ok: true; file: ReceivedFile } | { ok: false; status: 400 | 413; message: string; details?: FieldProblem[] };
+
+const badFile = (message: string): SingleFileOutcome => ({ ok: false, status: 400, message: 'Validation failed', details: [{ field: 'file', message }] });
+
+/**
+ * Reads a multipart/form-data body that must carry exactly one file, in `field`, of at most `maxBytes`.
+ * The whole request is always read (or discarded past the limit) before answering, so the client gets
+ * the response instead of a reset connection. Other text fields are ignored.
+ */
+export function readSingleFile(req: Request, options: { field: string; maxBytes: number }): Promise<SingleFileOutcome> {
+  return new Promise((resolve) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes, files: 1, fields: 50, parts: 60, fieldSize: 64 * 1024 } });
+    } catch {
+      req.resume();
+      resolve(badFile(`send multipart/form-data with the image in a file field named "${options.field}"`));
+      return;
+    }
+    let file: ReceivedFile | null = null;
+    let outcome: SingleFileOutcome | null = null;
+    const settle = (value: SingleFileOutcome) => (outcome ??= value);
+
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => settle({ ok: false, status: 413, message: `The file is larger than the ${Math.round(options.maxBytes / 1048576)} MB upload limit` }));
+      stream.on('end', () => {
+        if (name !== options.field) settle(badFile(`send the image in the field "${options.field}" (got "${name}")`));
+        else file = { data: Buffer.concat(chunks), mimeType: info.mimeType, fileName: info.filename ?? '' };
+      });
+    });
+    parser.on('field', (name) => {
+      if (name === options.field) settle(badFile('must be a file, not a text field'));
+    });
+    parser.on('filesLimit', () => settle(badFile('send exactly one file')));
+    parser.on('partsLimit', () => settle(badFile('too many form parts')));
+    parser.on('fieldsLimit', () => settle(badFile('too many form fields')));
+    parser.on('error', () => {
+      req.unpipe(parser);
+      req.resume();
+      resolve(outcome ?? badFile('the multipart body is malformed'));
+    });
+    parser.on('close', () => {
+      if (outcome) resolve(outcome);
+      else if (file) resolve({ ok: true, file });
+      else resolve(badFile(`is required (a multipart file field named "${options.field}")`));
+    });
+    req.pipe(parser);
+  });
+}

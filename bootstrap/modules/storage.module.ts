@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { Container } from 'inversify';
+import { API_PREFIX, type RouteModule } from '../../adapters/http/http-app.ts';
+import { filesRoutes } from '../../adapters/http/routes/files.routes.ts';
+import { uploadsRoutes } from '../../adapters/http/routes/uploads.routes.ts';
+import { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';
+import { SequelizeUploadRepository } from '../../adapters/sequelize/sequelize-upload-repository.ts';
+import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
+import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
+import type { UploadRepository } from '../../core/ports/upload-repository.port.ts';
+import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
+import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
+import type { Config } from '../config.ts';
+import { TOKENS, type HealthCheckBinding, type LifecycleBinding } from '../tokens.ts';
+import { portsOf } from './ports.ts';
+
+/** How often each API process looks for uploads that expired unused. */
+export const UPLOAD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Object storage (by STORAGE_DRIVER), its health check and signed-file route, and input uploads. */
+export function bindStorage(container: Container, config: Readonly<Config>): void {
+  const storageConfig = config.storage;
+  if (storageConfig.driver !== 'local') {
+    throw new Error(`STORAGE_DRIVER=${storageConfig.driver} is not available in this build (use STORAGE_DRIVER=local)`);
+  }
+  const ports = portsOf(container);
+  container
+    .bind<ObjectStorage>(TOKENS.ObjectStorage)
+    .toDynamicValue(
+      () =>
+        new LocalObjectStorage({
+          dir: storageConfig.dir,
+          filesUrl: `${config.publicUrl}${API_PREFIX}/files`,
+          signingKey: storageConfig.signingKey,
+          clock: ports.clock(),
+        }),
+    )
+    .inSingletonScope();
+  const storage = () => container.get<ObjectStorage>(TOKENS.ObjectStorage);
+  const local = () => storage() as LocalObjectStorage;
+
+  container.bind<HealthCheckBinding>(TOKENS.HealthCheck).toConstantValue({ name: 'storage', check: () => probe(storage()) });
+
+  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() =>
+    filesRoutes({
+      verify: (query) => local().signer.verify(query, ports.clock().now()),
+      open: (key) => local().open(key),
+    }),
+  );
+
+  bindUploads(container, config, storage);
+}
+
+function bindUploads(container: Container, config: Readonly<Config>, storage: () => ObjectStorage): void {
+  const ports = portsOf(container);
+  container.bind<UploadRepository>(TOKENS.UploadRepository).toDynamicValue(() => new SequelizeUploadRepository(ports.db())).inSingletonScope();
+  const uploads = () => container.get<UploadRepository>(TOKENS.UploadRepository);
+
+  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() =>
+    uploadsRoutes({
+      store: new StoreUpload({
+        uploads: uploads(),
+        storage: storage(),
+        inspector: new SharpImageInspector(),
+        ids: ports.ids(),
+        clock: ports.clock(),
+        maxBytes: config.generation.maxUploadBytes,
+      }),
+      maxUploadBytes: config.generation.maxUploadBytes,
+    }),
+  );
+
+  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() =>
+    periodic('upload-sweeper', UPLOAD_SWEEP_INTERVAL_MS, async () => {
+      const report = await new SweepExpiredUploads({ uploads: uploads(), storage: storage(), clock: ports.clock() }).execute();
+      if (report.deleted > 0) ports.logger().info('expired uploads deleted', { count: report.deleted });
+      if (report.failedKeys.length > 0) ports.logger().warn('expired upload files could not be deleted', { keys: report.failedKeys.slice(0, 20) });
+    }, (error) => ports.logger().error('upload sweep failed', { error })),
+  );
+}
+
+/** A put/get/delete round trip of a small object: proves the storage is reachable and writable. */
+async function probe(storage: ObjectStorage): Promise<void> {
+  await storage.check();
+  const key = `health/probe-${randomUUID()}.txt`;
+  const body = Buffer.from(`probe ${key}`);
+  await storage.put(key, body, { contentType: 'text/plain', contentLength: body.length });
+  try {
+    const read = await storage.get(key);
+    if (!read) throw new Error('storage lost the probe object');
+    const chunks: Buffer[] = [];
+    for await (const chunk of read.body) chunks.push(chunk as Buffer);
+    if (!Buffer.concat(chunks).equals(body)) throw new Error('storage returned different bytes for the probe object');
+  } finally {
+    await storage.delete(key);
+  }
+}
+
+/** Runs `task` every `everyMs` (first run right after start), never twice at once; stop() waits for a run in flight. */
+function periodic(name: string, everyMs: number, task: () => Promise<void>, onError: (error: unknown) => void): LifecycleBinding {
+  let timer: NodeJS.Timeout | null = null;
+  let first: NodeJS.Immediate | null = null;
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (running || !timer) return;
+    running = task()
+      .catch(onError)
+      .finally(() => {
+        running = null;
+      });
+  };
+  return {
+    name,
+    roles: ['api'],
+    async start() {
+      timer = setInterval(tick, everyMs);
+      timer.unref();
+      first = setImmediate(tick);
+    },
+    async stop() {
+      if (first) clearImmediate(first);
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
