@@ -49,6 +49,10 @@ export interface Config {
     unclaimedDeductionMinutes: number;
     maxAttempts: number;
     maxUploadBytes: number;
+    /** Jobs one worker process runs at once. */
+    workerConcurrency: number;
+    /** How long a taken message stays invisible; a running job keeps extending it, a crashed one is retried after it. */
+    visibilitySeconds: number;
   };
   outputs: { viewUrlTtlSeconds: number; downloadUrlTtlSeconds: number; retentionDays: number };
   enableTestEndpoints: boolean;
@@ -280,6 +284,8 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       allowedNodeTypes: allowedNodeTypes.length > 0 ? allowedNodeTypes : null,
       unclaimedDeductionMinutes: read.int('UNCLAIMED_DEDUCTION_MINUTES', 15, 1, 7 * 24 * 60),
       maxAttempts: read.int('MAX_ATTEMPTS', 3, 1, 100),
+      workerConcurrency: read.int('WORKER_CONCURRENCY', 1, 1, 64),
+      visibilitySeconds: read.int('QUEUE_VISIBILITY_SECONDS', 30, 2, 43_200),
       maxUploadBytes: read.int('MAX_UPLOAD_MB', 20, 1, 1024) * 1024 * 1024,
     },
     outputs: {

@@ -128,6 +128,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
         logger: ports.logger().child({ component: 'worker' }),
         retentionDays: config.outputs.retentionDays,
         maxAttempts: config.generation.maxAttempts,
+        visibilitySeconds: config.generation.visibilitySeconds,
         viewUrl: outputHistory().viewUrl,
         onCancel: (jobId, abort) => control.onCancel(jobId, abort),
       });
@@ -181,7 +182,7 @@ function workerLifecycle(container: Container, config: Readonly<Config>): Lifecy
           environment: config.appEnv,
           concurrency: config.generation.workerConcurrency,
           maxAttempts: config.generation.maxAttempts,
-          visibilitySeconds: 120,
+          visibilitySeconds: config.generation.visibilitySeconds,
         },
         (message) => run.execute(message),
       );

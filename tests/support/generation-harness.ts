@@ -97,6 +97,7 @@ export function generationHarness(options: { engine?: WorkflowEngine; maxAttempt
     logger: quietLogger,
     retentionDays: 30,
     maxAttempts: options.maxAttempts ?? 3,
+    visibilitySeconds: 30,
     viewUrl: outputs.viewUrl,
     onCancel: (jobId, abort) => {
       cancels.set(jobId, abort);

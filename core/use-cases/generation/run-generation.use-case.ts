@@ -18,6 +18,8 @@ export interface RunGenerationDeps extends RefundDeps {
   logger: Logger;
   retentionDays: number;
   maxAttempts: number;
+  /** The queue's visibility timeout: a running job extends it every third of it. */
+  visibilitySeconds: number;
   viewUrl(item: HistoryItem): Promise<string>;
   /** Registers an abort hook so a cancel request reaches the running engine call. */
   onCancel(jobId: string, abort: () => void): () => void;
@@ -49,7 +51,8 @@ export class RunGeneration {
 
     const controller = new AbortController();
     const unregister = this.deps.onCancel(job.id, () => controller.abort());
-    const heartbeat = setInterval(() => void message.extendVisibility(120).catch(() => undefined), 30_000);
+    const visibility = this.deps.visibilitySeconds;
+    const heartbeat = setInterval(() => void message.extendVisibility(visibility).catch(() => undefined), (visibility * 1000) / 3);
     let result: EngineRunResult;
     try {
       const inputs = await this.inputs(job);
