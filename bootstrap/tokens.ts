@@ -13,6 +13,10 @@ export const TOKENS = {
   PasswordHasher: Symbol.for('PasswordHasher'),
   TokenIssuer: Symbol.for('TokenIssuer'),
   Authenticate: Symbol.for('Authenticate'),
+  IdempotencyStore: Symbol.for('IdempotencyStore'),
+  /** ExecuteIdempotently: the `Idempotency-Key` use case shared by coin routes and POST /generate. */
+  Idempotency: Symbol.for('ExecuteIdempotently'),
+  AuditLog: Symbol.for('AuditLog'),
   /** ObjectStorage port, chosen by STORAGE_DRIVER (storage.module.ts). */
   ObjectStorage: Symbol.for('ObjectStorage'),
   UploadRepository: Symbol.for('UploadRepository'),
