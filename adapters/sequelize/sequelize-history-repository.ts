@@ -38,7 +38,7 @@ const historyModel = (db: SequelizeDatabase): RowModel<HistoryRow> =>
         width: DataTypes.INTEGER,
         height: DataTypes.INTEGER,
         duration_seconds: DataTypes.DOUBLE,
-        used_parameters: DataTypes.TEXT('long'),
+        used_parameters: DataTypes.TEXT,
         created_at: DataTypes.DATE(3),
         expires_at: DataTypes.DATE(3),
       },

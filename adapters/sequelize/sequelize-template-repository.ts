@@ -36,7 +36,7 @@ interface VersionRow {
 }
 
 const date = (allowNull = false) => ({ type: DataTypes.DATE(3), allowNull });
-const jsonText = (sequelize: Sequelize) => ({ type: sequelize.getDialect() === 'mysql' ? DataTypes.TEXT('long') : DataTypes.TEXT, allowNull: false });
+const jsonText = (sequelize: Sequelize) => ({ type: sequelize.getDialect() === 'mysql' ? DataTypes.TEXT : DataTypes.TEXT, allowNull: false });
 
 const templateModel = (sequelize: Sequelize): RowModel<TemplateRow> =>
   defineOnce(sequelize, 'WorkflowTemplate', () =>

@@ -1,9 +1,8 @@
 import { DataTypes } from 'sequelize';
-import type { Migration } from './migration.ts';
+import { longText, type Migration } from './migration.ts';
 
 const timestamp = (allowNull = false) => ({ type: DataTypes.DATE(3), allowNull });
 // SQLite's TEXT has no size variants (and Sequelize warns when asked for one).
-const jsonText = (dialect: 'sqlite' | 'mysql') => (dialect === 'mysql' ? DataTypes.TEXT('long') : DataTypes.TEXT);
 
 /** Idempotency keys (per user, remembered 24 h) and the administrators' audit log. */
 export const coins: Migration = {
@@ -16,7 +15,7 @@ export const coins: Migration = {
       fingerprint: { type: DataTypes.STRING(64), allowNull: false },
       token: { type: DataTypes.UUID, allowNull: false },
       response_status: { type: DataTypes.INTEGER, allowNull: true },
-      response_body: { type: jsonText(dialect), allowNull: true },
+      response_body: { type: longText(dialect), allowNull: true },
       claimed_at: timestamp(),
       completed_at: timestamp(true),
       expires_at: timestamp(),
@@ -31,7 +30,7 @@ export const coins: Migration = {
       actor_id: { type: DataTypes.UUID, allowNull: false },
       action: { type: DataTypes.STRING(64), allowNull: false },
       target_user_id: { type: DataTypes.UUID, allowNull: true },
-      details: { type: jsonText(dialect), allowNull: false },
+      details: { type: longText(dialect), allowNull: false },
       created_at: timestamp(),
     });
     await qi.addIndex('audit_log', ['created_at'], { name: 'audit_log_created' });

@@ -1,9 +1,9 @@
 import { DataTypes } from 'sequelize';
-import type { Migration } from './migration.ts';
+import { longText, type Migration } from './migration.ts';
 
 const timestamp = (allowNull = false) => ({ type: DataTypes.DATE(3), allowNull });
 /** LONGTEXT on MariaDB (TEXT stops at 64 KiB); SQLite's TEXT has no limit and takes no length option. */
-const jsonText = (dialect: 'sqlite' | 'mysql') => ({ type: dialect === 'mysql' ? DataTypes.TEXT('long') : DataTypes.TEXT, allowNull: false });
+const jsonText = (dialect: 'sqlite' | 'mysql') => ({ type: longText(dialect), allowNull: false });
 
 /**
  * Workflow templates (soft-deleted) and every version of their workflow and parameter map.

@@ -1,12 +1,12 @@
 import { DataTypes } from 'sequelize';
-import type { Migration } from './migration.ts';
+import { longText, type Migration } from './migration.ts';
 
 const timestamp = (allowNull = false) => ({ type: DataTypes.DATE(3), allowNull });
-const json = () => ({ type: DataTypes.TEXT('long'), allowNull: false });
+const json = (dialect: 'sqlite' | 'mysql') => ({ type: longText(dialect), allowNull: false });
 
 export const jobsAndHistory: Migration = {
   name: '007-jobs-and-history',
-  async up(qi) {
+  async up(qi, dialect) {
     await qi.createTable('generation_jobs', {
       id: { type: DataTypes.UUID, primaryKey: true, allowNull: false },
       user_id: { type: DataTypes.UUID, allowNull: false, references: { model: 'users', key: 'id' }, onDelete: 'CASCADE' },
@@ -16,14 +16,14 @@ export const jobsAndHistory: Migration = {
       progress_value: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       progress_max: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 1 },
       status_text: { type: DataTypes.STRING(255), allowNull: false, defaultValue: '' },
-      workflow: json(),
-      used_parameters: json(),
-      image_refs: json(),
+      workflow: json(dialect),
+      used_parameters: json(dialect),
+      image_refs: json(dialect),
       output_type: { type: DataTypes.STRING(8), allowNull: false },
       paid_coins: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       refunded_coins: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       error: { type: DataTypes.TEXT, allowNull: true },
-      text_outputs: json(),
+      text_outputs: json(dialect),
       attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       created_at: timestamp(),
       updated_at: timestamp(),
@@ -46,7 +46,7 @@ export const jobsAndHistory: Migration = {
       width: { type: DataTypes.INTEGER, allowNull: true },
       height: { type: DataTypes.INTEGER, allowNull: true },
       duration_seconds: { type: DataTypes.DOUBLE, allowNull: true },
-      used_parameters: json(),
+      used_parameters: json(dialect),
       created_at: timestamp(),
       expires_at: timestamp(),
     });

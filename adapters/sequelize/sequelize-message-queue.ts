@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { DataTypes, Op, UniqueConstraintError, type Model } from 'sequelize';
+import { DEFAULT_BACKOFF, validateConsumeOptions, type BackoffPolicy } from '../../core/domain/message-delivery.ts';
+import type { Clock } from '../../core/ports/clock.port.ts';
+import type { IdGenerator } from '../../core/ports/id-generator.port.ts';
+import type { Logger } from '../../core/ports/logger.port.ts';
+import type {
+  ConsumeOptions,
+  Consumer,
+  DeliveredMessage,
+  HandlerOutcome,
+  MessageQueue,
+  OutgoingMessage,
+  PeekedMessage,
+  TaskType,
+} from '../../core/ports/queue.port.ts';
+import { afterCommit } from './after-commit.ts';
+import { asRows, defineOnce, type RowModel } from './models.ts';
+import type { SequelizeDatabase } from './sequelize-database.ts';
+import { SequelizeQueueConsumer } from './sequelize-queue-consumer.ts';
+
+export interface QueueMessageRow {
+  id: string;
+  message_id: string;
+  task_type: string;
+  environment: string;
+  body: string;
+  status: 'ready' | 'dead';
+  attempts: number;
+  visible_at: Date;
+  claim_token: string | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const queueMessageModel = (sequelize: SequelizeDatabase['sequelize']): RowModel<QueueMessageRow> =>
+  defineOnce(sequelize, 'QueueMessage', () =>
+    sequelize.define<Model<QueueMessageRow, QueueMessageRow>>(
+      'QueueMessage',
+      {
+        id: { type: DataTypes.UUID, primaryKey: true },
+        message_id: { type: DataTypes.STRING(128), allowNull: false },
+        task_type: { type: DataTypes.STRING(32), allowNull: false },
+        environment: { type: DataTypes.STRING(32), allowNull: false },
+        body: { type: DataTypes.TEXT, allowNull: false },
+        status: { type: DataTypes.STRING(8), allowNull: false },
+        attempts: { type: DataTypes.INTEGER, allowNull: false },
+        visible_at: { type: DataTypes.DATE(3), allowNull: false },
+        claim_token: { type: DataTypes.STRING(36), allowNull: true },
+        last_error: { type: DataTypes.TEXT, allowNull: true },
+        created_at: { type: DataTypes.DATE(3), allowNull: false },
+        updated_at: { type: DataTypes.DATE(3), allowNull: false },
+      },
+      { tableName: 'queue_messages' },
+    ),
+  );
+
+export interface SequelizeMessageQueueOptions {
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+  /** Sleep between polls while there is nothing to take (a publish in this process wakes the poller at once). */
+  pollIntervalMs?: number;
+  /** Delay before retrying a message whose handler threw: doubles per attempt, capped. */
+  backoff?: BackoffPolicy;
+}
+
+const systemClock: Clock = { now: () => new Date() };
+const randomIds: IdGenerator = { newId: () => randomUUID() };
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+
+/**
+ * QUEUE_DRIVER=db: the queue is a table of the application database (SQLite or MariaDB), so it
+ * survives restarts and needs no other server. Consumers poll; a message is taken by a conditional
+ * UPDATE (it must still be ready and visible), so two processes never run one message at once.
+ * A taken message stays invisible for the visibility timeout; if its consumer dies, it comes back.
+ */
+export class SequelizeMessageQueue implements MessageQueue {
+  private readonly model: RowModel<QueueMessageRow>;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+  private readonly logger: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly backoff: BackoffPolicy;
+  private readonly consumers = new Set<SequelizeQueueConsumer>();
+
+  constructor(
+    private readonly db: SequelizeDatabase,
+    options: SequelizeMessageQueueOptions = {},
+  ) {
+    this.model = queueMessageModel(db.sequelize);
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? randomIds;
+    this.logger = options.logger ?? silent;
+    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+  }
+
+  /** Joins the ambient unit of work, if any: the message exists only if that transaction commits. */
+  async publish(message: OutgoingMessage): Promise<{ messageId: string }> {
+    const id = this.ids.newId();
+    const messageId = message.messageId ?? id;
+    const now = this.clock.now();
+    try {
+      await this.model.create({
+        id,
+        message_id: messageId,
+        task_type: message.taskType,
+        environment: message.environment,
+        body: JSON.stringify(message.body ?? null),
+        status: 'ready',
+        attempts: 0,
+        visible_at: now,
+        claim_token: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (error) {
+      // Same messageId published before (a relay retrying after a crash): keep the first one.
+      if (error instanceof UniqueConstraintError) return { messageId };
+      throw error;
+    }
+    afterCommit(() => this.wakeConsumers());
+    return { messageId };
+  }
+
+  async consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer> {
+    validateConsumeOptions(options);
+    // The poll loop would inherit the transaction through async context and run inside it.
+    if (this.db.inTransaction()) throw new Error('consume() must not be called inside a unit of work');
+    const consumer = new SequelizeQueueConsumer(
+      {
+        model: this.model,
+        clock: this.clock,
+        logger: this.logger,
+        pollIntervalMs: this.pollIntervalMs,
+        backoff: this.backoff,
+        onStopped: (stopped) => this.consumers.delete(stopped),
+      },
+      options,
+      handler,
+    );
+    this.consumers.add(consumer);
+    consumer.start();
+    return consumer;
+  }
+
+  /** Messages waiting: ready and not held by a consumer (delayed retries included). */
+  async peek(max: number): Promise<PeekedMessage[]> {
+    const rows = await this.model.findAll({
+      where: { status: 'ready', [Op.or]: [{ claim_token: null }, { visible_at: { [Op.lte]: this.clock.now() } }] },
+      order: [
+        ['visible_at', 'ASC'],
+        ['created_at', 'ASC'],
+      ],
+      limit: Math.max(0, max),
+      raw: true,
+    });
+    return asRows<QueueMessageRow>(rows).map(toPeeked);
+  }
+
+  async deadLetters(max: number): Promise<PeekedMessage[]> {
+    const rows = await this.model.findAll({
+      where: { status: 'dead' },
+      order: [
+        ['updated_at', 'ASC'],
+        ['created_at', 'ASC'],
+      ],
+      limit: Math.max(0, max),
+      raw: true,
+    });
+    return asRows<QueueMessageRow>(rows).map(toPeeked);
+  }
+
+  async check(): Promise<void> {
+    await this.model.findOne({ attributes: ['id'], raw: true });
+  }
+
+  /** Stops every consumer (each waits for its handlers). The database belongs to the application. */
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
+  }
+
+  private wakeConsumers(): void {
+    for (const consumer of this.consumers) consumer.wake();
+  }
+}
+
+const toPeeked = (row: QueueMessageRow): PeekedMessage => ({
+  id: row.message_id,
+  body: JSON.parse(row.body) as unknown,
+  attributes: { TaskType: row.task_type as TaskType, Environment: row.environment },
+});
