@@ -18,4 +18,8 @@ export interface Outbox {
   markPublished(id: string, at: Date): Promise<void>;
   /** Tells the relay (in this process) there is something to publish now, instead of at its next poll. */
   notify(): void;
+  /** The relay's side of `notify()`: `listener` runs on each notification. Returns the unsubscribe function. */
+  onNotify(listener: () => void): () => void;
+  /** Deletes entries published before `before`; returns how many. */
+  purgePublished(before: Date): Promise<number>;
 }
