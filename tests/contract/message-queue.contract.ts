@@ -1,0 +1,330 @@
+import test from 'ava';
+import type { DeliveredMessage, HandlerOutcome, MessageQueue, PeekedMessage } from '../../core/ports/queue.port.ts';
+import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+
+/** Short delays so the suite stays fast; every adapter takes them through its constructor options. */
+export const FAST = { pollIntervalMs: 20, backoff: { initialSeconds: 0.05, maxSeconds: 0.4 } };
+
+export interface MadeQueue {
+  queue: MessageQueue;
+  /** The unit of work of the queue's storage (null: the backend has no transactions). */
+  uow: UnitOfWork | null;
+}
+
+export interface QueueBackend {
+  /** A fresh queue over this backend's shared storage. */
+  make(): Promise<MadeQueue>;
+  /** A queue over the same storage through its own connections, like another process. */
+  makeOther(): Promise<MadeQueue>;
+  dispose(): Promise<void>;
+}
+
+export interface QueueBackendFlags {
+  /** publish() joins the caller's unit of work. */
+  transactional: boolean;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+let counter = 0;
+/** Tests share a backend's storage; each keeps to its own environment. */
+const uniqueEnv = (name: string) => `${name}-${(counter += 1)}-${Math.random().toString(36).slice(2, 6)}`;
+const inEnv = (messages: PeekedMessage[], environment: string) => messages.filter((m) => m.attributes['Environment'] === environment);
+const base = { concurrency: 1, maxAttempts: 3, visibilitySeconds: 5 };
+
+/** Registers the MessageQueue contract for one adapter. */
+export function messageQueueContract(name: string, setup: () => Promise<QueueBackend>, flags: QueueBackendFlags): void {
+  let backend: Promise<QueueBackend> | null = null;
+  const made: MadeQueue[] = [];
+  const open = async (other = false): Promise<MadeQueue> => {
+    backend ??= setup();
+    const b = await backend;
+    const queue = await (other ? b.makeOther() : b.make());
+    made.push(queue);
+    return queue;
+  };
+  test.after.always(async () => {
+    for (const { queue } of made) await queue.close();
+    if (backend) await (await backend).dispose();
+  });
+
+  test(`${name}: publish → consume → ack delivers once with its attributes, then the message is gone`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('ack');
+    await queue.check();
+    const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { jobId: 'j1', nested: { a: [1, 2] } } });
+    const seen: DeliveredMessage[] = [];
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 0.3 }, async (message) => {
+      seen.push(message);
+      return { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 1, 'the delivery');
+    await sleep(500); // longer than the visibility: an acked message never comes back
+    await consumer.stop();
+    t.is(seen.length, 1);
+    t.like(seen[0], { id: messageId, taskType: 'generation', environment, attempt: 1 });
+    t.deepEqual(seen[0]!.body, { jobId: 'j1', nested: { a: [1, 2] } });
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
+  });
+
+  test(`${name}: a consumer gets only its environment and task types`, async (t) => {
+    const { queue } = await open();
+    const [production, local] = [uniqueEnv('production'), uniqueEnv('local')];
+    const wanted = await queue.publish({ taskType: 'generation', environment: production, body: { n: 'wanted' } });
+    await queue.publish({ taskType: 'generation', environment: local, body: { n: 'other env' } });
+    await queue.publish({ taskType: 'publish', environment: production, body: { n: 'other type' } });
+    const seen: unknown[] = [];
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment: production }, async (message) => {
+      seen.push(message.body);
+      return { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 1, 'the production generation message');
+    await sleep(200);
+    await consumer.stop();
+    t.deepEqual(seen, [{ n: 'wanted' }]);
+    t.deepEqual(inEnv(await queue.peek(10_000), local).map((m) => m.body), [{ n: 'other env' }]);
+    const left = inEnv(await queue.peek(10_000), production);
+    t.deepEqual(left.map((m) => [m.body, m.attributes]), [[{ n: 'other type' }, { TaskType: 'publish', Environment: production }]]);
+    t.false(left.some((m) => m.id === wanted.messageId));
+  });
+
+  test(`${name}: retry waits its delay and counts attempts; waiting messages show in peek`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('retry');
+    await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    const seen: { attempt: number; at: number }[] = [];
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async (message) => {
+      seen.push({ attempt: message.attempt, at: Date.now() });
+      return message.attempt === 1 ? { action: 'retry', delaySeconds: 0.4 } : { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 1, 'the first delivery');
+    await sleep(100);
+    t.is(inEnv(await queue.peek(10_000), environment).length, 1, 'a delayed retry is waiting, not gone');
+    await waitFor(() => seen.length === 2, 'the retry');
+    await consumer.stop();
+    t.deepEqual(
+      seen.map((s) => s.attempt),
+      [1, 2],
+    );
+    t.true(seen[1]!.at - seen[0]!.at >= 350, `retried after ${seen[1]!.at - seen[0]!.at} ms`);
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
+  test(`${name}: retry on the last attempt, or an explicit dead, goes to the dead letters and never comes back`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('dead');
+    const retried = await queue.publish({ taskType: 'generation', environment, body: { n: 'retried' } });
+    const killed = await queue.publish({ taskType: 'publish', environment, body: { n: 'killed' } });
+    const attempts: Record<string, number[]> = {};
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation', 'publish'], environment }, async (message): Promise<HandlerOutcome> => {
+      (attempts[message.id] ??= []).push(message.attempt);
+      return message.taskType === 'publish' ? { action: 'dead', reason: 'bad platform' } : { action: 'retry', delaySeconds: 0 };
+    });
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 2, 'two dead letters');
+    await sleep(300);
+    await consumer.stop();
+    t.deepEqual(attempts[retried.messageId], [1, 2, 3]);
+    t.deepEqual(attempts[killed.messageId], [1]);
+    const dead = inEnv(await queue.deadLetters(10_000), environment);
+    t.deepEqual(dead.map((m) => m.id).sort(), [retried.messageId, killed.messageId].sort());
+    t.deepEqual(dead.find((m) => m.id === killed.messageId)!.body, { n: 'killed' });
+    t.deepEqual(dead.find((m) => m.id === killed.messageId)!.attributes, { TaskType: 'publish', Environment: environment });
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
+  test(`${name}: a handler that throws is retried with growing backoff, then dead-lettered`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('throw');
+    const recovers = await queue.publish({ taskType: 'generation', environment, body: { n: 'recovers' } });
+    const hopeless = await queue.publish({ taskType: 'generation', environment, body: { n: 'hopeless' } });
+    const seen: Record<string, number[]> = {};
+    const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment }, async (message) => {
+      (seen[message.id] ??= []).push(Date.now());
+      if (message.id === hopeless.messageId || message.attempt < 3) throw new Error('engine unreachable');
+      return { action: 'ack' };
+    });
+    await waitFor(() => seen[recovers.messageId]?.length === 3, 'the third attempt');
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 1, 'the hopeless message dead');
+    await consumer.stop();
+    const [first, second, third] = seen[recovers.messageId]!;
+    t.true(second! - first! >= 40, `first backoff ${second! - first!} ms (50 expected)`);
+    t.true(third! - second! >= 90, `second backoff ${third! - second!} ms (100 expected)`);
+    t.is(seen[hopeless.messageId]!.length, 3);
+    t.deepEqual(
+      inEnv(await queue.deadLetters(10_000), environment).map((m) => m.id),
+      [hopeless.messageId],
+    );
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
+  // Serial: timing claims need a database that other tests of this file are not hammering.
+  test.serial(`${name}: a message whose consumer never finishes is delivered again when its visibility ends`, async (t) => {
+    const { queue } = await open();
+    const other = (await open(true)).queue;
+    const environment = uniqueEnv('crash');
+    await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    t.teardown(() => release());
+    const crashed: { attempt: number; at: number }[] = [];
+    const crashedConsumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 0.5 }, async (message) => {
+      crashed.push({ attempt: message.attempt, at: Date.now() });
+      await stuck; // a process that died mid-job: never settles in time
+      return { action: 'ack' };
+    });
+    await waitFor(() => crashed.length === 1, 'the first delivery');
+    const survivor: { attempt: number; at: number }[] = [];
+    const survivorConsumer = await other.consume({ ...base, taskTypes: ['generation'], environment }, async (message) => {
+      survivor.push({ attempt: message.attempt, at: Date.now() });
+      return { action: 'ack' };
+    });
+    await waitFor(() => survivor.length === 1, 'the redelivery');
+    const waited = survivor[0]!.at - crashed[0]!.at;
+    // Measured from handler start to handler start: the take itself may take a few ms under load.
+    t.true(waited >= 400, `redelivered after ${waited} ms, before the 500 ms visibility timeout`);
+    t.deepEqual(
+      survivor.map((s) => s.attempt),
+      [2],
+    );
+    release(); // the stale ack of the first delivery changes nothing
+    await crashedConsumer.stop();
+    await survivorConsumer.stop();
+    t.deepEqual(
+      crashed.map((c) => c.attempt),
+      [1],
+    );
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
+  });
+
+  test.serial(`${name}: extendVisibility keeps a long job from being delivered again`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('extend');
+    await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    const seen: number[] = [];
+    const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment, visibilitySeconds: 0.3 }, async (message) => {
+      seen.push(message.attempt);
+      await message.extendVisibility(2);
+      await sleep(800);
+      return { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 1, 'the delivery');
+    await consumer.stop();
+    await sleep(200);
+    t.deepEqual(seen, [1]);
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
+  test(`${name}: two consumers over one storage handle 200 messages exactly once`, async (t) => {
+    const { queue } = await open();
+    const other = (await open(true)).queue;
+    const environment = uniqueEnv('pair');
+    for (let n = 0; n < 200; n += 1) await queue.publish({ taskType: 'generation', environment, body: { n } });
+    const handled: number[][] = [[], []];
+    const handler = (index: number) => async (message: DeliveredMessage) => {
+      handled[index]!.push((message.body as { n: number }).n);
+      await sleep(Math.random() * 4);
+      return { action: 'ack' } as const;
+    };
+    const options = { ...base, concurrency: 4, taskTypes: ['generation' as const], environment, visibilitySeconds: 30 };
+    const consumers = await Promise.all([queue.consume(options, handler(0)), other.consume(options, handler(1))]);
+    await waitFor(() => handled[0]!.length + handled[1]!.length >= 200, '200 deliveries', 20_000);
+    await sleep(200);
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
+    const all = [...handled[0]!, ...handled[1]!];
+    t.is(all.length, 200);
+    t.is(new Set(all).size, 200);
+    t.true(handled[0]!.length > 0 && handled[1]!.length > 0, `split ${handled[0]!.length}/${handled[1]!.length}`);
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
+  test(`${name}: a second publish with the same messageId is a no-op`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('dedupe');
+    const messageId = `outbox-${Math.random().toString(36).slice(2)}`;
+    const first = await queue.publish({ taskType: 'generation', environment, body: { n: 1 }, messageId });
+    const second = await queue.publish({ taskType: 'generation', environment, body: { n: 2 }, messageId });
+    t.deepEqual([first.messageId, second.messageId], [messageId, messageId]);
+    t.deepEqual(
+      inEnv(await queue.peek(10_000), environment).map((m) => [m.id, m.body]),
+      [[messageId, { n: 1 }]],
+    );
+  });
+
+  test(`${name}: peek shows waiting messages without taking them`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('peek');
+    const a = await queue.publish({ taskType: 'generation', environment, body: { n: 'a' } });
+    const b = await queue.publish({ taskType: 'publish', environment, body: { n: 'b' } });
+    const peeked = inEnv(await queue.peek(10_000), environment);
+    t.deepEqual(peeked, [
+      { id: a.messageId, body: { n: 'a' }, attributes: { TaskType: 'generation', Environment: environment } },
+      { id: b.messageId, body: { n: 'b' }, attributes: { TaskType: 'publish', Environment: environment } },
+    ]);
+    t.is(inEnv(await queue.peek(10_000), environment).length, 2);
+    const seen: number[] = [];
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation', 'publish'], environment }, async (message) => {
+      seen.push(message.attempt);
+      return { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 2, 'both deliveries');
+    await consumer.stop();
+    t.deepEqual(seen, [1, 1]);
+  });
+
+  test(`${name}: stop() waits for handlers in flight and then takes nothing more`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('stop');
+    await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    let started = false;
+    let finished = false;
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async () => {
+      started = true;
+      await sleep(300);
+      finished = true;
+      return { action: 'ack' };
+    });
+    await waitFor(() => started, 'the delivery');
+    await consumer.stop();
+    t.true(finished, 'stop() resolved only after the handler finished');
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), [], 'and its outcome was applied');
+    await queue.publish({ taskType: 'generation', environment, body: { n: 2 } });
+    await sleep(200);
+    t.is(inEnv(await queue.peek(10_000), environment).length, 1);
+  });
+
+  if (flags.transactional) {
+    test(`${name}: publish joins the unit of work: rolled back, nothing; committed, delivered`, async (t) => {
+      const { queue, uow } = await open();
+      const environment = uniqueEnv('uow');
+      await t.throwsAsync(
+        uow!.run(async () => {
+          await queue.publish({ taskType: 'generation', environment, body: { n: 'rolled back' } });
+          throw new Error('the job insert failed');
+        }),
+        { message: 'the job insert failed' },
+      );
+      t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+      const seen: unknown[] = [];
+      const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async (message) => {
+        seen.push(message.body);
+        return { action: 'ack' };
+      });
+      await sleep(100);
+      await uow!.run(() => queue.publish({ taskType: 'generation', environment, body: { n: 'committed' } }));
+      await waitFor(() => seen.length === 1, 'the committed message');
+      await sleep(100);
+      await consumer.stop();
+      t.deepEqual(seen, [{ n: 'committed' }]);
+    });
+  }
+}
