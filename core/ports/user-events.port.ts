@@ -34,3 +34,14 @@ export interface EventBus {
 
 export const USER_EVENTS_CHANNEL = 'user-events';
 export const JOB_CONTROL_CHANNEL = 'job-control';
+
+/**
+ * What PublishUserEvent puts on USER_EVENTS_CHANNEL. Plain JSON (the date is an ISO string) so a
+ * cross-process bus (Redis, RabbitMQ) carries it unchanged.
+ */
+export interface UserEventEnvelope {
+  userId: string;
+  seq: number;
+  event: UserEvent;
+  createdAt: string;
+}
