@@ -17,7 +17,7 @@ export const userEventModel = (db: SequelizeDatabase): RowModel<UserEventRow> =>
       {
         user_id: { type: DataTypes.UUID, primaryKey: true },
         seq: { type: DataTypes.INTEGER, primaryKey: true },
-        payload: { type: db.dialect === 'mysql' ? DataTypes.TEXT : DataTypes.TEXT, allowNull: false },
+        payload: { type: DataTypes.TEXT, allowNull: false },
         created_at: { type: DataTypes.DATE(3), allowNull: false },
       },
       { tableName: 'user_events' },
