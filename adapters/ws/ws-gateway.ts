@@ -1,0 +1,284 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import type { Logger } from '../../core/ports/logger.port.ts';
+import { USER_EVENTS_CHANNEL, type EventBus, type StoredUserEvent, type UserEventEnvelope } from '../../core/ports/user-events.port.ts';
+import { normalizeOrigin, pathOf, rejectUpgrade, tokenOf } from './upgrade-request.ts';
+
+/** The canonical path and the legacy one (API.md §0). Upgrades to any other path are left alone. */
+export const WS_PATHS: readonly string[] = ['/api/v1/ws', '/api/ws'];
+
+export interface WsGatewayDeps {
+  /** An access token to its claims, or null when invalid, expired or logged out. */
+  authenticate(token: string): Promise<{ userId: string } | null>;
+  /** The user's stored events with seq > since, in seq order, at most `max` (UserEventStore.listSince). */
+  replay(userId: string, since: number, max: number): Promise<StoredUserEvent[]>;
+  /** The user's queued and running jobs, already in their API shape (GenerationJob). */
+  snapshot(userId: string): Promise<unknown[]>;
+  bus: EventBus;
+  /** Browser origins allowed to open a socket (CORS_ORIGINS). A request without Origin is not a browser's and passes. */
+  allowedOrigins: readonly string[];
+  pingIntervalMs: number;
+  logger: Logger;
+}
+
+interface HeldEvent {
+  seq: number;
+  text: string;
+}
+
+/** Per-socket state, kept small: the serialized text of a live event is shared by all of a user's sockets. */
+interface Client {
+  readonly ws: WebSocket;
+  readonly userId: string;
+  /** Answered the last ping. */
+  alive: boolean;
+  /** Non-null while a sync replays: live events wait here so they are neither lost nor sent out of order. */
+  held: HeldEvent[] | null;
+  /** The held buffer hit its cap and was dropped; the replay reads on from the store, which has every published event. */
+  overflowed: boolean;
+}
+
+const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024;
+const REPLAY_PAGE = 500;
+const HOLD_LIMIT = 1000;
+/** A client this far behind is not reading; dropping it bounds our memory, and it can reconnect and sync. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const CLOSE_GRACE_MS = 1000;
+const GOING_AWAY = 1001;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const asEnvelope = (payload: unknown): UserEventEnvelope | null => {
+  if (!isRecord(payload) || typeof payload.userId !== 'string' || !Number.isSafeInteger(payload.seq)) return null;
+  if (!isRecord(payload.event) || typeof payload.event.type !== 'string') return null;
+  return payload as unknown as UserEventEnvelope;
+};
+
+/** The wire form of an event: its own fields plus the user's seq. */
+const eventText = (event: Record<string, unknown>, seq: number): string => JSON.stringify({ ...event, seq });
+
+const destroyOnError = function (this: Duplex): void {
+  this.destroy();
+};
+
+/**
+ * The real-time endpoint (API.md §6). It authenticates each upgrade (cookie or Bearer, Origin
+ * allow-list), keeps a registry of sockets per user, forwards every USER_EVENTS_CHANNEL event to the
+ * sockets of its user only, answers `sync`, and pings.
+ *
+ * `{"type":"sync","since":n}` replays the caller's stored events with seq > n in order, then sends one
+ * `{"type":"job.snapshot","jobs":[...]}`. Without `since` nothing is replayed: the client gets the
+ * snapshot only (a fresh page has no seq to resume from and wants current state, not 24 h of history).
+ */
+export class WsGateway {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, clientTracking: false });
+  private readonly byUser = new Map<string, Set<Client>>();
+  private readonly origins: Set<string>;
+  private server: Server | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private pinger: NodeJS.Timeout | null = null;
+  private stopping = false;
+
+  constructor(private readonly deps: WsGatewayDeps) {
+    this.origins = new Set(deps.allowedOrigins.map(normalizeOrigin).filter((origin): origin is string => origin !== null));
+  }
+
+  /** Open sockets, all users. */
+  get size(): number {
+    let count = 0;
+    for (const clients of this.byUser.values()) count += clients.size;
+    return count;
+  }
+
+  async start(server: Server): Promise<void> {
+    if (this.server) throw new Error('the WebSocket gateway is already started');
+    this.stopping = false;
+    this.unsubscribe = await this.deps.bus.subscribe(USER_EVENTS_CHANNEL, this.deliver);
+    this.server = server;
+    server.on('upgrade', this.onUpgrade);
+    this.pinger = setInterval(this.heartbeat, this.deps.pingIntervalMs);
+    this.pinger.unref();
+  }
+
+  /** Detaches from the server and the bus, and closes every socket (1001), terminating those that do not close in time. */
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.stopping = true;
+    this.server.off('upgrade', this.onUpgrade);
+    this.server = null;
+    if (this.pinger) clearInterval(this.pinger);
+    this.pinger = null;
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = null;
+    await unsubscribe?.().catch((error: unknown) => this.deps.logger.warn('ws: bus unsubscribe failed', { error: String(error) }));
+
+    const sockets = [...this.byUser.values()].flatMap((clients) => [...clients].map((client) => client.ws));
+    const closed = sockets.map((ws) => (ws.readyState === WebSocket.CLOSED ? Promise.resolve() : new Promise<void>((resolve) => ws.once('close', () => resolve()))));
+    for (const ws of sockets) ws.close(GOING_AWAY, 'server shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    for (const ws of sockets) if (ws.readyState !== WebSocket.CLOSED) ws.terminate();
+    this.byUser.clear();
+  }
+
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (!WS_PATHS.includes(pathOf(req.url))) return;
+    // Node removes its own error listener from an upgraded socket; a reset during the async checks must not crash us.
+    socket.on('error', destroyOnError);
+    this.admit(req, socket, head).catch((error: unknown) => {
+      this.deps.logger.error('ws: upgrade failed', { error: String(error) });
+      rejectUpgrade(socket, 500, 'Internal Server Error');
+    });
+  };
+
+  private async admit(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const normalized = normalizeOrigin(origin);
+      if (normalized === null || !this.origins.has(normalized)) return rejectUpgrade(socket, 403, 'Origin not allowed');
+    }
+    const token = tokenOf(req);
+    if (!token) return rejectUpgrade(socket, 401, 'Authentication required');
+    const claims = await this.deps.authenticate(token);
+    if (!claims) return rejectUpgrade(socket, 401, 'Access token is invalid or expired');
+    if (this.stopping) return rejectUpgrade(socket, 503, 'Server shutting down');
+    if (socket.destroyed) return;
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      socket.off('error', destroyOnError);
+      this.register(ws, claims.userId);
+    });
+  }
+
+  private register(ws: WebSocket, userId: string): void {
+    if (this.stopping) {
+      ws.close(GOING_AWAY, 'server shutting down');
+      return;
+    }
+    const client: Client = { ws, userId, alive: true, held: null, overflowed: false };
+    let clients = this.byUser.get(userId);
+    if (!clients) {
+      clients = new Set();
+      this.byUser.set(userId, clients);
+    }
+    clients.add(client);
+    ws.on('pong', () => {
+      client.alive = true;
+    });
+    ws.on('message', (data, isBinary) => this.onMessage(client, data, isBinary));
+    ws.on('error', (error) => this.deps.logger.debug('ws: socket error', { userId, error: error.message }));
+    ws.on('close', () => {
+      const set = this.byUser.get(userId);
+      if (!set) return;
+      set.delete(client);
+      if (set.size === 0) this.byUser.delete(userId);
+    });
+  }
+
+  private onMessage(client: Client, data: RawData, isBinary: boolean): void {
+    if (isBinary) return this.sendError(client, 'Binary messages are not supported; send JSON text');
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString());
+    } catch {
+      return this.sendError(client, 'Message is not valid JSON');
+    }
+    if (!isRecord(message) || typeof message.type !== 'string') return this.sendError(client, 'Message must be a JSON object with a string "type"');
+    if (message.type !== 'sync') return this.sendError(client, `Unknown message type "${message.type.slice(0, 64)}"; expected "sync"`);
+    const since = message.since ?? undefined;
+    if (since !== undefined && (!Number.isSafeInteger(since) || (since as number) < 0)) {
+      return this.sendError(client, '"since" must be a non-negative integer (a seq) or absent');
+    }
+    if (client.held !== null) return this.sendError(client, 'A sync is already in progress');
+    this.sync(client, since as number | undefined).catch((error: unknown) => {
+      this.deps.logger.error('ws: sync failed', { userId: client.userId, error: String(error) });
+      this.sendError(client, 'Sync failed; try again');
+    });
+  }
+
+  private async sync(client: Client, since: number | undefined): Promise<void> {
+    if (since !== undefined) await this.replay(client, since);
+    const jobs = await this.deps.snapshot(client.userId);
+    this.send(client, JSON.stringify({ type: 'job.snapshot', jobs }));
+  }
+
+  /** Sends stored events after `since`, then the live events that arrived meanwhile, skipping those already sent. */
+  private async replay(client: Client, since: number): Promise<void> {
+    client.held = [];
+    client.overflowed = false;
+    let last = since;
+    try {
+      for (;;) {
+        const page = await this.deps.replay(client.userId, last, REPLAY_PAGE);
+        for (const stored of page) {
+          this.send(client, eventText(stored.event, stored.seq));
+          last = stored.seq;
+        }
+        if (client.ws.readyState !== WebSocket.OPEN) return;
+        if (page.length === REPLAY_PAGE) continue;
+        if (!client.overflowed) break;
+        client.overflowed = false;
+      }
+    } finally {
+      const held = client.held;
+      client.held = null;
+      // Stable sort: publishes of one user can overtake each other across processes.
+      for (const event of held.sort((a, b) => a.seq - b.seq)) if (event.seq > last) this.send(client, event.text);
+    }
+  }
+
+  private readonly deliver = (payload: unknown): void => {
+    const envelope = asEnvelope(payload);
+    if (!envelope) {
+      this.deps.logger.warn('ws: ignored a malformed user event from the bus');
+      return;
+    }
+    const clients = this.byUser.get(envelope.userId);
+    if (!clients) return;
+    const text = eventText(envelope.event, envelope.seq);
+    for (const client of clients) {
+      if (client.held === null) {
+        this.send(client, text);
+      } else {
+        if (client.held.length >= HOLD_LIMIT) {
+          client.held.length = 0;
+          client.overflowed = true;
+        }
+        client.held.push({ seq: envelope.seq, text });
+      }
+    }
+  };
+
+  private readonly heartbeat = (): void => {
+    for (const clients of this.byUser.values()) {
+      for (const client of clients) {
+        if (!client.alive) {
+          client.ws.terminate();
+          continue;
+        }
+        client.alive = false;
+        try {
+          client.ws.ping();
+        } catch {
+          client.ws.terminate();
+        }
+      }
+    }
+  };
+
+  private send(client: Client, text: string): void {
+    const { ws } = client;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.deps.logger.warn('ws: dropped a client that does not read', { userId: client.userId, bufferedBytes: ws.bufferedAmount });
+      ws.terminate();
+      return;
+    }
+    ws.send(text);
+  }
+
+  private sendError(client: Client, message: string): void {
+    this.send(client, JSON.stringify({ type: 'error', message }));
+  }
+}
