@@ -88,6 +88,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       return { port };
     },
     async stop() {
+      for (const part of [...started].reverse()) {
+        await part.beforeServerClose?.().catch((error: unknown) => logger.error('stop failed', { part: part.name, error }));
+      }
       if (server?.listening) {
         server.closeIdleConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));

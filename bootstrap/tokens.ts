@@ -38,6 +38,14 @@ export const TOKENS = {
   HealthCheck: Symbol.for('HealthCheck'),
   /** Multi-bound: background parts started after migrations and stopped on shutdown. */
   Lifecycle: Symbol.for('Lifecycle'),
+  /** Per-user event log for WebSocket replay (UserEventStore). */
+  UserEventStore: Symbol.for('UserEventStore'),
+  /** Fan-out of user events from workers to every API instance (EventBus). */
+  EventBus: Symbol.for('EventBus'),
+  /** The PublishUserEvent use case: store an event for a user (gets its seq), then fan it out. */
+  PublishUserEvent: Symbol.for('PublishUserEvent'),
+  /** `ActiveJobsSnapshot`: a user's queued and running jobs for the socket's `job.snapshot`. Bound by the generation module. */
+  ActiveJobsSnapshot: Symbol.for('ActiveJobsSnapshot'),
 } as const;
 
 export interface HttpServerRef {
@@ -54,5 +62,13 @@ export interface LifecycleBinding {
   /** Which roles run it. */
   roles: ('api' | 'worker')[];
   start(): Promise<void>;
+  /**
+   * Optional: runs before the HTTP server closes. Long-lived connections (WebSockets) end here;
+   * server.close() waits for every connection, upgraded ones included, so it would never return.
+   */
+  beforeServerClose?(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** What TOKENS.ActiveJobsSnapshot resolves to: the user's queued and running jobs in their API shape (GenerationJob). */
+export type ActiveJobsSnapshot = (userId: string) => Promise<unknown[]>;
