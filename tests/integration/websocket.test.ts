@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+import test from 'ava';
+import { WebSocket } from 'ws';
+import { TOKENS, type ActiveJobsSnapshot } from '../../bootstrap/tokens.ts';
+import type { UserEventStore } from '../../core/ports/user-events.port.ts';
+import type { PublishUserEvent } from '../../core/use-cases/events/publish-user-event.use-case.ts';
+import { DATABASES } from '../support/databases.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { connectWs, refusedStatus, type WsMessage, type WsTestClient } from '../support/ws-test-client.ts';
+
+const ALLOWED_ORIGIN = 'http://app.example.test';
+const ENV = { CORS_ORIGINS: ALLOWED_ORIGIN, WS_PING_INTERVAL: '1s' };
+/** Long enough for a stray event to arrive if it were going to. */
+const SETTLE_MS = 300;
+/** A replay page is read and handed over this late, so a sync's replay overlaps live traffic for sure. */
+const REPLAY_DELAY_MS = 25;
+
+/** An in-memory stand-in for the generation module's snapshot, used only when that module does not bind one. */
+const fakeSnapshot: ActiveJobsSnapshot = async (userId) => [
+  { id: `job-of-${userId}`, status: 'running', progress: { value: 1, max: 2 }, outputs: [], error: null },
+];
+
+const isEvent = (m: WsMessage): boolean => typeof m.seq === 'number';
+const seqsOf = (messages: WsMessage[]): number[] => messages.filter(isEvent).map((m) => m.seq!);
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+for (const db of DATABASES) {
+  let app: TestApp;
+  let publish: PublishUserEvent;
+  let wsUrl: string;
+  let legacyWsUrl: string;
+
+  test.before(async () => {
+    app = await startTestApp(db, ENV, {
+      beforeStart({ container }) {
+        if (!container.isBound(TOKENS.ActiveJobsSnapshot)) container.bind(TOKENS.ActiveJobsSnapshot).toConstantValue(fakeSnapshot);
+        const real = container.get<UserEventStore>(TOKENS.UserEventStore);
+        container.rebind<UserEventStore>(TOKENS.UserEventStore).toConstantValue({
+          append: (userId, event, at) => real.append(userId, event, at),
+          // Events published before the read are both held and in the page (must not repeat); those published
+          // after it are only held (must not be lost).
+          listSince: async (userId, since, max) => {
+            await delay(REPLAY_DELAY_MS);
+            const page = await real.listSince(userId, since, max);
+            await delay(REPLAY_DELAY_MS);
+            return page;
+          },
+          purgeBefore: (before) => real.purgeBefore(before),
+        });
+      },
+    });
+    publish = app.app.container.get<PublishUserEvent>(TOKENS.PublishUserEvent);
+    wsUrl = `ws://127.0.0.1:${app.port}/api/v1/ws`;
+    legacyWsUrl = `ws://127.0.0.1:${app.port}/api/ws`;
+  });
+  test.after.always(async () => {
+    await app?.close();
+  });
+
+  const signedUp = async () => {
+    const client = app.client();
+    const user = await client.signUp();
+    return { id: user.id, token: client.cookies.get('access_token')!, client };
+  };
+  const expectedSnapshot = (userId: string) => app.app.container.get<ActiveJobsSnapshot>(TOKENS.ActiveJobsSnapshot)(userId);
+  const progress = (jobId: string, value: number, max: number) => ({ type: 'job.progress', jobId, value, max });
+
+  test(`${db}: connects with the access cookie or a Bearer token, on /api/v1/ws and /api/ws`, async (t) => {
+    const user = await signedUp();
+    const viaCookie = await connectWs(wsUrl, { cookie: user.token });
+    const viaBearer = await connectWs(legacyWsUrl, { bearer: user.token });
+    for (const socket of [viaCookie, viaBearer]) {
+      socket.send({ type: 'sync' });
+      const snapshot = await socket.waitFor((m) => m.type === 'job.snapshot');
+      t.deepEqual(snapshot, { type: 'job.snapshot', jobs: await expectedSnapshot(user.id) });
+    }
+    await Promise.all([viaCookie.close(), viaBearer.close()]);
+  });
+
+  test(`${db}: refuses a missing, invalid or logged-out token with 401`, async (t) => {
+    const user = await signedUp();
+    const missing = await refusedStatus(wsUrl);
+    t.is(missing.status, 401);
+    t.deepEqual(JSON.parse(missing.body), { statusCode: 401, error: 'Unauthorized', message: 'Authentication required' });
+    const tampered = `${user.token.slice(0, -3)}${user.token.endsWith('AAA') ? 'BBB' : 'AAA'}`;
+    t.is((await refusedStatus(wsUrl, { cookie: tampered })).status, 401);
+    t.is((await refusedStatus(wsUrl, { bearer: 'not-a-jwt' })).status, 401);
+    t.is((await user.client.post('/auth/logout')).status, 204);
+    t.is((await refusedStatus(wsUrl, { cookie: user.token })).status, 401);
+  });
+
+  test(`${db}: refuses a foreign Origin with 403 and accepts an allowed one`, async (t) => {
+    const user = await signedUp();
+    const foreign = await refusedStatus(wsUrl, { cookie: user.token, origin: 'http://evil.example.test' });
+    t.is(foreign.status, 403);
+    t.is(JSON.parse(foreign.body).message, 'Origin not allowed');
+    t.is((await refusedStatus(wsUrl, { cookie: user.token, origin: 'null' })).status, 403);
+    const allowed = await connectWs(wsUrl, { cookie: user.token, origin: ALLOWED_ORIGIN });
+    t.is(allowed.ws.readyState, WebSocket.OPEN);
+    await allowed.close();
+  });
+
+  test(`${db}: leaves upgrades on other paths to other handlers`, async (t) => {
+    const other = (req: IncomingMessage, socket: Duplex): void => {
+      if (req.url === '/api/v1/ws' || req.url === '/api/ws') return;
+      socket.end('HTTP/1.1 418 I\'m a Teapot\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    };
+    app.app.server!.on('upgrade', other);
+    try {
+      t.is((await refusedStatus(`ws://127.0.0.1:${app.port}/elsewhere`)).status, 418);
+      t.is((await refusedStatus(`ws://127.0.0.1:${app.port}/api/v1/wsx`)).status, 418);
+    } finally {
+      app.app.server!.off('upgrade', other);
+    }
+  });
+
+  test(`${db}: an event reaches every socket of its user with seq 1, 2, ... and never another user's`, async (t) => {
+    const alice = await signedUp();
+    const bob = await signedUp();
+    const aliceTab1 = await connectWs(wsUrl, { cookie: alice.token });
+    const aliceTab2 = await connectWs(legacyWsUrl, { bearer: alice.token });
+    const bobTab = await connectWs(wsUrl, { cookie: bob.token });
+    const jobId = randomUUID();
+    const stored = [];
+    for (let value = 1; value <= 5; value++) stored.push(await publish.execute({ userId: alice.id, event: progress(jobId, value, 5) }));
+    t.deepEqual(stored.map((e) => e.seq), [1, 2, 3, 4, 5]);
+    const expected = range(1, 5).map((seq) => ({ type: 'job.progress', jobId, value: seq, max: 5, seq }));
+    t.deepEqual(await aliceTab1.waitForCount(isEvent, 5), expected);
+    t.deepEqual(await aliceTab2.waitForCount(isEvent, 5), expected);
+    await delay(SETTLE_MS);
+    t.deepEqual(bobTab.messages, [], 'bob received none of alice’s events');
+
+    await publish.execute({ userId: bob.id, event: { type: 'job.status', jobId: 'b', text: 'Generating' } });
+    t.deepEqual(await bobTab.waitFor(isEvent), { type: 'job.status', jobId: 'b', text: 'Generating', seq: 1 });
+    await delay(SETTLE_MS);
+    t.is(aliceTab1.messages.length, 5);
+    t.is(aliceTab2.messages.length, 5);
+    t.is(bobTab.messages.length, 1);
+    await Promise.all([aliceTab1.close(), aliceTab2.close(), bobTab.close()]);
+  });
+
+  test(`${db}: sync since=1 replays the later events in order, then one job.snapshot`, async (t) => {
+    const user = await signedUp();
+    const jobId = randomUUID();
+    for (let value = 1; value <= 4; value++) await publish.execute({ userId: user.id, event: progress(jobId, value, 4) });
+    const socket = await connectWs(wsUrl, { cookie: user.token });
+    socket.send({ type: 'sync', since: 1 });
+    await socket.waitFor((m) => m.type === 'job.snapshot');
+    await delay(SETTLE_MS);
+    t.deepEqual(socket.messages, [
+      ...range(2, 4).map((seq) => ({ type: 'job.progress', jobId, value: seq, max: 4, seq })),
+      { type: 'job.snapshot', jobs: await expectedSnapshot(user.id) },
+    ]);
+    await socket.close();
+  });
+
+  test(`${db}: sync without since replays nothing and sends the snapshot`, async (t) => {
+    const user = await signedUp();
+    await publish.execute({ userId: user.id, event: progress('j', 1, 2) });
+    const socket = await connectWs(wsUrl, { cookie: user.token });
+    socket.send({ type: 'sync' });
+    await socket.waitFor((m) => m.type === 'job.snapshot');
+    await delay(SETTLE_MS);
+    t.deepEqual(socket.messages, [{ type: 'job.snapshot', jobs: await expectedSnapshot(user.id) }]);
+    await socket.close();
+  });
+
+  test(`${db}: a sync during live traffic loses, repeats and reorders nothing`, async (t) => {
+    const user = await signedUp();
+    const total = 150;
+    let published = 0;
+    const publishing = (async () => {
+      for (let value = 1; value <= total; value++) {
+        await publish.execute({ userId: user.id, event: progress('live', value, total) });
+        published = value;
+        if (value % 10 === 0) await delay(5);
+      }
+    })();
+    while (published < 30) await delay(2);
+    const socket = await connectWs(wsUrl, { cookie: user.token });
+    while (published < 60) await delay(2);
+    socket.send({ type: 'sync', since: 0 });
+    await publishing;
+    const trace = () => socket.messages.map((m) => m.seq ?? m.type).join(',');
+    await socket.waitFor((m) => m.seq === total).catch(() => { throw new Error(`last event: ${trace()}`); });
+    await socket.waitFor((m) => m.type === 'job.snapshot').catch(() => { throw new Error(`snapshot: ${trace()}`); });
+    await delay(SETTLE_MS);
+
+    // Live events may arrive before the sync is handled; from the replay's first event on, the stream is exact.
+    const start = socket.messages.findIndex((m) => m.seq === 1);
+    t.true(start >= 0, 'the replay started at seq 1');
+    const afterSync = socket.messages.slice(start);
+    t.deepEqual(seqsOf(afterSync), range(1, total));
+    t.true(afterSync.filter(isEvent).every((m) => m.value === m.seq));
+    t.is(afterSync.filter((m) => m.type === 'job.snapshot').length, 1);
+    await socket.close();
+  });
+
+  test(`${db}: malformed messages get an error reply and the socket stays open`, async (t) => {
+    const user = await signedUp();
+    const socket = await connectWs(wsUrl, { cookie: user.token });
+    const bad: unknown[] = ['not json', '[1,2]', { kind: 'sync' }, { type: 'subscribe' }, { type: 'sync', since: -1 }, { type: 'sync', since: '3' }, { type: 'sync', since: 1.5 }];
+    for (const message of bad) socket.send(message);
+    socket.ws.send(Buffer.from([1, 2, 3]), { binary: true });
+    const errors = await socket.waitForCount((m) => m.type === 'error', bad.length + 1);
+    t.true(errors.every((m) => typeof m.message === 'string' && (m.message as string).length > 0));
+    t.deepEqual(Object.keys(errors[0]!).sort(), ['message', 'type']);
+    t.is(socket.ws.readyState, WebSocket.OPEN);
+    socket.send({ type: 'sync', since: null });
+    t.deepEqual(await socket.waitFor((m) => m.type === 'job.snapshot'), { type: 'job.snapshot', jobs: await expectedSnapshot(user.id) });
+    await socket.close();
+  });
+
+  test(`${db}: a client that stops answering pings is dropped; one that answers stays`, async (t) => {
+    const user = await signedUp();
+    const frozen = await connectWs(wsUrl, { cookie: user.token, autoPong: false });
+    const healthy = await connectWs(wsUrl, { cookie: user.token });
+    const code = await Promise.race([frozen.closed, delay(6000).then(() => 'still open')]);
+    t.is(code, 1006, 'terminated without a close frame');
+    t.is(healthy.ws.readyState, WebSocket.OPEN);
+    await publish.execute({ userId: user.id, event: { type: 'job.started', jobId: 'x' } });
+    t.is((await healthy.waitFor(isEvent)).type, 'job.started');
+    await healthy.close();
+  });
+
+  test(`${db}: stopping the app closes every socket (1001) and does not hang`, async (t) => {
+    const own = await startTestApp(db, { CORS_ORIGINS: ALLOWED_ORIGIN }, {
+      beforeStart({ container }) {
+        if (!container.isBound(TOKENS.ActiveJobsSnapshot)) container.bind(TOKENS.ActiveJobsSnapshot).toConstantValue(fakeSnapshot);
+      },
+    });
+    const client = own.client();
+    await client.signUp();
+    const sockets: WsTestClient[] = [];
+    for (let i = 0; i < 3; i++) sockets.push(await connectWs(`ws://127.0.0.1:${own.port}/api/v1/ws`, { cookie: client.cookies.get('access_token')! }));
+    const started = Date.now();
+    await own.close();
+    t.true(Date.now() - started < 5000, `stop took ${Date.now() - started} ms`);
+    t.deepEqual(await Promise.all(sockets.map((s) => s.closed)), [1001, 1001, 1001]);
+  });
+}
