@@ -3,7 +3,7 @@ import { checkSchema, validationResult, type Schema } from 'express-validator';
 import type { FieldProblem } from '../../core/domain/result.ts';
 import { requireAuth, type AuthDeps, type AuthLevel } from './auth-middleware.ts';
 import { HttpError } from './error-table.ts';
-import { ref, type JsonSchema, type OpenApiDocument } from './openapi.ts';
+import { PATH_PARAMETER, ref, type JsonSchema, type OpenApiDocument } from './openapi.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -81,7 +81,7 @@ export class ApiRouter {
     if (spec.auth !== 'public' && !responses['401']) responses['401'] = errorResponse('Missing, invalid or expired access token');
     if (spec.auth === 'admin' && !responses['403']) responses['403'] = errorResponse('Not an administrator, or a bad CSRF token');
     const parameters = [
-      ...[...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
+      ...[...spec.path.matchAll(PATH_PARAMETER)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
       ...Object.entries(spec.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema })),
       ...Object.entries(spec.headers ?? {}).map(([name, { description, ...schema }]) => ({ name, in: 'header', required: false, description, schema })),
     ];

@@ -78,5 +78,8 @@ export class OpenApiDocument {
   }
 }
 
-/** `/my-outputs/:id/view-url` → `/my-outputs/{id}/view-url` */
-export const toOpenApiPath = (expressPath: string): string => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+/** Express's named parameters: `:id`, and Express 5 wildcards such as `*splat` (several segments). */
+export const PATH_PARAMETER = /[:*]([A-Za-z0-9_]+)/g;
+
+/** `/my-outputs/:id/view-url` → `/my-outputs/{id}/view-url`; `/files/*splat` → `/files/{splat}` */
+export const toOpenApiPath = (expressPath: string): string => expressPath.replace(PATH_PARAMETER, '{$1}');

@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Express } from 'express';
+import { toOpenApiPath } from '../../adapters/http/openapi.ts';
 import { DATABASES } from '../support/databases.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -39,8 +40,7 @@ function servedRoutes(app: Express): string[] {
 
 /** `/api/v1/my-outputs/:id` → `/my-outputs/{id}` (the document's paths are relative to its server, /api/v1). */
 const documentPath = (expressPath: string): string => {
-  const relative = expressPath.slice(PREFIX.length).replace(/\/$/, '') || '/';
-  return relative.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
+  return toOpenApiPath(expressPath.slice(PREFIX.length).replace(/\/$/, '') || '/');
 };
 
 let started: Promise<TestApp> | null = null;
@@ -89,9 +89,14 @@ test('openapi.json is OpenAPI 3.1 with bearerAuth on every protected operation',
   const profile = doc.paths['/auth/profile'].get;
   t.true(profile.security.some((requirement: Record<string, unknown>) => 'bearerAuth' in requirement));
   t.deepEqual(doc.paths['/auth/login'].post.security, [], 'login is public');
-  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { security?: Record<string, unknown>[]; responses?: object }>>)) {
+  type Operation = { security?: Record<string, unknown>[]; responses?: object; parameters?: { name: string; in: string }[] };
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+    t.notRegex(path, /[:*]/, `${path} is an OpenAPI path template, not an Express pattern`);
+    const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
     for (const [method, operation] of Object.entries(operations)) {
       if (!METHODS.has(method)) continue;
+      const declared = (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort();
+      t.deepEqual(declared, templated, `${method} ${path} declares each path parameter`);
       t.truthy(operation.responses, `${method} ${path} has responses`);
       t.true(Array.isArray(operation.security), `${method} ${path} states its security`);
       if (operation.security!.length > 0) t.true(operation.security!.some((r) => 'bearerAuth' in r), `${method} ${path} accepts bearerAuth`);
