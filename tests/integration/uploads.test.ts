@@ -235,7 +235,9 @@ for (const db of DATABASES) {
     t.is((await head.arrayBuffer()).byteLength, 0);
   });
 
-  test(`${db}: health reports storage ok and leaves no probe behind; OpenAPI lists the routes`, async (t) => {
+  // Serial: the health route gives each check 3 s, and the concurrent tests below (scrypt sign-ups, sharp
+  // decodes, fsyncs) can keep the libuv threadpool that file system calls share busy for longer than that.
+  test.serial(`${db}: health reports storage ok and leaves no probe behind; OpenAPI lists the routes`, async (t) => {
     const app = appOf();
     const health = await app.client().get('/health');
     t.is(health.body.checks.storage, 'ok');
