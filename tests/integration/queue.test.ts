@@ -1,0 +1,153 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
+import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
+import { SequelizeOutbox } from '../../adapters/sequelize/sequelize-outbox.ts';
+import { buildApplication } from '../../bootstrap/app.ts';
+import { loadConfig } from '../../bootstrap/config.ts';
+import type { OutboxRelayLoop } from '../../bootstrap/outbox-relay-loop.ts';
+import { TOKENS } from '../../bootstrap/tokens.ts';
+import type { Outbox, OutboxEntry } from '../../core/ports/outbox.port.ts';
+import type { DeliveredMessage, MessageQueue } from '../../core/ports/queue.port.ts';
+import { RelayOutbox } from '../../core/use-cases/queue/relay-outbox.use-case.ts';
+import { createMariaDatabase, DATABASES, type TestDatabase } from '../support/databases.ts';
+import { silentLogger, startTestApp } from '../support/test-app.ts';
+
+const clock = { now: () => new Date() };
+let counter = 0;
+const entry = (): OutboxEntry => {
+  counter += 1;
+  return {
+    id: `00000000-0000-4000-8000-${String(counter).padStart(12, '0')}`,
+    createdAt: new Date(Date.UTC(2026, 2, 1, 0, 0, 0, counter)),
+    message: { taskType: 'generation', environment: 'local', body: { n: counter } },
+  };
+};
+
+/** A database and a way to open it again, as a second process would. */
+async function openDatabase(kind: TestDatabase): Promise<{ open(): Promise<SequelizeDatabase>; dispose(): Promise<void> }> {
+  const opened: SequelizeDatabase[] = [];
+  let options: ConstructorParameters<typeof SequelizeDatabase>[0];
+  let cleanup: () => Promise<void>;
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mgs-relay-'));
+    options = { url: 'sqlite:', dialect: 'sqlite', storagePath: path.join(dir, 'app.db') };
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const maria = await createMariaDatabase();
+    options = { url: maria.url, dialect: 'mysql' };
+    cleanup = () => maria.drop();
+  }
+  return {
+    async open() {
+      const db = new SequelizeDatabase(options);
+      if (opened.length === 0) await db.migrate();
+      opened.push(db);
+      return db;
+    },
+    async dispose() {
+      for (const db of opened) await db.close();
+      await cleanup();
+    },
+  };
+}
+
+for (const kind of DATABASES) {
+  test(`${kind}: a crash between publish and markPublished rolls the publish back; the next run publishes once`, async (t) => {
+    const database = await openDatabase(kind);
+    t.teardown(() => database.dispose());
+    const db = await database.open();
+    const outbox = new SequelizeOutbox(db);
+    const queue = new SequelizeMessageQueue(db);
+    const crashing: Outbox = Object.assign(Object.create(outbox) as Outbox, {
+      markPublished: async () => {
+        throw new Error('process killed between publish and markPublished');
+      },
+    });
+    const e = entry();
+    await outbox.add(e);
+    await t.throwsAsync(new RelayOutbox({ outbox: crashing, queue, uow: db, clock }).execute(), { message: /process killed/ });
+    t.deepEqual(await queue.peek(10), [], 'the publish rolled back with the failed mark');
+    t.deepEqual(
+      (await outbox.pending(10)).map((p) => p.id),
+      [e.id],
+    );
+    t.is(await new RelayOutbox({ outbox, queue, uow: db, clock }).execute(), 1);
+    t.deepEqual(
+      (await queue.peek(10)).map((m) => m.id),
+      [e.id],
+    );
+    t.deepEqual(await outbox.pending(10), []);
+  });
+
+  test(`${kind}: two processes relaying one outbox put each entry on the queue exactly once`, async (t) => {
+    const database = await openDatabase(kind);
+    t.teardown(() => database.dispose());
+    const [first, second] = [await database.open(), await database.open()];
+    const entries = Array.from({ length: 40 }, entry);
+    for (const e of entries) await new SequelizeOutbox(first).add(e);
+    const relays = [first, second].map((db) => new RelayOutbox({ outbox: new SequelizeOutbox(db), queue: new SequelizeMessageQueue(db), uow: db, clock, batchSize: 7 }));
+    await Promise.all([relays[0]!.execute(), relays[1]!.execute(), relays[0]!.execute(), relays[1]!.execute()]);
+    t.deepEqual(await new SequelizeOutbox(first).pending(100), []);
+    const queued = (await new SequelizeMessageQueue(first).peek(100)).map((m) => m.id);
+    t.deepEqual(
+      queued,
+      entries.map((e) => e.id),
+      'each once, oldest first',
+    );
+  });
+
+  test(`${kind}: in the app, an outbox entry added in a unit of work reaches a consumer at once; /health checks the queue`, async (t) => {
+    const app = await startTestApp(kind);
+    t.teardown(() => app.close());
+    const container = app.app.container;
+    const queue = container.get<MessageQueue>(TOKENS.Queue);
+    const outbox = container.get<Outbox>(TOKENS.Outbox);
+    const received: { message: DeliveredMessage; at: number }[] = [];
+    const consumer = await queue.consume(
+      { taskTypes: ['publish'], environment: 'local', concurrency: 1, maxAttempts: 3, visibilitySeconds: 30 },
+      async (message) => {
+        received.push({ message, at: Date.now() });
+        return { action: 'ack' };
+      },
+    );
+    t.teardown(() => consumer.stop());
+    const e = { ...entry(), message: { taskType: 'publish' as const, environment: 'local', body: { outputId: 'o1', userId: 'u1', platforms: ['x'] } } };
+    await new Promise((resolve) => setTimeout(resolve, 300)); // everything idle: a poll would take up to its interval
+    const committedAt = Date.now();
+    await container.get<SequelizeDatabase>(TOKENS.Database).run(async () => {
+      await outbox.add(e);
+      outbox.notify();
+    });
+    const deadline = Date.now() + 3000;
+    while (received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    t.is(received.length, 1);
+    t.like(received[0]!.message, { id: e.id, taskType: 'publish', environment: 'local', attempt: 1, body: e.message.body });
+    // Notified, not found by the relay's 1 s fallback poll (the queue's own wake-up is timed in the contract suite).
+    t.true(received[0]!.at - committedAt < 800, `delivered ${received[0]!.at - committedAt} ms after the commit`);
+    t.is(await container.get<OutboxRelayLoop>(TOKENS.OutboxRelay).flush(), 0);
+
+    const health = (await (await fetch(`${app.baseUrl}/api/v1/health`)).json()) as { checks: Record<string, string> };
+    t.is(health.checks['queue'], 'ok');
+  });
+}
+
+for (const driver of ['rabbitmq', 'sqs'] as const) {
+  test(`QUEUE_DRIVER=${driver} fails start-up: it is not available in this build`, (t) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-queue-driver-'));
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    const loaded = loadConfig({
+      DATA_DIR: dataDir,
+      JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-000',
+      QUEUE_DRIVER: driver,
+      AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      SQS_QUEUE_URL: 'http://127.0.0.1:9/queue',
+      AWS_REGION: 'us-east-1',
+    });
+    if (!loaded.ok) return t.fail(loaded.problems.join('; '));
+    t.throws(() => buildApplication(loaded.config, { logger: silentLogger }), { message: new RegExp(`^QUEUE_DRIVER=${driver} is not available in this build`) });
+  });
+}
