@@ -206,6 +206,30 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
   });
 
+  test.serial(`${name}: a message that outlives its visibility on every allowed delivery goes to the dead letters`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('poison');
+    const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { n: 'kills its worker' } });
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    t.teardown(() => release());
+    const seen: number[] = [];
+    const consumer = await queue.consume({ ...base, concurrency: 3, maxAttempts: 2, taskTypes: ['generation'], environment, visibilitySeconds: 0.2 }, async (message) => {
+      seen.push(message.attempt);
+      await stuck;
+      return { action: 'ack' };
+    });
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 1, 'the dead letter');
+    release();
+    await consumer.stop();
+    t.deepEqual(seen, [1, 2], 'no third delivery');
+    t.deepEqual(
+      inEnv(await queue.deadLetters(10_000), environment).map((m) => m.id),
+      [messageId],
+    );
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
   test.serial(`${name}: extendVisibility keeps a long job from being delivered again`, async (t) => {
     const { queue } = await open();
     const environment = uniqueEnv('extend');
