@@ -1,14 +1,14 @@
-import type { RefreshSession, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
 export class MemorySessionRepository implements SessionRepository {
   constructor(private readonly store: MemoryStore) {}
 
-  async create(session: Omit<RefreshSession, 'rotatedAt' | 'revokedAt'>): Promise<void> {
+  async create(session: Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>): Promise<void> {
     this.store.sessions.set(session.id, { ...session, rotatedAt: null, revokedAt: null });
   }
 
-  async findByTokenHash(tokenHash: string): Promise<RefreshSession | null> {
+  async findByTokenHash(tokenHash: string): Promise<RefreshTokenRecord | null> {
     for (const session of this.store.sessions.values()) if (session.tokenHash === tokenHash) return { ...session };
     return null;
   }

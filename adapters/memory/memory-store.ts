@@ -1,11 +1,11 @@
 import type { CoinTransaction } from '../../core/domain/coin.ts';
 import type { User } from '../../core/domain/user.ts';
-import type { RefreshSession } from '../../core/ports/session-repository.port.ts';
+import type { RefreshTokenRecord } from '../../core/ports/session-repository.port.ts';
 
 /** The shared state of the in-memory adapters (a user's balance is read by users and ledger alike). */
 export class MemoryStore {
   readonly users = new Map<string, User & { passwordHash: string | null }>();
-  readonly sessions = new Map<string, RefreshSession>();
+  readonly sessions = new Map<string, RefreshTokenRecord>();
   readonly coinTransactions: CoinTransaction[] = [];
   /** Free-form tables for adapters added later, keyed by table name. */
   readonly tables = new Map<string, Map<string, unknown>>();

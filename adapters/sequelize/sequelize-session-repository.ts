@@ -1,8 +1,8 @@
-import type { RefreshSession, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
 import { asRow, sessionModel, type SessionRow } from './models.ts';
 
-const toSession = (row: SessionRow): RefreshSession => ({
+const toSession = (row: SessionRow): RefreshTokenRecord => ({
   id: row.id,
   userId: row.user_id,
   familyId: row.family_id,
@@ -20,7 +20,7 @@ export class SequelizeSessionRepository implements SessionRepository {
     this.sessions = sessionModel(db.sequelize);
   }
 
-  async create(session: Omit<RefreshSession, 'rotatedAt' | 'revokedAt'>): Promise<void> {
+  async create(session: Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>): Promise<void> {
     await this.sessions.create({
       id: session.id,
       user_id: session.userId,
@@ -33,7 +33,7 @@ export class SequelizeSessionRepository implements SessionRepository {
     });
   }
 
-  async findByTokenHash(tokenHash: string): Promise<RefreshSession | null> {
+  async findByTokenHash(tokenHash: string): Promise<RefreshTokenRecord | null> {
     const row = await this.sessions.findOne({ where: { token_hash: tokenHash }, raw: true });
     return row ? toSession(asRow<SessionRow>(row)) : null;
   }

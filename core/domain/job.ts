@@ -1,4 +1,7 @@
+import type { ImageRef } from './render-workflow.ts';
 import type { WorkflowGraph } from './workflow-graph.types.ts';
+
+export type { ImageRef };
 
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -21,13 +24,6 @@ export interface JobError {
   code: string;
   message: string;
   nodeId?: string;
-}
-
-export interface ImageRef {
-  key: string;
-  id: string;
-  nodeId: string;
-  inputName: string;
 }
 
 export interface TextOutput {

@@ -1,5 +1,5 @@
 /** A refresh token, stored only as its hash. Tokens of one login form a family. */
-export interface RefreshSession {
+export interface RefreshTokenRecord {
   id: string;
   userId: string;
   familyId: string;
@@ -12,8 +12,8 @@ export interface RefreshSession {
 }
 
 export interface SessionRepository {
-  create(session: Omit<RefreshSession, 'rotatedAt' | 'revokedAt'>): Promise<void>;
-  findByTokenHash(tokenHash: string): Promise<RefreshSession | null>;
+  create(session: Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<RefreshTokenRecord | null>;
   /** Marks the token used, only if it is still fresh. False means someone else used it first. */
   markRotated(id: string, at: Date): Promise<boolean>;
   revokeFamily(familyId: string, at: Date): Promise<void>;
