@@ -33,3 +33,16 @@ test('an integrator runs core use cases with adapters of their own choosing', as
   const rendered = renderWorkflow({ workflow: graph.value, parameterMap: { width: { key: 'width', type: 'integer', node_id: '1', input_name: 'width', min: 8, max: 64 } } }, { width: 32 }, Math.random);
   t.true(rendered.ok && rendered.value.workflow['1']!.inputs.width === 32);
 });
+
+test('every core module is part of the ./core export', async (t) => {
+  const { readdirSync, readFileSync, statSync } = await import('node:fs');
+  const { join, relative } = await import('node:path');
+  const index = readFileSync('core/index.ts', 'utf8');
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
+  const missing = ['core/domain', 'core/ports', 'core/use-cases']
+    .flatMap(walk)
+    .map((file) => `./${relative('core', file)}`)
+    .filter((path) => !index.includes(`'${path}'`));
+  t.deepEqual(missing, [], 'add them to core/index.ts');
+});
