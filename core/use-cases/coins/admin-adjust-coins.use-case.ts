@@ -52,8 +52,11 @@ export class AdminAdjustCoins {
     if (!checked.ok) return checked;
     const { users, ledger, audit, uow, ids, clock } = this.deps;
     const { amount, reason } = checked.value;
+    // Read before the change: the balance row stays locked only for the update, its ledger row and the audit row.
+    const user = await users.findById(input.userId);
+    if (!user) return fail('NOT_FOUND', 'User not found');
+    const now = clock.now();
     return uow.run(async (): Promise<Result<User>> => {
-      const now = clock.now();
       const applied = await ledger.apply({
         id: ids.newId(),
         userId: input.userId,
@@ -77,9 +80,7 @@ export class AdminAdjustCoins {
         details: { amount: transaction.amount, reason, balanceAfter: transaction.balanceAfter, transactionId: transaction.id },
         createdAt: now,
       });
-      const user = await users.findById(input.userId);
-      if (!user) throw new Error('user vanished inside its own adjustment');
-      return ok({ ...user, coinBalance: transaction.balanceAfter });
+      return ok({ ...user, coinBalance: transaction.balanceAfter, updatedAt: now });
     });
   }
 }

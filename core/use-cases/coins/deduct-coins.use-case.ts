@@ -11,7 +11,6 @@ import type { User } from '../../domain/user.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { CoinLedger } from '../../ports/coin-ledger.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 
 export interface DeductCoinsInput {
@@ -24,7 +23,6 @@ export interface DeductCoinsInput {
 export interface DeductCoinsDeps {
   users: UserRepository;
   ledger: CoinLedger;
-  uow: UnitOfWork;
   ids: IdGenerator;
   clock: Clock;
 }
@@ -61,27 +59,20 @@ export class DeductCoins {
   async execute(input: DeductCoinsInput): Promise<Result<User>> {
     const checked = checkDeduction(input);
     if (!checked.ok) return checked;
-    const { users, ledger, uow, ids, clock } = this.deps;
+    const { users, ledger, ids, clock } = this.deps;
     const { amount, reason, relatedEntityId } = checked.value;
-    return uow.run(async (): Promise<Result<User>> => {
-      const applied = await ledger.apply({
-        id: ids.newId(),
-        userId: input.userId,
-        amount: -amount,
-        reason,
-        relatedEntityId,
-        actorId: input.userId,
-        createdAt: clock.now(),
-      });
-      if (!applied.ok) {
-        return applied.reason === 'insufficient'
-          ? fail('COIN.INSUFFICIENT', `Not enough coins: this costs ${amount}`)
-          : fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
-      }
-      // Read in the same transaction: the balance is exactly the one this deduction left.
-      const user = await users.findById(input.userId);
-      if (!user) throw new Error('user vanished inside its own deduction');
-      return ok({ ...user, coinBalance: applied.transaction.balanceAfter });
-    });
+    // Read before the change: the balance row stays locked only for the update and its ledger row.
+    const user = await users.findById(input.userId);
+    if (!user) return fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
+    const now = clock.now();
+    // One atomic conditional update + ledger row; inside the caller's unit of work when there is one.
+    const applied = await ledger.apply({ id: ids.newId(), userId: input.userId, amount: -amount, reason, relatedEntityId, actorId: input.userId, createdAt: now });
+    if (!applied.ok) {
+      return applied.reason === 'insufficient'
+        ? fail('COIN.INSUFFICIENT', `Not enough coins: this costs ${amount}`)
+        : fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
+    }
+    // The balance this deduction left, exactly (later ones may already have moved it on).
+    return ok({ ...user, coinBalance: applied.transaction.balanceAfter, updatedAt: now });
   }
 }
