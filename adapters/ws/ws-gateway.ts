@@ -68,7 +68,7 @@ const destroyOnError = function (this: Duplex): void {
  * sockets of its user only, answers `sync`, and pings.
  *
  * `{"type":"sync","since":n}` replays the caller's stored events with seq > n in order, then sends one
- * `{"type":"job.snapshot","jobs":[...]}`. Without `since` nothing is replayed: the client gets the
+ * `{"type":"job.snapshot","jobs":[...]}`. Without `since` (absent or null) nothing is replayed: the client gets the
  * snapshot only (a fresh page has no seq to resume from and wants current state, not 24 h of history).
  */
 export class WsGateway {
