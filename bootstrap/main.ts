@@ -1,3 +1,4 @@
+import './threadpool.ts';
 import 'reflect-metadata';
 import { loadConfig } from './config.ts';
 

@@ -125,6 +125,8 @@ export class SequelizeDatabase implements UnitOfWork {
       const connection = await original(options);
       if (!connection.__busy) {
         connection.configure?.('busyTimeout', 15_000);
+        // WAL + NORMAL: a commit survives a process crash; only a power cut can drop the last few.
+        (connection as { run?(sql: string): void }).run?.('PRAGMA synchronous = NORMAL');
         connection.__busy = true;
       }
       return connection;
