@@ -2,11 +2,11 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import type { PasswordHasher } from '../../core/ports/password-hasher.port.ts';
 
 /**
- * scrypt runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which SQLite
- * queries and file I/O share. A burst of logins would fill every thread for seconds and stall the
- * database; at most two hashes run at once, process-wide, and the rest wait their turn here.
+ * scrypt runs on libuv's thread pool (UV_THREADPOOL_SIZE threads, 4 by default), which SQLite queries and
+ * file I/O share. A burst of logins would fill every thread for seconds and stall the database, whatever
+ * the pool's size: hashes leave two threads free, process-wide, and the rest wait their turn here.
  */
-const MAX_CONCURRENT_HASHES = 2;
+const MAX_CONCURRENT_HASHES = Math.max(1, (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 2);
 let running = 0;
 const waiting: (() => void)[] = [];
 
