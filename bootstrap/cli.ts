@@ -5,6 +5,7 @@
  * Exit codes: 0 done, 1 the command failed (unknown email, database unreachable), 64 usage error,
  * 78 invalid configuration.
  */
+import './threadpool.ts';
 import 'reflect-metadata';
 import { loadConfig } from './config.ts';
 
