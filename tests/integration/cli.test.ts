@@ -1,35 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { PROJECT_BIN, runCommand } from '../support/run-command.ts';
 import { startTestApp } from '../support/test-app.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(root, 'node_modules/.bin');
-
-/** Runs a command in the checkout with PATH led by the project's own Node 22, and only the given variables. */
-function run(command: string, args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: root,
-      env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-const cli = (args: string[], env: Record<string, string>) => run(path.join(bin, 'tsx'), ['bootstrap/cli.ts', ...args], env);
+const cli = (args: string[], env: Record<string, string>) => runCommand(path.join(PROJECT_BIN, 'tsx'), ['bootstrap/cli.ts', ...args], env);
 
 test('`npm run admin -- promote <email>` makes a registered user an admin', async (t) => {
   const app = await startTestApp('sqlite');
@@ -39,7 +15,7 @@ test('`npm run admin -- promote <email>` makes a registered user an admin', asyn
   t.is(user.role, 'user');
 
   // Against the same SQLite file while the service runs, as an operator would.
-  const result = await run('npm', ['run', '--silent', 'admin', '--', 'promote', 'PROMOTE.me@example.com'], { DATA_DIR: app.dataDir });
+  const result = await runCommand('npm', ['run', '--silent', 'admin', '--', 'promote', 'PROMOTE.me@example.com'], { DATA_DIR: app.dataDir });
   t.is(result.code, 0, result.stderr);
   t.is(result.stdout, `promote.me@example.com (${user.id}) is now an admin.\n`);
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { TestClient } from '../support/test-client.ts';
+import { PROJECT_ROOT as root } from '../support/run-command.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -1,32 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-
-const root = path.resolve(import.meta.dirname, '../..');
-
-/** Runs `tsx bootstrap/main.ts` with exactly this environment (plus PATH, so tsx runs on the project's Node). */
-function runMain(env: Record<string, string>, timeoutMs: number) {
-  return new Promise<{ code: number | null; stderr: string; stdout: string; ms: number }>((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['bootstrap/main.ts'], {
-      cwd: root,
-      env: { PATH: `${path.join(root, 'node_modules/.bin')}:${process.env.PATH}`, HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    });
-  });
-}
+import { PROJECT_BIN, runCommand } from '../support/run-command.ts';
 
 test('a bad configuration prints every problem on stderr and exits non-zero within 2 s', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-startup-'));
@@ -44,7 +20,7 @@ test('a bad configuration prints every problem on stderr and exits non-zero with
   // counts (each run's output is checked all the same).
   const times: number[] = [];
   for (let run = 0; run < 3 && !times.some((ms) => ms < 2000); run++) {
-    const result = await runMain(env, 10_000);
+    const result = await runCommand(path.join(PROJECT_BIN, 'tsx'), ['bootstrap/main.ts'], env, 10_000);
     times.push(result.ms);
     t.not(result.code, null, 'it exits by itself');
     t.not(result.code, 0);

@@ -9,8 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import ts from 'typescript';
+import { PROJECT_ROOT as root } from '../support/run-command.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 
 interface SourceFile {
   /** Relative to the project root, with forward slashes. */
