@@ -69,7 +69,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     http,
     server,
     async start() {
-      const applied = await ports.db().migrate();
+      const applied = await migrateWithRetry(() => ports.db().migrate(), logger);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
       for (const part of lifecycles()) {
         await part.start();
@@ -103,4 +103,17 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       await ports.db().close();
     },
   };
+}
+
+/** Two processes starting together race on the same migration; the loser waits and finds it done. */
+async function migrateWithRetry(migrate: () => Promise<string[]>, logger: Logger, attempts = 5): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrate();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      logger.warn('migration failed; retrying (another process may be migrating)', { attempt, error: (error as Error).message });
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt + Math.random() * 500));
+    }
+  }
 }

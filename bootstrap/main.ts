@@ -11,7 +11,15 @@ if (!loaded.ok) {
 // Imported only once the configuration is valid: loading every adapter takes seconds, and a bad
 // configuration should be reported at once.
 const { buildApplication } = await import('./app.ts');
-const app = buildApplication(loaded.config);
+let built;
+try {
+  built = buildApplication(loaded.config);
+} catch (error) {
+  // A driver this build does not have, for instance: say so plainly, no stack trace.
+  process.stderr.write(`Start-up failed: ${(error as Error).message}\n`);
+  process.exit(78);
+}
+const app = built;
 let stopping = false;
 const shutdown = async (signal: string) => {
   if (stopping) return;

@@ -26,6 +26,9 @@ export function setSessionCookies(
 
 export function setXsrfCookie(res: Response, policy: CookiePolicy): string {
   const token = randomBytes(24).toString('base64url');
+  // Login replaces the token the request-wide middleware may have set a moment earlier: send one, not two.
+  const existing = res.getHeader('Set-Cookie');
+  if (Array.isArray(existing)) res.setHeader('Set-Cookie', existing.filter((cookie) => !cookie.startsWith(`${XSRF_COOKIE}=`)));
   res.cookie(XSRF_COOKIE, token, { ...base(policy), httpOnly: false, path: '/' });
   return token;
 }
