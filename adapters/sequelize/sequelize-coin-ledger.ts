@@ -1,9 +1,9 @@
-import { Op } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import type { CoinReason, CoinTransaction } from '../../core/domain/coin.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { CoinLedger, LedgerApplyResult, LedgerEntry } from '../../core/ports/coin-ledger.port.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
-import { asRows, coinTransactionModel, userModel, type CoinTransactionRow } from './models.ts';
+import { asRows, coinTransactionModel, type CoinTransactionRow } from './models.ts';
 
 export const toCoinTransaction = (row: CoinTransactionRow): CoinTransaction => ({
   id: row.id,
@@ -16,38 +16,56 @@ export const toCoinTransaction = (row: CoinTransactionRow): CoinTransaction => (
   createdAt: new Date(row.created_at),
 });
 
+/** DATE(3) text as the model layer writes it (UTC, milliseconds kept): Sequelize's own escaping of a Date
+ * in a raw MariaDB statement would drop the milliseconds, and with them the order of a busy ledger. */
+const sqlTime = (date: Date, dialect: 'sqlite' | 'mysql'): string => {
+  const iso = date.toISOString();
+  const text = `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+  return dialect === 'sqlite' ? `${text} +00:00` : text;
+};
+
 export class SequelizeCoinLedger implements CoinLedger {
-  private readonly users;
   private readonly transactions;
 
   constructor(private readonly db: SequelizeDatabase) {
-    this.users = userModel(db.sequelize);
     this.transactions = coinTransactionModel(db.sequelize);
   }
 
   apply(entry: LedgerEntry): Promise<LedgerApplyResult> {
-    // The conditional update is the guard: no lock, no read-modify-write, right on both dialects.
+    // The conditional update is the guard: no lock, no read-modify-write, right on both dialects. Plain SQL
+    // (not the model API) because this runs while the user's balance row is locked: Sequelize's model layer
+    // roughly doubles the CPU of each statement, and every deduction for one user waits for the previous one.
+    const sql = this.db.sequelize;
+    const amount = Math.trunc(entry.amount);
     return this.db.run(async () => {
-      const [changed] = await this.users.update(
-        { coin_balance: this.db.sequelize.literal(`coin_balance + ${Math.trunc(entry.amount)}`) as unknown as number, updated_at: entry.createdAt },
-        { where: { id: entry.userId, ...(entry.amount < 0 ? { coin_balance: { [Op.gte]: -entry.amount } } : {}) } },
-      );
+      const guard = amount < 0 ? ' AND coin_balance >= ?' : '';
+      const changed = await sql.query(`UPDATE users SET coin_balance = coin_balance + ?, updated_at = ? WHERE id = ?${guard}`, {
+        replacements: [amount, sqlTime(entry.createdAt, this.db.dialect), entry.userId, ...(amount < 0 ? [-amount] : [])],
+        type: QueryTypes.BULKUPDATE,
+      });
       if (changed !== 1) {
-        const exists = await this.users.count({ where: { id: entry.userId } });
-        return { ok: false, reason: exists ? 'insufficient' : 'user_not_found' };
+        const found = await sql.query('SELECT 1 AS found FROM users WHERE id = ?', { replacements: [entry.userId], type: QueryTypes.SELECT });
+        return { ok: false, reason: found.length > 0 ? 'insufficient' : 'user_not_found' };
       }
-      const user = (await this.users.findByPk(entry.userId, { attributes: ['coin_balance'], raw: true })) as { coin_balance: number } | null;
+      // Our own update is visible in our transaction, and the row stays locked until commit.
+      const [user] = await sql.query<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', {
+        replacements: [entry.userId],
+        type: QueryTypes.SELECT,
+      });
       const row: CoinTransactionRow = {
         id: entry.id,
         user_id: entry.userId,
-        amount: entry.amount,
+        amount,
         reason: entry.reason,
         related_entity_id: entry.relatedEntityId,
         balance_after: Number(user!.coin_balance),
         actor_id: entry.actorId,
         created_at: entry.createdAt,
       };
-      await this.transactions.create(row);
+      await sql.query(
+        'INSERT INTO coin_transactions (id, user_id, amount, reason, related_entity_id, balance_after, actor_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        { replacements: [row.id, row.user_id, row.amount, row.reason, row.related_entity_id, row.balance_after, row.actor_id, sqlTime(row.created_at, this.db.dialect)], type: QueryTypes.INSERT },
+      );
       return { ok: true, transaction: toCoinTransaction(row) };
     });
   }
