@@ -143,8 +143,8 @@ export interface LoadResult {
   errors: number;
 }
 
-/** One autocannon run at CONNECTIONS connections; `amount` (exact request count) overrides `durationS`. */
-export async function load(options: Omit<Options, 'connections' | 'duration'> & { durationS?: number }): Promise<LoadResult> {
+/** One autocannon run at CONNECTIONS connections (unless given); `amount` (exact request count) overrides `durationS`. */
+export async function load(options: Omit<Options, 'duration'> & { durationS?: number }): Promise<LoadResult> {
   const { durationS = 10, ...rest } = options;
   const result = await autocannon({ connections: CONNECTIONS, duration: durationS, timeout: 30, ...rest });
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, Number(count)]));
