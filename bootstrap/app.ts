@@ -38,12 +38,13 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   container.bind<HttpServerRef>(TOKENS.HttpServer).toConstantValue(serverRef);
 
   let http: Express | null = null;
+  let drainHandlers: (timeoutMs: number) => Promise<void> = async () => undefined;
   let server: Server | null = null;
   if (config.roles.includes('api')) {
     const checks = Object.fromEntries(container.getAll<HealthCheckBinding>(TOKENS.HealthCheck).map((binding) => [binding.name, binding.check]));
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
     const modules = [healthRoutes({ version: VERSION, checks }), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
-    http = createHttpApp({
+    const built = createHttpApp({
       version: VERSION,
       corsOrigins: config.corsOrigins,
       cookies: { secure: config.auth.secureCookies },
@@ -53,7 +54,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
         authenticate: (token) => authenticate.execute(token),
         currentRole: async (userId) => (await ports.users().findById(userId))?.role ?? null,
       },
-    }).app;
+    });
+    http = built.app;
+    drainHandlers = built.drain;
     server = createServer(http);
     server.keepAliveTimeout = 65_000;
     serverRef.server = server;
@@ -95,6 +98,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
         server.closeIdleConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      // server.close() resolves once connections are gone, but a handler whose client hung up keeps
+      // running: let it finish before its database goes away.
+      await drainHandlers(15_000);
       for (const part of started.reverse()) {
         await part.stop().catch((error: unknown) => logger.error('stop failed', { part: part.name, error }));
       }

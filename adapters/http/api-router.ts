@@ -43,8 +43,38 @@ const reportValidation: RequestHandler = (req: Request, _res: Response, next: Ne
  * Every route is registered through here, so the OpenAPI document lists exactly the routes that exist
  * (a test walks Express's own router to prove it).
  */
+/** Counts route handlers still running, so shutdown can wait for them after clients hung up. */
+export class InFlightHandlers {
+  private running = 0;
+  private idle: (() => void)[] = [];
+
+  track(handler: Handler): RequestHandler {
+    return async (req, res) => {
+      this.running += 1;
+      try {
+        await handler(req, res);
+      } finally {
+        this.running -= 1;
+        if (this.running === 0) for (const resolve of this.idle.splice(0)) resolve();
+      }
+    };
+  }
+
+  /** Resolves when no handler runs, or after `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.running === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idle.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+}
+
 export class ApiRouter {
   readonly router: Router = express.Router();
+  readonly inFlight = new InFlightHandlers();
 
   constructor(
     private readonly auth: AuthDeps,
@@ -55,7 +85,7 @@ export class ApiRouter {
     const chain: RequestHandler[] = [];
     if (spec.auth !== 'public') chain.push(requireAuth(this.auth, spec.auth) as RequestHandler);
     if (spec.validate) chain.push(...(checkSchema(spec.validate) as unknown as RequestHandler[]), reportValidation);
-    chain.push(handler as RequestHandler);
+    chain.push(this.inFlight.track(handler));
     this.router[spec.method](spec.path, ...chain);
     this.document(spec);
   }

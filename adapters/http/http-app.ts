@@ -28,7 +28,14 @@ export interface HttpAppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: OpenApiDocument } {
+export interface HttpApp {
+  app: Express;
+  openapi: OpenApiDocument;
+  /** Waits for route handlers still running (a client that hung up does not stop its handler). */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -134,5 +141,5 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     res.status(500).json({ ...errorBody(500, `Unexpected error; quote request id ${req.requestId}`), requestId: req.requestId });
   });
 
-  return { app, openapi };
+  return { app, openapi, drain: (timeoutMs) => api.inFlight.drain(timeoutMs) };
 }
