@@ -110,11 +110,13 @@ export class SubmitGeneration {
   private async create(jobId: string, userId: string, requestId: string | null, prepared: Prepared): Promise<GenerationJob> {
     const { jobs, ledger, claims, outbox, ids, clock, images } = this.deps;
     const now = clock.now();
-    let paid = 0;
+    let linkedPaid = 0;
     const linked = requestId ? await claims.findUnclaimed(userId, requestId) : null;
-    if (linked && (await claims.claim(linked.id, 'job', jobId, now))) paid = linked.amount;
+    if (linked && (await claims.claim(linked.id, 'job', jobId, now))) linkedPaid = linked.amount;
     // A linked deduction smaller than the template's cost is topped up, never silently accepted.
-    const due = Math.max(0, prepared.cost - paid);
+    const due = Math.max(0, prepared.cost - linkedPaid);
+    // The charge comes first: it is the one step that can refuse, and on adapters without rollback
+    // (the in-memory ones) nothing must have been written when it does.
     if (due > 0) {
       const charge = await ledger.apply({
         id: ids.newId(),
@@ -128,22 +130,28 @@ export class SubmitGeneration {
       if (!charge.ok) throw new Rollback('insufficient');
       // Claimed at once, so the unclaimed-deduction sweeper can never mistake it for a client's deduction.
       await claims.claim(charge.transaction.id, 'job', jobId, now);
-      paid += due;
     }
-    const job = {
+    const job: GenerationJob = {
       id: jobId,
       userId,
       templateId: prepared.templateId,
       templateVersion: prepared.templateVersion,
-      status: 'queued' as const,
+      status: 'queued',
       progress: { value: 0, max: 1 },
       statusText: 'Queued',
       workflow: prepared.workflow,
       usedParameters: prepared.usedParameters,
       imageRefs: prepared.imageRefs,
       outputType: prepared.outputType,
-      paidCoins: paid,
+      paidCoins: linkedPaid + due,
+      refundedCoins: 0,
+      error: null,
+      textOutputs: [],
+      attempts: 0,
       createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      finishedAt: null,
     };
     if (!(await jobs.create(job))) throw new Rollback('taken');
     await outbox.add({
@@ -160,9 +168,7 @@ export class SubmitGeneration {
       const image = await images.find(userId, ref.id);
       if (image) await images.markUsed(image, now);
     }
-    const created = await jobs.findById(jobId);
-    if (!created) throw new Error(`job ${jobId} vanished inside its own transaction`);
-    return created;
+    return job;
   }
 
   private async prepare(input: SubmitGenerationInput): Promise<Result<Prepared>> {
