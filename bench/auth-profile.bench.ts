@@ -15,7 +15,7 @@ for (const db of DATABASES) {
     const session = await signUpAndLogin(service.url);
     const profile = { url: `${service.url}/api/v1/auth/profile`, headers: { cookie: session.cookie } };
     await load({ ...profile, durationS: 2 });
-    const run = await load({ ...profile, durationS: DURATION_S });
+    const run = await load({ ...profile, durationS: DURATION_S, server: service });
     const ok = run.statusCounts['200'] ?? 0;
     printLine('auth-profile', db, run, base, { non200: Object.values(run.statusCounts).reduce((a, b) => a + b, 0) - ok, errors: run.errors });
 
@@ -25,6 +25,7 @@ for (const db of DATABASES) {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: session.user.email, password: session.password }),
       durationS: DURATION_S,
+      server: service,
     });
     const loggedIn = login.statusCounts['200'] ?? 0;
     printLine('auth-login', db, login, base, { non200: Object.values(login.statusCounts).reduce((a, b) => a + b, 0) - loggedIn, errors: login.errors });

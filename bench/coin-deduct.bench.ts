@@ -47,7 +47,7 @@ for (const db of DATABASES) {
     // the server still applies after the balance was read, which would look like lost updates.
     const warm = await load({ ...deduct, amount: WARM_UP_REQUESTS });
     const start = await readLedger(service, user.user.id);
-    const run = await load({ ...deduct, amount: Math.max(500, Math.round(warm.rps * DURATION_S)) });
+    const run = await load({ ...deduct, amount: Math.max(500, Math.round(warm.rps * DURATION_S)), server: service });
     const end = await readLedger(service, user.user.id);
     const ok = run.statusCounts['200'] ?? 0;
     const lostUpdates = Math.abs(start.balance - ok - end.balance) + Math.abs(end.sum - end.balance);

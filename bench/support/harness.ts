@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,8 @@ const MARIADB_URL = process.env.BENCH_MARIADB_URL ?? 'mysql://root@127.0.0.1:330
 
 export interface Running {
   url: string;
+  /** The launcher's pid; its process tree is the server (tsx runs Node as a child). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -123,7 +125,7 @@ export async function startService(db: BenchDb, env: Record<string, string> = {}
     await stop();
     throw error;
   }
-  return { url, db, databaseUrl, sqlitePath, stop };
+  return { url, pid: child.pid!, db, databaseUrl, sqlitePath, stop };
 }
 
 export async function startBareExpress(): Promise<Running> {
@@ -131,10 +133,27 @@ export async function startBareExpress(): Promise<Running> {
   const child = spawnTsx('bench/support/bare-express.ts', { PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/hello`, child);
-  return { url, stop: () => stopChild(child) };
+  return { url, pid: child.pid!, stop: () => stopChild(child) };
+}
+
+/** User + system CPU of a process and all its descendants, in ms (Linux /proc; 0 elsewhere). */
+export function treeCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    let ms = (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, USER_HZ = 100
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      for (const child of children ? children.split(' ') : []) ms += treeCpuMs(Number(child));
+    }
+    return ms;
+  } catch {
+    return 0;
+  }
 }
 
 export interface LoadResult {
+  /** Server CPU per answered request, when the server was given: steadier than rps on a busy machine. */
+  cpuMsPerReq?: number;
   rps: number;
   p50Ms: number;
   p99Ms: number;
@@ -144,11 +163,14 @@ export interface LoadResult {
 }
 
 /** One autocannon run at CONNECTIONS connections (unless given); `amount` (exact request count) overrides `durationS`. */
-export async function load(options: Omit<Options, 'duration'> & { durationS?: number }): Promise<LoadResult> {
-  const { durationS = 10, ...rest } = options;
+export async function load(options: Omit<Options, 'duration'> & { durationS?: number; server?: Running }): Promise<LoadResult> {
+  const { durationS = 10, server, ...rest } = options;
+  const cpuBefore = server ? treeCpuMs(server.pid) : 0;
   const result = await autocannon({ connections: CONNECTIONS, duration: durationS, timeout: 30, ...rest });
+  const cpuMs = server ? treeCpuMs(server.pid) - cpuBefore : 0;
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, Number(count)]));
   return {
+    ...(server ? { cpuMsPerReq: Math.round((cpuMs / Math.max(1, result.requests.total)) * 1000) / 1000 } : {}),
     rps: Math.round(result.requests.total / result.duration),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -163,7 +185,7 @@ export async function baseline(durationS: number): Promise<LoadResult> {
   const bare = await startBareExpress();
   try {
     await load({ url: `${bare.url}/hello`, durationS: 2 });
-    return await load({ url: `${bare.url}/hello`, durationS });
+    return await load({ url: `${bare.url}/hello`, durationS, server: bare });
   } finally {
     await bare.stop();
   }
@@ -180,6 +202,14 @@ export function printLine(bench: string, db: BenchDb, run: LoadResult, base: Loa
     p99Ms: run.p99Ms,
     baselineRps: base.rps,
     ratioToBareExpress: Math.round((run.rps / base.rps) * 1000) / 1000,
+    ...(run.cpuMsPerReq !== undefined && base.cpuMsPerReq
+      ? {
+          cpuMsPerReq: run.cpuMsPerReq,
+          baselineCpuMsPerReq: base.cpuMsPerReq,
+          // Bare Express's CPU per request over ours: the rps ratio if each server had a core to itself.
+          cpuRatioToBareExpress: Math.round((base.cpuMsPerReq / run.cpuMsPerReq) * 1000) / 1000,
+        }
+      : {}),
     ...extra,
     // Context for reading the figures: other work on the machine shares these CPUs.
     cpus: cpus().length,
