@@ -25,7 +25,7 @@ const auditModel = (sequelize: Sequelize): RowModel<AuditRow> =>
         actor_id: { type: DataTypes.UUID, allowNull: false },
         action: { type: DataTypes.STRING(64), allowNull: false },
         target_user_id: { type: DataTypes.UUID, allowNull: true },
-        details: { type: sequelize.getDialect() === 'mysql' ? DataTypes.TEXT : DataTypes.TEXT, allowNull: false },
+        details: { type: DataTypes.TEXT, allowNull: false }, // LONGTEXT on MariaDB (the migration's); the model only reads and writes text
         created_at: { type: DataTypes.DATE(3), allowNull: false },
       },
       { tableName: 'audit_log' },

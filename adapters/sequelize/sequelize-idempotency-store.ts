@@ -33,7 +33,7 @@ const idempotencyModel = (sequelize: Sequelize): RowModel<IdempotencyRow> =>
         fingerprint: { type: DataTypes.STRING(64), allowNull: false },
         token: { type: DataTypes.UUID, allowNull: false },
         response_status: { type: DataTypes.INTEGER, allowNull: true },
-        response_body: { type: sequelize.getDialect() === 'mysql' ? DataTypes.TEXT : DataTypes.TEXT, allowNull: true },
+        response_body: { type: DataTypes.TEXT, allowNull: true }, // LONGTEXT on MariaDB (the migration's); the model only reads and writes text
         claimed_at: { type: DataTypes.DATE(3), allowNull: false },
         completed_at: { type: DataTypes.DATE(3), allowNull: true },
         expires_at: { type: DataTypes.DATE(3), allowNull: false },
