@@ -25,6 +25,8 @@ export interface Config {
   /** `signingKey`: HMAC key of local storage's signed URLs (STORAGE_SIGNING_KEY, else derived from JWT_SECRET). */
   storage: { driver: 'local'; dir: string; signingKey: string } | { driver: 's3'; bucket: string; endpoint?: string; region: string };
   cache: { driver: 'memory' } | { driver: 'redis'; url: string };
+  /** EVENT_BUS_DRIVER: how user events and cancel requests reach the other processes (memory: this process only). */
+  eventBus: { driver: 'memory' } | { driver: 'redis'; url: string };
   engine: { driver: 'builtin'; workDir: string } | { driver: 'comfyui'; urls: string[] };
   auth: {
     jwtSecret: string;
@@ -215,6 +217,15 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const cache: Config['cache'] =
     cacheDriver === 'redis' ? { driver: 'redis', url: read.required('REDIS_URL', 'when CACHE_DRIVER=redis') } : { driver: 'memory' };
 
+  // Redis already there for the cache carries the events too, unless told otherwise.
+  const eventBusDriver = read.oneOf('EVENT_BUS_DRIVER', cacheDriver === 'redis' ? 'redis' : 'memory', ['memory', 'redis'] as const);
+  let eventBus: Config['eventBus'] = { driver: 'memory' };
+  if (eventBusDriver === 'redis') {
+    // CACHE_DRIVER=redis has reported a missing REDIS_URL already.
+    const url = cacheDriver === 'redis' ? read.raw('REDIS_URL') ?? '' : read.required('REDIS_URL', 'when EVENT_BUS_DRIVER=redis');
+    eventBus = { driver: 'redis', url };
+  }
+
   const engineDriver = read.oneOf('ENGINE_DRIVER', 'builtin', ['builtin', 'comfyui'] as const);
   let engine: Config['engine'];
   if (engineDriver === 'comfyui') {
@@ -262,6 +273,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     queue,
     storage,
     cache,
+    eventBus,
     engine,
     auth: {
       jwtSecret,

@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import { InProcessEventBus } from '../../adapters/memory/in-process-event-bus.ts';
+import { RedisEventBus } from '../../adapters/redis/redis-event-bus.ts';
 import { SequelizeUserEventStore } from '../../adapters/sequelize/sequelize-user-event-store.ts';
 import { WsGateway } from '../../adapters/ws/ws-gateway.ts';
 import type { EventBus, UserEventStore } from '../../core/ports/user-events.port.ts';
@@ -7,7 +8,7 @@ import type { Authenticate } from '../../core/use-cases/auth/authenticate.use-ca
 import { PublishUserEvent } from '../../core/use-cases/events/publish-user-event.use-case.ts';
 import { PurgeUserEvents } from '../../core/use-cases/events/purge-user-events.use-case.ts';
 import type { Config } from '../config.ts';
-import { TOKENS, type ActiveJobsSnapshot, type HttpServerRef, type LifecycleBinding } from '../tokens.ts';
+import { TOKENS, type ActiveJobsSnapshot, type HealthCheckBinding, type HttpServerRef, type LifecycleBinding } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
 /** Events stay replayable this long (API.md §6), and the purge runs this often. */
@@ -18,11 +19,7 @@ const PURGE_EVERY_MS = 10 * 60_000;
 export function bindEvents(container: Container, config: Readonly<Config>): void {
   const ports = portsOf(container);
   container.bind<UserEventStore>(TOKENS.UserEventStore).toDynamicValue(() => new SequelizeUserEventStore(ports.db())).inSingletonScope();
-  // In process for now; Redis pub/sub or a RabbitMQ fanout exchange when API and workers run apart (a later issue).
-  container
-    .bind<EventBus>(TOKENS.EventBus)
-    .toDynamicValue(() => new InProcessEventBus((error, channel) => ports.logger().error('event handler failed', { channel, error: String(error) })))
-    .inSingletonScope();
+  bindEventBus(container, config);
   container
     .bind(TOKENS.PublishUserEvent)
     .toDynamicValue(
@@ -104,4 +101,60 @@ export function bindEvents(container: Container, config: Readonly<Config>): void
       },
     };
   });
+}
+
+/**
+ * TOKENS.EventBus by EVENT_BUS_DRIVER, with an `events` health check for Redis, and a lifecycle that
+ * checks Redis at start (or warns that a split deployment has no live events) and closes the bus on
+ * shutdown. Bound before the gateway and the worker, so it starts before and stops after them.
+ */
+function bindEventBus(container: Container, config: Readonly<Config>): void {
+  const ports = portsOf(container);
+  const bus = config.eventBus;
+  const onHandlerError = (error: unknown, channel: string) => ports.logger().error('event handler failed', { channel, error: String(error) });
+  container
+    .bind<EventBus>(TOKENS.EventBus)
+    .toDynamicValue(() =>
+      bus.driver === 'redis'
+        ? new RedisEventBus(bus.url, {
+            onHandlerError,
+            onConnectionError: (error, connection) =>
+              ports.logger().warn('event bus: lost its Redis connection; reconnecting (events published meanwhile are replayed by sync)', { connection, error: String(error) }),
+          })
+        : new InProcessEventBus(onHandlerError),
+    )
+    .inSingletonScope();
+  const redisBus = (): RedisEventBus | null => {
+    const bound = container.get<EventBus>(TOKENS.EventBus);
+    return bound instanceof RedisEventBus ? bound : null;
+  };
+  if (bus.driver === 'redis') {
+    container.bind<HealthCheckBinding>(TOKENS.HealthCheck).toConstantValue({ name: 'events', check: async () => redisBus()?.ping() });
+  }
+
+  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() => ({
+    name: 'event-bus',
+    roles: ['api', 'worker'],
+    async start() {
+      if (bus.driver === 'redis') {
+        const redis = redisBus();
+        await redis?.ping().catch(async (error: unknown) => {
+          await redis.close(); // app.stop() skips a part whose start failed; ioredis would retry forever
+          throw new Error(`EVENT_BUS_DRIVER=redis: Redis (REDIS_URL) is not reachable: ${(error as Error).message}`);
+        });
+      } else if (config.roles.length === 1) {
+        // Not an error: jobs, coins and results still work across processes; only live delivery is lost.
+        const other = config.roles[0] === 'api' ? 'worker' : 'api';
+        ports.logger().warn(
+          `ROLES=${config.roles[0]} with EVENT_BUS_DRIVER=memory: events stay in this process, so sockets get no live events of jobs run ` +
+            `by a separate ${other} process (clients catch up with sync) and cancelling does not interrupt a running job. ` +
+            'Set EVENT_BUS_DRIVER=redis and REDIS_URL for every api and worker process.',
+          { roles: config.roles, eventBusDriver: bus.driver },
+        );
+      }
+    },
+    async stop() {
+      await container.get<EventBus>(TOKENS.EventBus).close();
+    },
+  }));
 }
