@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { UserRole } from '../../core/domain/user.ts';
 import type { AccessClaims, TokenIssuer } from '../../core/ports/token-issuer.port.ts';
@@ -11,13 +11,19 @@ export interface JwtOptions {
 }
 
 export class JwtTokenIssuer implements TokenIssuer {
-  constructor(private readonly options: JwtOptions) {}
+  // A string secret makes jsonwebtoken first try to parse it as a public key on every call (and throw,
+  // with a stack trace): about 150 µs per verify. A secret KeyObject made once skips that.
+  private readonly key: KeyObject;
+
+  constructor(private readonly options: JwtOptions) {
+    this.key = createSecretKey(Buffer.from(options.secret, 'utf8'));
+  }
 
   issueAccessToken(user: { id: string; role: UserRole }): { token: string; expiresAt: Date; tokenId: string } {
     const tokenId = randomUUID();
     const nowSeconds = Math.floor(Date.now() / 1000);
     const exp = nowSeconds + this.options.accessTokenTtlSeconds;
-    const token = jwt.sign({ sub: user.id, role: user.role, iat: nowSeconds, exp, jti: tokenId }, this.options.secret, {
+    const token = jwt.sign({ sub: user.id, role: user.role, iat: nowSeconds, exp, jti: tokenId }, this.key, {
       algorithm: 'HS256',
       issuer: this.options.issuer,
       audience: this.options.audience,
@@ -28,7 +34,7 @@ export class JwtTokenIssuer implements TokenIssuer {
   verifyAccessToken(token: string): AccessClaims | null {
     try {
       // Only HS256: an `alg: none` or asymmetric-algorithm token is rejected outright.
-      const claims = jwt.verify(token, this.options.secret, {
+      const claims = jwt.verify(token, this.key, {
         algorithms: ['HS256'],
         issuer: this.options.issuer,
         audience: this.options.audience,

@@ -72,7 +72,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     cors({
       origin: (origin, callback) => callback(null, !origin || options.corsOrigins.includes(origin)),
       credentials: true,
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'Deprecation', 'Link'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'Deprecation', 'Link', 'Idempotent-Replayed'],
     }),
   );
   app.use(cookieParser());
