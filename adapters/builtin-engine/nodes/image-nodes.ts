@@ -20,6 +20,30 @@ const listInputImages = (dir: string): string[] => {
 };
 
 /** folder_paths.get_annotated_filepath: "name.png [output]" picks the folder; plain names live in input. */
+/**
+ * Blur and sharpen share one loop: ComfyUI's gaussian per frame, then a per-pixel combination of the
+ * original value and the blurred one. A radius of 0 leaves the image as it is. Progress per frame.
+ */
+async function mapBlurred(
+  img: ReturnType<typeof asImage>,
+  radius: number,
+  sigma: number,
+  ctx: Parameters<typeof gaussianBlurFloat>[3],
+  combine: (pixel: number, blurred: number) => number,
+): Promise<ReturnType<typeof batch>> {
+  if (radius === 0) return img as ReturnType<typeof batch>;
+  const frames: Frame[] = [];
+  for (const [n, f] of img.frames.entries()) {
+    await ctx.tick();
+    const blurred = await gaussianBlurFloat(f, radius, sigma, ctx);
+    const out = { ...f, data: Buffer.allocUnsafe(f.data.length) };
+    for (let k = 0; k < blurred.length; k++) out.data[k] = toU8(combine(f.data[k]!, blurred[k]!));
+    frames.push(out);
+    ctx.progress(n + 1, img.frames.length);
+  }
+  return batch(frames);
+}
+
 export const annotatedPath = (name: string, env: NodeEnv): string | null => {
   let base = env.inputDir;
   let file = name;
@@ -155,19 +179,7 @@ export const imageNodes: NodeDef[] = [
     }),
     output: ['IMAGE'],
     async run(i, ctx) {
-      const img = asImage(i['image']);
-      const radius = i['blur_radius'] as number;
-      if (radius === 0) return { outputs: [img] };
-      const frames: Frame[] = [];
-      for (const [n, f] of img.frames.entries()) {
-        await ctx.tick();
-        const blurred = await gaussianBlurFloat(f, radius, i['sigma'] as number, ctx);
-        const out = { ...f, data: Buffer.allocUnsafe(f.data.length) };
-        for (let k = 0; k < blurred.length; k++) out.data[k] = toU8(blurred[k]!);
-        frames.push(out);
-        ctx.progress(n + 1, img.frames.length);
-      }
-      return { outputs: [batch(frames)] };
+      return { outputs: [await mapBlurred(asImage(i['image']), i['blur_radius'] as number, i['sigma'] as number, ctx, (_pixel, blurred) => blurred)] };
     },
   },
   {
@@ -187,21 +199,10 @@ export const imageNodes: NodeDef[] = [
     }),
     output: ['IMAGE'],
     async run(i, ctx) {
-      const img = asImage(i['image']);
-      const radius = i['sharpen_radius'] as number;
-      if (radius === 0) return { outputs: [img] };
       // kernel = -(10a)·gaussian with the centre raised so it sums to 1: (1+10a)·x − 10a·blur(x)
       const a10 = (i['alpha'] as number) * 10;
-      const frames: Frame[] = [];
-      for (const [n, f] of img.frames.entries()) {
-        await ctx.tick();
-        const blurred = await gaussianBlurFloat(f, radius, i['sigma'] as number, ctx);
-        const out = { ...f, data: Buffer.allocUnsafe(f.data.length) };
-        for (let k = 0; k < blurred.length; k++) out.data[k] = toU8((1 + a10) * f.data[k]! - a10 * blurred[k]!);
-        frames.push(out);
-        ctx.progress(n + 1, img.frames.length);
-      }
-      return { outputs: [batch(frames)] };
+      const image = asImage(i['image']);
+      return { outputs: [await mapBlurred(image, i['sharpen_radius'] as number, i['sigma'] as number, ctx, (pixel, blurred) => (1 + a10) * pixel - a10 * blurred)] };
     },
   },
   {
