@@ -17,6 +17,8 @@ export interface RouteSpec {
   /** express-validator schema for body, params and query. */
   validate?: Schema;
   body?: JsonSchema;
+  /** Media type of `body` in the document; JSON unless a route reads something else (multipart uploads). */
+  bodyContentType?: string;
   query?: Record<string, JsonSchema>;
   headers?: Record<string, JsonSchema & { description?: string }>;
   responses: Record<number, { description: string; schema?: JsonSchema; headers?: Record<string, unknown> }>;
@@ -120,7 +122,7 @@ export class ApiRouter {
       tags: [spec.tag],
       ...(spec.auth === 'public' ? { security: [] } : { security: [{ bearerAuth: [] }, { cookieAuth: [] }] }),
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.body ? { requestBody: { required: true, content: { [spec.bodyContentType ?? 'application/json']: { schema: spec.body } } } } : {}),
       responses,
     });
   }

@@ -115,3 +115,12 @@ test('GET /api/docs serves Swagger UI pointed at the document', async (t) => {
   t.is(init.status, 200);
   t.true((await init.text()).includes(`${PREFIX}/openapi.json`));
 });
+
+test('the upload route documents its multipart body', async (t) => {
+  const app = await startTestApp('sqlite');
+  t.teardown(() => app.close());
+  const doc = (await app.client().get('/openapi.json')).body;
+  const body = doc.paths['/uploads'].post.requestBody;
+  t.deepEqual(Object.keys(body.content), ['multipart/form-data']);
+  t.is(body.content['multipart/form-data'].schema.properties.file.format, 'binary');
+});

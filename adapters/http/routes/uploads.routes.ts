@@ -41,6 +41,8 @@ export const uploadsRoutes = (deps: UploadsRoutesDeps) => (api: ApiRouter) => {
       summary: 'Upload an input image: multipart/form-data with one file field "file" (PNG, JPEG or WebP, up to MAX_UPLOAD_MB); unused uploads expire after 24 h',
       tag: 'uploads',
       auth: 'access',
+      bodyContentType: 'multipart/form-data',
+      body: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'PNG, JPEG or WebP' } } },
       responses: {
         201: { description: 'Stored', schema: uploadSchema },
         400: { description: 'No file, several files, not a PNG/JPEG/WebP, bytes not of the declared type, or undecodable', schema: ref('Error') },
