@@ -49,6 +49,9 @@ export function canonicalJson(value: unknown): string {
 export const requestFingerprint = (req: Request): string =>
   createHash('sha256').update(`${req.method}\n${req.path}\n${canonicalJson(req.body ?? null)}`).digest('hex');
 
+/** A server error is not an answer to remember: the same request may succeed when retried. */
+export const rememberResponse = (response: StoredResponse): boolean => response.status < 500;
+
 export function failureResponse(failure: Fail<string>): StoredResponse {
   const status = STATUS_BY_CODE[failure.code as ErrorCode] ?? 500;
   return { status, body: errorBody(status, failure.message, failure.details) };

@@ -4,6 +4,7 @@ import { adminRoutes } from '../../adapters/http/routes/admin.routes.ts';
 import { coinRoutes } from '../../adapters/http/routes/coin.routes.ts';
 import { SequelizeAuditLog } from '../../adapters/sequelize/sequelize-audit-log.ts';
 import { SequelizeIdempotencyStore } from '../../adapters/sequelize/sequelize-idempotency-store.ts';
+import { rememberResponse } from '../../adapters/http/idempotency.ts';
 import type { AuditLog } from '../../core/ports/audit-log.port.ts';
 import type { IdempotencyStore } from '../../core/ports/idempotency-store.port.ts';
 import { AdminAdjustCoins } from '../../core/use-cases/coins/admin-adjust-coins.use-case.ts';
@@ -33,7 +34,7 @@ export function bindCoins(container: Container, _config: Readonly<Config>): void
   container.bind<AuditLog>(TOKENS.AuditLog).toDynamicValue(() => new SequelizeAuditLog(ports.db())).inSingletonScope();
   container
     .bind<ExecuteIdempotently>(TOKENS.Idempotency)
-    .toDynamicValue(() => new ExecuteIdempotently({ store: store(), uow: ports.uow(), ids: ports.ids(), clock: ports.clock(), sleep, ...IDEMPOTENCY }))
+    .toDynamicValue(() => new ExecuteIdempotently({ store: store(), uow: ports.uow(), ids: ports.ids(), clock: ports.clock(), sleep, remember: rememberResponse, ...IDEMPOTENCY }))
     .inSingletonScope();
 
   container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() => {

@@ -4,6 +4,7 @@ import type { CoinLedger } from '../../core/ports/coin-ledger.port.ts';
 import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports/idempotency-store.port.ts';
 import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../core/ports/user-repository.port.ts';
+import { rememberResponse } from '../../adapters/http/idempotency.ts';
 import { ExecuteIdempotently } from '../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
 
 export interface IdempotencyStoreFixture {
@@ -174,6 +175,7 @@ const useCase = (fixture: IdempotencyStoreFixture) =>
     uow: fixture.uow,
     ids: { newId: () => randomUUID() },
     clock: { now: () => new Date() },
+    remember: rememberResponse,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ttlSeconds: 86_400,
     waitMs: 10_000,

@@ -4,6 +4,7 @@ import { MemoryIdempotencyStore } from '../../adapters/memory/memory-idempotency
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
 import type { StoredResponse } from '../../core/ports/idempotency-store.port.ts';
+import { rememberResponse } from '../../adapters/http/idempotency.ts';
 import { ExecuteIdempotently } from '../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
 
 function setup(options: { waitMs?: number } = {}) {
@@ -15,6 +16,7 @@ function setup(options: { waitMs?: number } = {}) {
     ids: { newId: () => randomUUID() },
     clock,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    remember: rememberResponse,
     ttlSeconds: 86_400,
     waitMs: options.waitMs ?? 2_000,
     pollMs: 5,

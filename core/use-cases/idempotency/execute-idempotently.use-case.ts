@@ -12,6 +12,8 @@ export interface ExecuteIdempotentlyDeps {
   ids: IdGenerator;
   clock: Clock;
   sleep(ms: number): Promise<void>;
+  /** Whether a response is final and may be replayed; one that is not (a server error) frees the key for a retry. */
+  remember(response: StoredResponse): boolean;
   /** How long a key is remembered (24 h). */
   ttlSeconds: number;
   /** How long a repeat waits for the first request with its key to finish (about 10 s). */
@@ -27,7 +29,7 @@ export interface IdempotentRequest {
   /** Hash of what was asked (method, path, canonical body): the same key with another fingerprint is a conflict. */
   fingerprint: string;
   /** Produces the response. It runs inside a unit of work that also stores the response, so the change and
-   * its remembered response commit together; a 5xx response or a throw leaves the key free for a retry. */
+   * its remembered response commit together; a response `remember` refuses, or a throw, leaves the key free. */
   run(): Promise<StoredResponse>;
 }
 
@@ -101,7 +103,7 @@ export class ExecuteIdempotently {
     try {
       response = await uow.run(async () => {
         const produced = await run();
-        if (produced.status >= 500) return produced;
+        if (!this.deps.remember(produced)) return produced;
         if (!(await store.complete(claim, produced, clock.now()))) throw new ClaimLost();
         return produced;
       });
@@ -113,7 +115,7 @@ export class ExecuteIdempotently {
       }
       throw error;
     }
-    if (response.status >= 500) await store.release(claim);
+    if (!this.deps.remember(response)) await store.release(claim);
     return ok({ response, replayed: false });
   }
 }
