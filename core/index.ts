@@ -5,6 +5,7 @@
 export * from './domain/audit.ts';
 export * from './domain/coin.ts';
 export * from './domain/image-type.ts';
+export * from './domain/ids.ts';
 export * from './domain/job.ts';
 export * from './domain/message-delivery.ts';
 export * from './domain/pagination.ts';

@@ -5,6 +5,7 @@ import type { Category, ParameterPreset } from './parameter-presets.ts';
 import { isPlainObject, MAX_PROBLEMS } from './workflow-graph.ts';
 import { isLink } from './workflow-graph.types.ts';
 import type { WorkflowGraph } from './workflow-graph.types.ts';
+import { isUuid } from './ids.ts';
 
 export const PARAMETER_TYPES = ['string', 'integer', 'number', 'boolean', 'enum', 'image', 'seed'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -38,7 +39,6 @@ const MAX_LABEL_LENGTH = 200;
 const MAX_DESCRIPTION_LENGTH = 2_000;
 /** Names travel as JSON keys and in dotted field paths, so a dot or space would make errors ambiguous. */
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const NUMERIC_TYPES: readonly ParameterType[] = ['integer', 'number', 'seed'];
@@ -107,7 +107,7 @@ export const checkParameterValue = (rules: ValueRules, value: unknown): ValueChe
       return bad(`must be one of ${listOptions(options)}`);
     }
     case 'image':
-      if (typeof value === 'string' && UUID_PATTERN.test(value)) return { ok: true, value };
+      if (isUuid(value)) return { ok: true, value };
       return bad('must be the id (a UUID) of an upload or of one of your outputs');
     case 'seed': {
       const parsed = toInteger(value);

@@ -2,6 +2,7 @@ import { publicParameters } from './parameter-map.ts';
 import type { ParameterMap, PublicParameter } from './parameter-map.ts';
 import type { Category } from './parameter-presets.ts';
 import type { WorkflowGraph } from './workflow-graph.types.ts';
+import { isUuid } from './ids.ts';
 
 export const OUTPUT_TYPES = ['image', 'video'] as const;
 export type OutputType = (typeof OUTPUT_TYPES)[number];
@@ -59,10 +60,8 @@ export interface CatalogueTemplate {
   parameters: PublicParameter[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Ids are UUIDs; anything else cannot name a template, so it is "not found" without a lookup. */
-export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
 
 /** A template id as stored (lower case), or null for anything that cannot be one. */
 export const templateIdOf = (value: unknown): string | null => (isUuid(value) ? value.toLowerCase() : null);

@@ -12,6 +12,7 @@ import { sendError, sendFail } from '../error-table.ts';
 import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, respondIdempotently } from '../idempotency.ts';
 import { pageQuery, pageSchema, ref } from '../openapi.ts';
 import { adminReasonRule, amountRule, updateUserCoinBody } from './coin-validation.ts';
+import { isUuid } from '../../../core/domain/ids.ts';
 
 export interface AdminRoutesDeps {
   adjust: AdminAdjustCoins;
@@ -21,7 +22,6 @@ export interface AdminRoutesDeps {
   idempotency: ExecuteIdempotently;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const insufficient = { description: 'Balance too low', schema: ref('Error') };
 const notFound = { description: 'No such user (also for an id that is not a UUID)', schema: ref('Error') };
 
@@ -47,7 +47,7 @@ export const adminRoutes = (deps: AdminRoutesDeps) => (api: ApiRouter) => {
       (req: Request, res: Response) =>
         respondIdempotently(req, res, deps.idempotency, async () => {
           const userId = String(req.params.userId);
-          if (!UUID.test(userId)) return failureResponse(fail('NOT_FOUND', 'User not found'));
+          if (!isUuid(userId)) return failureResponse(fail('NOT_FOUND', 'User not found'));
           const body = req.body as Record<string, unknown>;
           const result = await deps.adjust.execute({ actorId: req.principal!.userId, userId, direction, amount: body.amount, reason: body.reason });
           return result.ok ? { status: 200, body: userDto(result.value) } : failureResponse(result);
@@ -85,7 +85,7 @@ export const adminRoutes = (deps: AdminRoutesDeps) => (api: ApiRouter) => {
     },
     async (req: Request, res: Response) => {
       const userId = String(req.params.id);
-      if (!UUID.test(userId)) return sendError(res, 404, 'User not found');
+      if (!isUuid(userId)) return sendError(res, 404, 'User not found');
       const result = await deps.userTransactions.execute({ userId, page: req.query.page, limit: req.query.limit });
       if (!result.ok) return sendFail(res, result);
       res.json({ ...result.value, items: result.value.items.map(transactionDto) });

@@ -6,6 +6,7 @@ import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import { historyItemView, type HistoryView } from './history-view.ts';
+import { isUuid } from '../../domain/ids.ts';
 
 export interface HistoryDeps {
   history: HistoryRepository;
@@ -15,8 +16,6 @@ export interface HistoryDeps {
   viewUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's outputs: a page of them, short-lived links, deletion, and the retention sweep. */
 export class OutputHistory {
@@ -67,7 +66,7 @@ export class OutputHistory {
   }
 
   find(userId: string, outputId: string): Promise<HistoryItem | null> {
-    return UUID.test(outputId) ? this.deps.history.findForUser(outputId.toLowerCase(), userId) : Promise.resolve(null);
+    return isUuid(outputId) ? this.deps.history.findForUser(outputId.toLowerCase(), userId) : Promise.resolve(null);
   }
 
   /** File first: a record without its file would be a broken link, a file without a record is swept again. */

@@ -4,6 +4,7 @@ import { fail, ok, type Result } from '../../domain/result.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import { historyItemView, jobView, type JobView } from './history-view.ts';
+import { isUuid } from '../../domain/ids.ts';
 
 export interface JobQueryDeps {
   jobs: JobRepository;
@@ -11,14 +12,12 @@ export interface JobQueryDeps {
   viewUrl(item: HistoryItem): Promise<string>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** GET /generate/{id}, GET /generate and the WebSocket snapshot. */
 export class JobQueries {
   constructor(private readonly deps: JobQueryDeps) {}
 
   async get(input: { userId: string; jobId: string }): Promise<Result<JobView>> {
-    if (!UUID.test(input.jobId)) return fail('NOT_FOUND', 'No such job');
+    if (!isUuid(input.jobId)) return fail('NOT_FOUND', 'No such job');
     const job = await this.deps.jobs.findForUser(input.jobId.toLowerCase(), input.userId);
     if (!job) return fail('NOT_FOUND', 'No such job');
     return ok(await this.view(job));

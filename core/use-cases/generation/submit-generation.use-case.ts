@@ -13,6 +13,7 @@ import type { Logger } from '../../ports/logger.port.ts';
 import type { Outbox } from '../../ports/outbox.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import { refundDeduction } from './refunds.ts';
+import { isUuid } from '../../domain/ids.ts';
 
 export interface SubmitGenerationDeps {
   jobs: JobRepository;
@@ -52,7 +53,6 @@ interface Prepared {
   outputType: 'image' | 'video';
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VIDEO_NODES = new Set(['SaveVideo', 'SaveWEBM', 'VHS_VideoCombine']);
 
 class Rollback extends Error {
@@ -66,7 +66,7 @@ export class SubmitGeneration {
   constructor(private readonly deps: SubmitGenerationDeps) {}
 
   async execute(input: SubmitGenerationInput): Promise<Result<{ job: GenerationJob; created: boolean }>> {
-    const requestId = typeof input.requestId === 'string' && UUID.test(input.requestId) ? input.requestId.toLowerCase() : null;
+    const requestId = isUuid(input.requestId) ? input.requestId.toLowerCase() : null;
     if (input.requestId !== undefined && input.requestId !== null && requestId === null) {
       return validationFailed([{ field: 'requestId', message: 'must be a UUID' }]);
     }
@@ -190,7 +190,7 @@ export class SubmitGeneration {
       const outputType = Object.values(graph.value).some((node) => VIDEO_NODES.has(node.class_type)) ? 'video' : 'image';
       return ok({ workflow: graph.value, usedParameters: {}, imageRefs: [], templateId: null, templateVersion: null, cost: 0, outputType });
     }
-    if (typeof templateId !== 'string' || !UUID.test(templateId)) return validationFailed([{ field: 'templateId', message: 'must be a UUID' }]);
+    if (!isUuid(templateId)) return validationFailed([{ field: 'templateId', message: 'must be a UUID' }]);
     const template = await this.deps.templates.findActive(templateId.toLowerCase());
     if (!template) return validationFailed([{ field: 'templateId', message: 'no active template with this id' }]);
 
