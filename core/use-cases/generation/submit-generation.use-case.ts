@@ -79,8 +79,8 @@ export class SubmitGeneration {
 
     const jobId = requestId ?? this.deps.ids.newId();
     try {
+      // outbox.add() wakes the relay once the transaction commits; nothing to do here.
       const job = await this.deps.uow.run(() => this.create(jobId, input.userId, requestId, prepared.value));
-      this.deps.outbox.notify();
       await this.publish(job, { type: 'job.queued', jobId: job.id });
       return ok({ job, created: true });
     } catch (error) {
