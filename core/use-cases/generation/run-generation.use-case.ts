@@ -44,8 +44,9 @@ export class RunGeneration {
     const now = this.deps.clock.now();
     const moved = await this.deps.jobs.transition(job.id, ['queued', 'running'], 'running', { statusText: 'Starting', attempts: message.attempt, startedAt: now }, now);
     if (!moved) return { action: 'ack' };
-    // A crash mid-run leaves part of an earlier attempt behind; this attempt starts clean so history never doubles.
-    await this.discardOutputs(job);
+    // A crash mid-run leaves part of an earlier attempt behind (only a job already `running` can have
+    // one); this attempt starts clean so history never doubles.
+    if (job.status === 'running') await this.discardOutputs(job);
     await this.emit(job, { type: 'job.started', jobId: job.id, attempt: message.attempt });
     await this.status(job, 'Generating');
 
