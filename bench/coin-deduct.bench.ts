@@ -5,9 +5,8 @@
  * The run uses an exact request count (sized from a warm-up to last about DURATION_S) so every request
  * sent is also answered before the balance is read.
  */
-import { SequelizeCoinLedger } from '../adapters/sequelize/sequelize-coin-ledger.ts';
 import { SequelizeDatabase } from '../adapters/sequelize/sequelize-database.ts';
-import { SequelizeUserRepository } from '../adapters/sequelize/sequelize-user-repository.ts';
+import { SequelizeUnitOfWork } from '../adapters/sequelize/sequelize-unit-of-work.ts';
 import { api, baseline, load, printLine, signUpAndLogin, startService, type BenchDb, type Service } from './support/harness.ts';
 
 const DURATION_S = 10;
@@ -20,8 +19,9 @@ async function readLedger(service: Service, userId: string): Promise<{ balance: 
     ? new SequelizeDatabase({ url: service.databaseUrl, dialect: 'sqlite', storagePath: service.sqlitePath })
     : new SequelizeDatabase({ url: service.databaseUrl, dialect: 'mysql', poolMax: 2 });
   try {
-    const user = await new SequelizeUserRepository(db).findById(userId);
-    return { balance: user!.coinBalance, sum: await new SequelizeCoinLedger(db).sum(userId) };
+    const { users, ledger } = new SequelizeUnitOfWork(db).autocommit;
+    const user = await users.findById(userId);
+    return { balance: user!.coinBalance, sum: await ledger.sum(userId) };
   } finally {
     await db.close();
   }

@@ -4,6 +4,8 @@
  *     one transaction), API role only so the worker's CPU does not share the measurement; SQLite and MariaDB;
  *  2. submit → `job.completed` over the WebSocket for a one-node workflow (api+worker in one process),
  *     p50/p99, against the builtin engine running the same workflow directly; the ratio is the overhead.
+ *     The workflow is a template of cost 1 (no generation is free: ADR 016), so the measured path includes
+ *     the charge, the job, its outbox entry and its events, each in its transaction.
  * Prints one JSON line per scenario. `npx tsx bench/generation.bench.ts [sqlite|mariadb ...]`
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -76,9 +78,14 @@ async function submitThroughput(db: BenchDb, base: Awaited<ReturnType<typeof bas
 }
 
 async function completionLatency(db: BenchDb): Promise<void> {
-  const service = await startService(db, { QUEUE_VISIBILITY_SECONDS: '30' });
+  const service = await startService(db, { QUEUE_VISIBILITY_SECONDS: '30', ADMIN_EMAILS: 'admin@bench.local' });
   const socketMs: number[] = [];
   try {
+    const admin = await signUpAndLogin(service.url, 'admin@bench.local');
+    const created = await api(service.url, admin, 'POST', '/workflow-templates', { name: 'One node', category: 'text-to-image', workflow: ONE_NODE, cost: 1, outputType: 'image' });
+    if (created.status !== 201) throw new Error(`template: ${created.status} ${JSON.stringify(created.body)}`);
+    const mapped = await api(service.url, admin, 'PUT', `/workflow-templates/${created.body.id}/parameter-map`, { prompt: { preset: 'prompt', node_id: '1', input_name: 'source' } });
+    if (mapped.status !== 200) throw new Error(`template map: ${mapped.status} ${JSON.stringify(mapped.body)}`);
     const user = await signUpAndLogin(service.url);
     const socket = new WebSocket(`${service.url.replace('http', 'ws')}/api/v1/ws`, { headers: { cookie: user.cookie } });
     await new Promise((resolve, reject) => (socket.once('open', resolve), socket.once('error', reject)));
@@ -91,7 +98,7 @@ async function completionLatency(db: BenchDb): Promise<void> {
       const started = performance.now();
       let done!: (at: number) => void;
       const completed = new Promise<number>((resolve) => (done = resolve));
-      const submitted = await api(service.url, user, 'POST', '/generate', { workflow: ONE_NODE });
+      const submitted = await api(service.url, user, 'POST', '/generate', { templateId: created.body.id, parameters: { prompt: 'ping' } });
       if (submitted.status !== 202) throw new Error(`submit: ${submitted.status} ${JSON.stringify(submitted.body)}`);
       waiting.set(submitted.body.id, done);
       const finished = await completed;

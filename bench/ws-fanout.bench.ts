@@ -1,7 +1,7 @@
 /**
  * WebSocket fan-out: the real application (API role, SQLite, in-process bus) with 1,000 open sockets
  * (10 users × 100 sockets) in this one process. Progress events are first published through the
- * PublishUserEvent use case (SQLite append + bus: what a worker does), then straight on the bus (the
+ * UserEventLog (SQLite append in a transaction, bus after commit: what a worker does), then straight on the bus (the
  * gateway's fan-out alone). Every socket checks it gets each of its user's events exactly once, in seq
  * order; latency is publish call → message parsed by the client. Prints one JSON line.
  *
@@ -22,14 +22,14 @@ import { createServer } from 'node:http';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildApplication } from '../bootstrap/app.ts';
 import { loadConfig } from '../bootstrap/config.ts';
-import { TOKENS } from '../bootstrap/tokens.ts';
+import { resolve, TOKENS } from '../bootstrap/tokens.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
 import { USER_EVENTS_CHANNEL, type EventBus, type UserEventEnvelope } from '../core/ports/user-events.port.ts';
-import type { PublishUserEvent } from '../core/use-cases/events/publish-user-event.use-case.ts';
+import type { UserEvent } from '../core/ports/user-events.port.ts';
 
 const USERS = 10;
 const SOCKETS_PER_USER = 100;
-/** Phase 1 (end to end: PublishUserEvent = SQLite append + bus) and phase 2 (bus only: the gateway's fan-out). One event per user per round. */
+/** Phase 1 (end to end: UserEventLog = SQLite append + bus after commit) and phase 2 (bus only: the gateway's fan-out). One event per user per round. */
 const STORED_ROUNDS = 60;
 const BUS_ROUNDS = 100;
 /** Bus rounds are paced (10 per second: 100 events/s, 10,000 deliveries/s) so latency is measured under a steady load, not a flood's queue. */
@@ -88,8 +88,9 @@ if (!loaded.ok) throw new Error(loaded.problems.join('; '));
 const app = buildApplication(loaded.config, { logger: quiet });
 const { port } = await app.start();
 const base = `http://127.0.0.1:${port}/api/v1`;
-const publish = app.container.get<PublishUserEvent>(TOKENS.PublishUserEvent);
-const bus = app.container.get<EventBus>(TOKENS.EventBus);
+const uow = resolve(app.container, TOKENS.UnitOfWork);
+const log = resolve(app.container, TOKENS.UserEventLog);
+const bus: EventBus = resolve(app.container, TOKENS.EventBus);
 
 const tokens: { userId: string; token: string }[] = [];
 for (let i = 0; i < USERS; i++) {
@@ -160,9 +161,11 @@ const phase = async (rounds: number, send: (userId: string, round: number) => Pr
     latencyMs: { p50: round2(percentile(sorted, 50)), p99: round2(percentile(sorted, 99)), max: round2(sorted[sorted.length - 1] ?? NaN) },
   };
 };
-const progress = (value: number) => ({ type: 'job.progress', jobId: 'bench-job', value, max: ROUNDS, t: performance.now() });
+// `t` rides along (events are JSON) so the client can time each delivery.
+const progress = (value: number) => ({ type: 'job.progress', jobId: 'bench-job', value, max: ROUNDS, t: performance.now() }) as unknown as UserEvent;
 
-const endToEnd = await phase(STORED_ROUNDS, (userId, round) => publish.execute({ userId, event: progress(round) }));
+// What a worker does: record the event in a transaction (SQLite), fanned out after the commit.
+const endToEnd = await phase(STORED_ROUNDS, (userId, round) => uow.run((tx) => log.record(tx, userId, progress(round))));
 const busOnly = await phase(BUS_ROUNDS, (userId, round) => {
   const seq = STORED_ROUNDS + round;
   const envelope: UserEventEnvelope = { userId, seq, event: progress(seq), createdAt: new Date().toISOString() };

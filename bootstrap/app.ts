@@ -52,7 +52,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       modules,
       auth: {
         authenticate: (token) => authenticate.execute(token),
-        currentRole: async (userId) => (await ports.users().findById(userId))?.role ?? null,
+        currentRole: async (userId) => (await ports.repos().users.findById(userId))?.role ?? null,
       },
     });
     http = built.app;

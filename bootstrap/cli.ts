@@ -54,7 +54,7 @@ const ports = portsOf(container);
 let exitCode = 0;
 try {
   await ports.db().migrate();
-  const result = await new PromoteUser({ users: ports.users() }).execute({ email });
+  const result = await new PromoteUser({ users: ports.repos().users, clock: ports.clock() }).execute({ email });
   if (result.ok) {
     process.stdout.write(`${result.value.email} (${result.value.id}) is now an admin.\n`);
   } else {

@@ -45,7 +45,12 @@ export interface Config {
   frontendUrl: string;
   signupBonusCoins: number;
   generation: {
-    requireTemplate: boolean;
+    /** Raw workflows that match no active template: who may run them (ALLOW_RAW_WORKFLOWS) and at what price (RAW_WORKFLOW_COST). */
+    rawWorkflows: { roles: ('user' | 'admin')[]; cost: number };
+    /** The reconciler fails (and refunds) a running job whose attempt's lease ended this long ago (STALLED_JOB_MINUTES). */
+    stalledJobSeconds: number;
+    /** Files staged by an attempt that can no longer commit them are deleted once this old (ORPHANED_OUTPUT_MINUTES). */
+    orphanedOutputSeconds: number;
     outputNodeTypes: string[];
     allowedNodeTypes: string[] | null;
     unclaimedDeductionMinutes: number;
@@ -174,7 +179,9 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   let database: Config['database'];
   if (databaseUrl.startsWith('sqlite:')) {
     const target = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    database = { url: databaseUrl, dialect: 'sqlite', storagePath: target === ':memory:' ? ':memory:' : path.resolve(target) };
+    // The service keeps jobs, coins and its queue in the database: an in-memory one would lose them all on restart.
+    if (target === ':memory:' || target === '') read.problems.push('DATABASE_URL=sqlite: needs a file path (sqlite:/path/to/app.db); an in-memory database is not supported');
+    database = { url: databaseUrl, dialect: 'sqlite', storagePath: path.resolve(target || '.') };
   } else if (databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://')) {
     // mysql2 serves both; a mariadb:// URL would make Sequelize look for the `mariadb` package.
     database = { url: databaseUrl.replace(/^mariadb:/, 'mysql:'), dialect: 'mysql' };
@@ -291,7 +298,9 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     frontendUrl: frontendUrl.replace(/\/$/, ''),
     signupBonusCoins: read.int('SIGNUP_BONUS_COINS', 100, 0, 1_000_000),
     generation: {
-      requireTemplate: read.bool('REQUIRE_TEMPLATE', false),
+      rawWorkflows: { roles: rawWorkflowRoles(read), cost: read.int('RAW_WORKFLOW_COST', 5, 0, 1_000_000) },
+      stalledJobSeconds: read.int('STALLED_JOB_MINUTES', 30, 1, 7 * 24 * 60) * 60,
+      orphanedOutputSeconds: read.int('ORPHANED_OUTPUT_MINUTES', 60, 1, 7 * 24 * 60) * 60,
       outputNodeTypes: read.list('OUTPUT_NODE_TYPES'),
       allowedNodeTypes: allowedNodeTypes.length > 0 ? allowedNodeTypes : null,
       unclaimedDeductionMinutes: read.int('UNCLAIMED_DEDUCTION_MINUTES', 15, 1, 7 * 24 * 60),
@@ -311,6 +320,20 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   return { ok: true, config: deepFreeze(config) };
+}
+
+/** ALLOW_RAW_WORKFLOWS: `admin` (default), `user,admin` (or `all`), or `none`. */
+function rawWorkflowRoles(read: Reader): ('user' | 'admin')[] {
+  const listed = read.list('ALLOW_RAW_WORKFLOWS').map((role) => role.toLowerCase());
+  if (listed.length === 0) return ['admin'];
+  if (listed.length === 1 && listed[0] === 'none') return [];
+  if (listed.length === 1 && listed[0] === 'all') return ['user', 'admin'];
+  const bad = listed.filter((role) => role !== 'user' && role !== 'admin');
+  if (bad.length > 0) {
+    read.problems.push(`ALLOW_RAW_WORKFLOWS must be none, all, or a list of user and admin (got "${bad.join(',')}")`);
+    return ['admin'];
+  }
+  return [...new Set(listed)] as ('user' | 'admin')[];
 }
 
 /** APP_ENV=local keeps a generated signing secret under DATA_DIR so sessions survive restarts. */

@@ -1,55 +1,48 @@
-/** Container tokens. `Symbol.for` so every module that names a token gets the same one. */
-export const TOKENS = {
-  Config: Symbol.for('Config'),
-  Logger: Symbol.for('Logger'),
-  Clock: Symbol.for('Clock'),
-  Ids: Symbol.for('IdGenerator'),
-  Database: Symbol.for('SequelizeDatabase'),
-  UnitOfWork: Symbol.for('UnitOfWork'),
-  Cache: Symbol.for('Cache'),
-  UserRepository: Symbol.for('UserRepository'),
-  SessionRepository: Symbol.for('SessionRepository'),
-  CoinLedger: Symbol.for('CoinLedger'),
-  PasswordHasher: Symbol.for('PasswordHasher'),
-  TokenIssuer: Symbol.for('TokenIssuer'),
-  Authenticate: Symbol.for('Authenticate'),
-  IdempotencyStore: Symbol.for('IdempotencyStore'),
-  /** ExecuteIdempotently: the `Idempotency-Key` use case shared by coin routes and POST /generate. */
-  Idempotency: Symbol.for('ExecuteIdempotently'),
-  AuditLog: Symbol.for('AuditLog'),
-  /** ObjectStorage port, chosen by STORAGE_DRIVER (storage.module.ts). */
-  ObjectStorage: Symbol.for('ObjectStorage'),
-  UploadRepository: Symbol.for('UploadRepository'),
-  /** MessageQueue port, chosen by QUEUE_DRIVER (queue.module.ts). */
-  Queue: Symbol.for('MessageQueue'),
-  /** Outbox port: add() inside the unit of work that makes the change, notify() after it. */
-  Outbox: Symbol.for('Outbox'),
-  /** OutboxRelayLoop: `flush()` relays now (tests, shutdown paths); also bound as a Lifecycle. */
-  OutboxRelay: Symbol.for('OutboxRelay'),
-  /** TemplateRepository port (templates.module.ts). */
-  TemplateRepository: Symbol.for('TemplateRepository'),
-  /** GetTemplateVersion use case: a template version's workflow, map, cost and output type, for generation and history. */
-  GetTemplateVersion: Symbol.for('GetTemplateVersion'),
-  /** `{ server }`: the API role's node:http server (null in a worker-only process), for WebSocket upgrades. */
-  HttpServer: Symbol.for('HttpServer'),
-  /** Multi-bound: every feature adds its HTTP routes. */
-  RouteModule: Symbol.for('RouteModule'),
-  /** Multi-bound: `{ name, check }` for the health route. */
-  HealthCheck: Symbol.for('HealthCheck'),
-  /** Multi-bound: background parts started after migrations and stopped on shutdown. */
-  Lifecycle: Symbol.for('Lifecycle'),
-  /** Per-user event log for WebSocket replay (UserEventStore). */
-  UserEventStore: Symbol.for('UserEventStore'),
-  /** Fan-out of user events from workers to every API instance (EventBus). */
-  EventBus: Symbol.for('EventBus'),
-  /** The PublishUserEvent use case: store an event for a user (gets its seq), then fan it out. */
-  PublishUserEvent: Symbol.for('PublishUserEvent'),
-  /** `ActiveJobsSnapshot`: a user's queued and running jobs for the socket's `job.snapshot`. Bound by the generation module. */
-  ActiveJobsSnapshot: Symbol.for('ActiveJobsSnapshot'),
-} as const;
+import type { Server } from 'node:http';
+import type { Container } from 'inversify';
+import type { RouteModule } from '../adapters/http/http-app.ts';
+import type { IdempotentResponder } from '../adapters/http/idempotency.ts';
+import type { SequelizeDatabase } from '../adapters/sequelize/sequelize-database.ts';
+import type { Cache } from '../core/ports/cache.port.ts';
+import type { Clock } from '../core/ports/clock.port.ts';
+import type { IdGenerator } from '../core/ports/id-generator.port.ts';
+import type { Logger } from '../core/ports/logger.port.ts';
+import type { ObjectStorage } from '../core/ports/object-storage.port.ts';
+import type { Outbox } from '../core/ports/outbox.port.ts';
+import type { PasswordHasher } from '../core/ports/password-hasher.port.ts';
+import type { MessageQueue } from '../core/ports/queue.port.ts';
+import type { TokenIssuer } from '../core/ports/token-issuer.port.ts';
+import type { Transaction, UnitOfWork } from '../core/ports/unit-of-work.port.ts';
+import type { EventBus } from '../core/ports/user-events.port.ts';
+import type { WorkflowEngine } from '../core/ports/workflow-engine.port.ts';
+import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { SessionRevocations } from '../core/use-cases/auth/session-revocations.ts';
+import type { UserEventLog } from '../core/use-cases/events/user-event-log.ts';
+import type { ActiveTemplates } from '../core/use-cases/generation/active-templates.ts';
+import type { InputImages } from '../core/use-cases/generation/input-images.ts';
+import type { JobControl } from '../core/use-cases/generation/job-control.ts';
+import type { JobLifecycle } from '../core/use-cases/generation/job-lifecycle.ts';
+import type { JobQueries } from '../core/use-cases/generation/job-queries.use-case.ts';
+import type { OutputHistory } from '../core/use-cases/generation/history.use-case.ts';
+import type { RunGeneration } from '../core/use-cases/generation/run-generation.use-case.ts';
+import type { GetTemplateVersion } from '../core/use-cases/templates/get-template-version.use-case.ts';
+import type { Config } from './config.ts';
+import type { OutboxRelayLoop } from './outbox-relay-loop.ts';
+import type { Scheduler } from './scheduler.ts';
+
+/** A container key that knows the type it resolves to. `Symbol.for`, so every module naming one gets the same. */
+export type Token<T> = symbol & { readonly __resolves?: T };
+const token = <T>(name: string): Token<T> => Symbol.for(name) as Token<T>;
+
+/** Typed lookups: `resolve(container, TOKENS.Clock)` is a Clock, without a cast at the call site. */
+export const resolve = <T>(container: Container, key: Token<T>): T => container.get<T>(key);
+export const resolveAll = <T>(container: Container, key: Token<T>): T[] => container.getAll<T>(key);
+
+/** The repositories outside any transaction (each call commits on its own); `uow.run` hands out the others. */
+export type Repositories = Omit<Transaction, 'afterCommit'>;
 
 export interface HttpServerRef {
-  server: import('node:http').Server | null;
+  server: Server | null;
 }
 
 export interface HealthCheckBinding {
@@ -70,5 +63,56 @@ export interface LifecycleBinding {
   stop(): Promise<void>;
 }
 
-/** What TOKENS.ActiveJobsSnapshot resolves to: the user's queued and running jobs in their API shape (GenerationJob). */
+/** A user's queued and running jobs in their API shape (GenerationJob), for the socket's `job.snapshot`. */
 export type ActiveJobsSnapshot = (userId: string) => Promise<unknown[]>;
+
+/** Every container key of the application, in one place. */
+export const TOKENS = {
+  Config: token<Readonly<Config>>('Config'),
+  Logger: token<Logger>('Logger'),
+  Clock: token<Clock>('Clock'),
+  Ids: token<IdGenerator>('IdGenerator'),
+  Database: token<SequelizeDatabase>('SequelizeDatabase'),
+  UnitOfWork: token<UnitOfWork>('UnitOfWork'),
+  Repositories: token<Repositories>('Repositories'),
+  Cache: token<Cache>('Cache'),
+  PasswordHasher: token<PasswordHasher>('PasswordHasher'),
+  TokenIssuer: token<TokenIssuer>('TokenIssuer'),
+  Authenticate: token<Authenticate>('Authenticate'),
+  SessionRevocations: token<SessionRevocations>('SessionRevocations'),
+  /** The `Idempotency-Key` responder shared by the coin routes and POST /generate. */
+  Idempotency: token<IdempotentResponder>('IdempotentResponder'),
+  /** ObjectStorage port, chosen by STORAGE_DRIVER (storage.module.ts). */
+  ObjectStorage: token<ObjectStorage>('ObjectStorage'),
+  /** MessageQueue port, chosen by QUEUE_DRIVER (queue.module.ts). */
+  Queue: token<MessageQueue>('MessageQueue'),
+  /** The outbox table as relays see it (lease, mark, purge). */
+  Outbox: token<Outbox>('Outbox'),
+  /** OutboxRelayLoop: `flush()` relays now (tests, shutdown paths); also bound as a Lifecycle. */
+  OutboxRelay: token<OutboxRelayLoop>('OutboxRelay'),
+  /** The one periodic scheduler: modules add their sweepers to it. */
+  Scheduler: token<Scheduler>('Scheduler'),
+  /** A template version's workflow, map, cost and output type, for generation and history. */
+  GetTemplateVersion: token<GetTemplateVersion>('GetTemplateVersion'),
+  /** The API role's node:http server (null in a worker-only process), for WebSocket upgrades. */
+  HttpServer: token<HttpServerRef>('HttpServer'),
+  /** Multi-bound: every feature adds its HTTP routes. */
+  RouteModule: token<RouteModule>('RouteModule'),
+  /** Multi-bound: `{ name, check }` for the health route. */
+  HealthCheck: token<HealthCheckBinding>('HealthCheck'),
+  /** Multi-bound: background parts started after migrations and stopped on shutdown, in reverse order. */
+  Lifecycle: token<LifecycleBinding>('Lifecycle'),
+  /** Fan-out of user events, session revocations and cancel requests between processes. */
+  EventBus: token<EventBus>('EventBus'),
+  /** Records user events in a transaction and fans them out after it commits. */
+  UserEventLog: token<UserEventLog>('UserEventLog'),
+  ActiveJobsSnapshot: token<ActiveJobsSnapshot>('ActiveJobsSnapshot'),
+  Engine: token<WorkflowEngine>('WorkflowEngine'),
+  JobControl: token<JobControl>('JobControl'),
+  JobLifecycle: token<JobLifecycle>('JobLifecycle'),
+  ActiveTemplates: token<ActiveTemplates>('ActiveTemplates'),
+  InputImages: token<InputImages>('InputImages'),
+  OutputHistory: token<OutputHistory>('OutputHistory'),
+  JobQueries: token<JobQueries>('JobQueries'),
+  RunGeneration: token<RunGeneration>('RunGeneration'),
+} as const;

@@ -19,11 +19,11 @@ export class JwtTokenIssuer implements TokenIssuer {
     this.key = createSecretKey(Buffer.from(options.secret, 'utf8'));
   }
 
-  issueAccessToken(user: { id: string; role: UserRole }): { token: string; expiresAt: Date; tokenId: string } {
+  issueAccessToken(user: { id: string; role: UserRole }, sessionId: string): { token: string; expiresAt: Date; tokenId: string } {
     const tokenId = randomUUID();
     const nowSeconds = Math.floor(Date.now() / 1000);
     const exp = nowSeconds + this.options.accessTokenTtlSeconds;
-    const token = jwt.sign({ sub: user.id, role: user.role, iat: nowSeconds, exp, jti: tokenId }, this.key, {
+    const token = jwt.sign({ sub: user.id, role: user.role, sid: sessionId, iat: nowSeconds, exp, jti: tokenId }, this.key, {
       algorithm: 'HS256',
       issuer: this.options.issuer,
       audience: this.options.audience,
@@ -42,7 +42,8 @@ export class JwtTokenIssuer implements TokenIssuer {
       if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number') return null;
       const role = (claims as { role?: unknown }).role;
       if (role !== 'user' && role !== 'admin') return null;
-      return { userId: claims.sub, role, tokenId: claims.jti, expiresAt: new Date(claims.exp * 1000) };
+      const sid = (claims as { sid?: unknown }).sid;
+      return { userId: claims.sub, role, tokenId: claims.jti, sessionId: typeof sid === 'string' ? sid : null, expiresAt: new Date(claims.exp * 1000) };
     } catch {
       return null;
     }

@@ -1,9 +1,9 @@
-import type { GenerationJob, JobStatus } from '../../core/domain/job.ts';
+import { sourcesOf, type GenerationJob } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
-import type { JobRepository, JobUpdate, NewJob } from '../../core/ports/job-repository.port.ts';
+import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
-const apply = (job: GenerationJob, update: JobUpdate, at: Date): void => {
+const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
   job.updatedAt = at;
   if (update.progress) job.progress = { ...update.progress };
   if (update.statusText !== undefined) job.statusText = update.statusText;
@@ -12,6 +12,7 @@ const apply = (job: GenerationJob, update: JobUpdate, at: Date): void => {
   if (update.attempts !== undefined) job.attempts = update.attempts;
   if (update.startedAt) job.startedAt = update.startedAt;
   if (update.finishedAt) job.finishedAt = update.finishedAt;
+  if (update.leaseUntil !== undefined) job.leaseUntil = update.leaseUntil;
 };
 
 const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
@@ -25,7 +26,7 @@ export class MemoryJobRepository implements JobRepository {
 
   async create(job: NewJob): Promise<boolean> {
     if (this.jobs.has(job.id)) return false;
-    this.jobs.set(job.id, structuredClone({ ...job, refundedCoins: 0, error: null, textOutputs: [], attempts: 0, updatedAt: job.createdAt, startedAt: null, finishedAt: null }));
+    this.jobs.set(job.id, structuredClone({ ...job, refundedCoins: 0, error: null, textOutputs: [], attempts: 0, runId: null, leaseUntil: null, updatedAt: job.createdAt, startedAt: null, finishedAt: null }));
     return true;
   }
 
@@ -49,17 +50,21 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()].filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).map(copy);
   }
 
-  async transition(id: string, from: readonly JobStatus[], to: JobStatus, update: JobUpdate, at: Date): Promise<boolean> {
+  async transition(id: string, move: JobMove, at: Date): Promise<boolean> {
     const job = this.jobs.get(id);
-    if (!job || !from.includes(job.status)) return false;
-    job.status = to;
-    apply(job, update, at);
+    if (!job || !sourcesOf(move.to).includes(job.status)) return false;
+    if (move.fence !== undefined && job.runId !== move.fence) return false;
+    job.status = move.to;
+    if (move.runId !== undefined) job.runId = move.runId;
+    apply(job, move.changes ?? {}, at);
     return true;
   }
 
-  async update(id: string, update: JobUpdate, at: Date): Promise<void> {
+  async updateRunning(id: string, fence: string, changes: JobChanges, at: Date): Promise<boolean> {
     const job = this.jobs.get(id);
-    if (job && (job.status === 'queued' || job.status === 'running')) apply(job, update, at);
+    if (!job || job.status !== 'running' || job.runId !== fence) return false;
+    apply(job, changes, at);
+    return true;
   }
 
   async markRefunded(id: string, amount: number, at: Date): Promise<boolean> {
@@ -72,5 +77,21 @@ export class MemoryJobRepository implements JobRepository {
 
   async countForTemplate(templateId: string): Promise<number> {
     return [...this.jobs.values()].filter((job) => job.templateId === templateId).length;
+  }
+
+  async listUnrefunded(max: number): Promise<GenerationJob[]> {
+    return [...this.jobs.values()]
+      .filter((job) => (job.status === 'failed' || job.status === 'cancelled') && job.refundedCoins === 0 && job.paidCoins > 0)
+      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
+      .slice(0, max)
+      .map(copy);
+  }
+
+  async listStalled(before: Date, max: number): Promise<GenerationJob[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < before)
+      .sort((a, b) => a.leaseUntil!.getTime() - b.leaseUntil!.getTime())
+      .slice(0, max)
+      .map(copy);
   }
 }

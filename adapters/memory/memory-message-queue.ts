@@ -28,7 +28,8 @@ interface QueueRow {
   environment: string;
   /** Kept as JSON text so every delivery hands out a fresh copy, as a real queue would. */
   body: string;
-  status: 'ready' | 'dead';
+  /** done: acknowledged, kept as a tombstone so a republish of its id is ignored (like the database queue). */
+  status: 'ready' | 'dead' | 'done';
   attempts: number;
   visibleAt: number;
   claimToken: string | null;
@@ -87,7 +88,8 @@ export class MemoryMessageQueue implements MessageQueue {
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(store: MemoryStore, options: MemoryMessageQueueOptions = {}) {
-    this.rows = store.table<QueueRow>('queue_messages');
+    // A broker is not part of the database transaction: a rollback leaves the queue alone.
+    this.rows = store.table<QueueRow>('queue_messages', { transactional: false });
     let peers = peersByStore.get(store);
     if (!peers) {
       peers = new Set();
@@ -178,15 +180,15 @@ export class MemoryMessageQueue implements MessageQueue {
             r.status === 'ready' && r.visibleAt <= now && r.environment === consumer.options.environment && consumer.options.taskTypes.includes(r.taskType),
         )[0];
         if (!row) break;
-        if (row.attempts >= consumer.options.maxAttempts) {
-          Object.assign(row, { status: 'dead', claimToken: null, lastError: expiredReason(row.attempts) });
-          continue;
-        }
         const token = randomUUID();
-        row.attempts += 1;
+        // Delivered maxAttempts times and never settled (its consumers died): taken only to be ended.
+        const exhausted = row.attempts >= consumer.options.maxAttempts;
+        if (!exhausted) row.attempts += 1;
         row.claimToken = token;
         row.visibleAt = now + Math.round(consumer.options.visibilitySeconds * 1000);
-        const task = this.handle(consumer, row, row.attempts, token);
+        const task = exhausted
+          ? this.settle(consumer, row, token, { kind: 'dead', reason: expiredReason(row.attempts) }, this.delivered(row, row.attempts, token))
+          : this.handle(consumer, row, row.attempts, token);
         consumer.inFlight.add(task);
         void task.finally(() => {
           consumer.inFlight.delete(task);
@@ -214,44 +216,58 @@ export class MemoryMessageQueue implements MessageQueue {
     }, next - now);
   }
 
+  private delivered(row: QueueRow, attempt: number, token: string): DeliveredMessage {
+    return {
+      id: row.id,
+      taskType: row.taskType,
+      environment: row.environment,
+      body: JSON.parse(row.body) as unknown,
+      attempt,
+      extendVisibility: async (seconds) => this.extend(row, token, seconds),
+    };
+  }
+
   private async handle(consumer: MemoryConsumer, row: QueueRow, attempt: number, token: string): Promise<void> {
     await Promise.resolve();
+    const message = this.delivered(row, attempt, token);
     let result: { outcome: HandlerOutcome } | { error: unknown };
     try {
-      result = {
-        outcome: await consumer.handler({
-          id: row.id,
-          taskType: row.taskType,
-          environment: row.environment,
-          body: JSON.parse(row.body) as unknown,
-          attempt,
-          extendVisibility: async (seconds) => this.extend(row, token, seconds),
-        }),
-      };
+      result = { outcome: await consumer.handler(message) };
     } catch (error) {
       result = { error };
       this.logger.warn('queue handler failed', { messageId: row.id, attempt, error: describeError(error) });
     }
-    this.settle(row, token, settlementOf(result, attempt, consumer.options.maxAttempts, this.backoff));
+    await this.settle(consumer, row, token, settlementOf(result, attempt, consumer.options.maxAttempts, this.backoff), message);
   }
 
-  private settle(row: QueueRow, token: string, settlement: Settlement): void {
-    if (row.claimToken !== token || this.rows.get(row.id) !== row) {
+  /** A message goes dead only after onDeadLetter has ended its work; if that throws, it stays taken and comes back. */
+  private async settle(consumer: MemoryConsumer, row: QueueRow, token: string, settlement: Settlement, message: DeliveredMessage): Promise<void> {
+    if (!this.holds(row, token)) {
       this.logger.warn('queue message was taken by another delivery before it was settled (visibility expired)', { messageId: row.id });
       return;
     }
+    if (settlement.kind === 'dead' && consumer.options.onDeadLetter) {
+      try {
+        await consumer.options.onDeadLetter(message, settlement.reason);
+      } catch (error) {
+        this.logger.error('queue dead-lettering failed', { messageId: row.id, error: describeError(error) });
+        return;
+      }
+      if (!this.holds(row, token)) return;
+    }
     const now = this.clock.now().getTime();
     row.claimToken = null;
-    if (settlement.kind === 'delete') this.rows.delete(row.id);
+    if (settlement.kind === 'delete') row.status = 'done';
     else if (settlement.kind === 'delay') row.visibleAt = now + Math.round(settlement.seconds * 1000);
     else Object.assign(row, { status: 'dead', lastError: settlement.reason });
   }
 
+  private holds(row: QueueRow, token: string): boolean {
+    return row.claimToken === token && row.status === 'ready' && this.rows.get(row.id) === row;
+  }
+
   private extend(row: QueueRow, token: string, seconds: number): void {
-    if (row.claimToken !== token || row.status !== 'ready' || this.rows.get(row.id) !== row) {
-      this.logger.warn('extendVisibility on a message this delivery no longer holds', { messageId: row.id });
-      return;
-    }
+    if (!this.holds(row, token)) throw new Error(`message ${row.id} is no longer held by this delivery (its visibility ran out and it was taken again)`);
     row.visibleAt = this.clock.now().getTime() + Math.round(seconds * 1000);
     this.scheduleAll();
   }

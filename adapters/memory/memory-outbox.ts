@@ -1,4 +1,4 @@
-import type { Outbox, OutboxEntry } from '../../core/ports/outbox.port.ts';
+import type { Outbox, OutboxEntry, OutboxLease } from '../../core/ports/outbox.port.ts';
 import type { OutgoingMessage } from '../../core/ports/queue.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
@@ -8,37 +8,20 @@ interface OutboxRow {
   message: string;
   createdAt: Date;
   publishedAt: Date | null;
+  leaseToken: string | null;
+  leaseUntil: Date | null;
   seq: number;
 }
 
 let sequence = 0;
 
-/** The outbox in memory (no transaction to wait for: notifications go out at once). */
-export class MemoryOutbox implements Outbox {
-  private readonly rows: Map<string, OutboxRow>;
+/** The relays of this process that want to hear of committed entries. */
+export class MemoryOutboxSignal {
   private readonly listeners = new Set<() => void>();
 
-  constructor(store: MemoryStore) {
-    this.rows = store.table<OutboxRow>('outbox');
-  }
-
-  async add(entry: OutboxEntry): Promise<void> {
-    if (this.rows.has(entry.id)) throw new Error(`outbox entry ${entry.id} already exists`);
-    this.rows.set(entry.id, { id: entry.id, message: JSON.stringify(entry.message), createdAt: entry.createdAt, publishedAt: null, seq: (sequence += 1) });
-    this.notify();
-  }
-
-  async pending(max: number): Promise<OutboxEntry[]> {
-    return [...this.rows.values()]
-      .filter((row) => row.publishedAt === null)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.seq - b.seq)
-      .slice(0, Math.max(0, max))
-      .map((row) => ({ id: row.id, message: JSON.parse(row.message) as OutgoingMessage, createdAt: row.createdAt }));
-  }
-
-  async markPublished(id: string, at: Date): Promise<void> {
-    const row = this.rows.get(id);
-    if (row && row.publishedAt === null) row.publishedAt = at;
+  on(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   notify(): void {
@@ -50,10 +33,54 @@ export class MemoryOutbox implements Outbox {
       }
     }
   }
+}
+
+const isFree = (row: OutboxRow, now: Date): boolean => row.publishedAt === null && (row.leaseUntil === null || row.leaseUntil <= now);
+
+/** The outbox in memory: notifications go out after the adding transaction commits. */
+export class MemoryOutbox implements Outbox {
+  private readonly rows: Map<string, OutboxRow>;
+
+  constructor(
+    store: MemoryStore,
+    private readonly signal: MemoryOutboxSignal,
+    private readonly afterCommit: (hook: () => void) => void,
+  ) {
+    this.rows = store.table<OutboxRow>('outbox');
+  }
+
+  async add(entry: OutboxEntry): Promise<void> {
+    if (this.rows.has(entry.id)) throw new Error(`outbox entry ${entry.id} already exists`);
+    this.rows.set(entry.id, {
+      id: entry.id,
+      message: JSON.stringify(entry.message),
+      createdAt: entry.createdAt,
+      publishedAt: null,
+      leaseToken: null,
+      leaseUntil: null,
+      seq: (sequence += 1),
+    });
+    this.afterCommit(() => this.signal.notify());
+  }
+
+  async lease(max: number, lease: OutboxLease, now: Date): Promise<OutboxEntry[]> {
+    const taken = [...this.rows.values()]
+      .filter((row) => isFree(row, now))
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.seq - b.seq)
+      .slice(0, Math.max(0, max));
+    for (const row of taken) Object.assign(row, { leaseToken: lease.token, leaseUntil: lease.until });
+    return taken.map((row) => ({ id: row.id, message: JSON.parse(row.message) as OutgoingMessage, createdAt: row.createdAt }));
+  }
+
+  async markPublished(id: string, token: string, at: Date): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (!row || row.publishedAt !== null || row.leaseToken !== token) return false;
+    row.publishedAt = at;
+    return true;
+  }
 
   onNotify(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.signal.on(listener);
   }
 
   async purgePublished(before: Date): Promise<number> {

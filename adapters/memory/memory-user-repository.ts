@@ -33,9 +33,11 @@ export class MemoryUserRepository implements UserRepository {
     return null;
   }
 
-  async setRole(id: string, role: UserRole): Promise<void> {
+  async setRole(id: string, role: UserRole, at: Date): Promise<void> {
     const user = this.store.users.get(id);
-    if (user) user.role = role;
+    if (!user) return;
+    user.role = role;
+    user.updatedAt = at;
   }
 
   async list(request: PageRequest, query?: string): Promise<Page<User>> {

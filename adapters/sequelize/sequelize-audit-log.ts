@@ -2,8 +2,8 @@ import { DataTypes, type Model, type Sequelize } from 'sequelize';
 import type { AuditAction, AuditEntry } from '../../core/domain/audit.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { AuditLog } from '../../core/ports/audit-log.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 interface AuditRow {
   seq?: number;
@@ -42,32 +42,27 @@ const toEntry = (row: AuditRow): AuditEntry => ({
 });
 
 export class SequelizeAuditLog implements AuditLog {
-  private readonly entries;
-
-  constructor(private readonly db: SequelizeDatabase) {
-    this.entries = auditModel(db.sequelize);
-  }
+  constructor(private readonly scope: SqlScope) {}
 
   async record(entry: AuditEntry): Promise<void> {
-    // Joins the caller's unit of work (the change being audited) when there is one.
-    await this.db.run(() =>
-      this.entries.create({
-        id: entry.id,
-        actor_id: entry.actorId,
-        action: entry.action,
-        target_user_id: entry.targetUserId,
-        details: JSON.stringify(entry.details),
-        created_at: entry.createdAt,
-      }),
-    );
+    const row: AuditRow = {
+      id: entry.id,
+      actor_id: entry.actorId,
+      action: entry.action,
+      target_user_id: entry.targetUserId,
+      details: JSON.stringify(entry.details),
+      created_at: entry.createdAt,
+    };
+    await this.scope.write((s) => auditModel(s.sequelize).create(row, s.options));
   }
 
   async list(request: PageRequest): Promise<Page<AuditEntry>> {
-    const { rows, count } = await this.entries.findAndCountAll({
+    const { rows, count } = await auditModel(this.scope.sequelize).findAndCountAll({
       order: [['created_at', 'DESC'], ['seq', 'DESC']],
       limit: request.limit,
       offset: offsetOf(request),
       raw: true,
+      ...this.scope.options,
     });
     return pageOf(asRows<AuditRow>(rows).map(toEntry), request, count);
   }

@@ -2,8 +2,8 @@ import { QueryTypes } from 'sequelize';
 import type { CoinReason, CoinTransaction } from '../../core/domain/coin.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { CoinLedger, LedgerApplyResult, LedgerEntry } from '../../core/ports/coin-ledger.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
 import { asRows, coinTransactionModel, type CoinTransactionRow } from './models.ts';
+import { sqlTime, type SqlScope } from './sql-scope.ts';
 
 export const toCoinTransaction = (row: CoinTransactionRow): CoinTransaction => ({
   id: row.id,
@@ -16,41 +16,36 @@ export const toCoinTransaction = (row: CoinTransactionRow): CoinTransaction => (
   createdAt: new Date(row.created_at),
 });
 
-/** DATE(3) text as the model layer writes it (UTC, milliseconds kept): Sequelize's own escaping of a Date
- * in a raw MariaDB statement would drop the milliseconds, and with them the order of a busy ledger. */
-const sqlTime = (date: Date, dialect: 'sqlite' | 'mysql'): string => {
-  const iso = date.toISOString();
-  const text = `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
-  return dialect === 'sqlite' ? `${text} +00:00` : text;
-};
-
 export class SequelizeCoinLedger implements CoinLedger {
-  private readonly transactions;
+  constructor(private readonly scope: SqlScope) {}
 
-  constructor(private readonly db: SequelizeDatabase) {
-    this.transactions = coinTransactionModel(db.sequelize);
+  private get transactions() {
+    return coinTransactionModel(this.scope.sequelize);
   }
 
   apply(entry: LedgerEntry): Promise<LedgerApplyResult> {
     // The conditional update is the guard: no lock, no read-modify-write, right on both dialects. Plain SQL
     // (not the model API) because this runs while the user's balance row is locked: Sequelize's model layer
     // roughly doubles the CPU of each statement, and every deduction for one user waits for the previous one.
-    const sql = this.db.sequelize;
     const amount = Math.trunc(entry.amount);
-    return this.db.run(async () => {
+    return this.scope.atomic(async (scope) => {
+      const sql = scope.sequelize;
+      const dialect = scope.dialect;
       const guard = amount < 0 ? ' AND coin_balance >= ?' : '';
       const changed = await sql.query(`UPDATE users SET coin_balance = coin_balance + ?, updated_at = ? WHERE id = ?${guard}`, {
-        replacements: [amount, sqlTime(entry.createdAt, this.db.dialect), entry.userId, ...(amount < 0 ? [-amount] : [])],
+        replacements: [amount, sqlTime(entry.createdAt, dialect), entry.userId, ...(amount < 0 ? [-amount] : [])],
         type: QueryTypes.BULKUPDATE,
+        ...scope.options,
       });
       if (changed !== 1) {
-        const found = await sql.query('SELECT 1 AS found FROM users WHERE id = ?', { replacements: [entry.userId], type: QueryTypes.SELECT });
+        const found = await sql.query('SELECT 1 AS found FROM users WHERE id = ?', { replacements: [entry.userId], type: QueryTypes.SELECT, ...scope.options });
         return { ok: false, reason: found.length > 0 ? 'insufficient' : 'user_not_found' };
       }
       // Our own update is visible in our transaction, and the row stays locked until commit.
       const [user] = await sql.query<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', {
         replacements: [entry.userId],
         type: QueryTypes.SELECT,
+        ...scope.options,
       });
       const row: CoinTransactionRow = {
         id: entry.id,
@@ -64,7 +59,7 @@ export class SequelizeCoinLedger implements CoinLedger {
       };
       await sql.query(
         'INSERT INTO coin_transactions (id, user_id, amount, reason, related_entity_id, balance_after, actor_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        { replacements: [row.id, row.user_id, row.amount, row.reason, row.related_entity_id, row.balance_after, row.actor_id, sqlTime(row.created_at, this.db.dialect)], type: QueryTypes.INSERT },
+        { replacements: [row.id, row.user_id, row.amount, row.reason, row.related_entity_id, row.balance_after, row.actor_id, sqlTime(row.created_at, dialect)], type: QueryTypes.INSERT, ...scope.options },
       );
       return { ok: true, transaction: toCoinTransaction(row) };
     });
@@ -77,6 +72,7 @@ export class SequelizeCoinLedger implements CoinLedger {
       limit: request.limit,
       offset: offsetOf(request),
       raw: true,
+      ...this.scope.options,
     });
     return pageOf(asRows<CoinTransactionRow>(rows).map(toCoinTransaction), request, count);
   }
@@ -86,12 +82,13 @@ export class SequelizeCoinLedger implements CoinLedger {
       where: { user_id: userId, related_entity_id: relatedEntityId },
       order: [['created_at', 'ASC'], ['id', 'ASC']],
       raw: true,
+      ...this.scope.options,
     });
     return asRows<CoinTransactionRow>(rows).map(toCoinTransaction);
   }
 
   async sum(userId: string): Promise<number> {
-    const total = await this.transactions.sum('amount', { where: { user_id: userId } });
+    const total = await this.transactions.sum('amount', { where: { user_id: userId }, ...this.scope.options });
     return Number(total ?? 0);
   }
 }

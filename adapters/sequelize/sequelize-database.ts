@@ -1,36 +1,47 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Sequelize, Transaction, type Options } from 'sequelize';
+import { Sequelize, type Options, type Transaction } from 'sequelize';
 import { Umzug } from 'umzug';
-import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import type { Dialect, SqlScope } from './sql-scope.ts';
 
-/**
- * Sequelize looks up the current transaction through a CLS namespace. This one is backed by
- * AsyncLocalStorage, so every query made inside `transaction()` joins it without passing it around.
- */
-const als = new AsyncLocalStorage<Map<string, unknown>>();
-const namespace = {
-  get: (key: string) => als.getStore()?.get(key),
-  set: (key: string, value: unknown) => {
-    als.getStore()?.set(key, value);
-  },
-  run: (fn: (context: Map<string, unknown>) => unknown) => {
-    const context = new Map<string, unknown>();
-    return als.run(context, () => fn(context));
-  },
-  bind: <F extends (...args: unknown[]) => unknown>(fn: F) => fn,
-};
-Sequelize.useCLS(namespace);
-
-export type Dialect = 'sqlite' | 'mysql';
+export type { Dialect };
 
 export interface DatabaseOptions {
   url: string;
   dialect: Dialect;
+  /** SQLite: the database file. */
   storagePath?: string;
   logging?: (sql: string) => void;
   poolMax?: number;
+  /** An after-commit hook threw (the commit stands). */
+  onHookError?(error: unknown): void;
 }
+
+type Hook = () => void | Promise<void>;
+
+/** Marks the async context of a running transaction: a trip-wire for `transaction()` called from inside one
+ * (which would wait for itself on SQLite's write lock), never a way to find the transaction. */
+const insideTransaction = new AsyncLocalStorage<true>();
+
+export class NestedTransactionError extends Error {
+  constructor() {
+    super('a unit of work was started inside another one (or an autocommit write was made inside a transaction); pass the transaction to the code that must join it');
+    this.name = 'NestedTransactionError';
+  }
+}
+
+/** True while the calling code runs inside a transaction of any SequelizeDatabase. */
+export const isInsideTransaction = (): boolean => insideTransaction.getStore() === true;
+
+const RETRIES = 4;
+
+/** A deadlock (MariaDB) or a lock still held by another process after the busy timeout (SQLite): the database asks for a retry. */
+const retryable = (error: unknown): boolean => {
+  const parent = (error as { parent?: { code?: string; errno?: number } } | null)?.parent ?? (error as { code?: string; errno?: number } | null);
+  return parent?.code === 'ER_LOCK_DEADLOCK' || parent?.errno === 1213 || parent?.code === 'SQLITE_BUSY';
+};
+
+const pause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10 * attempt));
 
 /** A small async mutex: SQLite has one writer, so transactions queue here instead of busy-waiting. */
 class Mutex {
@@ -48,25 +59,33 @@ class Mutex {
   }
 }
 
-export class SequelizeDatabase implements UnitOfWork {
+/**
+ * One application database (SQLite or MariaDB through Sequelize) and its explicit transactions.
+ *
+ * SQLite: reads use the main instance's connection (WAL lets them run beside a writer); transactions run
+ * on a second instance whose one connection holds `BEGIN IMMEDIATE ... COMMIT`, serialized in process by
+ * a mutex. Both are public Sequelize API: no patched connection manager, no CLS.
+ * MariaDB: each transaction is a Sequelize transaction whose object travels in the scope's options.
+ */
+export class SequelizeDatabase {
   readonly sequelize: Sequelize;
   readonly dialect: Dialect;
+  readonly autocommit: SqlScope;
+  private readonly writer: Sequelize | null;
   private readonly writeLock = new Mutex();
+  private prepared: Promise<void> | null = null;
 
-  constructor(options: DatabaseOptions) {
+  constructor(private readonly options: DatabaseOptions) {
     this.dialect = options.dialect;
     const common: Options = {
       logging: options.logging ?? false,
       define: { underscored: true, timestamps: false },
     };
     if (options.dialect === 'sqlite') {
-      this.sequelize = new Sequelize({
-        ...common,
-        dialect: 'sqlite',
-        storage: options.storagePath ?? ':memory:',
-        transactionType: Transaction.TYPES.IMMEDIATE,
-      });
-      this.configureSqliteConnections();
+      if (!options.storagePath || options.storagePath === ':memory:') throw new Error('SQLite needs a database file (an in-memory database is not supported)');
+      const sqlite: Options = { ...common, dialect: 'sqlite', storage: options.storagePath };
+      this.sequelize = new Sequelize(sqlite);
+      this.writer = new Sequelize(sqlite);
     } else {
       this.sequelize = new Sequelize(options.url, {
         ...common,
@@ -75,15 +94,15 @@ export class SequelizeDatabase implements UnitOfWork {
         pool: { max: options.poolMax ?? 20, min: 0, idle: 10_000, acquire: 30_000 },
         dialectOptions: { dateStrings: false, supportBigNumbers: true },
       });
+      this.writer = null;
     }
+    this.autocommit = this.scope(this.sequelize, {}, null);
   }
 
   /** Runs migrations that have not run yet. Safe to call from several processes on MariaDB (umzug
    * records each migration; a concurrent runner fails on the duplicate and the caller retries). */
   async migrate(): Promise<string[]> {
-    if (this.dialect === 'sqlite') {
-      await this.sequelize.query('PRAGMA journal_mode = WAL');
-    }
+    await this.prepare();
     const umzug = new Umzug({
       migrations: MIGRATIONS.map((migration) => ({
         name: migration.name,
@@ -97,14 +116,26 @@ export class SequelizeDatabase implements UnitOfWork {
     return done.map((migration) => migration.name);
   }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (namespace.get('transaction')) return work();
-    if (this.dialect === 'sqlite') return this.writeLock.lock(() => this.sequelize.transaction(() => work()));
-    return this.sequelize.transaction(() => work());
-  }
-
-  inTransaction(): boolean {
-    return Boolean(namespace.get('transaction'));
+  /**
+   * Runs `work` in one transaction on a scope of its own and returns its result; rolls back when it throws.
+   * Retried (work runs again) when the database reports a deadlock or a lock held too long. After-commit hooks
+   * run once the commit is done and the write lock released, in registration order.
+   */
+  async transaction<T>(work: (scope: SqlScope) => Promise<T>): Promise<T> {
+    if (isInsideTransaction()) throw new NestedTransactionError();
+    await this.prepare();
+    for (let attempt = 1; ; attempt++) {
+      const hooks: Hook[] = [];
+      try {
+        const result =
+          this.dialect === 'sqlite' ? await this.writeLock.lock(() => this.sqliteTransaction(work, hooks)) : await this.mysqlTransaction(work, hooks);
+        await this.runHooks(hooks);
+        return result;
+      } catch (error) {
+        if (!retryable(error) || attempt >= RETRIES) throw error;
+        await pause(attempt);
+      }
+    }
   }
 
   async ping(): Promise<void> {
@@ -112,45 +143,82 @@ export class SequelizeDatabase implements UnitOfWork {
   }
 
   async close(): Promise<void> {
+    await this.writer?.close();
     await this.sequelize.close();
   }
 
+  private async sqliteTransaction<T>(work: (scope: SqlScope) => Promise<T>, hooks: Hook[]): Promise<T> {
+    const writer = this.writer!;
+    await writer.query('BEGIN IMMEDIATE');
+    let result: T;
+    try {
+      result = await insideTransaction.run(true, () => work(this.scope(writer, {}, hooks)));
+      await writer.query('COMMIT');
+    } catch (error) {
+      await writer.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return result;
+  }
+
+  private async mysqlTransaction<T>(work: (scope: SqlScope) => Promise<T>, hooks: Hook[]): Promise<T> {
+    const transaction: Transaction = await this.sequelize.transaction();
+    try {
+      const result = await insideTransaction.run(true, () => work(this.scope(this.sequelize, { transaction }, hooks)));
+      await transaction.commit();
+      return result;
+    } catch (error) {
+      if (!(transaction as unknown as { finished?: string }).finished) await transaction.rollback().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private scope(sequelize: Sequelize, options: SqlScope['options'], hooks: Hook[] | null): SqlScope {
+    const inTransaction = hooks !== null;
+    const scope: SqlScope = {
+      sequelize,
+      dialect: this.dialect,
+      options,
+      inTransaction,
+      atomic: (work) => (inTransaction ? work(scope) : this.transaction(work)),
+      write: (work) => (inTransaction || this.dialect === 'mysql' ? work(scope) : this.transaction(work)),
+      afterCommit: (hook) => {
+        if (hooks) hooks.push(hook);
+        else void this.runHooks([hook]);
+      },
+    };
+    return scope;
+  }
+
+  /** Outside the transaction's async context, so a hook may start units of work of its own. */
+  private runHooks(hooks: Hook[]): Promise<void> {
+    if (hooks.length === 0) return Promise.resolve();
+    return insideTransaction.exit(async () => {
+      for (const hook of hooks) {
+        try {
+          await hook();
+        } catch (error) {
+          this.options.onHookError?.(error);
+        }
+      }
+    });
+  }
+
   /**
-   * Sequelize's SQLite dialect opens a new database handle for every transaction and closes it after
-   * (about 3 ms of the 3.5 ms a small transaction costs). Transactions here are already serialized by
-   * the write lock, so one long-lived handle serves them all. Every handle waits up to 15 s for a lock
-   * held by another process, and runs with synchronous=NORMAL under WAL: a commit survives a process
-   * crash; only a power cut can drop the last few.
+   * SQLite connection settings, once per connection (both are long-lived): wait up to 15 s for a lock held by
+   * another process, and synchronous=NORMAL under WAL (a commit survives a process crash; only a power cut can
+   * drop the last few).
    */
-  private configureSqliteConnections(): void {
-    type Handle = { configure?(option: string, value: number): void; run?(sql: string): void; close(): void; uuid?: string; __ready?: boolean };
-    const manager = this.sequelize.connectionManager as unknown as {
-      getConnection(options?: { uuid?: string }): Promise<Handle>;
-      releaseConnection(connection: Handle, force?: boolean): void;
-    };
-    const original = manager.getConnection.bind(manager);
-    const originalRelease = manager.releaseConnection.bind(manager);
-    let transactionHandle: Promise<Handle> | null = null;
-    const prepare = (connection: Handle): Handle => {
-      if (!connection.__ready) {
-        connection.configure?.('busyTimeout', 15_000);
-        connection.run?.('PRAGMA synchronous = NORMAL');
-        connection.__ready = true;
+  private prepare(): Promise<void> {
+    if (this.dialect !== 'sqlite') return Promise.resolve();
+    this.prepared ??= (async () => {
+      await this.sequelize.query('PRAGMA journal_mode = WAL');
+      for (const instance of [this.sequelize, this.writer!]) {
+        await instance.query('PRAGMA busy_timeout = 15000');
+        await instance.query('PRAGMA synchronous = NORMAL');
       }
-      return connection;
-    };
-    manager.getConnection = async (options?: { uuid?: string }) => {
-      if (!options?.uuid || options.uuid === 'default') return prepare(await original(options));
-      transactionHandle ??= original({ uuid: 'transactions' }).then(prepare);
-      return transactionHandle;
-    };
-    manager.releaseConnection = (connection: Handle, force?: boolean) => {
-      if (transactionHandle && connection.uuid !== undefined && connection.uuid !== 'default') {
-        // Kept open for the next transaction; closed with the pool.
-        return;
-      }
-      originalRelease(connection, force);
-    };
+    })();
+    return this.prepared;
   }
 }
 

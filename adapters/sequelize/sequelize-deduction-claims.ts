@@ -1,7 +1,7 @@
-import { DataTypes, QueryTypes, UniqueConstraintError, type Model } from 'sequelize';
+import { DataTypes, QueryTypes, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import type { DeductionClaims } from '../../core/ports/deduction-claims.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
 import { defineOnce, type RowModel } from './models.ts';
+import { sqlTime, type SqlScope } from './sql-scope.ts';
 
 interface ClaimRow {
   deduction_id: string;
@@ -10,9 +10,9 @@ interface ClaimRow {
   created_at: Date;
 }
 
-const claimModel = (db: SequelizeDatabase): RowModel<ClaimRow> =>
-  defineOnce(db.sequelize, 'DeductionClaim', () =>
-    db.sequelize.define<Model<ClaimRow, ClaimRow>>(
+const claimModel = (sequelize: Sequelize): RowModel<ClaimRow> =>
+  defineOnce(sequelize, 'DeductionClaim', () =>
+    sequelize.define<Model<ClaimRow, ClaimRow>>(
       'DeductionClaim',
       {
         deduction_id: { type: DataTypes.UUID, primaryKey: true },
@@ -35,15 +35,11 @@ const UNCLAIMED = `
     AND t.related_entity_id IS NOT NULL`;
 
 export class SequelizeDeductionClaims implements DeductionClaims {
-  private readonly claims;
-
-  constructor(private readonly db: SequelizeDatabase) {
-    this.claims = claimModel(db);
-  }
+  constructor(private readonly scope: SqlScope) {}
 
   async claim(deductionId: string, outcome: 'job' | 'refunded', jobId: string | null, at: Date): Promise<boolean> {
     try {
-      await this.claims.create({ deduction_id: deductionId, outcome, job_id: jobId, created_at: at });
+      await this.scope.write((s) => claimModel(s.sequelize).create({ deduction_id: deductionId, outcome, job_id: jobId, created_at: at }, s.options));
       return true;
     } catch (error) {
       if (error instanceof UniqueConstraintError) return false;
@@ -52,17 +48,17 @@ export class SequelizeDeductionClaims implements DeductionClaims {
   }
 
   async listUnclaimed(before: Date, max: number) {
-    const rows = await this.db.sequelize.query<{ id: string; user_id: string; amount: number; related_entity_id: string }>(
+    const rows = await this.scope.sequelize.query<{ id: string; user_id: string; amount: number; related_entity_id: string }>(
       `${UNCLAIMED} AND t.created_at <= :before ORDER BY t.created_at ASC LIMIT ${Math.max(1, Math.floor(max))}`,
-      { replacements: { before }, type: QueryTypes.SELECT },
+      { replacements: { before: sqlTime(before, this.scope.dialect) }, type: QueryTypes.SELECT, ...this.scope.options },
     );
     return rows.map((row) => ({ id: row.id, userId: row.user_id, amount: -Number(row.amount), relatedEntityId: row.related_entity_id }));
   }
 
   async findUnclaimed(userId: string, relatedEntityId: string) {
-    const rows = await this.db.sequelize.query<{ id: string; amount: number }>(
+    const rows = await this.scope.sequelize.query<{ id: string; amount: number }>(
       `${UNCLAIMED} AND t.user_id = :userId AND t.related_entity_id = :relatedEntityId ORDER BY t.created_at ASC LIMIT 1`,
-      { replacements: { userId, relatedEntityId }, type: QueryTypes.SELECT },
+      { replacements: { userId, relatedEntityId }, type: QueryTypes.SELECT, ...this.scope.options },
     );
     const row = rows[0];
     return row ? { id: row.id, amount: -Number(row.amount) } : null;

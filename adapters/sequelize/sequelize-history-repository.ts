@@ -1,9 +1,9 @@
-import { DataTypes, Op, UniqueConstraintError, type Model } from 'sequelize';
+import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import type { HistoryItem } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 interface HistoryRow {
   id: string;
@@ -22,9 +22,9 @@ interface HistoryRow {
   expires_at: Date;
 }
 
-const historyModel = (db: SequelizeDatabase): RowModel<HistoryRow> =>
-  defineOnce(db.sequelize, 'HistoryItem', () =>
-    db.sequelize.define<Model<HistoryRow, HistoryRow>>(
+const historyModel = (sequelize: Sequelize): RowModel<HistoryRow> =>
+  defineOnce(sequelize, 'HistoryItem', () =>
+    sequelize.define<Model<HistoryRow, HistoryRow>>(
       'HistoryItem',
       {
         id: { type: DataTypes.UUID, primaryKey: true },
@@ -64,30 +64,31 @@ const toItem = (row: HistoryRow): HistoryItem => ({
 });
 
 export class SequelizeHistoryRepository implements HistoryRepository {
-  private readonly items;
+  constructor(private readonly scope: SqlScope) {}
 
-  constructor(db: SequelizeDatabase) {
-    this.items = historyModel(db);
+  private get items(): RowModel<HistoryRow> {
+    return historyModel(this.scope.sequelize);
   }
 
   async add(item: HistoryItem): Promise<boolean> {
+    const row: HistoryRow = {
+      id: item.id,
+      job_id: item.jobId,
+      user_id: item.userId,
+      template_id: item.templateId,
+      storage_key: item.storageKey,
+      file_name: item.fileName,
+      mime_type: item.mimeType,
+      size_bytes: item.sizeBytes,
+      width: item.width,
+      height: item.height,
+      duration_seconds: item.durationSeconds,
+      used_parameters: JSON.stringify(item.usedParameters),
+      created_at: item.createdAt,
+      expires_at: item.expiresAt,
+    };
     try {
-      await this.items.create({
-        id: item.id,
-        job_id: item.jobId,
-        user_id: item.userId,
-        template_id: item.templateId,
-        storage_key: item.storageKey,
-        file_name: item.fileName,
-        mime_type: item.mimeType,
-        size_bytes: item.sizeBytes,
-        width: item.width,
-        height: item.height,
-        duration_seconds: item.durationSeconds,
-        used_parameters: JSON.stringify(item.usedParameters),
-        created_at: item.createdAt,
-        expires_at: item.expiresAt,
-      });
+      await this.scope.write((s) => historyModel(s.sequelize).create(row, s.options));
       return true;
     } catch (error) {
       if (error instanceof UniqueConstraintError) return false;
@@ -96,7 +97,7 @@ export class SequelizeHistoryRepository implements HistoryRepository {
   }
 
   async findForUser(id: string, userId: string): Promise<HistoryItem | null> {
-    const row = await this.items.findOne({ where: { id, user_id: userId }, raw: true });
+    const row = await this.items.findOne({ where: { id, user_id: userId }, raw: true, ...this.scope.options });
     return row ? toItem(asRow<HistoryRow>(row)) : null;
   }
 
@@ -107,21 +108,22 @@ export class SequelizeHistoryRepository implements HistoryRepository {
       limit: request.limit,
       offset: offsetOf(request),
       raw: true,
+      ...this.scope.options,
     });
     return pageOf(asRows<HistoryRow>(rows).map(toItem), request, count);
   }
 
   async listForJob(jobId: string): Promise<HistoryItem[]> {
-    const rows = await this.items.findAll({ where: { job_id: jobId }, order: [['created_at', 'ASC'], ['file_name', 'ASC']], raw: true });
+    const rows = await this.items.findAll({ where: { job_id: jobId }, order: [['created_at', 'ASC'], ['file_name', 'ASC']], raw: true, ...this.scope.options });
     return asRows<HistoryRow>(rows).map(toItem);
   }
 
   async delete(id: string): Promise<void> {
-    await this.items.destroy({ where: { id } });
+    await this.scope.write((s) => historyModel(s.sequelize).destroy({ where: { id }, ...s.options }));
   }
 
   async listExpired(before: Date, max: number): Promise<HistoryItem[]> {
-    const rows = await this.items.findAll({ where: { expires_at: { [Op.lte]: before } }, order: [['expires_at', 'ASC']], limit: max, raw: true });
+    const rows = await this.items.findAll({ where: { expires_at: { [Op.lte]: before } }, order: [['expires_at', 'ASC']], limit: max, raw: true, ...this.scope.options });
     return asRows<HistoryRow>(rows).map(toItem);
   }
 }

@@ -6,8 +6,8 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../core/ports/idempotency-store.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
 import { asRow, defineOnce, type RowModel } from './models.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 interface IdempotencyRow {
   user_id: string;
@@ -66,20 +66,16 @@ const fresh = (claim: IdempotencyClaim): IdempotencyRow => ({
   expires_at: claim.expiresAt,
 });
 
-/** Every write goes through `db.run`, so on SQLite it queues on the one writer instead of busy-waiting. */
+/** Every write goes through `scope.write`, so on SQLite it queues on the one writer instead of busy-waiting. */
 export class SequelizeIdempotencyStore implements IdempotencyStore {
-  private readonly keys;
-
-  constructor(private readonly db: SequelizeDatabase) {
-    this.keys = idempotencyModel(db.sequelize);
-  }
+  constructor(private readonly scope: SqlScope) {}
 
   async claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
     // The primary key (user, key) is the lock: exactly one insert wins. A loser reads the winner's row;
     // if that row vanished in between (released), it tries again.
     for (;;) {
       try {
-        await this.db.run(() => this.keys.create(fresh(claim)));
+        await this.scope.write((s) => idempotencyModel(s.sequelize).create(fresh(claim), s.options));
         return { claimed: true };
       } catch (error) {
         if (!(error instanceof UniqueConstraintError)) throw error;
@@ -90,40 +86,41 @@ export class SequelizeIdempotencyStore implements IdempotencyStore {
   }
 
   async find(userId: string, key: string): Promise<IdempotencyRecord | null> {
-    const row = await this.keys.findOne({ where: { user_id: userId, idem_key: key }, raw: true });
+    const row = await idempotencyModel(this.scope.sequelize).findOne({ where: { user_id: userId, idem_key: key }, raw: true, ...this.scope.options });
     return row ? toRecord(asRow<IdempotencyRow>(row)) : null;
   }
 
   async replace(seen: Pick<IdempotencyRecord, 'token' | 'completedAt'>, claim: IdempotencyClaim): Promise<boolean> {
-    const [changed] = await this.db.run(() =>
-      this.keys.update(fresh(claim), {
+    const [changed] = await this.scope.write((s) =>
+      idempotencyModel(s.sequelize).update(fresh(claim), {
         where: {
           user_id: claim.userId,
           idem_key: claim.key,
           token: seen.token,
           completed_at: seen.completedAt === null ? { [Op.is]: null } : { [Op.not]: null },
         },
+        ...s.options,
       }),
     );
     return changed === 1;
   }
 
   async complete(owner: Owner, response: StoredResponse, at: Date): Promise<boolean> {
-    const [changed] = await this.db.run(() =>
-      this.keys.update(
+    const [changed] = await this.scope.write((s) =>
+      idempotencyModel(s.sequelize).update(
         { response_status: response.status, response_body: JSON.stringify(response.body ?? null), completed_at: at },
-        { where: { ...this.ownerWhere(owner), completed_at: { [Op.is]: null } } },
+        { where: { ...this.ownerWhere(owner), completed_at: { [Op.is]: null } }, ...s.options },
       ),
     );
     return changed === 1;
   }
 
   async release(owner: Owner): Promise<void> {
-    await this.db.run(() => this.keys.destroy({ where: { ...this.ownerWhere(owner), completed_at: { [Op.is]: null } } }));
+    await this.scope.write((s) => idempotencyModel(s.sequelize).destroy({ where: { ...this.ownerWhere(owner), completed_at: { [Op.is]: null } }, ...s.options }));
   }
 
   async purgeExpired(now: Date): Promise<number> {
-    return this.db.run(() => this.keys.destroy({ where: { expires_at: { [Op.lte]: now } } }));
+    return this.scope.write((s) => idempotencyModel(s.sequelize).destroy({ where: { expires_at: { [Op.lte]: now } }, ...s.options }));
   }
 
   private ownerWhere(owner: Owner) {

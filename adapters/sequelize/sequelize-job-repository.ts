@@ -1,9 +1,9 @@
-import { DataTypes, Op, UniqueConstraintError, type Model } from 'sequelize';
-import type { GenerationJob, JobStatus } from '../../core/domain/job.ts';
+import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize, type WhereOptions } from 'sequelize';
+import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
-import type { JobRepository, JobUpdate, NewJob } from '../../core/ports/job-repository.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
+import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 interface JobRow {
   id: string;
@@ -23,15 +23,17 @@ interface JobRow {
   error: string | null;
   text_outputs: string;
   attempts: number;
+  run_id: string | null;
+  lease_until: Date | null;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
 }
 
-const jobModel = (db: SequelizeDatabase): RowModel<JobRow> =>
-  defineOnce(db.sequelize, 'GenerationJob', () =>
-    db.sequelize.define<Model<JobRow, JobRow>>(
+export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
+  defineOnce(sequelize, 'GenerationJob', () =>
+    sequelize.define<Model<JobRow, JobRow>>(
       'GenerationJob',
       {
         id: { type: DataTypes.UUID, primaryKey: true },
@@ -51,6 +53,8 @@ const jobModel = (db: SequelizeDatabase): RowModel<JobRow> =>
         error: DataTypes.TEXT,
         text_outputs: DataTypes.TEXT,
         attempts: DataTypes.INTEGER,
+        run_id: DataTypes.STRING(36),
+        lease_until: DataTypes.DATE(3),
         created_at: DataTypes.DATE(3),
         updated_at: DataTypes.DATE(3),
         started_at: DataTypes.DATE(3),
@@ -77,13 +81,15 @@ const toJob = (row: JobRow): GenerationJob => ({
   error: row.error ? JSON.parse(row.error) : null,
   textOutputs: JSON.parse(row.text_outputs),
   attempts: Number(row.attempts),
+  runId: row.run_id ?? null,
+  leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
   startedAt: row.started_at ? new Date(row.started_at) : null,
   finishedAt: row.finished_at ? new Date(row.finished_at) : null,
 });
 
-const toColumns = (update: JobUpdate, at: Date): Partial<JobRow> => ({
+const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
   updated_at: at,
   ...(update.progress ? { progress_value: Math.round(update.progress.value), progress_max: Math.max(1, Math.round(update.progress.max)) } : {}),
   ...(update.statusText !== undefined ? { status_text: update.statusText.slice(0, 255) } : {}),
@@ -92,40 +98,48 @@ const toColumns = (update: JobUpdate, at: Date): Partial<JobRow> => ({
   ...(update.attempts !== undefined ? { attempts: update.attempts } : {}),
   ...(update.startedAt ? { started_at: update.startedAt } : {}),
   ...(update.finishedAt ? { finished_at: update.finishedAt } : {}),
+  ...(update.leaseUntil !== undefined ? { lease_until: update.leaseUntil } : {}),
 });
 
 export class SequelizeJobRepository implements JobRepository {
-  private readonly jobs;
+  constructor(private readonly scope: SqlScope) {}
 
-  constructor(db: SequelizeDatabase) {
-    this.jobs = jobModel(db);
+  private get jobs(): RowModel<JobRow> {
+    return jobModel(this.scope.sequelize);
   }
 
   async create(job: NewJob): Promise<boolean> {
     try {
-      await this.jobs.create({
-        id: job.id,
-        user_id: job.userId,
-        template_id: job.templateId,
-        template_version: job.templateVersion,
-        status: job.status,
-        progress_value: job.progress.value,
-        progress_max: job.progress.max,
-        status_text: job.statusText,
-        workflow: JSON.stringify(job.workflow),
-        used_parameters: JSON.stringify(job.usedParameters),
-        image_refs: JSON.stringify(job.imageRefs),
-        output_type: job.outputType,
-        paid_coins: job.paidCoins,
-        refunded_coins: 0,
-        error: null,
-        text_outputs: '[]',
-        attempts: 0,
-        created_at: job.createdAt,
-        updated_at: job.createdAt,
-        started_at: null,
-        finished_at: null,
-      });
+      await this.scope.write((s) =>
+        jobModel(s.sequelize).create(
+          {
+            id: job.id,
+            user_id: job.userId,
+            template_id: job.templateId,
+            template_version: job.templateVersion,
+            status: job.status,
+            progress_value: job.progress.value,
+            progress_max: job.progress.max,
+            status_text: job.statusText,
+            workflow: JSON.stringify(job.workflow),
+            used_parameters: JSON.stringify(job.usedParameters),
+            image_refs: JSON.stringify(job.imageRefs),
+            output_type: job.outputType,
+            paid_coins: job.paidCoins,
+            refunded_coins: 0,
+            error: null,
+            text_outputs: '[]',
+            attempts: 0,
+            run_id: null,
+            lease_until: null,
+            created_at: job.createdAt,
+            updated_at: job.createdAt,
+            started_at: null,
+            finished_at: null,
+          },
+          s.options,
+        ),
+      );
       return true;
     } catch (error) {
       if (error instanceof UniqueConstraintError) return false;
@@ -134,12 +148,12 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   async findById(id: string): Promise<GenerationJob | null> {
-    const row = await this.jobs.findByPk(id, { raw: true });
+    const row = await this.jobs.findByPk(id, { raw: true, ...this.scope.options });
     return row ? toJob(asRow<JobRow>(row)) : null;
   }
 
   async findForUser(id: string, userId: string): Promise<GenerationJob | null> {
-    const row = await this.jobs.findOne({ where: { id, user_id: userId }, raw: true });
+    const row = await this.jobs.findOne({ where: { id, user_id: userId }, raw: true, ...this.scope.options });
     return row ? toJob(asRow<JobRow>(row)) : null;
   }
 
@@ -150,30 +164,65 @@ export class SequelizeJobRepository implements JobRepository {
       limit: request.limit,
       offset: offsetOf(request),
       raw: true,
+      ...this.scope.options,
     });
     return pageOf(asRows<JobRow>(rows).map(toJob), request, count);
   }
 
   async listActiveForUser(userId: string): Promise<GenerationJob[]> {
-    const rows = await this.jobs.findAll({ where: { user_id: userId, status: ['queued', 'running'] }, order: [['created_at', 'ASC']], limit: 100, raw: true });
+    const rows = await this.jobs.findAll({
+      where: { user_id: userId, status: ['queued', 'running'] },
+      order: [['created_at', 'ASC']],
+      limit: 100,
+      raw: true,
+      ...this.scope.options,
+    });
     return asRows<JobRow>(rows).map(toJob);
   }
 
-  async transition(id: string, from: readonly JobStatus[], to: JobStatus, update: JobUpdate, at: Date): Promise<boolean> {
-    const [changed] = await this.jobs.update({ ...toColumns(update, at), status: to }, { where: { id, status: { [Op.in]: [...from] } } });
+  async transition(id: string, move: JobMove, at: Date): Promise<boolean> {
+    // The guard: the sources come from the domain's transition table, the fence from the attempt.
+    const where: WhereOptions<JobRow> = { id, status: { [Op.in]: sourcesOf(move.to) }, ...(move.fence !== undefined ? { run_id: move.fence } : {}) };
+    const values: Partial<JobRow> = { ...toColumns(move.changes ?? {}, at), status: move.to, ...(move.runId !== undefined ? { run_id: move.runId } : {}) };
+    const [changed] = await this.scope.write((s) => jobModel(s.sequelize).update(values, { where, ...s.options }));
     return changed === 1;
   }
 
-  async update(id: string, update: JobUpdate, at: Date): Promise<void> {
-    await this.jobs.update(toColumns(update, at), { where: { id, status: { [Op.in]: ['queued', 'running'] } } });
+  async updateRunning(id: string, fence: string, changes: JobChanges, at: Date): Promise<boolean> {
+    const where: WhereOptions<JobRow> = { id, status: 'running', run_id: fence };
+    const [changed] = await this.scope.write((s) => jobModel(s.sequelize).update(toColumns(changes, at), { where, ...s.options }));
+    return changed === 1;
   }
 
   async markRefunded(id: string, amount: number, at: Date): Promise<boolean> {
-    const [changed] = await this.jobs.update({ refunded_coins: amount, updated_at: at }, { where: { id, refunded_coins: 0 } });
+    const where: WhereOptions<JobRow> = { id, refunded_coins: 0 };
+    const [changed] = await this.scope.write((s) => jobModel(s.sequelize).update({ refunded_coins: amount, updated_at: at }, { where, ...s.options }));
     return changed === 1;
   }
 
   async countForTemplate(templateId: string): Promise<number> {
-    return this.jobs.count({ where: { template_id: templateId } });
+    return this.jobs.count({ where: { template_id: templateId }, ...this.scope.options });
+  }
+
+  async listUnrefunded(max: number): Promise<GenerationJob[]> {
+    const rows = await this.jobs.findAll({
+      where: { status: { [Op.in]: ['failed', 'cancelled'] satisfies JobStatus[] }, refunded_coins: 0, paid_coins: { [Op.gt]: 0 } },
+      order: [['updated_at', 'ASC']],
+      limit: Math.max(1, Math.floor(max)),
+      raw: true,
+      ...this.scope.options,
+    });
+    return asRows<JobRow>(rows).map(toJob);
+  }
+
+  async listStalled(before: Date, max: number): Promise<GenerationJob[]> {
+    const rows = await this.jobs.findAll({
+      where: { status: 'running', lease_until: { [Op.lt]: before } },
+      order: [['lease_until', 'ASC']],
+      limit: Math.max(1, Math.floor(max)),
+      raw: true,
+      ...this.scope.options,
+    });
+    return asRows<JobRow>(rows).map(toJob);
   }
 }

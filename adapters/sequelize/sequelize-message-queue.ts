@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DataTypes, Op, UniqueConstraintError, type Model } from 'sequelize';
+import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import { DEFAULT_BACKOFF, validateConsumeOptions, type BackoffPolicy } from '../../core/domain/message-delivery.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { IdGenerator } from '../../core/ports/id-generator.port.ts';
@@ -12,11 +12,11 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
-  TaskType,
 } from '../../core/ports/queue.port.ts';
-import { afterCommit } from './after-commit.ts';
+import type { OutboxEntry, OutboxWriter } from '../../core/ports/outbox.port.ts';
+import type { SqlScope } from './sql-scope.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
+import { isInsideTransaction, type SequelizeDatabase } from './sequelize-database.ts';
 import { SequelizeQueueConsumer } from './sequelize-queue-consumer.ts';
 
 export interface QueueMessageRow {
@@ -25,7 +25,9 @@ export interface QueueMessageRow {
   task_type: string;
   environment: string;
   body: string;
-  status: 'ready' | 'dead';
+  /** ready (waiting, or taken: claim_token set and visible_at ahead), dead, or done (acknowledged: a tombstone
+   * that keeps its message id taken, so a relay republishing it after a crash cannot deliver it again). */
+  status: 'ready' | 'dead' | 'done';
   attempts: number;
   visible_at: Date;
   claim_token: string | null;
@@ -34,7 +36,7 @@ export interface QueueMessageRow {
   updated_at: Date;
 }
 
-export const queueMessageModel = (sequelize: SequelizeDatabase['sequelize']): RowModel<QueueMessageRow> =>
+export const queueMessageModel = (sequelize: Sequelize): RowModel<QueueMessageRow> =>
   defineOnce(sequelize, 'QueueMessage', () =>
     sequelize.define<Model<QueueMessageRow, QueueMessageRow>>(
       'QueueMessage',
@@ -64,6 +66,8 @@ export interface SequelizeMessageQueueOptions {
   pollIntervalMs?: number;
   /** Delay before retrying a message whose handler threw: doubles per attempt, capped. */
   backoff?: BackoffPolicy;
+  /** How long acknowledged messages stay as tombstones (their ids refuse a republish); default 24 h. */
+  retainDoneMs?: number;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -84,12 +88,15 @@ export class SequelizeMessageQueue implements MessageQueue {
   private readonly pollIntervalMs: number;
   private readonly backoff: BackoffPolicy;
   private readonly consumers = new Set<SequelizeQueueConsumer>();
+  private readonly retainDoneMs: number;
+  private lastPurge = 0;
 
   constructor(
     private readonly db: SequelizeDatabase,
     options: SequelizeMessageQueueOptions = {},
   ) {
     this.model = queueMessageModel(db.sequelize);
+    this.retainDoneMs = options.retainDoneMs ?? 86_400_000;
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? randomIds;
     this.logger = options.logger ?? silent;
@@ -97,13 +104,25 @@ export class SequelizeMessageQueue implements MessageQueue {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
   }
 
-  /** Joins the ambient unit of work, if any: the message exists only if that transaction commits. */
-  async publish(message: OutgoingMessage): Promise<{ messageId: string }> {
+  /** A message id published before (even one already acknowledged, within the tombstone retention) is kept once. */
+  publish(message: OutgoingMessage): Promise<{ messageId: string }> {
+    return this.insert(this.db.autocommit, message);
+  }
+
+  /**
+   * The queue as a transaction's outbox: the message is inserted in that transaction (it exists exactly when the
+   * change that produced it commits) and this process's consumers are woken after the commit. No relay, no hop.
+   */
+  writerOn(scope: SqlScope): OutboxWriter {
+    return { add: async (entry: OutboxEntry) => void (await this.insert(scope, { ...entry.message, messageId: entry.id })) };
+  }
+
+  private async insert(target: SqlScope, message: OutgoingMessage): Promise<{ messageId: string }> {
     const id = this.ids.newId();
     const messageId = message.messageId ?? id;
     const now = this.clock.now();
     try {
-      await this.model.create({
+      await target.write((scope) => queueMessageModel(scope.sequelize).create({
         id,
         message_id: messageId,
         task_type: message.taskType,
@@ -116,22 +135,24 @@ export class SequelizeMessageQueue implements MessageQueue {
         last_error: null,
         created_at: now,
         updated_at: now,
-      });
+      }, scope.options));
     } catch (error) {
       // Same messageId published before (a relay retrying after a crash): keep the first one.
       if (error instanceof UniqueConstraintError) return { messageId };
       throw error;
     }
-    afterCommit(() => this.wakeConsumers());
+    target.afterCommit(() => this.wakeConsumers());
+    void this.purgeDone(now);
     return { messageId };
   }
 
   async consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer> {
     validateConsumeOptions(options);
-    // The poll loop would inherit the transaction through async context and run inside it.
-    if (this.db.inTransaction()) throw new Error('consume() must not be called inside a unit of work');
+    // The poll loop's own units of work would trip over the transaction it was started in.
+    if (isInsideTransaction()) throw new Error('consume() must not be called inside a unit of work');
     const consumer = new SequelizeQueueConsumer(
       {
+        db: this.db,
         model: this.model,
         clock: this.clock,
         logger: this.logger,
@@ -186,10 +207,20 @@ export class SequelizeMessageQueue implements MessageQueue {
   private wakeConsumers(): void {
     for (const consumer of this.consumers) consumer.wake();
   }
+
+  /** Drops tombstones past their retention, at most once a minute per process. */
+  private async purgeDone(now: Date): Promise<void> {
+    if (now.getTime() - this.lastPurge < 60_000) return;
+    this.lastPurge = now.getTime();
+    const before = new Date(now.getTime() - this.retainDoneMs);
+    await this.db.autocommit
+      .write((scope) => queueMessageModel(scope.sequelize).destroy({ where: { status: 'done', updated_at: { [Op.lt]: before } }, ...scope.options }))
+      .catch((error: unknown) => this.logger.warn('queue tombstone purge failed', { error: String(error) }));
+  }
 }
 
 const toPeeked = (row: QueueMessageRow): PeekedMessage => ({
   id: row.message_id,
   body: JSON.parse(row.body) as unknown,
-  attributes: { TaskType: row.task_type as TaskType, Environment: row.environment },
+  attributes: { TaskType: row.task_type, Environment: row.environment },
 });

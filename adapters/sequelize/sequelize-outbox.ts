@@ -1,18 +1,19 @@
-import { DataTypes, Op, type Model } from 'sequelize';
-import type { Outbox, OutboxEntry } from '../../core/ports/outbox.port.ts';
+import { DataTypes, Op, type Model, type Sequelize } from 'sequelize';
+import type { Outbox, OutboxEntry, OutboxLease } from '../../core/ports/outbox.port.ts';
 import type { OutgoingMessage } from '../../core/ports/queue.port.ts';
-import { afterCommit } from './after-commit.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 export interface OutboxRow {
   id: string;
   message: string;
   created_at: Date;
   published_at: Date | null;
+  lease_token: string | null;
+  lease_until: Date | null;
 }
 
-export const outboxModel = (sequelize: SequelizeDatabase['sequelize']): RowModel<OutboxRow> =>
+export const outboxModel = (sequelize: Sequelize): RowModel<OutboxRow> =>
   defineOnce(sequelize, 'OutboxEntry', () =>
     sequelize.define<Model<OutboxRow, OutboxRow>>(
       'OutboxEntry',
@@ -21,68 +22,82 @@ export const outboxModel = (sequelize: SequelizeDatabase['sequelize']): RowModel
         message: { type: DataTypes.TEXT, allowNull: false },
         created_at: { type: DataTypes.DATE(3), allowNull: false },
         published_at: { type: DataTypes.DATE(3), allowNull: true },
+        lease_token: { type: DataTypes.STRING(36), allowNull: true },
+        lease_until: { type: DataTypes.DATE(3), allowNull: true },
       },
       { tableName: 'outbox' },
     ),
   );
 
-/**
- * The outbox table. `add` joins the ambient unit of work; notifications wait for that unit of work
- * to commit, so the relay never wakes up before the entry is visible to it.
- */
-export class SequelizeOutbox implements Outbox {
-  private readonly model: RowModel<OutboxRow>;
+/** The relays of this process that want to hear of committed entries: one per process, shared by every scope. */
+export class OutboxSignal {
   private readonly listeners = new Set<() => void>();
 
-  constructor(db: SequelizeDatabase) {
-    this.model = outboxModel(db.sequelize);
-  }
-
-  async add(entry: OutboxEntry): Promise<void> {
-    await this.model.create({ id: entry.id, message: JSON.stringify(entry.message), created_at: entry.createdAt, published_at: null });
-    this.notify();
-  }
-
-  async pending(max: number): Promise<OutboxEntry[]> {
-    const rows = await this.model.findAll({
-      where: { published_at: null },
-      order: [
-        ['created_at', 'ASC'],
-        ['id', 'ASC'],
-      ],
-      limit: Math.max(0, max),
-      raw: true,
-    });
-    return asRows<OutboxRow>(rows).map((row) => ({
-      id: row.id,
-      message: JSON.parse(row.message) as OutgoingMessage,
-      createdAt: new Date(row.created_at),
-    }));
-  }
-
-  async markPublished(id: string, at: Date): Promise<void> {
-    await this.model.update({ published_at: at }, { where: { id, published_at: null } });
-  }
-
-  notify(): void {
-    // A listener failing must not fail the caller's (already committed) unit of work.
-    afterCommit(() => {
-      for (const listener of this.listeners) {
-        try {
-          listener();
-        } catch {
-          // The relay's fallback poll still picks the entry up.
-        }
-      }
-    });
-  }
-
-  onNotify(listener: () => void): () => void {
+  on(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
+  notify(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // The relay's fallback poll still picks the entry up.
+      }
+    }
+  }
+}
+
+const free = (now: Date) => ({ published_at: null, [Op.or]: [{ lease_until: null }, { lease_until: { [Op.lte]: now } }] });
+
+/**
+ * The outbox table. `add` writes in the caller's transaction and wakes this process's relays once it
+ * commits; `lease` hands entries to one relay at a time, so two relays never publish one entry together.
+ */
+export class SequelizeOutbox implements Outbox {
+  constructor(
+    private readonly scope: SqlScope,
+    private readonly signal: OutboxSignal,
+  ) {}
+
+  async add(entry: OutboxEntry): Promise<void> {
+    const row: OutboxRow = { id: entry.id, message: JSON.stringify(entry.message), created_at: entry.createdAt, published_at: null, lease_token: null, lease_until: null };
+    await this.scope.write((s) => outboxModel(s.sequelize).create(row, s.options));
+    this.scope.afterCommit(() => this.signal.notify());
+  }
+
+  async lease(max: number, lease: OutboxLease, now: Date): Promise<OutboxEntry[]> {
+    const model = outboxModel(this.scope.sequelize);
+    const candidates = asRows<Pick<OutboxRow, 'id'>>(
+      await model.findAll({ attributes: ['id'], where: free(now), order: [['created_at', 'ASC'], ['id', 'ASC']], limit: Math.max(0, max), raw: true, ...this.scope.options }),
+    );
+    if (candidates.length === 0) return [];
+    // The conditional update is the claim: a candidate another relay leased meanwhile is not ours.
+    await this.scope.write((s) =>
+      outboxModel(s.sequelize).update(
+        { lease_token: lease.token, lease_until: lease.until },
+        { where: { id: { [Op.in]: candidates.map((row) => row.id) }, ...free(now) }, ...s.options },
+      ),
+    );
+    const rows = asRows<OutboxRow>(
+      await model.findAll({ where: { lease_token: lease.token, published_at: null }, order: [['created_at', 'ASC'], ['id', 'ASC']], raw: true, ...this.scope.options }),
+    );
+    return rows.map((row) => ({ id: row.id, message: JSON.parse(row.message) as OutgoingMessage, createdAt: new Date(row.created_at) }));
+  }
+
+  async markPublished(id: string, token: string, at: Date): Promise<boolean> {
+    const [changed] = await this.scope.write((s) =>
+      outboxModel(s.sequelize).update({ published_at: at }, { where: { id, lease_token: token, published_at: null }, ...s.options }),
+    );
+    return changed === 1;
+  }
+
+  onNotify(listener: () => void): () => void {
+    return this.signal.on(listener);
+  }
+
   async purgePublished(before: Date): Promise<number> {
-    return this.model.destroy({ where: { published_at: { [Op.lt]: before } } });
+    return this.scope.write((s) => outboxModel(s.sequelize).destroy({ where: { published_at: { [Op.lt]: before } }, ...s.options }));
   }
 }

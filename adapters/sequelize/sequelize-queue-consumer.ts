@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
 import { describeError, expiredReason, settlementOf, type BackoffPolicy, type Settlement } from '../../core/domain/message-delivery.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
-import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome, TaskType } from '../../core/ports/queue.port.ts';
+import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome } from '../../core/ports/queue.port.ts';
 import { asRows, type RowModel } from './models.ts';
-import type { QueueMessageRow } from './sequelize-message-queue.ts';
+import type { SequelizeDatabase } from './sequelize-database.ts';
+import { queueMessageModel, type QueueMessageRow } from './sequelize-message-queue.ts';
 
 export interface QueueConsumerDeps {
+  db: SequelizeDatabase;
   model: RowModel<QueueMessageRow>;
   clock: Clock;
   logger: Logger;
@@ -118,28 +120,46 @@ export class SequelizeQueueConsumer implements Consumer {
     for (const candidate of candidates) {
       if (taken >= free || this.stopped) break;
       const attempts = Number(candidate.attempts);
-      const guard = { id: candidate.id, status: 'ready', attempts, visible_at: { [Op.lte]: now } };
-      if (attempts >= this.options.maxAttempts) {
-        // Delivered maxAttempts times and never settled: its consumers died on it. Stop the loop here.
-        await model.update({ status: 'dead', claim_token: null, last_error: expiredReason(attempts), updated_at: now }, { where: guard });
-        continue;
-      }
+      const guard: WhereOptions<QueueMessageRow> = { id: candidate.id, status: 'ready', attempts, visible_at: { [Op.lte]: now } };
       const token = randomUUID();
       // The visibility window starts at the take, not at the (possibly slow) candidate query.
       const takenAt = clock.now();
-      const [changed] = await model.update(
-        { visible_at: later(takenAt, this.options.visibilitySeconds), attempts: attempts + 1, claim_token: token, updated_at: takenAt },
-        { where: guard },
-      );
+      // Delivered maxAttempts times and never settled: its consumers died on it. It is taken like any other
+      // message, but only to end it (onDeadLetter, then the dead letters), never to run it again.
+      const exhausted = attempts >= this.options.maxAttempts;
+      const changed = await this.write({ visible_at: later(takenAt, this.options.visibilitySeconds), attempts: exhausted ? attempts : attempts + 1, claim_token: token, updated_at: takenAt }, guard);
       if (changed !== 1) continue;
       taken += 1;
-      this.startHandler(candidate, attempts + 1, token);
+      if (exhausted) this.startTask(this.expire(candidate, token, attempts));
+      else this.startTask(this.handle(candidate, attempts + 1, token));
     }
     return candidates.length > 0;
   }
 
-  private startHandler(row: Candidate, attempt: number, token: string): void {
-    const task = this.handle(row, attempt, token);
+  private write(values: Partial<QueueMessageRow>, where: WhereOptions<QueueMessageRow>): Promise<number> {
+    return this.deps.db.autocommit.write(async (scope) => (await queueMessageModel(scope.sequelize).update(values, { where, ...scope.options }))[0]);
+  }
+
+  private delivered(row: Candidate, attempt: number, token: string): DeliveredMessage {
+    return {
+      id: row.message_id,
+      taskType: row.task_type,
+      environment: row.environment,
+      body: JSON.parse(row.body) as unknown,
+      attempt,
+      extendVisibility: (seconds) => this.extendVisibility(row, token, seconds),
+    };
+  }
+
+  private async expire(row: Candidate, token: string, attempts: number): Promise<void> {
+    try {
+      await this.settle(row, token, { kind: 'dead', reason: expiredReason(attempts) }, this.delivered(row, attempts, token));
+    } catch (error) {
+      this.deps.logger.error('queue dead-lettering failed', { messageId: row.message_id, error: describeError(error) });
+    }
+  }
+
+  private startTask(task: Promise<void>): void {
     this.inFlight.add(task);
     void task.finally(() => {
       this.inFlight.delete(task);
@@ -149,39 +169,37 @@ export class SequelizeQueueConsumer implements Consumer {
 
   private async handle(row: Candidate, attempt: number, token: string): Promise<void> {
     let result: { outcome: HandlerOutcome } | { error: unknown };
+    let message: DeliveredMessage | null = null;
     try {
-      const message: DeliveredMessage = {
-        id: row.message_id,
-        taskType: row.task_type as TaskType,
-        environment: row.environment,
-        body: JSON.parse(row.body) as unknown,
-        attempt,
-        extendVisibility: (seconds) => this.extendVisibility(row, token, seconds),
-      };
+      message = this.delivered(row, attempt, token);
       result = { outcome: await this.handler(message) };
     } catch (error) {
       result = { error };
       this.deps.logger.warn('queue handler failed', { messageId: row.message_id, attempt, error: describeError(error) });
     }
     try {
-      await this.settle(row, token, settlementOf(result, attempt, this.options.maxAttempts, this.deps.backoff));
+      await this.settle(row, token, settlementOf(result, attempt, this.options.maxAttempts, this.deps.backoff), message);
     } catch (error) {
       // The message stays taken until its visibility ends, then it is delivered again.
       this.deps.logger.error('queue settle failed', { messageId: row.message_id, error: describeError(error) });
     }
   }
 
-  private async settle(row: Candidate, token: string, settlement: Settlement): Promise<void> {
-    const { model, clock } = this.deps;
-    const now = clock.now();
-    const where = { id: row.id, claim_token: token };
+  /** Every write is guarded by the claim token. A message goes dead only after onDeadLetter has ended its work. */
+  private async settle(row: Candidate, token: string, settlement: Settlement, message: DeliveredMessage | null): Promise<void> {
+    const { clock } = this.deps;
+    const where: WhereOptions<QueueMessageRow> = { id: row.id, claim_token: token, status: 'ready' };
     let changed: number;
     if (settlement.kind === 'delete') {
-      changed = await model.destroy({ where });
+      // A tombstone, not a delete: the message id stays taken (see QueueMessageRow.status).
+      changed = await this.write({ status: 'done', claim_token: null, updated_at: clock.now() }, where);
     } else if (settlement.kind === 'delay') {
-      [changed] = await model.update({ visible_at: later(now, settlement.seconds), claim_token: null, updated_at: now }, { where });
+      const now = clock.now();
+      changed = await this.write({ visible_at: later(now, settlement.seconds), claim_token: null, updated_at: now }, where);
     } else {
-      [changed] = await model.update({ status: 'dead', claim_token: null, last_error: settlement.reason, updated_at: now }, { where });
+      // If this throws, the message stays taken and comes back after its visibility: ended again, then dead.
+      if (this.options.onDeadLetter && message) await this.options.onDeadLetter(message, settlement.reason);
+      changed = await this.write({ status: 'dead', claim_token: null, last_error: settlement.reason, updated_at: clock.now() }, where);
     }
     if (changed !== 1) {
       this.deps.logger.warn('queue message was taken by another delivery before it was settled (visibility expired)', {
@@ -193,12 +211,7 @@ export class SequelizeQueueConsumer implements Consumer {
 
   private async extendVisibility(row: Candidate, token: string, seconds: number): Promise<void> {
     const now = this.deps.clock.now();
-    const [changed] = await this.deps.model.update(
-      { visible_at: later(now, seconds), updated_at: now },
-      { where: { id: row.id, claim_token: token, status: 'ready' } },
-    );
-    if (changed !== 1) {
-      this.deps.logger.warn('extendVisibility on a message this delivery no longer holds', { messageId: row.message_id });
-    }
+    const changed = await this.write({ visible_at: later(now, seconds), updated_at: now }, { id: row.id, claim_token: token, status: 'ready' });
+    if (changed !== 1) throw new Error(`message ${row.message_id} is no longer held by this delivery (its visibility ran out and it was taken again)`);
   }
 }

@@ -1,6 +1,6 @@
 import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
 import { asRow, sessionModel, type SessionRow } from './models.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 const toSession = (row: SessionRow): RefreshTokenRecord => ({
   id: row.id,
@@ -14,14 +14,10 @@ const toSession = (row: SessionRow): RefreshTokenRecord => ({
 });
 
 export class SequelizeSessionRepository implements SessionRepository {
-  private readonly sessions;
-
-  constructor(db: SequelizeDatabase) {
-    this.sessions = sessionModel(db.sequelize);
-  }
+  constructor(private readonly scope: SqlScope) {}
 
   async create(session: Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>): Promise<void> {
-    await this.sessions.create({
+    const row: SessionRow = {
       id: session.id,
       user_id: session.userId,
       family_id: session.familyId,
@@ -30,20 +26,23 @@ export class SequelizeSessionRepository implements SessionRepository {
       rotated_at: null,
       revoked_at: null,
       created_at: session.createdAt,
-    });
+    };
+    await this.scope.write((s) => sessionModel(s.sequelize).create(row, s.options));
   }
 
   async findByTokenHash(tokenHash: string): Promise<RefreshTokenRecord | null> {
-    const row = await this.sessions.findOne({ where: { token_hash: tokenHash }, raw: true });
+    const row = await sessionModel(this.scope.sequelize).findOne({ where: { token_hash: tokenHash }, raw: true, ...this.scope.options });
     return row ? toSession(asRow<SessionRow>(row)) : null;
   }
 
   async markRotated(id: string, at: Date): Promise<boolean> {
-    const [changed] = await this.sessions.update({ rotated_at: at }, { where: { id, rotated_at: null, revoked_at: null } });
+    const [changed] = await this.scope.write((s) =>
+      sessionModel(s.sequelize).update({ rotated_at: at }, { where: { id, rotated_at: null, revoked_at: null }, ...s.options }),
+    );
     return changed === 1;
   }
 
   async revokeFamily(familyId: string, at: Date): Promise<void> {
-    await this.sessions.update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null } });
+    await this.scope.write((s) => sessionModel(s.sequelize).update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null }, ...s.options }));
   }
 }

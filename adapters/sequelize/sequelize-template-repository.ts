@@ -5,7 +5,7 @@ import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import { templateNameKey, type OutputType, type TemplateVersion, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { TemplateRepository, TemplateUpdateOutcome } from '../../core/ports/template-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 interface TemplateRow {
   id: string;
@@ -124,36 +124,38 @@ const toVersionRow = (template: WorkflowTemplate): VersionRow => ({
 });
 
 export class SequelizeTemplateRepository implements TemplateRepository {
-  private readonly templates;
-  private readonly versions;
+  constructor(private readonly scope: SqlScope) {}
 
-  constructor(private readonly db: SequelizeDatabase) {
-    this.templates = templateModel(db.sequelize);
-    this.versions = versionModel(db.sequelize);
+  private get templates() {
+    return templateModel(this.scope.sequelize);
+  }
+
+  private get versions() {
+    return versionModel(this.scope.sequelize);
   }
 
   create(template: WorkflowTemplate): Promise<boolean> {
-    return this.db.run(async () => {
+    return this.scope.atomic(async (s) => {
       try {
-        await this.templates.create({ ...toRow(template), deleted_at: null });
+        await templateModel(s.sequelize).create({ ...toRow(template), deleted_at: null }, s.options);
       } catch (error) {
         if (error instanceof UniqueConstraintError) return false;
         throw error;
       }
-      await this.versions.create(toVersionRow(template));
+      await versionModel(s.sequelize).create(toVersionRow(template), s.options);
       return true;
     });
   }
 
   async findById(id: string, options: { forUpdate?: boolean } = {}): Promise<WorkflowTemplate | null> {
     // SELECT ... FOR UPDATE on MariaDB; SQLite has no row locks, but its write transactions are serialised.
-    const row = await this.templates.findOne({ where: { id, deleted_at: null }, raw: true, ...(options.forUpdate ? { lock: true } : {}) });
+    const row = await this.templates.findOne({ where: { id, deleted_at: null }, raw: true, ...(options.forUpdate ? { lock: true } : {}), ...this.scope.options });
     return row ? toTemplate(asRow<TemplateRow>(row)) : null;
   }
 
   async nameTaken(name: string, exceptId?: string): Promise<boolean> {
     const where: WhereOptions<TemplateRow> = { active_name: templateNameKey(name), ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) };
-    return (await this.templates.count({ where })) > 0;
+    return (await this.templates.count({ where, ...this.scope.options })) > 0;
   }
 
   async list(options: { activeOnly?: boolean } = {}): Promise<WorkflowTemplate[]> {
@@ -161,27 +163,30 @@ export class SequelizeTemplateRepository implements TemplateRepository {
       where: { deleted_at: null, ...(options.activeOnly ? { is_active: true } : {}) },
       order: [['created_at', 'ASC'], ['name', 'ASC'], ['id', 'ASC']],
       raw: true,
+      ...this.scope.options,
     });
     return asRows<TemplateRow>(rows).map(toTemplate);
   }
 
   update(next: WorkflowTemplate, options: { newVersion: boolean }): Promise<TemplateUpdateOutcome> {
-    return this.db.run(async () => {
+    return this.scope.atomic(async (s): Promise<TemplateUpdateOutcome> => {
+      const templates = templateModel(s.sequelize);
+      const versions = versionModel(s.sequelize);
       const { id, created_at: _created, ...changes } = toRow(next);
       try {
-        const [changed] = await this.templates.update(changes, { where: { id, deleted_at: null } });
+        const [changed] = await templates.update(changes, { where: { id, deleted_at: null }, ...s.options });
         // MariaDB counts changed rows, not matched ones: zero can also mean "already like this".
-        if (changed === 0 && (await this.templates.count({ where: { id, deleted_at: null } })) === 0) return 'not_found';
+        if (changed === 0 && (await templates.count({ where: { id, deleted_at: null }, ...s.options })) === 0) return 'not_found';
       } catch (error) {
         if (error instanceof UniqueConstraintError) return 'name_taken';
         throw error;
       }
       if (options.newVersion) {
-        await this.versions.create(toVersionRow(next));
+        await versions.create(toVersionRow(next), s.options);
       } else {
-        await this.versions.update(
+        await versions.update(
           { category: next.category, cost: next.cost, output_type: next.outputType },
-          { where: { template_id: id, version: next.version } },
+          { where: { template_id: id, version: next.version }, ...s.options },
         );
       }
       return 'updated';
@@ -189,15 +194,17 @@ export class SequelizeTemplateRepository implements TemplateRepository {
   }
 
   async softDelete(id: string, at: Date): Promise<boolean> {
-    const [changed] = await this.templates.update({ deleted_at: at, active_name: null, updated_at: at }, { where: { id, deleted_at: null } });
+    const [changed] = await this.scope.write((s) =>
+      templateModel(s.sequelize).update({ deleted_at: at, active_name: null, updated_at: at }, { where: { id, deleted_at: null }, ...s.options }),
+    );
     return changed === 1;
   }
 
   async findVersion(templateId: string, version: number): Promise<TemplateVersion | null> {
-    const row = asRow<VersionRow | null>(await this.versions.findOne({ where: { template_id: templateId, version }, raw: true }));
+    const row = asRow<VersionRow | null>(await this.versions.findOne({ where: { template_id: templateId, version }, raw: true, ...this.scope.options }));
     if (!row) return null;
     const template = asRow<TemplateRow | null>(
-      await this.templates.findByPk(templateId, { attributes: ['name', 'is_active', 'deleted_at'], raw: true }),
+      await this.templates.findByPk(templateId, { attributes: ['name', 'is_active', 'deleted_at'], raw: true, ...this.scope.options }),
     );
     if (!template) return null;
     return {
@@ -216,6 +223,6 @@ export class SequelizeTemplateRepository implements TemplateRepository {
   }
 
   countEver(): Promise<number> {
-    return this.templates.count();
+    return this.templates.count(this.scope.options);
   }
 }

@@ -1,7 +1,7 @@
-import { DataTypes, Op, type Model } from 'sequelize';
+import { DataTypes, Op, type Model, type Sequelize } from 'sequelize';
 import type { Upload, UploadRepository } from '../../core/ports/upload-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 export interface UploadRow {
   id: string;
@@ -15,9 +15,9 @@ export interface UploadRow {
   used_at: Date | null;
 }
 
-export const uploadModel = (db: SequelizeDatabase): RowModel<UploadRow> =>
-  defineOnce(db.sequelize, 'Upload', () =>
-    db.sequelize.define<Model<UploadRow, UploadRow>>(
+export const uploadModel = (sequelize: Sequelize): RowModel<UploadRow> =>
+  defineOnce(sequelize, 'Upload', () =>
+    sequelize.define<Model<UploadRow, UploadRow>>(
       'Upload',
       {
         id: { type: DataTypes.UUID, primaryKey: true },
@@ -47,14 +47,14 @@ const toUpload = (row: UploadRow): Upload => ({
 });
 
 export class SequelizeUploadRepository implements UploadRepository {
-  private readonly uploads;
+  constructor(private readonly scope: SqlScope) {}
 
-  constructor(db: SequelizeDatabase) {
-    this.uploads = uploadModel(db);
+  private get uploads(): RowModel<UploadRow> {
+    return uploadModel(this.scope.sequelize);
   }
 
   async create(upload: Omit<Upload, 'usedAt'>): Promise<void> {
-    await this.uploads.create({
+    const row: UploadRow = {
       id: upload.id,
       user_id: upload.userId,
       storage_key: upload.storageKey,
@@ -64,18 +64,19 @@ export class SequelizeUploadRepository implements UploadRepository {
       size_bytes: upload.sizeBytes,
       created_at: upload.createdAt,
       used_at: null,
-    });
+    };
+    await this.scope.write((s) => uploadModel(s.sequelize).create(row, s.options));
   }
 
   async findForUser(id: string, userId: string): Promise<Upload | null> {
-    const row = await this.uploads.findOne({ where: { id, user_id: userId }, raw: true });
+    const row = await this.uploads.findOne({ where: { id, user_id: userId }, raw: true, ...this.scope.options });
     return row ? toUpload(asRow<UploadRow>(row)) : null;
   }
 
   async markUsed(id: string, at: Date): Promise<boolean> {
-    const [changed] = await this.uploads.update({ used_at: at }, { where: { id, used_at: null } });
+    const [changed] = await this.scope.write((s) => uploadModel(s.sequelize).update({ used_at: at }, { where: { id, used_at: null }, ...s.options }));
     if (changed > 0) return true;
-    return (await this.uploads.count({ where: { id } })) > 0;
+    return (await this.uploads.count({ where: { id }, ...this.scope.options })) > 0;
   }
 
   async listExpired(before: Date, limit = 500): Promise<Upload[]> {
@@ -84,12 +85,14 @@ export class SequelizeUploadRepository implements UploadRepository {
       order: [['created_at', 'ASC']],
       limit,
       raw: true,
+      ...this.scope.options,
     });
     return asRows<UploadRow>(rows).map(toUpload);
   }
 
   async delete(id: string, options: { onlyIfUnused?: boolean } = {}): Promise<boolean> {
-    const deleted = await this.uploads.destroy({ where: options.onlyIfUnused ? { id, used_at: null } : { id } });
+    const where = options.onlyIfUnused ? { id, used_at: null } : { id };
+    const deleted = await this.scope.write((s) => uploadModel(s.sequelize).destroy({ where, ...s.options }));
     return deleted > 0;
   }
 }

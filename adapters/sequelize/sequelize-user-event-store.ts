@@ -1,7 +1,7 @@
-import { DataTypes, Op, QueryTypes, type Model } from 'sequelize';
+import { DataTypes, Op, QueryTypes, type Model, type Sequelize } from 'sequelize';
 import type { StoredUserEvent, UserEvent, UserEventStore } from '../../core/ports/user-events.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
+import type { Dialect, SqlScope } from './sql-scope.ts';
 
 export interface UserEventRow {
   user_id: string;
@@ -10,9 +10,9 @@ export interface UserEventRow {
   created_at: Date;
 }
 
-export const userEventModel = (db: SequelizeDatabase): RowModel<UserEventRow> =>
-  defineOnce(db.sequelize, 'UserEvent', () =>
-    db.sequelize.define<Model<UserEventRow, UserEventRow>>(
+export const userEventModel = (sequelize: Sequelize): RowModel<UserEventRow> =>
+  defineOnce(sequelize, 'UserEvent', () =>
+    sequelize.define<Model<UserEventRow, UserEventRow>>(
       'UserEvent',
       {
         user_id: { type: DataTypes.UUID, primaryKey: true },
@@ -25,15 +25,27 @@ export const userEventModel = (db: SequelizeDatabase): RowModel<UserEventRow> =>
   );
 
 /**
- * Insert-or-increment of the user's counter in one statement. The syntax differs (SQLite's upsert
- * vs MariaDB's ON DUPLICATE KEY) but the behaviour is the same on both: the row is created at 1 or
- * bumped by one, and on MariaDB the row stays X-locked until commit, so concurrent appends of one
- * user queue behind each other and commit in seq order (a reader never sees seq n+1 without n).
+ * Insert-or-increment of the user's counter, returning the new seq, in one statement where the dialect
+ * allows: MariaDB's ON DUPLICATE KEY UPDATE with LAST_INSERT_ID(expr) hands the value back as the insert id;
+ * SQLite's upsert is followed by a read of the row. Either way the row is created at 1 or bumped by one, and
+ * stays locked (MariaDB) or the writer is held (SQLite) until commit, so one user's seqs commit in order.
  */
-const BUMP_COUNTER: Record<SequelizeDatabase['dialect'], string> = {
+const BUMP_COUNTER: Record<Dialect, string> = {
   sqlite: 'INSERT INTO user_event_counters (user_id, seq) VALUES (?, 1) ON CONFLICT (user_id) DO UPDATE SET seq = seq + 1',
-  mysql: 'INSERT INTO user_event_counters (user_id, seq) VALUES (?, 1) ON DUPLICATE KEY UPDATE seq = seq + 1',
+  mysql: 'INSERT INTO user_event_counters (user_id, seq) VALUES (?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE seq = LAST_INSERT_ID(seq + 1)',
 };
+
+async function nextSeq(s: SqlScope, userId: string): Promise<number> {
+  const bumped = await s.sequelize.query(BUMP_COUNTER[s.dialect], { replacements: [userId], type: QueryTypes.INSERT, ...s.options });
+  if (s.dialect === 'mysql') return Number((bumped as unknown as [number, number])[0]);
+  const [counter] = await s.sequelize.query<{ seq: number }>('SELECT seq FROM user_event_counters WHERE user_id = ?', {
+    replacements: [userId],
+    type: QueryTypes.SELECT,
+    ...s.options,
+  });
+  if (!counter) throw new Error(`user event counter missing after upsert for ${userId}`);
+  return Number(counter.seq);
+}
 
 const toStored = (row: UserEventRow): StoredUserEvent => ({
   userId: row.user_id,
@@ -43,38 +55,29 @@ const toStored = (row: UserEventRow): StoredUserEvent => ({
 });
 
 export class SequelizeUserEventStore implements UserEventStore {
-  private readonly events;
-
-  constructor(private readonly db: SequelizeDatabase) {
-    this.events = userEventModel(db);
-  }
+  constructor(private readonly scope: SqlScope) {}
 
   append(userId: string, event: UserEvent, at: Date): Promise<StoredUserEvent> {
-    return this.db.run(async () => {
-      await this.db.sequelize.query(BUMP_COUNTER[this.db.dialect], { replacements: [userId], type: QueryTypes.INSERT });
-      const [counter] = await this.db.sequelize.query<{ seq: number }>('SELECT seq FROM user_event_counters WHERE user_id = ?', {
-        replacements: [userId],
-        type: QueryTypes.SELECT,
-      });
-      if (!counter) throw new Error(`user event counter missing after upsert for ${userId}`);
-      const row: UserEventRow = { user_id: userId, seq: Number(counter.seq), payload: JSON.stringify(event), created_at: at };
-      await this.events.create(row);
+    return this.scope.atomic(async (s) => {
+      const row: UserEventRow = { user_id: userId, seq: await nextSeq(s, userId), payload: JSON.stringify(event), created_at: at };
+      await userEventModel(s.sequelize).create(row, s.options);
       return toStored(row);
     });
   }
 
   async listSince(userId: string, since: number, max: number): Promise<StoredUserEvent[]> {
     if (max <= 0) return [];
-    const rows = await this.events.findAll({
+    const rows = await userEventModel(this.scope.sequelize).findAll({
       where: { user_id: userId, seq: { [Op.gt]: since } },
       order: [['seq', 'ASC']],
       limit: max,
       raw: true,
+      ...this.scope.options,
     });
     return asRows<UserEventRow>(rows).map(toStored);
   }
 
   async purgeBefore(before: Date): Promise<number> {
-    return this.events.destroy({ where: { created_at: { [Op.lt]: before } } });
+    return this.scope.write((s) => userEventModel(s.sequelize).destroy({ where: { created_at: { [Op.lt]: before } }, ...s.options }));
   }
 }

@@ -1,10 +1,10 @@
-import { Op, QueryTypes, UniqueConstraintError, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, Sequelize, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest } from '../../core/domain/pagination.ts';
 import { offsetOf, pageOf } from '../../core/domain/pagination.ts';
 import type { User, UserRole } from '../../core/domain/user.ts';
 import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
-import type { SequelizeDatabase } from './sequelize-database.ts';
 import { asRow, asRows, userModel, type UserRow } from './models.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 export const toUser = (row: UserRow): User => ({
   id: row.id,
@@ -17,24 +17,25 @@ export const toUser = (row: UserRow): User => ({
 });
 
 export class SequelizeUserRepository implements UserRepository {
-  private readonly users;
+  constructor(private readonly scope: SqlScope) {}
 
-  constructor(private readonly db: SequelizeDatabase) {
-    this.users = userModel(db.sequelize);
+  private get users() {
+    return userModel(this.scope.sequelize);
   }
 
   async create(user: NewUser): Promise<boolean> {
+    const row: UserRow = {
+      id: user.id,
+      email: user.email,
+      display_name: user.displayName,
+      role: user.role,
+      coin_balance: 0,
+      password_hash: user.passwordHash,
+      created_at: user.createdAt,
+      updated_at: user.createdAt,
+    };
     try {
-      await this.users.create({
-        id: user.id,
-        email: user.email,
-        display_name: user.displayName,
-        role: user.role,
-        coin_balance: 0,
-        password_hash: user.passwordHash,
-        created_at: user.createdAt,
-        updated_at: user.createdAt,
-      });
+      await this.scope.write((s) => userModel(s.sequelize).create(row, s.options));
       return true;
     } catch (error) {
       if (error instanceof UniqueConstraintError) return false;
@@ -44,32 +45,35 @@ export class SequelizeUserRepository implements UserRepository {
 
   /** Read on every authenticated request (profile, admin checks): plain SQL costs a third of findByPk's CPU. */
   async findById(id: string): Promise<User | null> {
-    const rows = await this.db.sequelize.query<UserRow>(
+    const rows = await this.scope.sequelize.query<UserRow>(
       'SELECT id, email, display_name, role, coin_balance, created_at, updated_at FROM users WHERE id = :id',
-      { replacements: { id }, type: QueryTypes.SELECT },
+      { replacements: { id }, type: QueryTypes.SELECT, ...this.scope.options },
     );
     return rows[0] ? toUser(rows[0]) : null;
   }
 
   async findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null> {
-    const row = asRow<UserRow | null>(await this.users.findOne({ where: { email }, raw: true }));
+    const row = asRow<UserRow | null>(await this.users.findOne({ where: { email }, raw: true, ...this.scope.options }));
     return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
   }
 
-  async setRole(id: string, role: UserRole): Promise<void> {
-    await this.users.update({ role, updated_at: new Date() }, { where: { id } });
+  async setRole(id: string, role: UserRole, at: Date): Promise<void> {
+    await this.scope.write((s) => userModel(s.sequelize).update({ role, updated_at: at }, { where: { id }, ...s.options }));
   }
 
   async list(request: PageRequest, query?: string): Promise<Page<User>> {
-    const where: WhereOptions<UserRow> = query
-      ? { [Op.or]: [{ email: { [Op.like]: `%${escapeLike(query.toLowerCase())}%` } }, { display_name: { [Op.like]: `%${escapeLike(query)}%` } }] }
-      : {};
+    // The search text is literal: `%`, `_` and `\` are escaped, and the escape character is declared, since
+    // SQLite's LIKE has none by default (MariaDB's is the backslash).
+    const like = (column: string, text: string) =>
+      Sequelize.where(Sequelize.col(column), Op.like, Sequelize.literal(`${this.scope.sequelize.escape(`%${escapeLike(text)}%`)} ESCAPE ${this.scope.sequelize.escape('\\')}`));
+    const where: WhereOptions<UserRow> = query ? { [Op.or]: [like('email', query.toLowerCase()), like('display_name', query)] } : {};
     const { rows, count } = await this.users.findAndCountAll({
       where,
       order: [['created_at', 'DESC'], ['id', 'ASC']],
       limit: request.limit,
       offset: offsetOf(request),
       raw: true,
+      ...this.scope.options,
     });
     return pageOf(asRows<UserRow>(rows).map(toUser), request, count);
   }

@@ -2,15 +2,30 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Logger } from '../../core/ports/logger.port.ts';
-import { USER_EVENTS_CHANNEL, type EventBus, type StoredUserEvent, type UserEventEnvelope } from '../../core/ports/user-events.port.ts';
+import { SESSION_CHANNEL, USER_EVENTS_CHANNEL, type EventBus, type SessionRevoked, type StoredUserEvent, type UserEventEnvelope } from '../../core/ports/user-events.port.ts';
 import { normalizeOrigin, pathOf, rejectUpgrade, tokenOf } from './upgrade-request.ts';
 
 /** The canonical path and the legacy one (API.md §0). Upgrades to any other path are left alone. */
 export const WS_PATHS: readonly string[] = ['/api/v1/ws', '/api/ws'];
 
+/** Close codes of the real-time endpoint (documented in API docs and ADR 015). */
+export const WS_CLOSE = {
+  /** The access token the socket runs on expired: refresh, reconnect and `sync` (or re-authenticate in band first). */
+  TOKEN_EXPIRED: 4001,
+  /** The login the socket was opened with was logged out or revoked. */
+  SESSION_REVOKED: 4003,
+} as const;
+
+export interface SocketClaims {
+  userId: string;
+  tokenId: string;
+  sessionId: string | null;
+  expiresAt: Date;
+}
+
 export interface WsGatewayDeps {
   /** An access token to its claims, or null when invalid, expired or logged out. */
-  authenticate(token: string): Promise<{ userId: string } | null>;
+  authenticate(token: string): Promise<SocketClaims | null>;
   /** The user's stored events with seq > since, in seq order, at most `max` (UserEventStore.listSince). */
   replay(userId: string, since: number, max: number): Promise<StoredUserEvent[]>;
   /** The user's queued and running jobs, already in their API shape (GenerationJob). */
@@ -31,6 +46,10 @@ interface HeldEvent {
 interface Client {
   readonly ws: WebSocket;
   readonly userId: string;
+  /** The access token the socket currently runs on (replaced by an in-band `auth`). */
+  tokenId: string;
+  sessionId: string | null;
+  expiry: NodeJS.Timeout | null;
   /** Answered the last ping. */
   alive: boolean;
   /** Non-null while a sync replays: live events wait here so they are neither lost nor sent out of order. */
@@ -48,6 +67,22 @@ const CLOSE_GRACE_MS = 1000;
 const GOING_AWAY = 1001;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Browsers send `Origin`; a page served by this service itself (its own host) may always connect. */
+const sameOrigin = (origin: string, host: string | undefined): boolean => {
+  if (!host) return false;
+  try {
+    return new URL(origin).host.toLowerCase() === host.toLowerCase();
+  } catch {
+    return false;
+  }
+};
+
+const asRevocation = (payload: unknown): SessionRevoked | null => {
+  if (!isRecord(payload) || payload.type !== 'session.revoked' || typeof payload.userId !== 'string') return null;
+  if (!Array.isArray(payload.tokenIds) || (payload.sessionId !== null && typeof payload.sessionId !== 'string')) return null;
+  return payload as unknown as SessionRevoked;
+};
 
 const asEnvelope = (payload: unknown): UserEventEnvelope | null => {
   if (!isRecord(payload) || typeof payload.userId !== 'string' || !Number.isSafeInteger(payload.seq)) return null;
@@ -70,6 +105,10 @@ const destroyOnError = function (this: Duplex): void {
  * `{"type":"sync","since":n}` replays the caller's stored events with seq > n in order, then sends one
  * `{"type":"job.snapshot","jobs":[...]}`. Without `since` (absent or null) nothing is replayed: the client gets the
  * snapshot only (a fresh page has no seq to resume from and wants current state, not 24 h of history).
+ *
+ * A socket follows its session: it closes with 4001 when the access token it runs on expires (unless the
+ * client sent `{"type":"auth","token":"<fresh access token>"}` first, answered `{"type":"auth.ok","expiresAt"}`),
+ * and with 4003 as soon as its login is logged out or revoked, on whichever instance that happened.
  */
 export class WsGateway {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, clientTracking: false });
@@ -77,6 +116,7 @@ export class WsGateway {
   private readonly origins: Set<string>;
   private server: Server | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
+  private unsubscribeSessions: (() => Promise<void>) | null = null;
   private pinger: NodeJS.Timeout | null = null;
   private stopping = false;
 
@@ -95,6 +135,7 @@ export class WsGateway {
     if (this.server) throw new Error('the WebSocket gateway is already started');
     this.stopping = false;
     this.unsubscribe = await this.deps.bus.subscribe(USER_EVENTS_CHANNEL, this.deliver);
+    this.unsubscribeSessions = await this.deps.bus.subscribe(SESSION_CHANNEL, this.revoke);
     this.server = server;
     server.on('upgrade', this.onUpgrade);
     this.pinger = setInterval(this.heartbeat, this.deps.pingIntervalMs);
@@ -109,9 +150,12 @@ export class WsGateway {
     this.server = null;
     if (this.pinger) clearInterval(this.pinger);
     this.pinger = null;
-    const unsubscribe = this.unsubscribe;
+    const unsubscribes = [this.unsubscribe, this.unsubscribeSessions];
     this.unsubscribe = null;
-    await unsubscribe?.().catch((error: unknown) => this.deps.logger.warn('ws: bus unsubscribe failed', { error: String(error) }));
+    this.unsubscribeSessions = null;
+    for (const unsubscribe of unsubscribes) {
+      await unsubscribe?.().catch((error: unknown) => this.deps.logger.warn('ws: bus unsubscribe failed', { error: String(error) }));
+    }
 
     const sockets = [...this.byUser.values()].flatMap((clients) => [...clients].map((client) => client.ws));
     const closed = sockets.map((ws) => (ws.readyState === WebSocket.CLOSED ? Promise.resolve() : new Promise<void>((resolve) => ws.once('close', () => resolve()))));
@@ -135,7 +179,7 @@ export class WsGateway {
 
   private async admit(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const origin = req.headers.origin;
-    if (origin !== undefined) {
+    if (origin !== undefined && !sameOrigin(origin, req.headers.host)) {
       const normalized = normalizeOrigin(origin);
       if (normalized === null || !this.origins.has(normalized)) return rejectUpgrade(socket, 403, 'Origin not allowed');
     }
@@ -147,16 +191,18 @@ export class WsGateway {
     if (socket.destroyed) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       socket.off('error', destroyOnError);
-      this.register(ws, claims.userId);
+      this.register(ws, claims);
     });
   }
 
-  private register(ws: WebSocket, userId: string): void {
+  private register(ws: WebSocket, claims: SocketClaims): void {
     if (this.stopping) {
       ws.close(GOING_AWAY, 'server shutting down');
       return;
     }
-    const client: Client = { ws, userId, alive: true, held: null, overflowed: false };
+    const { userId } = claims;
+    const client: Client = { ws, userId, tokenId: claims.tokenId, sessionId: claims.sessionId, expiry: null, alive: true, held: null, overflowed: false };
+    this.expireAt(client, claims.expiresAt);
     let clients = this.byUser.get(userId);
     if (!clients) {
       clients = new Set();
@@ -169,6 +215,7 @@ export class WsGateway {
     ws.on('message', (data, isBinary) => this.onMessage(client, data, isBinary));
     ws.on('error', (error) => this.deps.logger.debug('ws: socket error', { userId, error: error.message }));
     ws.on('close', () => {
+      if (client.expiry) clearTimeout(client.expiry);
       const set = this.byUser.get(userId);
       if (!set) return;
       set.delete(client);
@@ -185,7 +232,8 @@ export class WsGateway {
       return this.sendError(client, 'Message is not valid JSON');
     }
     if (!isRecord(message) || typeof message.type !== 'string') return this.sendError(client, 'Message must be a JSON object with a string "type"');
-    if (message.type !== 'sync') return this.sendError(client, `Unknown message type "${message.type.slice(0, 64)}"; expected "sync"`);
+    if (message.type === 'auth') return void this.reauthenticate(client, message.token);
+    if (message.type !== 'sync') return this.sendError(client, `Unknown message type "${message.type.slice(0, 64)}"; expected "sync" or "auth"`);
     const since = message.since ?? undefined;
     if (since !== undefined && (!Number.isSafeInteger(since) || (since as number) < 0)) {
       return this.sendError(client, '"since" must be a non-negative integer (a seq) or absent');
@@ -196,6 +244,37 @@ export class WsGateway {
       this.sendError(client, 'Sync failed; try again');
     });
   }
+
+  /** Closes the socket with 4001 when its access token expires. */
+  private expireAt(client: Client, expiresAt: Date): void {
+    if (client.expiry) clearTimeout(client.expiry);
+    const delay = Math.max(0, expiresAt.getTime() - Date.now());
+    // setTimeout's limit is about 24.8 days; a token never lives that long, but clamp anyway.
+    client.expiry = setTimeout(() => client.ws.close(WS_CLOSE.TOKEN_EXPIRED, 'access token expired'), Math.min(delay, 2 ** 31 - 1));
+    client.expiry.unref();
+  }
+
+  /** `{"type":"auth","token"}`: a fresh access token of the same user keeps the socket open past the old one's expiry. */
+  private async reauthenticate(client: Client, token: unknown): Promise<void> {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 8192) return this.sendError(client, '"token" must be an access token');
+    const claims = await this.deps.authenticate(token).catch(() => null);
+    if (!claims || claims.userId !== client.userId) return this.sendError(client, 'The token is invalid, expired, logged out or of another user; the socket keeps its current session');
+    client.tokenId = claims.tokenId;
+    client.sessionId = claims.sessionId;
+    this.expireAt(client, claims.expiresAt);
+    this.send(client, JSON.stringify({ type: 'auth.ok', expiresAt: claims.expiresAt.toISOString() }));
+  }
+
+  /** A login ended (logout, refresh-token reuse): its sockets close with 4003, on every instance. */
+  private readonly revoke = (payload: unknown): void => {
+    const notice = asRevocation(payload);
+    if (!notice) return;
+    for (const client of this.byUser.get(notice.userId) ?? []) {
+      if ((notice.sessionId !== null && client.sessionId === notice.sessionId) || notice.tokenIds.includes(client.tokenId)) {
+        client.ws.close(WS_CLOSE.SESSION_REVOKED, 'session revoked');
+      }
+    }
+  };
 
   private async sync(client: Client, since: number | undefined): Promise<void> {
     if (since !== undefined) await this.replay(client, since);

@@ -1,38 +1,28 @@
 import type { Container } from 'inversify';
 import { InProcessEventBus } from '../../adapters/memory/in-process-event-bus.ts';
 import { RedisEventBus } from '../../adapters/redis/redis-event-bus.ts';
-import { SequelizeUserEventStore } from '../../adapters/sequelize/sequelize-user-event-store.ts';
 import { WsGateway } from '../../adapters/ws/ws-gateway.ts';
-import type { EventBus, UserEventStore } from '../../core/ports/user-events.port.ts';
-import type { Authenticate } from '../../core/use-cases/auth/authenticate.use-case.ts';
-import { PublishUserEvent } from '../../core/use-cases/events/publish-user-event.use-case.ts';
+import type { EventBus } from '../../core/ports/user-events.port.ts';
 import { PurgeUserEvents } from '../../core/use-cases/events/purge-user-events.use-case.ts';
+import { UserEventLog } from '../../core/use-cases/events/user-event-log.ts';
 import type { Config } from '../config.ts';
-import { TOKENS, type ActiveJobsSnapshot, type HealthCheckBinding, type HttpServerRef, type LifecycleBinding } from '../tokens.ts';
+import { resolve, TOKENS } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
 /** Events stay replayable this long (API.md §6), and the purge runs this often. */
 const RETENTION_MS = 24 * 3600_000;
 const PURGE_EVERY_MS = 10 * 60_000;
 
-/** The user event log, the bus, PublishUserEvent, the WebSocket gateway and the purge of old events. */
+/** The bus, the user event log, the WebSocket gateway and the purge of old events. */
 export function bindEvents(container: Container, config: Readonly<Config>): void {
   const ports = portsOf(container);
-  container.bind<UserEventStore>(TOKENS.UserEventStore).toDynamicValue(() => new SequelizeUserEventStore(ports.db())).inSingletonScope();
   bindEventBus(container, config);
   container
-    .bind(TOKENS.PublishUserEvent)
-    .toDynamicValue(
-      () =>
-        new PublishUserEvent({
-          store: container.get<UserEventStore>(TOKENS.UserEventStore),
-          bus: container.get<EventBus>(TOKENS.EventBus),
-          clock: ports.clock(),
-        }),
-    )
+    .bind(TOKENS.UserEventLog)
+    .toDynamicValue(() => new UserEventLog({ bus: ports.bus(), clock: ports.clock(), logger: ports.logger().child({ component: 'events' }) }))
     .inSingletonScope();
 
-  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() => {
+  container.bind(TOKENS.Lifecycle).toDynamicValue(() => {
     let gateway: WsGateway | null = null;
     return {
       name: 'ws-gateway',
@@ -44,16 +34,16 @@ export function bindEvents(container: Container, config: Readonly<Config>): void
               "for the sync's job.snapshot (bound by the generation module).",
           );
         }
-        const snapshot = container.get<ActiveJobsSnapshot>(TOKENS.ActiveJobsSnapshot);
-        const server = container.get<HttpServerRef>(TOKENS.HttpServer).server;
+        const snapshot = resolve(container, TOKENS.ActiveJobsSnapshot);
+        const server = resolve(container, TOKENS.HttpServer).server;
         if (!server) throw new Error('the WebSocket gateway runs with the api role, which has an HTTP server; none was found');
-        const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
-        const store = container.get<UserEventStore>(TOKENS.UserEventStore);
+        const authenticate = resolve(container, TOKENS.Authenticate);
+        const events = ports.repos().events;
         gateway = new WsGateway({
           authenticate: (token) => authenticate.execute(token),
-          replay: (userId, since, max) => store.listSince(userId, since, max),
+          replay: (userId, since, max) => events.listSince(userId, since, max),
           snapshot,
-          bus: container.get<EventBus>(TOKENS.EventBus),
+          bus: ports.bus(),
           allowedOrigins: config.corsOrigins,
           pingIntervalMs: config.realtime.pingIntervalSeconds * 1000,
           logger: ports.logger(),
@@ -70,36 +60,11 @@ export function bindEvents(container: Container, config: Readonly<Config>): void
     };
   });
 
-  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() => {
-    const purge = new PurgeUserEvents({ store: container.get<UserEventStore>(TOKENS.UserEventStore), clock: ports.clock(), retentionMs: RETENTION_MS });
-    let timer: NodeJS.Timeout | null = null;
-    let running: Promise<void> | null = null;
-    const tick = (): void => {
-      if (running) return; // a slow purge is still going; the next tick catches up
-      running = purge
-        .execute()
-        .then((removed) => {
-          if (removed > 0) ports.logger().info('user events purged', { removed });
-        })
-        .catch((error: unknown) => ports.logger().error('user event purge failed', { error: String(error) }))
-        .finally(() => {
-          running = null;
-        });
-    };
-    return {
-      name: 'user-events-purge',
-      roles: ['api'],
-      async start() {
-        tick();
-        timer = setInterval(tick, PURGE_EVERY_MS);
-        timer.unref();
-      },
-      async stop() {
-        if (timer) clearInterval(timer);
-        timer = null;
-        await running;
-      },
-    };
+  ports.scheduler().add({
+    name: 'user-events-purge',
+    roles: ['api'],
+    everyMs: PURGE_EVERY_MS,
+    run: () => new PurgeUserEvents({ store: ports.repos().events, clock: ports.clock(), retentionMs: RETENTION_MS }).execute(),
   });
 }
 
@@ -113,7 +78,7 @@ function bindEventBus(container: Container, config: Readonly<Config>): void {
   const bus = config.eventBus;
   const onHandlerError = (error: unknown, channel: string) => ports.logger().error('event handler failed', { channel, error: String(error) });
   container
-    .bind<EventBus>(TOKENS.EventBus)
+    .bind(TOKENS.EventBus)
     .toDynamicValue(() =>
       bus.driver === 'redis'
         ? new RedisEventBus(bus.url, {
@@ -125,14 +90,14 @@ function bindEventBus(container: Container, config: Readonly<Config>): void {
     )
     .inSingletonScope();
   const redisBus = (): RedisEventBus | null => {
-    const bound = container.get<EventBus>(TOKENS.EventBus);
+    const bound: EventBus = resolve(container, TOKENS.EventBus);
     return bound instanceof RedisEventBus ? bound : null;
   };
   if (bus.driver === 'redis') {
-    container.bind<HealthCheckBinding>(TOKENS.HealthCheck).toConstantValue({ name: 'events', check: async () => redisBus()?.ping() });
+    container.bind(TOKENS.HealthCheck).toConstantValue({ name: 'events', check: async () => redisBus()?.ping() });
   }
 
-  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() => ({
+  container.bind(TOKENS.Lifecycle).toDynamicValue(() => ({
     name: 'event-bus',
     roles: ['api', 'worker'],
     async start() {
@@ -154,7 +119,7 @@ function bindEventBus(container: Container, config: Readonly<Config>): void {
       }
     },
     async stop() {
-      await container.get<EventBus>(TOKENS.EventBus).close();
+      await resolve(container, TOKENS.EventBus).close();
     },
   }));
 }

@@ -1,188 +1,184 @@
 import type { Container } from 'inversify';
 import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
-import type { RouteModule } from '../../adapters/http/http-app.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
-import { SequelizeDeductionClaims } from '../../adapters/sequelize/sequelize-deduction-claims.ts';
-import { SequelizeHistoryRepository } from '../../adapters/sequelize/sequelize-history-repository.ts';
-import { SequelizeJobRepository } from '../../adapters/sequelize/sequelize-job-repository.ts';
-import type { DeductionClaims } from '../../core/ports/deduction-claims.port.ts';
-import type { InputImageSource, TemplateSource, UserEventPublisher } from '../../core/ports/generation-sources.port.ts';
-import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
-import type { JobRepository } from '../../core/ports/job-repository.port.ts';
-import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
-import type { Outbox } from '../../core/ports/outbox.port.ts';
-import type { Consumer, MessageQueue } from '../../core/ports/queue.port.ts';
-import type { TemplateRepository } from '../../core/ports/template-repository.port.ts';
-import type { UploadRepository } from '../../core/ports/upload-repository.port.ts';
-import type { EventBus } from '../../core/ports/user-events.port.ts';
+import { TASK_TYPES } from '../../core/domain/messages.ts';
+import type { Consumer } from '../../core/ports/queue.port.ts';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.ts';
 import { CancelGeneration } from '../../core/use-cases/generation/cancel-generation.use-case.ts';
+import { EngineInputs } from '../../core/use-cases/generation/engine-inputs.ts';
+import { FailDeadLetteredJob } from '../../core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
 import { OutputHistory } from '../../core/use-cases/generation/history.use-case.ts';
+import { InputImages } from '../../core/use-cases/generation/input-images.ts';
 import { JobControl } from '../../core/use-cases/generation/job-control.ts';
+import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.ts';
 import { JobQueries } from '../../core/use-cases/generation/job-queries.use-case.ts';
+import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.ts';
+import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
+import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import { SweepUnclaimedDeductions } from '../../core/use-cases/generation/sweep-unclaimed-deductions.use-case.ts';
-import type { ExecuteIdempotently } from '../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
 import type { Config } from '../config.ts';
-import { TOKENS, type ActiveJobsSnapshot, type LifecycleBinding } from '../tokens.ts';
+import { resolve, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { portsOf } from './ports.ts';
-import { periodic } from './periodic.ts';
-
-export const GENERATION = {
-  Jobs: Symbol.for('JobRepository'),
-  History: Symbol.for('HistoryRepository'),
-  Claims: Symbol.for('DeductionClaims'),
-  Engine: Symbol.for('WorkflowEngine'),
-  JobControl: Symbol.for('JobControl'),
-  OutputHistory: Symbol.for('OutputHistory'),
-  JobQueries: Symbol.for('JobQueries'),
-  RunGeneration: Symbol.for('RunGeneration'),
-} as const;
 
 function createEngine(config: Readonly<Config>): WorkflowEngine {
   if (config.engine.driver === 'builtin') return new BuiltinEngine({ workDir: config.engine.workDir });
   throw new Error(`ENGINE_DRIVER=${config.engine.driver} is not available in this build (only builtin)`);
 }
 
-/** Generation end to end: jobs, history, the worker, cancel, refunds and the sweepers. */
+/** Generation end to end: jobs and their lifecycle, history, the worker, cancel, refunds, the sweepers and the reconciler. */
 export function bindGeneration(container: Container, config: Readonly<Config>): void {
   const ports = portsOf(container);
-  const get = <T>(token: symbol) => container.get<T>(token);
-  container.bind(GENERATION.Jobs).toDynamicValue(() => new SequelizeJobRepository(ports.db())).inSingletonScope();
-  container.bind(GENERATION.History).toDynamicValue(() => new SequelizeHistoryRepository(ports.db())).inSingletonScope();
-  container.bind(GENERATION.Claims).toDynamicValue(() => new SequelizeDeductionClaims(ports.db())).inSingletonScope();
-  container.bind(GENERATION.Engine).toDynamicValue(() => createEngine(config)).inSingletonScope();
-  container.bind(GENERATION.JobControl).toDynamicValue(() => new JobControl(get<EventBus>(TOKENS.EventBus))).inSingletonScope();
+  const get = <T>(token: symbol & { readonly __resolves?: T }): T => resolve(container, token);
+  const { generation } = config;
+  const single = <T>(token: symbol & { readonly __resolves?: T }, make: () => T) => container.bind(token).toDynamicValue(make).inSingletonScope();
 
-  const refundDeps = () => ({
-    jobs: get<JobRepository>(GENERATION.Jobs),
-    ledger: ports.ledger(),
-    claims: get<DeductionClaims>(GENERATION.Claims),
-    uow: ports.uow(),
-    ids: ports.ids(),
-    clock: ports.clock(),
-  });
-  const events = () => get<UserEventPublisher>(TOKENS.PublishUserEvent);
-  const images = (): InputImageSource => {
-    const uploads = get<UploadRepository>(TOKENS.UploadRepository);
-    const history = get<HistoryRepository>(GENERATION.History);
-    return {
-      async find(userId, id) {
-        const upload = await uploads.findForUser(id, userId);
-        if (upload) return { id, storageKey: upload.storageKey, mimeType: upload.mimeType, kind: 'upload' };
-        const output = await history.findForUser(id, userId);
-        return output ? { id, storageKey: output.storageKey, mimeType: output.mimeType, kind: 'output' } : null;
-      },
-      async markUsed(image, at) {
-        if (image.kind === 'upload') await uploads.markUsed(image.id, at);
-      },
-    };
-  };
-  const templates = (): TemplateSource => {
-    const repository = get<TemplateRepository>(TOKENS.TemplateRepository);
-    return {
-      async findActive(templateId) {
-        const template = await repository.findById(templateId);
-        if (!template || !template.isActive) return null;
-        return { id: template.id, version: template.version, workflow: template.workflow, parameterMap: template.parameterMap, cost: template.cost, outputType: template.outputType };
-      },
-    };
-  };
-
-  container
-    .bind(GENERATION.OutputHistory)
-    .toDynamicValue(
-      () =>
-        new OutputHistory({
-          history: get<HistoryRepository>(GENERATION.History),
-          storage: get<ObjectStorage>(TOKENS.ObjectStorage),
-          clock: ports.clock(),
-          logger: ports.logger().child({ component: 'history' }),
-          viewUrlTtlSeconds: config.outputs.viewUrlTtlSeconds,
-          downloadUrlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
-        }),
-    )
-    .inSingletonScope();
-  const outputHistory = () => get<OutputHistory>(GENERATION.OutputHistory);
-  container
-    .bind(GENERATION.JobQueries)
-    .toDynamicValue(() => new JobQueries({ jobs: get<JobRepository>(GENERATION.Jobs), history: get<HistoryRepository>(GENERATION.History), viewUrl: outputHistory().viewUrl }))
-    .inSingletonScope();
-  container.bind<ActiveJobsSnapshot>(TOKENS.ActiveJobsSnapshot).toDynamicValue(() => {
-    const queries = get<JobQueries>(GENERATION.JobQueries);
-    return (userId: string) => queries.active(userId);
-  });
-  container
-    .bind(GENERATION.RunGeneration)
-    .toDynamicValue(() => {
-      const control = get<JobControl>(GENERATION.JobControl);
-      return new RunGeneration({
-        ...refundDeps(),
-        engine: get<WorkflowEngine>(GENERATION.Engine),
-        storage: get<ObjectStorage>(TOKENS.ObjectStorage),
-        history: get<HistoryRepository>(GENERATION.History),
-        images: images(),
-        events: events(),
-        logger: ports.logger().child({ component: 'worker' }),
-        retentionDays: config.outputs.retentionDays,
-        maxAttempts: config.generation.maxAttempts,
-        visibilitySeconds: config.generation.visibilitySeconds,
-        viewUrl: outputHistory().viewUrl,
-        onCancel: (jobId, abort) => control.onCancel(jobId, abort),
-      });
-    })
-    .inSingletonScope();
-
-  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() => {
-    const control = get<JobControl>(GENERATION.JobControl);
-    const logger = ports.logger().child({ component: 'generation' });
-    return generationRoutes({
-      submit: new SubmitGeneration({
-        ...refundDeps(),
-        templates: templates(),
-        images: images(),
-        outbox: get<Outbox>(TOKENS.Outbox),
-        events: events(),
-        logger,
-        random: Math.random,
-        environment: config.appEnv,
-        requireTemplate: config.generation.requireTemplate,
-        outputNodeTypes: config.generation.outputNodeTypes,
-        allowedNodeTypes: config.generation.allowedNodeTypes,
-      }),
-      cancel: new CancelGeneration({ ...refundDeps(), events: events(), logger, requestCancel: (jobId) => control.requestCancel(jobId) }),
-      queries: get<JobQueries>(GENERATION.JobQueries),
-      idempotency: get<ExecuteIdempotently>(TOKENS.Idempotency),
-    });
-  });
-  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() => outputsRoutes({ history: outputHistory() }));
-
-  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() => workerLifecycle(container, config));
-  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() =>
-    periodic('generation-sweepers', ['api'], 60_000, ports.logger(), async () => {
-      await new SweepUnclaimedDeductions({ ...refundDeps(), logger: ports.logger(), unclaimedMinutes: config.generation.unclaimedDeductionMinutes }).execute();
-      await outputHistory().sweepExpired();
+  single(TOKENS.Engine, () => createEngine(config));
+  single(TOKENS.JobControl, () => new JobControl(ports.bus()));
+  single(TOKENS.JobLifecycle, () => new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events: get(TOKENS.UserEventLog) }));
+  single(TOKENS.ActiveTemplates, () => new ActiveTemplates(ports.repos().templates));
+  single(TOKENS.InputImages, () => new InputImages({ uploads: ports.repos().uploads, history: ports.repos().history }));
+  single(TOKENS.OutputHistory, () =>
+    new OutputHistory({
+      history: ports.repos().history,
+      storage: get(TOKENS.ObjectStorage),
+      clock: ports.clock(),
+      logger: ports.logger().child({ component: 'history' }),
+      viewUrlTtlSeconds: config.outputs.viewUrlTtlSeconds,
+      downloadUrlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
     }),
   );
+  single(TOKENS.JobQueries, () => new JobQueries({ jobs: ports.repos().jobs, history: ports.repos().history, viewUrl: get(TOKENS.OutputHistory).viewUrl }));
+  container.bind(TOKENS.ActiveJobsSnapshot).toDynamicValue(() => {
+    const queries = get(TOKENS.JobQueries);
+    return (userId: string) => queries.active(userId);
+  });
+  const requestCancel = (jobId: string) => get(TOKENS.JobControl).requestCancel(jobId);
+
+  single(TOKENS.RunGeneration, () => {
+    const logger = ports.logger().child({ component: 'worker' });
+    const storage = get(TOKENS.ObjectStorage);
+    const lifecycle = get(TOKENS.JobLifecycle);
+    const outputs = new StoreOutputs({
+      uow: ports.uow(),
+      events: get(TOKENS.UserEventLog),
+      staged: ports.repos().staged,
+      storage,
+      lifecycle,
+      ids: ports.ids(),
+      clock: ports.clock(),
+      logger,
+      retentionDays: config.outputs.retentionDays,
+      viewUrl: get(TOKENS.OutputHistory).viewUrl,
+    });
+    return new RunGeneration({
+      uow: ports.uow(),
+      jobs: ports.repos().jobs,
+      lifecycle,
+      events: get(TOKENS.UserEventLog),
+      engine: get(TOKENS.Engine),
+      inputs: new EngineInputs({ images: get(TOKENS.InputImages), storage }),
+      outputs,
+      clock: ports.clock(),
+      logger,
+      maxAttempts: generation.maxAttempts,
+      visibilitySeconds: generation.visibilitySeconds,
+      onCancel: (jobId, abort) => get(TOKENS.JobControl).onCancel(jobId, abort),
+    });
+  });
+
+  container.bind(TOKENS.RouteModule).toDynamicValue(() => {
+    const logger = ports.logger().child({ component: 'generation' });
+    const prepare = new PrepareGeneration({
+      templates: get(TOKENS.ActiveTemplates),
+      images: get(TOKENS.InputImages),
+      random: Math.random,
+      outputNodeTypes: generation.outputNodeTypes,
+      allowedNodeTypes: generation.allowedNodeTypes,
+      raw: generation.rawWorkflows,
+    });
+    const common = { uow: ports.uow(), jobs: ports.repos().jobs };
+    return generationRoutes({
+      submit: new SubmitGeneration({
+        ...common,
+        prepare,
+        images: get(TOKENS.InputImages),
+        events: get(TOKENS.UserEventLog),
+        ids: ports.ids(),
+        clock: ports.clock(),
+        environment: config.appEnv,
+      }),
+      cancel: new CancelGeneration({ ...common, lifecycle: get(TOKENS.JobLifecycle), logger, requestCancel }),
+      queries: get(TOKENS.JobQueries),
+      idempotency: get(TOKENS.Idempotency),
+    });
+  });
+  container.bind(TOKENS.RouteModule).toDynamicValue(() => outputsRoutes({ history: get(TOKENS.OutputHistory) }));
+
+  container.bind(TOKENS.Lifecycle).toDynamicValue(() => workerLifecycle(container, config));
+
+  const scheduler = ports.scheduler();
+  scheduler.add({
+    name: 'unclaimed-deduction-sweep',
+    roles: ['api'],
+    everyMs: 60_000,
+    run: () =>
+      new SweepUnclaimedDeductions({
+        uow: ports.uow(),
+        claims: ports.repos().claims,
+        ids: ports.ids(),
+        clock: ports.clock(),
+        logger: ports.logger(),
+        unclaimedMinutes: generation.unclaimedDeductionMinutes,
+      }).execute(),
+  });
+  scheduler.add({ name: 'output-retention-sweep', roles: ['api'], everyMs: 60_000, run: () => get(TOKENS.OutputHistory).sweepExpired() });
+  scheduler.add({
+    name: 'job-reconciler',
+    roles: ['api', 'worker'],
+    everyMs: 60_000,
+    run: () =>
+      new ReconcileJobs({
+        uow: ports.uow(),
+        jobs: ports.repos().jobs,
+        staged: ports.repos().staged,
+        storage: get(TOKENS.ObjectStorage),
+        lifecycle: get(TOKENS.JobLifecycle),
+        clock: ports.clock(),
+        logger: ports.logger().child({ component: 'reconciler' }),
+        stalledAfterSeconds: generation.stalledJobSeconds,
+        orphanedAfterSeconds: generation.orphanedOutputSeconds,
+      }).execute(),
+  });
 }
 
 function workerLifecycle(container: Container, config: Readonly<Config>): LifecycleBinding {
   let consumer: Consumer | null = null;
+  const ports = portsOf(container);
   return {
     name: 'generation-worker',
     roles: ['worker'],
     async start() {
-      await container.get<JobControl>(GENERATION.JobControl).start();
-      const run = container.get<RunGeneration>(GENERATION.RunGeneration);
-      consumer = await container.get<MessageQueue>(TOKENS.Queue).consume(
+      const control = resolve(container, TOKENS.JobControl);
+      await control.start();
+      const run = resolve(container, TOKENS.RunGeneration);
+      const deadLetters = new FailDeadLetteredJob({
+        uow: ports.uow(),
+        lifecycle: resolve(container, TOKENS.JobLifecycle),
+        logger: ports.logger().child({ component: 'worker' }),
+        requestCancel: (jobId) => control.requestCancel(jobId),
+      });
+      consumer = await resolve(container, TOKENS.Queue).consume(
         {
-          taskTypes: ['generation'],
+          taskTypes: [...TASK_TYPES],
           environment: config.appEnv,
           concurrency: config.generation.workerConcurrency,
           maxAttempts: config.generation.maxAttempts,
           visibilitySeconds: config.generation.visibilitySeconds,
+          onDeadLetter: (message, reason) => deadLetters.execute(message, reason),
         },
         (message) => run.execute(message),
       );
@@ -190,8 +186,8 @@ function workerLifecycle(container: Container, config: Readonly<Config>): Lifecy
     async stop() {
       await consumer?.stop();
       consumer = null;
-      await container.get<JobControl>(GENERATION.JobControl).stop();
-      await container.get<WorkflowEngine>(GENERATION.Engine).close();
+      await resolve(container, TOKENS.JobControl).stop();
+      await resolve(container, TOKENS.Engine).close();
     },
   };
 }

@@ -4,14 +4,12 @@ import { API_PREFIX, type RouteModule } from '../../adapters/http/http-app.ts';
 import { filesRoutes } from '../../adapters/http/routes/files.routes.ts';
 import { uploadsRoutes } from '../../adapters/http/routes/uploads.routes.ts';
 import { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';
-import { SequelizeUploadRepository } from '../../adapters/sequelize/sequelize-upload-repository.ts';
 import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
 import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
-import type { UploadRepository } from '../../core/ports/upload-repository.port.ts';
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
 import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
 import type { Config } from '../config.ts';
-import { TOKENS, type HealthCheckBinding, type LifecycleBinding } from '../tokens.ts';
+import { TOKENS } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
 /** How often each API process looks for uploads that expired unused. */
@@ -25,7 +23,7 @@ export function bindStorage(container: Container, config: Readonly<Config>): voi
   }
   const ports = portsOf(container);
   container
-    .bind<ObjectStorage>(TOKENS.ObjectStorage)
+    .bind(TOKENS.ObjectStorage)
     .toDynamicValue(
       () =>
         new LocalObjectStorage({
@@ -39,9 +37,9 @@ export function bindStorage(container: Container, config: Readonly<Config>): voi
   const storage = () => container.get<ObjectStorage>(TOKENS.ObjectStorage);
   const local = () => storage() as LocalObjectStorage;
 
-  container.bind<HealthCheckBinding>(TOKENS.HealthCheck).toConstantValue({ name: 'storage', check: () => probe(storage()) });
+  container.bind(TOKENS.HealthCheck).toConstantValue({ name: 'storage', check: () => probe(storage()) });
 
-  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() =>
+  container.bind(TOKENS.RouteModule).toDynamicValue(() =>
     filesRoutes({
       verify: (query) => local().signer.verify(query, ports.clock().now()),
       open: (key) => local().open(key),
@@ -53,10 +51,9 @@ export function bindStorage(container: Container, config: Readonly<Config>): voi
 
 function bindUploads(container: Container, config: Readonly<Config>, storage: () => ObjectStorage): void {
   const ports = portsOf(container);
-  container.bind<UploadRepository>(TOKENS.UploadRepository).toDynamicValue(() => new SequelizeUploadRepository(ports.db())).inSingletonScope();
-  const uploads = () => container.get<UploadRepository>(TOKENS.UploadRepository);
+  const uploads = () => ports.repos().uploads;
 
-  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() =>
+  container.bind(TOKENS.RouteModule).toDynamicValue(() =>
     uploadsRoutes({
       store: new StoreUpload({
         uploads: uploads(),
@@ -70,13 +67,17 @@ function bindUploads(container: Container, config: Readonly<Config>, storage: ()
     }),
   );
 
-  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() =>
-    periodic('upload-sweeper', UPLOAD_SWEEP_INTERVAL_MS, async () => {
+  ports.scheduler().add({
+    name: 'upload-sweeper',
+    roles: ['api'],
+    everyMs: UPLOAD_SWEEP_INTERVAL_MS,
+    run: async () => {
       const report = await new SweepExpiredUploads({ uploads: uploads(), storage: storage(), clock: ports.clock() }).execute();
       if (report.deleted > 0) ports.logger().info('expired uploads deleted', { count: report.deleted });
       if (report.failedKeys.length > 0) ports.logger().warn('expired upload files could not be deleted', { keys: report.failedKeys.slice(0, 20) });
-    }, (error) => ports.logger().error('upload sweep failed', { error })),
-  );
+      return report.deleted;
+    },
+  });
 }
 
 /** A put/get/delete round trip of a small object: proves the storage is reachable and writable. */
@@ -94,34 +95,4 @@ async function probe(storage: ObjectStorage): Promise<void> {
   } finally {
     await storage.delete(key);
   }
-}
-
-/** Runs `task` every `everyMs` (first run right after start), never twice at once; stop() waits for a run in flight. */
-function periodic(name: string, everyMs: number, task: () => Promise<void>, onError: (error: unknown) => void): LifecycleBinding {
-  let timer: NodeJS.Timeout | null = null;
-  let first: NodeJS.Immediate | null = null;
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    if (running || !timer) return;
-    running = task()
-      .catch(onError)
-      .finally(() => {
-        running = null;
-      });
-  };
-  return {
-    name,
-    roles: ['api'],
-    async start() {
-      timer = setInterval(tick, everyMs);
-      timer.unref();
-      first = setImmediate(tick);
-    },
-    async stop() {
-      if (first) clearImmediate(first);
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
 }

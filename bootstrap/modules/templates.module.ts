@@ -1,11 +1,8 @@
 import type { Container } from 'inversify';
-import type { RouteModule } from '../../adapters/http/http-app.ts';
 import { catalogueRoutes } from '../../adapters/http/routes/catalogue.routes.ts';
 import { templateRoutes } from '../../adapters/http/routes/template.routes.ts';
-import { SequelizeTemplateRepository } from '../../adapters/sequelize/sequelize-template-repository.ts';
 import { READY_TEMPLATES } from '../../core/domain/ready-templates.ts';
 import type { TemplateRules } from '../../core/domain/template-revision.ts';
-import type { TemplateRepository } from '../../core/ports/template-repository.port.ts';
 import { CreateTemplate } from '../../core/use-cases/templates/create-template.use-case.ts';
 import { DeleteTemplate } from '../../core/use-cases/templates/delete-template.use-case.ts';
 import { GetCatalogueTemplate } from '../../core/use-cases/templates/get-catalogue-template.use-case.ts';
@@ -17,20 +14,19 @@ import { ListTemplates } from '../../core/use-cases/templates/list-templates.use
 import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
 import type { Config } from '../config.ts';
-import { TOKENS, type LifecycleBinding } from '../tokens.ts';
+import { TOKENS } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
 /** Workflow templates: the repository, the admin and catalogue routes, and the ready templates of a fresh install. */
 export function bindTemplates(container: Container, config: Readonly<Config>): void {
   const ports = portsOf(container);
   const rules: TemplateRules = { outputNodeTypes: config.generation.outputNodeTypes, allowedNodeTypes: config.generation.allowedNodeTypes };
-  const templates = () => container.get<TemplateRepository>(TOKENS.TemplateRepository);
+  const templates = () => ports.repos().templates;
 
-  container.bind<TemplateRepository>(TOKENS.TemplateRepository).toDynamicValue(() => new SequelizeTemplateRepository(ports.db())).inSingletonScope();
   container.bind(TOKENS.GetTemplateVersion).toDynamicValue(() => new GetTemplateVersion({ templates: templates() })).inSingletonScope();
 
-  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() => {
-    const write = { templates: templates(), uow: ports.uow(), clock: ports.clock(), rules };
+  container.bind(TOKENS.RouteModule).toDynamicValue(() => {
+    const write = { uow: ports.uow(), clock: ports.clock(), rules };
     return templateRoutes({
       create: new CreateTemplate({ templates: templates(), ids: ports.ids(), clock: ports.clock(), rules }),
       setParameterMap: new SetParameterMap(write),
@@ -40,16 +36,16 @@ export function bindTemplates(container: Container, config: Readonly<Config>): v
       remove: new DeleteTemplate({ templates: templates(), clock: ports.clock() }),
     });
   });
-  container.bind<RouteModule>(TOKENS.RouteModule).toDynamicValue(() =>
+  container.bind(TOKENS.RouteModule).toDynamicValue(() =>
     catalogueRoutes({ list: new ListCatalogue({ templates: templates() }), get: new GetCatalogueTemplate({ templates: templates() }) }),
   );
 
-  container.bind<LifecycleBinding>(TOKENS.Lifecycle).toDynamicValue(() => ({
+  container.bind(TOKENS.Lifecycle).toDynamicValue(() => ({
     name: 'ready-templates',
     roles: ['api'],
     async start() {
       if (!config.seedTemplates) return;
-      const install = new InstallReadyTemplates({ templates: templates(), uow: ports.uow(), ids: ports.ids(), clock: ports.clock(), rules, ready: READY_TEMPLATES });
+      const install = new InstallReadyTemplates({ uow: ports.uow(), ids: ports.ids(), clock: ports.clock(), rules, ready: READY_TEMPLATES });
       const result = await install.execute();
       if (!result.ok || !result.value.installedNow) return;
       const logger = ports.logger();

@@ -9,7 +9,11 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FINISHED: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
 export const isFinished = (status: JobStatus): boolean => FINISHED.includes(status);
 
-/** The only moves a job can make. Anything else is refused by the repository's conditional update. */
+/**
+ * The only moves a job can make; every repository's guarded transition takes its allowed sources from
+ * here (`sourcesOf`). `running → running` is a new delivery attempt taking the job over (it gets a new
+ * run id, which fences the old attempt out). Finished states have no way out.
+ */
 export const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
   queued: ['running', 'failed', 'cancelled'],
   running: ['running', 'succeeded', 'failed', 'cancelled'],
@@ -19,6 +23,13 @@ export const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
 };
 
 export const canMove = (from: JobStatus, to: JobStatus): boolean => TRANSITIONS[from].includes(to);
+
+/** The statuses a job may be in for a move to `to` (the guard of every conditional transition). */
+export const sourcesOf = (to: JobStatus): JobStatus[] => JOB_STATUSES.filter((from) => canMove(from, to));
+
+/** A job that ends without output gives its payment back; a succeeded one keeps it. */
+export const refundOwed = (job: Pick<GenerationJob, 'status' | 'paidCoins' | 'refundedCoins'>): number =>
+  job.status === 'failed' || job.status === 'cancelled' ? Math.max(0, job.paidCoins - job.refundedCoins) : 0;
 
 export interface JobError {
   code: string;
@@ -50,6 +61,10 @@ export interface GenerationJob {
   error: JobError | null;
   textOutputs: TextOutput[];
   attempts: number;
+  /** The delivery attempt that holds the job while it runs; its writes are fenced by this id. */
+  runId: string | null;
+  /** Until when that attempt has promised to be alive (extended by its heartbeat). */
+  leaseUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;
@@ -73,7 +88,12 @@ export interface HistoryItem {
   expiresAt: Date;
 }
 
-export const outputKey = (userId: string, jobId: string, fileName: string): string => `outputs/${userId}/${jobId}/${fileName}`;
+/**
+ * Where an output is stored: `outputs/<userId>/<jobId>/<file>`, where the file part starts with a tag of
+ * the attempt that wrote it, so two attempts of one job never write (or delete) each other's files.
+ */
+export const outputKey = (userId: string, jobId: string, runId: string, fileName: string): string =>
+  `outputs/${userId}/${jobId}/${runId.replace(/-/g, '').slice(0, 12)}-${fileName}`;
 
 /** Reason of the charge for a job: video jobs are `video_generation`. */
 export const chargeReason = (outputType: 'image' | 'video'): 'video_generation' | 'image_generation' =>

@@ -8,5 +8,6 @@ export interface HistoryRepository {
   listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>>;
   listForJob(jobId: string): Promise<HistoryItem[]>;
   delete(id: string): Promise<void>;
+  /** Items whose expiresAt is at or before `before`, at most `max`. */
   listExpired(before: Date, max: number): Promise<HistoryItem[]>;
 }

@@ -1,9 +1,12 @@
 import type { GenerationJob, JobError, JobStatus, TextOutput } from '../domain/job.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 
-export type NewJob = Omit<GenerationJob, 'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'startedAt' | 'finishedAt' | 'updatedAt'>;
+export type NewJob = Omit<
+  GenerationJob,
+  'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'runId' | 'leaseUntil' | 'startedAt' | 'finishedAt' | 'updatedAt'
+>;
 
-export interface JobUpdate {
+export interface JobChanges {
   progress?: { value: number; max: number };
   statusText?: string;
   error?: JobError | null;
@@ -11,6 +14,16 @@ export interface JobUpdate {
   attempts?: number;
   startedAt?: Date;
   finishedAt?: Date;
+  leaseUntil?: Date | null;
+}
+
+export interface JobMove {
+  to: JobStatus;
+  /** Only while this attempt (its run id) holds the job: an attempt that lost it can move nothing. */
+  fence?: string;
+  /** A new attempt taking the job (`to: 'running'`): its run id fences every later write of that attempt. */
+  runId?: string;
+  changes?: JobChanges;
 }
 
 export interface JobRepository {
@@ -21,11 +34,18 @@ export interface JobRepository {
   findForUser(id: string, userId: string): Promise<GenerationJob | null>;
   listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>>;
   listActiveForUser(userId: string): Promise<GenerationJob[]>;
-  /** Moves the job only when its status is one of `from`; false otherwise (someone else moved it). */
-  transition(id: string, from: readonly JobStatus[], to: JobStatus, update: JobUpdate, at: Date): Promise<boolean>;
-  /** Progress and status text while running; ignored once the job finished. */
-  update(id: string, update: JobUpdate, at: Date): Promise<void>;
-  /** Records the refund once: false when it was already refunded. */
+  /**
+   * One conditional update: moves the job to `move.to` only from a status the domain allows
+   * (`sourcesOf(move.to)`), and with `fence` only while that attempt holds it. False otherwise.
+   */
+  transition(id: string, move: JobMove, at: Date): Promise<boolean>;
+  /** Progress, status text or lease of a running attempt; false when `fence` no longer holds a running job. */
+  updateRunning(id: string, fence: string, changes: JobChanges, at: Date): Promise<boolean>;
+  /** Adds `amount` to the refunded coins once: false when the job already has a refund recorded. */
   markRefunded(id: string, amount: number, at: Date): Promise<boolean>;
   countForTemplate(templateId: string): Promise<number>;
+  /** Finished jobs that owe a refund they never got (the reconciler's first check), oldest first. */
+  listUnrefunded(max: number): Promise<GenerationJob[]>;
+  /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */
+  listStalled(before: Date, max: number): Promise<GenerationJob[]>;
 }

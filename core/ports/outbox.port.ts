@@ -10,15 +10,32 @@ export interface OutboxEntry {
   createdAt: Date;
 }
 
-export interface Outbox {
-  /** Inside a unit of work: commits or rolls back with it. */
+export interface OutboxLease {
+  /** Fences this relay's marks: another relay that took an entry over can no longer be undone by this one. */
+  token: string;
+  until: Date;
+}
+
+/**
+ * What a transaction sees of the outbox: `tx.outbox.add` makes the message exist only if that transaction
+ * commits. Where the queue itself lives in the application database (QUEUE_DRIVER=db), the writer puts the
+ * message straight on the queue in the same transaction; otherwise it writes an outbox row that a relay
+ * publishes after the commit.
+ */
+export interface OutboxWriter {
   add(entry: OutboxEntry): Promise<void>;
-  /** Oldest first, at most `max`, not yet published. */
-  pending(max: number): Promise<OutboxEntry[]>;
-  markPublished(id: string, at: Date): Promise<void>;
-  /** Tells the relay (in this process) there is something to publish now, instead of at its next poll. */
-  notify(): void;
-  /** The relay's side of `notify()`: `listener` runs on each notification. Returns the unsubscribe function. */
+}
+
+/** The outbox table itself: the writer plus what relays need. */
+export interface Outbox extends OutboxWriter {
+  /**
+   * Takes up to `max` unpublished entries, oldest first, that no other relay holds (or whose lease ended),
+   * for this relay until `lease.until`. Two relays never publish one entry at the same time.
+   */
+  lease(max: number, lease: OutboxLease, now: Date): Promise<OutboxEntry[]>;
+  /** Marks the entry published, only while this relay's lease on it holds; false otherwise. */
+  markPublished(id: string, token: string, at: Date): Promise<boolean>;
+  /** `listener` runs after each commit that added entries in this process. Returns the unsubscribe function. */
   onNotify(listener: () => void): () => void;
   /** Deletes entries published before `before`; returns how many. */
   purgePublished(before: Date): Promise<number>;

@@ -1,21 +1,11 @@
-/** The message queue between API and workers. Delivery is at least once: handlers must be idempotent. */
-export type TaskType = 'generation' | 'publish';
-
-export interface GenerationMessageBody {
-  jobId: string;
-  userId: string;
-  workflow: Record<string, unknown>;
-  outputType: 'image' | 'video';
-}
-
-export interface PublishMessageBody {
-  outputId: string;
-  userId: string;
-  platforms: string[];
-}
-
+/**
+ * The message queue between API and workers: a transport of JSON bodies with the attributes `TaskType`
+ * and `Environment`. Delivery is at least once: handlers must be idempotent. Which task types exist and
+ * what their bodies hold is the message catalogue's business (core/domain/messages.ts), not the queue's.
+ */
 export interface OutgoingMessage {
-  taskType: TaskType;
+  /** `TaskType` attribute (a key of the message catalogue). */
+  taskType: string;
   /** `Environment` attribute: production, development or local. */
   environment: string;
   body: unknown;
@@ -25,7 +15,7 @@ export interface OutgoingMessage {
 
 export interface DeliveredMessage {
   id: string;
-  taskType: TaskType;
+  taskType: string;
   environment: string;
   body: unknown;
   /** 1 on the first delivery. */
@@ -38,7 +28,7 @@ export interface DeliveredMessage {
 export type HandlerOutcome = { action: 'ack' } | { action: 'retry'; delaySeconds: number } | { action: 'dead'; reason: string };
 
 export interface ConsumeOptions {
-  taskTypes: TaskType[];
+  taskTypes: string[];
   environment: string;
   /** Messages handled at once by this consumer. */
   concurrency: number;
@@ -46,6 +36,12 @@ export interface ConsumeOptions {
   maxAttempts: number;
   /** Initial visibility timeout of a taken message. */
   visibilitySeconds: number;
+  /**
+   * Called for every message before it goes to the dead letters, whatever the reason (the handler gave up,
+   * or the message was delivered `maxAttempts` times without being settled because its consumers died), so
+   * the work it stood for can be ended properly. If it throws, the message stays and comes back later.
+   */
+  onDeadLetter?(message: DeliveredMessage, reason: string): Promise<void>;
 }
 
 export interface Consumer {

@@ -1,13 +1,11 @@
-/**
- * Events for one user's clients (job progress, outputs, publishing). Each gets a per-user `seq`
- * and is kept for replay, so a reconnecting page misses nothing.
- */
-export interface UserEvent {
-  type: string;
-  jobId?: string;
-  [field: string]: unknown;
-}
+import type { UserEvent } from '../domain/user-events.ts';
 
+export type { UserEvent };
+
+/**
+ * Events for one user's clients. Each gets a per-user `seq` and is kept for replay, so a reconnecting
+ * page misses nothing.
+ */
 export interface StoredUserEvent {
   userId: string;
   seq: number;
@@ -16,7 +14,7 @@ export interface StoredUserEvent {
 }
 
 export interface UserEventStore {
-  /** Assigns the next seq of this user atomically and stores the event. */
+  /** Assigns the next seq of this user and stores the event; through `tx.events`, with the change it reports. */
   append(userId: string, event: UserEvent, at: Date): Promise<StoredUserEvent>;
   /** In seq order, those with seq > since (at most `max`). */
   listSince(userId: string, since: number, max: number): Promise<StoredUserEvent[]>;
@@ -34,6 +32,17 @@ export interface EventBus {
 
 export const USER_EVENTS_CHANNEL = 'user-events';
 export const JOB_CONTROL_CHANNEL = 'job-control';
+/** `SessionRevoked` notices: every API instance closes the sockets opened with that session. */
+export const SESSION_CHANNEL = 'sessions';
+
+export interface SessionRevoked {
+  type: 'session.revoked';
+  userId: string;
+  /** The login family every token of which is now invalid; null when only `tokenIds` are. */
+  sessionId: string | null;
+  /** Access tokens deny-listed by this revocation (a logout names the one it came with). */
+  tokenIds: string[];
+}
 
 /**
  * What PublishUserEvent puts on USER_EVENTS_CHANNEL. Plain JSON (the date is an ISO string) so a

@@ -15,6 +15,6 @@ export interface UserRepository {
   create(user: NewUser): Promise<boolean>;
   findById(id: string): Promise<User | null>;
   findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null>;
-  setRole(id: string, role: UserRole): Promise<void>;
+  setRole(id: string, role: UserRole, at: Date): Promise<void>;
   list(request: PageRequest, query?: string): Promise<Page<User>>;
 }

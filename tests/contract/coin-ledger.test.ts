@@ -1,4 +1,4 @@
-import { BACKENDS, openCoinBackend } from './coin-backends.ts';
+import { BACKENDS, openBackend } from '../support/backends.ts';
 import { coinLedgerContract } from './coin-ledger.contract.ts';
 
-for (const backend of BACKENDS) coinLedgerContract(backend, () => openCoinBackend(backend));
+for (const backend of BACKENDS) coinLedgerContract(backend, () => openBackend(backend));

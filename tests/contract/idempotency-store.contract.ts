@@ -1,36 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import type { CoinLedger } from '../../core/ports/coin-ledger.port.ts';
-import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports/idempotency-store.port.ts';
+import type { IdempotencyClaim, StoredResponse } from '../../core/ports/idempotency-store.port.ts';
 import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
-import type { UserRepository } from '../../core/ports/user-repository.port.ts';
-import { rememberResponse } from '../../adapters/http/idempotency.ts';
-import { ExecuteIdempotently } from '../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
-
-export interface IdempotencyStoreFixture {
-  store: IdempotencyStore;
-  uow: UnitOfWork;
-  /** For the end-to-end cases: a change made under a key. */
-  users: UserRepository;
-  ledger: CoinLedger;
-  /** Whether a throwing unit of work undoes its writes (not in memory). */
-  rollsBack: boolean;
-  dispose(): Promise<void>;
-}
+import type { Repositories } from '../support/backends.ts';
+import { addUser, sharedBackend, sleep, type MakeBackend } from './fixtures.ts';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (ms: number): Date => new Date(T0.getTime() + ms);
 const DAY = 86_400_000;
 
-/** Registers the IdempotencyStore contract for one adapter; `make()` returns a fresh, empty store. */
-export function idempotencyStoreContract(name: string, make: () => Promise<IdempotencyStoreFixture>): void {
-  let fixture: IdempotencyStoreFixture;
+/** Registers the IdempotencyStore contract for one backend; `make()` returns a fresh, empty backend. */
+export function idempotencyStoreContract(name: string, make: MakeBackend): void {
+  const backend = sharedBackend(make);
+  let repos: Repositories;
+  let uow: UnitOfWork;
   test.before(async () => {
-    fixture = await make();
+    ({ repos, uow } = await backend());
   });
-  test.after.always(async () => {
-    await fixture?.dispose();
-  });
+  const fixture = {
+    get store() {
+      return repos.idempotency;
+    },
+  };
 
   const claimOf = (overrides: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
     userId: randomUUID(),
@@ -131,54 +122,81 @@ export function idempotencyStoreContract(name: string, make: () => Promise<Idemp
     t.true(outcomes.every((outcome) => outcome.claimed || outcome.existing.token === winners[0]));
   });
 
-  test(`${name}: ExecuteIdempotently on this store: 20 concurrent requests with one key charge once`, async (t) => {
-    const userId = randomUUID();
-    await fixture.users.create({ id: userId, email: `${userId}@example.com`, displayName: 'I', role: 'user', passwordHash: null, createdAt: T0 });
-    await fixture.ledger.apply({ id: randomUUID(), userId, amount: 10, reason: 'signup_bonus', relatedEntityId: null, actorId: null, createdAt: T0 });
-    const execute = useCase(fixture);
-    const charge = async () => {
-      const applied = await fixture.ledger.apply({ id: randomUUID(), userId, amount: -1, reason: 'image_generation', relatedEntityId: null, actorId: userId, createdAt: new Date() });
-      return { status: 200, body: { balance: applied.ok ? applied.transaction.balanceAfter : null } };
-    };
-    const results = await Promise.all(Array.from({ length: 20 }, () => execute.execute({ userId, key: 'pay-once', fingerprint: 'same', run: charge })));
-    t.true(results.every((r) => r.ok && r.value.response.status === 200 && (r.value.response.body as { balance: number }).balance === 9));
-    t.is(results.filter((r) => r.ok && !r.value.replayed).length, 1);
-    t.is((await fixture.users.findById(userId))!.coinBalance, 9);
-    t.is(await fixture.ledger.sum(userId), 9);
+  /** A user with 10 coins. */
+  const payer = async (): Promise<string> => {
+    const userId = await addUser(repos.users, { displayName: 'Idempotent' });
+    await repos.ledger.apply({ id: randomUUID(), userId, amount: 10, reason: 'signup_bonus', relatedEntityId: null, actorId: null, createdAt: T0 });
+    return userId;
+  };
+  const chargeOne = (ledger: Repositories['ledger'], userId: string) =>
+    ledger.apply({ id: randomUUID(), userId, amount: -1, reason: 'image_generation', relatedEntityId: null, actorId: userId, createdAt: new Date() });
+
+  /**
+   * The protocol an idempotent caller follows on this port: claim; the winner makes its change and stores the
+   * response in one unit of work; a loser waits for the winner's response and replays it.
+   */
+  const once = async (userId: string, key: string): Promise<{ response: StoredResponse; replayed: boolean }> => {
+    const claim = claimOf({ userId, key, claimedAt: new Date(), expiresAt: new Date(Date.now() + DAY) });
+    const outcome = await fixture.store.claim(claim);
+    if (outcome.claimed) {
+      const response = await uow.run(async (tx) => {
+        const applied = await chargeOne(tx.ledger, userId);
+        const stored: StoredResponse = { status: 200, body: { balance: applied.ok ? applied.transaction.balanceAfter : null } };
+        if (!(await tx.idempotency.complete(claim, stored, new Date()))) throw new Error('claim lost');
+        return stored;
+      });
+      return { response, replayed: false };
+    }
+    for (let polls = 0; polls < 500; polls++) {
+      const record = await fixture.store.find(userId, key);
+      if (record?.response) return { response: record.response, replayed: true };
+      await sleep(10);
+    }
+    throw new Error('the winner never completed');
+  };
+
+  test(`${name}: 20 concurrent requests with one key: one claim wins, its change and response commit together, the others replay it`, async (t) => {
+    const userId = await payer();
+    const results = await Promise.all(Array.from({ length: 20 }, () => once(userId, 'pay-once')));
+    t.is(results.filter((r) => !r.replayed).length, 1);
+    t.true(results.every((r) => r.response.status === 200 && (r.response.body as { balance: number }).balance === 9));
+    t.is((await repos.users.findById(userId))!.coinBalance, 9);
+    t.is(await repos.ledger.sum(userId), 9);
   });
 
-  test(`${name}: a change whose claim was taken over meanwhile is rolled back`, async (t) => {
-    if (!fixture.rollsBack) return t.pass('this adapter has no rollback');
-    const userId = randomUUID();
-    await fixture.users.create({ id: userId, email: `${userId}@example.com`, displayName: 'I', role: 'user', passwordHash: null, createdAt: T0 });
-    await fixture.ledger.apply({ id: randomUUID(), userId, amount: 10, reason: 'signup_bonus', relatedEntityId: null, actorId: null, createdAt: T0 });
-    const result = await useCase(fixture).execute({
-      userId,
-      key: 'stolen',
-      fingerprint: 'same',
-      run: async () => {
-        await fixture.ledger.apply({ id: randomUUID(), userId, amount: -4, reason: 'image_generation', relatedEntityId: null, actorId: userId, createdAt: new Date() });
-        const seen = (await fixture.store.find(userId, 'stolen'))!;
-        await fixture.store.replace(seen, { ...seen, token: randomUUID() });
-        return { status: 200, body: 'charged' };
-      },
-    });
-    t.like(result, { ok: false, code: 'IDEMPOTENCY.IN_PROGRESS' });
-    t.is((await fixture.users.findById(userId))!.coinBalance, 10);
-    t.is(await fixture.ledger.sum(userId), 10);
+  test(`${name}: complete in a unit of work that rolls back: the claim stays pending and the change is undone`, async (t) => {
+    const userId = await payer();
+    const claim = claimOf({ userId });
+    await fixture.store.claim(claim);
+    await t.throwsAsync(
+      uow.run(async (tx) => {
+        await chargeOne(tx.ledger, userId);
+        t.true(await tx.idempotency.complete(claim, { status: 200, body: 'charged' }, at(1)));
+        throw new Error('a later step failed');
+      }),
+      { message: 'a later step failed' },
+    );
+    t.deepEqual(await fixture.store.find(userId, claim.key), { ...claim, response: null, completedAt: null });
+    t.is((await repos.users.findById(userId))!.coinBalance, 10);
+    t.true(await fixture.store.complete(claim, { status: 200, body: 'later' }, at(2)), 'still ours to complete');
+  });
+
+  test(`${name}: a change whose claim was taken over meanwhile cannot complete, and throwing rolls it back`, async (t) => {
+    const userId = await payer();
+    const claim = claimOf({ userId, key: 'stolen' });
+    await fixture.store.claim(claim);
+    // Another request decided this claim was abandoned and took the key over while the holder was still working.
+    const taker = { ...claim, token: randomUUID(), claimedAt: at(60_000) };
+    t.true(await fixture.store.replace((await fixture.store.find(userId, 'stolen'))!, taker));
+    await t.throwsAsync(
+      uow.run(async (tx) => {
+        await chargeOne(tx.ledger, userId);
+        if (!(await tx.idempotency.complete(claim, { status: 200, body: 'charged' }, at(1)))) throw new Error('claim lost');
+      }),
+      { message: 'claim lost' },
+    );
+    t.is((await repos.users.findById(userId))!.coinBalance, 10);
+    t.is(await repos.ledger.sum(userId), 10);
+    t.deepEqual(await fixture.store.find(userId, 'stolen'), { ...taker, response: null, completedAt: null }, "the taker's claim stands");
   });
 }
-
-const useCase = (fixture: IdempotencyStoreFixture) =>
-  new ExecuteIdempotently({
-    store: fixture.store,
-    uow: fixture.uow,
-    ids: { newId: () => randomUUID() },
-    clock: { now: () => new Date() },
-    remember: rememberResponse,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    ttlSeconds: 86_400,
-    waitMs: 10_000,
-    pollMs: 20,
-    abandonedAfterSeconds: 60,
-  });

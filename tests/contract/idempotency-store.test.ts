@@ -1,9 +1,4 @@
-import { BACKENDS, openCoinBackend } from './coin-backends.ts';
+import { BACKENDS, openBackend } from '../support/backends.ts';
 import { idempotencyStoreContract } from './idempotency-store.contract.ts';
 
-for (const backend of BACKENDS) {
-  idempotencyStoreContract(backend, async () => {
-    const opened = await openCoinBackend(backend);
-    return { ...opened, store: opened.idempotency };
-  });
-}
+for (const backend of BACKENDS) idempotencyStoreContract(backend, () => openBackend(backend));

@@ -3,14 +3,7 @@ import test from 'ava';
 import type { WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { TemplateRepository } from '../../core/ports/template-repository.port.ts';
 import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
-
-export interface TemplateRepositoryFixture {
-  templates: TemplateRepository;
-  uow: UnitOfWork;
-  /** True where `findById(id, { forUpdate: true })` inside a unit of work serialises writers (not memory). */
-  locks: boolean;
-  dispose(): Promise<void>;
-}
+import { sharedBackend, sleep, type MakeBackend } from './fixtures.ts';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const at = (ms: number): Date => new Date(T0 + ms);
@@ -36,14 +29,13 @@ const template = (over: Partial<WorkflowTemplate> = {}): WorkflowTemplate => ({
   ...over,
 });
 
-/** Registers the TemplateRepository contract for one adapter; `make()` returns a fresh, empty repository. */
-export function templateRepositoryContract(name: string, make: () => Promise<TemplateRepositoryFixture>): void {
-  let fixture: TemplateRepositoryFixture;
+/** Registers the TemplateRepository contract for one backend; `make()` returns a fresh, empty backend. */
+export function templateRepositoryContract(name: string, make: MakeBackend): void {
+  const backend = sharedBackend(make);
+  let fixture: { templates: TemplateRepository; uow: UnitOfWork };
   test.before(async () => {
-    fixture = await make();
-  });
-  test.after.always(async () => {
-    await fixture?.dispose();
+    const { repos, uow } = await backend();
+    fixture = { templates: repos.templates, uow };
   });
 
   test.serial(`${name}: countEver starts at 0 and counts deleted templates too`, async (t) => {
@@ -140,18 +132,35 @@ export function templateRepositoryContract(name: string, make: () => Promise<Tem
   });
 
   test(`${name}: writers that lock the row queue up instead of overwriting each other`, async (t) => {
-    if (!fixture.locks) return t.pass('memory has no transactions to lock in');
     const shared = template();
     await fixture.templates.create(shared);
     const bump = (n: number) =>
-      fixture.uow.run(async () => {
-        const current = (await fixture.templates.findById(shared.id, { forUpdate: true }))!;
-        await new Promise((resolve) => setTimeout(resolve, 30));
+      fixture.uow.run(async (tx) => {
+        const current = (await tx.templates.findById(shared.id, { forUpdate: true }))!;
+        await sleep(30);
         const next = { ...current, version: current.version + 1, parameterMap: {}, cost: current.cost + n, updatedAt: at(n) };
-        return fixture.templates.update(next, { newVersion: true });
+        return tx.templates.update(next, { newVersion: true });
       });
     t.deepEqual(await Promise.all([bump(10), bump(100)]), ['updated', 'updated']);
     const final = (await fixture.templates.findById(shared.id))!;
     t.deepEqual([final.version, final.cost], [3, 113]);
+    t.deepEqual([(await fixture.templates.findVersion(shared.id, 2))!.cost, (await fixture.templates.findVersion(shared.id, 3))!.cost].sort((a, b) => a - b), [13, 113]);
+  });
+
+  test(`${name}: a create and an update in a unit of work that rolls back leave nothing behind`, async (t) => {
+    const kept = template();
+    await fixture.templates.create(kept);
+    const lost = template();
+    await t.throwsAsync(
+      fixture.uow.run(async (tx) => {
+        t.true(await tx.templates.create(lost));
+        t.is(await tx.templates.update({ ...kept, cost: 50, version: 2, updatedAt: at(7) }, { newVersion: true }), 'updated');
+        throw new Error('rolled back');
+      }),
+    );
+    t.is(await fixture.templates.findById(lost.id), null);
+    t.false(await fixture.templates.nameTaken(lost.name), 'its name is free');
+    t.deepEqual(await fixture.templates.findById(kept.id), kept);
+    t.is(await fixture.templates.findVersion(kept.id, 2), null);
   });
 }

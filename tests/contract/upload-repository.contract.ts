@@ -1,25 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Upload, UploadRepository } from '../../core/ports/upload-repository.port.ts';
-
-export interface UploadRepositoryFixture {
-  uploads: UploadRepository;
-  /** Creates a user row (the sequelize table has a foreign key to users); returns its id. */
-  addUser(): Promise<string>;
-  dispose(): Promise<void>;
-}
+import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+import { addUser, sharedBackend, type MakeBackend } from './fixtures.ts';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (hours: number): Date => new Date(T0.getTime() + hours * 3600_000);
 
-/** Registers the UploadRepository contract for one adapter. */
-export function uploadRepositoryContract(name: string, make: () => Promise<UploadRepositoryFixture>): void {
-  let fixture: UploadRepositoryFixture;
+/** Registers the UploadRepository contract for one backend; `make()` returns a fresh, empty backend. */
+export function uploadRepositoryContract(name: string, make: MakeBackend): void {
+  const backend = sharedBackend(make);
+  let fixture: { uploads: UploadRepository; uow: UnitOfWork; addUser(): Promise<string> };
   test.before(async () => {
-    fixture = await make();
-  });
-  test.after.always(async () => {
-    await fixture?.dispose();
+    const { repos, uow } = await backend();
+    // Every upload belongs to a user row (a foreign key on the SQL backends).
+    fixture = { uploads: repos.uploads, uow, addUser: () => addUser(repos.users) };
   });
 
   const newUpload = (userId: string, createdAt: Date, overrides: Partial<Upload> = {}): Omit<Upload, 'usedAt'> => {
@@ -77,5 +72,21 @@ export function uploadRepositoryContract(name: string, make: () => Promise<Uploa
     t.false(await fixture.uploads.delete(unused.id));
     t.true(await fixture.uploads.delete(used.id));
     t.is(await fixture.uploads.findForUser(used.id, owner), null);
+  });
+
+  test(`${name}: an upload created or marked used in a unit of work that rolls back is not there`, async (t) => {
+    const owner = await fixture.addUser();
+    const existing = newUpload(owner, at(0));
+    await fixture.uploads.create(existing);
+    const lost = newUpload(owner, at(0));
+    await t.throwsAsync(
+      fixture.uow.run(async (tx) => {
+        await tx.uploads.create(lost);
+        t.true(await tx.uploads.markUsed(existing.id, at(5)));
+        throw new Error('rolled back');
+      }),
+    );
+    t.is(await fixture.uploads.findForUser(lost.id, owner), null);
+    t.is((await fixture.uploads.findForUser(existing.id, owner))!.usedAt, null);
   });
 }

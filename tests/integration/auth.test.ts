@@ -399,7 +399,7 @@ function suite(db: TestDatabase): void {
 
   test.serial(title('a login for an unknown email takes about as long as one with a wrong password'), async (t) => {
     const testApp = await app();
-    const tries = 6;
+    const tries = 10;
     const users = await Promise.all(Array.from({ length: tries }, () => testApp.client().signUp()));
     const time = async (address: string) => {
       const started = performance.now();
@@ -418,7 +418,9 @@ function suite(db: TestDatabase): void {
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const ratio = median(unknown) / median(wrong);
     t.log(`median unknown ${median(unknown).toFixed(1)} ms, wrong password ${median(wrong).toFixed(1)} ms, ratio ${ratio.toFixed(2)}`);
-    t.true(ratio > 0.5 && ratio < 2, `ratio ${ratio}`);
+    // Without the dummy hash an unknown email answers in about 1 ms against about 50 ms of scrypt (ratio ~0.02);
+    // the bounds leave room for a machine busy with other test files, and still catch that.
+    t.true(ratio > 1 / 3 && ratio < 3, `ratio ${ratio}`);
   });
 }
 

@@ -83,10 +83,11 @@ for (const db of DATABASES) {
   });
 
   test.serial(`[${db}] a failing workflow paid by a linked deduction ends failed and the coins come back once`, async (t) => {
-    const app = await startTestApp(db);
+    // A raw workflow that matches no template: an administrator's, at RAW_WORKFLOW_COST.
+    const app = await startTestApp(db, { ADMIN_EMAILS: 'admin@example.com', RAW_WORKFLOW_COST: '2' });
     t.teardown(() => app.close());
     const user = app.client();
-    await user.signUp();
+    await user.signUp({ email: 'admin@example.com' });
     const socket = await openSocket(user);
     t.teardown(() => socket.close());
     const requestId = randomUUID();

@@ -18,6 +18,7 @@ import { freePort } from '../support/test-app.ts';
 import { TestClient } from '../support/test-client.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ADMIN = 'admin@multi.test';
 
 const smallWorkflow = {
   '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: 1, color: 0x00ff00 } },
@@ -87,6 +88,9 @@ async function startDeployment(t: { teardown(fn: () => Promise<void>): void; log
     SEED_TEMPLATES: 'false',
     LOG_LEVEL: 'warn',
     WORKER_CONCURRENCY: '1',
+    // Raw workflows (these tests submit them) are for administrators; priced at 0 by the operator here.
+    ADMIN_EMAILS: ADMIN,
+    RAW_WORKFLOW_COST: '0',
   };
   const api = new ServiceProcess({ ...shared, ROLES: 'api', DATA_DIR: path.join(root, 'api') }, port);
   const worker = new WorkerProcess({ ...shared, ROLES: 'worker', DATA_DIR: path.join(root, 'worker') });
@@ -120,7 +124,7 @@ async function expectMessage(
 test.serial('[mariadb] a job run by the worker process reports live to a socket on the api process, and its output is served by the api process', async (t) => {
   const { api, worker } = await startDeployment(t);
   const client = new TestClient(api.baseUrl);
-  await client.signUp();
+  await client.signUp({ email: ADMIN });
   const socket = await openSocket(client);
   t.teardown(() => socket.close());
 
@@ -159,7 +163,7 @@ test.serial('[mariadb] a job run by the worker process reports live to a socket 
 test.serial('[mariadb] a cancel made on the api process interrupts the job running in the worker process', async (t) => {
   const { api, worker } = await startDeployment(t);
   const client = new TestClient(api.baseUrl);
-  await client.signUp();
+  await client.signUp({ email: ADMIN });
   const socket = await openSocket(client);
   t.teardown(() => socket.close());
   const started = (jobId: string) => expectMessage(socket, worker, (m) => m.type === 'job.started' && m.jobId === jobId, `job.started of ${jobId}`);
@@ -184,7 +188,7 @@ test.serial('[mariadb] a cancel made on the api process interrupts the job runni
   t.is(cancel.body.status, 'cancelled');
 
   const cancelled = await expectMessage(socket, worker, (m) => m.type === 'job.cancelled' && m.jobId === jobId, 'job.cancelled');
-  t.is(cancelled.refunded, 0, 'a raw workflow costs nothing here');
+  t.is(cancelled.refunded, 0, 'a raw workflow costs nothing here (RAW_WORKFLOW_COST=0)');
   await started(next);
   const freedAfterMs = Date.now() - cancelledAt;
   t.log(`uncancelled run ${fullRunMs} ms; the worker took the next job ${freedAfterMs} ms after the cancel`);

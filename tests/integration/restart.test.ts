@@ -36,6 +36,9 @@ for (const db of DATABASES) {
       QUEUE_VISIBILITY_SECONDS: '3',
       LOG_LEVEL: 'warn',
       SEED_TEMPLATES: 'false',
+      // The seed's client order with a raw workflow: allowed for administrators, at RAW_WORKFLOW_COST.
+      ADMIN_EMAILS: 'admin@restart.test',
+      RAW_WORKFLOW_COST: '5',
       ...(maria ? { DATABASE_URL: maria.url } : {}),
     };
     const service = new ServiceProcess(env, await freePort());
@@ -46,7 +49,7 @@ for (const db of DATABASES) {
     });
     await service.start();
     const client = new TestClient(service.baseUrl);
-    await client.signUp();
+    await client.signUp({ email: 'admin@restart.test' });
     const requestId = randomUUID();
     t.is((await client.post('/coin/deduct', { amount: 5, reason: 'image_generation', relatedEntityId: requestId })).status, 200);
     const submitted = await client.post('/generate', { workflow: slowWorkflow, requestId });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import type { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';
-import { TOKENS } from '../../bootstrap/tokens.ts';
+import { TOKENS, type Repositories } from '../../bootstrap/tokens.ts';
 import type { UploadRepository } from '../../core/ports/upload-repository.port.ts';
 import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-user.use-case.ts';
 import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
@@ -25,7 +25,7 @@ const form = (parts: [string, Buffer | string, string?, string?][]): FormData =>
 const upload = (client: TestClient, bytes: Buffer | string, type: string, fileName = 'image') => client.post('/uploads', form([['file', bytes, type, fileName]]));
 
 const storageOf = (app: TestApp) => app.app.container.get<LocalObjectStorage>(TOKENS.ObjectStorage);
-const uploadsOf = (app: TestApp) => app.app.container.get<UploadRepository>(TOKENS.UploadRepository);
+const uploadsOf = (app: TestApp): UploadRepository => app.app.container.get<Repositories>(TOKENS.Repositories).uploads;
 /** Signed URLs carry PUBLIC_URL (localhost:0 in tests); send them to the test server instead. */
 const local = (app: TestApp, url: string): string => {
   const parsed = new URL(url);

@@ -4,9 +4,8 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import test from 'ava';
 import { WebSocket } from 'ws';
-import { TOKENS, type ActiveJobsSnapshot } from '../../bootstrap/tokens.ts';
-import type { UserEventStore } from '../../core/ports/user-events.port.ts';
-import type { PublishUserEvent } from '../../core/use-cases/events/publish-user-event.use-case.ts';
+import { resolve, TOKENS, type ActiveJobsSnapshot, type Repositories } from '../../bootstrap/tokens.ts';
+import type { StoredUserEvent, UserEvent, UserEventStore } from '../../core/ports/user-events.port.ts';
 import { DATABASES } from '../support/databases.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { connectWs, refusedStatus, type WsMessage, type WsTestClient } from '../support/ws-test-client.ts';
@@ -29,7 +28,8 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 
 for (const db of DATABASES) {
   let app: TestApp;
-  let publish: PublishUserEvent;
+  /** What a worker does: record the event in a transaction; it fans out after the commit. */
+  let publish: (userId: string, event: Record<string, unknown>) => Promise<StoredUserEvent>;
   let wsUrl: string;
   let legacyWsUrl: string;
 
@@ -37,8 +37,9 @@ for (const db of DATABASES) {
     app = await startTestApp(db, ENV, {
       beforeStart({ container }) {
         if (!container.isBound(TOKENS.ActiveJobsSnapshot)) container.bind(TOKENS.ActiveJobsSnapshot).toConstantValue(fakeSnapshot);
-        const real = container.get<UserEventStore>(TOKENS.UserEventStore);
-        container.rebind<UserEventStore>(TOKENS.UserEventStore).toConstantValue({
+        const repos = resolve(container, TOKENS.Repositories);
+        const real = repos.events;
+        const slowed: UserEventStore = {
           append: (userId, event, at) => real.append(userId, event, at),
           // Events published before the read are both held and in the page (must not repeat); those published
           // after it are only held (must not be lost).
@@ -49,10 +50,15 @@ for (const db of DATABASES) {
             return page;
           },
           purgeBefore: (before) => real.purgeBefore(before),
-        });
+        };
+        // The gateway replays through the autocommit repositories' event store: slow that one down.
+        const withSlowReplay = new Proxy(repos, { get: (target, name) => (name === 'events' ? slowed : Reflect.get(target, name)) }) as Repositories;
+        container.rebind(TOKENS.Repositories).toConstantValue(withSlowReplay);
       },
     });
-    publish = app.app.container.get<PublishUserEvent>(TOKENS.PublishUserEvent);
+    const uow = resolve(app.app.container, TOKENS.UnitOfWork);
+    const log = resolve(app.app.container, TOKENS.UserEventLog);
+    publish = (userId, event) => uow.run((tx) => log.record(tx, userId, event as unknown as UserEvent));
     wsUrl = `ws://127.0.0.1:${app.port}/api/v1/ws`;
     legacyWsUrl = `ws://127.0.0.1:${app.port}/api/ws`;
   });
@@ -65,7 +71,7 @@ for (const db of DATABASES) {
     const user = await client.signUp();
     return { id: user.id, token: client.cookies.get('access_token')!, client };
   };
-  const expectedSnapshot = (userId: string) => app.app.container.get<ActiveJobsSnapshot>(TOKENS.ActiveJobsSnapshot)(userId);
+  const expectedSnapshot = (userId: string) => resolve(app.app.container, TOKENS.ActiveJobsSnapshot)(userId);
   const progress = (jobId: string, value: number, max: number) => ({ type: 'job.progress', jobId, value, max });
 
   test(`${db}: connects with the access cookie or a Bearer token, on /api/v1/ws and /api/ws`, async (t) => {
@@ -125,7 +131,7 @@ for (const db of DATABASES) {
     const bobTab = await connectWs(wsUrl, { cookie: bob.token });
     const jobId = randomUUID();
     const stored = [];
-    for (let value = 1; value <= 5; value++) stored.push(await publish.execute({ userId: alice.id, event: progress(jobId, value, 5) }));
+    for (let value = 1; value <= 5; value++) stored.push(await publish(alice.id, progress(jobId, value, 5)));
     t.deepEqual(stored.map((e) => e.seq), [1, 2, 3, 4, 5]);
     const expected = range(1, 5).map((seq) => ({ type: 'job.progress', jobId, value: seq, max: 5, seq }));
     t.deepEqual(await aliceTab1.waitForCount(isEvent, 5), expected);
@@ -133,7 +139,7 @@ for (const db of DATABASES) {
     await delay(SETTLE_MS);
     t.deepEqual(bobTab.messages, [], 'bob received none of alice’s events');
 
-    await publish.execute({ userId: bob.id, event: { type: 'job.status', jobId: 'b', text: 'Generating' } });
+    await publish(bob.id, { type: 'job.status', jobId: 'b', text: 'Generating' });
     t.deepEqual(await bobTab.waitFor(isEvent), { type: 'job.status', jobId: 'b', text: 'Generating', seq: 1 });
     await delay(SETTLE_MS);
     t.is(aliceTab1.messages.length, 5);
@@ -145,7 +151,7 @@ for (const db of DATABASES) {
   test(`${db}: sync since=1 replays the later events in order, then one job.snapshot`, async (t) => {
     const user = await signedUp();
     const jobId = randomUUID();
-    for (let value = 1; value <= 4; value++) await publish.execute({ userId: user.id, event: progress(jobId, value, 4) });
+    for (let value = 1; value <= 4; value++) await publish(user.id, progress(jobId, value, 4));
     const socket = await connectWs(wsUrl, { cookie: user.token });
     socket.send({ type: 'sync', since: 1 });
     await socket.waitFor((m) => m.type === 'job.snapshot');
@@ -159,7 +165,7 @@ for (const db of DATABASES) {
 
   test(`${db}: sync without since replays nothing and sends the snapshot`, async (t) => {
     const user = await signedUp();
-    await publish.execute({ userId: user.id, event: progress('j', 1, 2) });
+    await publish(user.id, progress('j', 1, 2));
     const socket = await connectWs(wsUrl, { cookie: user.token });
     socket.send({ type: 'sync' });
     await socket.waitFor((m) => m.type === 'job.snapshot');
@@ -174,7 +180,7 @@ for (const db of DATABASES) {
     let published = 0;
     const publishing = (async () => {
       for (let value = 1; value <= total; value++) {
-        await publish.execute({ userId: user.id, event: progress('live', value, total) });
+        await publish(user.id, progress('live', value, total));
         published = value;
         if (value % 10 === 0) await delay(5);
       }
@@ -221,7 +227,7 @@ for (const db of DATABASES) {
     const code = await Promise.race([frozen.closed, delay(6000).then(() => 'still open')]);
     t.is(code, 1006, 'terminated without a close frame');
     t.is(healthy.ws.readyState, WebSocket.OPEN);
-    await publish.execute({ userId: user.id, event: { type: 'job.started', jobId: 'x' } });
+    await publish(user.id, { type: 'job.started', jobId: 'x' });
     t.is((await healthy.waitFor(isEvent)).type, 'job.started');
     await healthy.close();
   });

@@ -1,28 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
-import { MemoryCoinLedger } from '../../adapters/memory/memory-coin-ledger.ts';
-import { MemoryDeductionClaims } from '../../adapters/memory/memory-deduction-claims.ts';
-import { MemoryHistoryRepository } from '../../adapters/memory/memory-history-repository.ts';
-import { MemoryJobRepository } from '../../adapters/memory/memory-job-repository.ts';
+import { InProcessEventBus } from '../../adapters/memory/in-process-event-bus.ts';
+import { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';
 import { MemoryObjectStorage } from '../../adapters/memory/memory-object-storage.ts';
-import { MemoryOutbox } from '../../adapters/memory/memory-outbox.ts';
-import { MemoryStore } from '../../adapters/memory/memory-store.ts';
-import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
-import { MemoryUserRepository } from '../../adapters/memory/memory-user-repository.ts';
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
-import type { TemplateForGeneration } from '../../core/ports/generation-sources.port.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
+import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
 import type { DeliveredMessage } from '../../core/ports/queue.port.ts';
+import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+import type { UserEvent } from '../../core/ports/user-events.port.ts';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import { DeductCoins } from '../../core/use-cases/coins/deduct-coins.use-case.ts';
+import { UserEventLog } from '../../core/use-cases/events/user-event-log.ts';
+import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.ts';
 import { CancelGeneration } from '../../core/use-cases/generation/cancel-generation.use-case.ts';
+import { EngineInputs } from '../../core/use-cases/generation/engine-inputs.ts';
+import { FailDeadLetteredJob } from '../../core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
 import { OutputHistory } from '../../core/use-cases/generation/history.use-case.ts';
+import { InputImages } from '../../core/use-cases/generation/input-images.ts';
+import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.ts';
+import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.ts';
+import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
+import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import { SweepUnclaimedDeductions } from '../../core/use-cases/generation/sweep-unclaimed-deductions.use-case.ts';
+import { openBackend, type Backend, type BackendName } from './backends.ts';
 
 export const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quietLogger };
 
@@ -40,93 +47,169 @@ export const failingWorkflow = (): WorkflowGraph => ({
   '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'fail' } },
 });
 
-export const colorTemplate = (cost: number): TemplateForGeneration => ({
-  id: randomUUID(),
-  version: 1,
-  workflow: imageWorkflow(),
-  parameterMap: {
-    color: { key: 'color', type: 'integer', node_id: '1', input_name: 'color', min: 0, max: 0xffffff },
-  } as ParameterMap,
-  cost,
-  outputType: 'image',
-});
+export const colorMap = (): ParameterMap => ({ color: { key: 'color', type: 'integer', node_id: '1', input_name: 'color', min: 0, max: 0xffffff } }) as ParameterMap;
 
-/** The generation use cases on the in-memory adapters and the real builtin engine. */
-export function generationHarness(options: { engine?: WorkflowEngine; maxAttempts?: number } = {}) {
-  const store = new MemoryStore();
-  const users = new MemoryUserRepository(store);
-  const ledger = new MemoryCoinLedger(store);
-  const jobs = new MemoryJobRepository(store);
-  const history = new MemoryHistoryRepository(store);
-  const claims = new MemoryDeductionClaims(store);
-  const outbox = new MemoryOutbox(store);
-  const storage = new MemoryObjectStorage();
-  const uow = new MemoryUnitOfWork();
-  const ids = { newId: () => randomUUID() };
+export interface HarnessOptions {
+  backend?: BackendName;
+  engine?: WorkflowEngine;
+  maxAttempts?: number;
+  visibilitySeconds?: number;
+  /** Wraps the storage the worker and history use (fault injection). */
+  storage?: (inner: ObjectStorage) => ObjectStorage;
+  /** Wraps the unit of work every use case uses (fault injection). */
+  uow?: (inner: UnitOfWork) => UnitOfWork;
+  /** Builds the engine from the builtin one and its work folder (wrappers that watch or gate runs). */
+  wrapEngine?: (builtin: BuiltinEngine, workDir: string) => WorkflowEngine;
+  /** Real files on disk (local storage) instead of memory. */
+  localStorage?: boolean;
+  rawWorkflows?: { roles: ('user' | 'admin')[]; cost: number };
+}
+
+export type Harness = Awaited<ReturnType<typeof generationHarness>>;
+
+/** The generation use cases on one backend (memory by default) with the real builtin engine, wired as the generation module does. */
+export async function generationHarness(options: HarnessOptions = {}) {
+  const backend: Backend = await openBackend(options.backend ?? 'memory');
+  const { repos } = backend;
+  const uow = options.uow ? options.uow(backend.uow) : backend.uow;
   let now = new Date('2026-01-01T00:00:00Z');
   const clock = { now: () => new Date(now) };
-  const events: { userId: string; event: { type: string; [k: string]: unknown } }[] = [];
-  const publisher = { execute: async (input: { userId: string; event: { type: string } }) => void events.push(input) };
-  const templates = new Map<string, TemplateForGeneration>();
-  const engine = options.engine ?? new BuiltinEngine({ workDir: mkdtempSync(path.join(tmpdir(), 'mgs-engine-')) });
+  const ids = { newId: () => randomUUID() };
+  const scratch = mkdtempSync(path.join(tmpdir(), 'mgs-harness-'));
+  const baseStorage: ObjectStorage = options.localStorage
+    ? new LocalObjectStorage({ dir: path.join(scratch, 'storage'), filesUrl: 'http://127.0.0.1/files', signingKey: 'k'.repeat(32), clock })
+    : new MemoryObjectStorage(clock.now);
+  const storage = options.storage ? options.storage(baseStorage) : baseStorage;
+  const engineDir = path.join(scratch, 'engine');
+  const engine = options.engine ?? (options.wrapEngine ? options.wrapEngine(new BuiltinEngine({ workDir: engineDir }), engineDir) : new BuiltinEngine({ workDir: engineDir }));
+  const bus = new InProcessEventBus();
+  const events = new UserEventLog({ bus, clock, logger: quietLogger });
+  const lifecycle = new JobLifecycle({ ids, clock, events });
+  const templates = new ActiveTemplates(repos.templates);
+  const images = new InputImages({ uploads: repos.uploads, history: repos.history });
+  const outputs = new OutputHistory({ history: repos.history, storage, clock, logger: quietLogger, viewUrlTtlSeconds: 900, downloadUrlTtlSeconds: 300 });
   const cancels = new Map<string, () => void>();
-  const outputs = new OutputHistory({ history, storage, clock, logger: quietLogger, viewUrlTtlSeconds: 900, downloadUrlTtlSeconds: 300 });
-  const images = { find: async () => null, markUsed: async () => undefined };
-  const refundDeps = { jobs, ledger, claims, uow, ids, clock };
-
-  const submit = new SubmitGeneration({
-    ...refundDeps,
-    templates: { findActive: async (id) => templates.get(id) ?? null },
+  const requestCancel = async (jobId: string) => cancels.get(jobId)?.();
+  const store = new StoreOutputs({ uow, events, staged: repos.staged, storage, lifecycle, ids, clock, logger: quietLogger, retentionDays: 30, viewUrl: outputs.viewUrl });
+  const prepare = new PrepareGeneration({
+    templates,
     images,
-    outbox,
-    events: publisher,
-    logger: quietLogger,
     random: () => 0.5,
-    environment: 'local',
-    requireTemplate: false,
     outputNodeTypes: [],
     allowedNodeTypes: null,
+    raw: options.rawWorkflows ?? { roles: ['admin'], cost: 5 },
   });
+
+  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, ids, clock, environment: 'local' });
   const run = new RunGeneration({
-    ...refundDeps,
+    uow,
+    jobs: repos.jobs,
+    lifecycle,
+    events,
     engine,
-    storage,
-    history,
-    images,
-    events: publisher,
+    inputs: new EngineInputs({ images, storage }),
+    outputs: store,
+    clock,
     logger: quietLogger,
-    retentionDays: 30,
     maxAttempts: options.maxAttempts ?? 3,
-    visibilitySeconds: 30,
-    viewUrl: outputs.viewUrl,
+    visibilitySeconds: options.visibilitySeconds ?? 30,
     onCancel: (jobId, abort) => {
       cancels.set(jobId, abort);
       return () => cancels.delete(jobId);
     },
     progressIntervalMs: 0,
   });
-  const cancel = new CancelGeneration({ ...refundDeps, events: publisher, logger: quietLogger, requestCancel: async (jobId) => cancels.get(jobId)?.() });
-  const sweeper = new SweepUnclaimedDeductions({ ledger, claims, uow, ids, clock, logger: quietLogger, unclaimedMinutes: 15 });
+  const cancel = new CancelGeneration({ uow, jobs: repos.jobs, lifecycle, logger: quietLogger, requestCancel });
+  const sweeper = new SweepUnclaimedDeductions({ uow, claims: repos.claims, ids, clock, logger: quietLogger, unclaimedMinutes: 15 });
+  const deductCoins = new DeductCoins({ users: repos.users, uow, ids, clock });
+  const deadLetters = new FailDeadLetteredJob({ uow, lifecycle, logger: quietLogger, requestCancel });
+  const reconciler = new ReconcileJobs({
+    uow,
+    jobs: repos.jobs,
+    staged: repos.staged,
+    storage,
+    lifecycle,
+    clock,
+    logger: quietLogger,
+    stalledAfterSeconds: 30 * 60,
+    orphanedAfterSeconds: 60 * 60,
+  });
 
   return {
-    store, users, ledger, jobs, history, claims, outbox, storage, events, templates, submit, run, cancel, sweeper, outputs,
+    backend,
+    uow,
+    repos,
+    storage,
+    engine,
+    engineDir,
+    /** Where local storage keeps its files (with `localStorage: true`). */
+    storageDir: path.join(scratch, 'storage'),
+    clock,
+    submit,
+    run,
+    cancel,
+    sweeper,
+    deadLetters,
+    reconciler,
+    outputs,
+    lifecycle,
     advance(minutes: number) {
       now = new Date(now.getTime() + minutes * 60_000);
     },
-    async newUser(coins: number) {
+    async newUser(coins: number, role: 'user' | 'admin' = 'user') {
       const id = randomUUID();
-      await users.create({ id, email: `${id}@example.com`, displayName: 'U', role: 'user', passwordHash: null, createdAt: clock.now() });
-      if (coins > 0) await ledger.apply({ id: randomUUID(), userId: id, amount: coins, reason: 'signup_bonus', relatedEntityId: null, actorId: null, createdAt: clock.now() });
+      await repos.users.create({ id, email: `${id}@example.com`, displayName: 'U', role, passwordHash: null, createdAt: clock.now() });
+      if (coins > 0) await repos.ledger.apply({ id: randomUUID(), userId: id, amount: coins, reason: 'signup_bonus', relatedEntityId: null, actorId: null, createdAt: clock.now() });
+      return id;
+    },
+    /** An active template (text-to-image) with the given cost; its workflow defaults to a small image with a colour parameter. */
+    async addTemplate(cost: number, workflow: WorkflowGraph = imageWorkflow(), parameterMap: ParameterMap = colorMap()) {
+      const id = randomUUID();
+      const at = clock.now();
+      const created = await repos.templates.create({
+        id,
+        name: `template ${id}`,
+        description: null,
+        category: 'text-to-image',
+        workflow,
+        parameterMap,
+        cost,
+        outputType: 'image',
+        isActive: true,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      });
+      if (!created) throw new Error('template not created');
       return id;
     },
     async balance(userId: string) {
-      return (await users.findById(userId))!.coinBalance;
+      return (await repos.users.findById(userId))!.coinBalance;
     },
-    /** The queue message the outbox holds for a job, as a worker would receive it. */
-    async delivery(jobId: string, attempt = 1): Promise<DeliveredMessage> {
-      const entry = (await outbox.pending(1000)).find((e) => (e.message.body as { jobId: string }).jobId === jobId);
-      if (!entry) throw new Error(`no outbox message for job ${jobId}`);
-      return { id: entry.id, taskType: 'generation', environment: 'local', body: entry.message.body, attempt, extendVisibility: async () => undefined };
+    /** A user's deduction linked to a request, through POST /coin/deduct's use case (the seed's client order: deduct first, then generate). */
+    async deduct(userId: string, amount: number, relatedEntityId: string) {
+      const result = await deductCoins.execute({ userId, amount, reason: 'image_generation', relatedEntityId });
+      if (!result.ok) throw new Error(`deduction refused: ${result.code}`);
+    },
+    /** The user's stored events, in seq order. */
+    async eventsOf(userId: string): Promise<UserEvent[]> {
+      return (await repos.events.listSince(userId, 0, 10_000)).map((stored) => stored.event);
+    },
+    async ledgerOf(userId: string) {
+      return (await repos.ledger.list(userId, { page: 1, limit: 100 })).items;
+    },
+    /** The queue message of a job, as a worker receives it on delivery number `attempt`. */
+    delivery(jobId: string, attempt = 1, extendVisibility: (seconds: number) => Promise<void> = async () => undefined): DeliveredMessage {
+      return { id: jobId, taskType: 'generation', environment: 'local', body: { jobId }, attempt, extendVisibility };
+    },
+    /** Outbox entries not yet published (leased away for the count, the lease then ends at once). */
+    async pendingMessages(): Promise<number> {
+      return (await backend.outbox.lease(1000, { token: randomUUID(), until: clock.now() }, clock.now())).length;
+    },
+    async dispose() {
+      await engine.close();
+      await backend.dispose();
+      rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

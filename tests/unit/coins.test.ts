@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import { MemoryAuditLog } from '../../adapters/memory/memory-audit-log.ts';
-import { MemoryCoinLedger } from '../../adapters/memory/memory-coin-ledger.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
-import { MemoryUserRepository } from '../../adapters/memory/memory-user-repository.ts';
 import { AdminAdjustCoins } from '../../core/use-cases/coins/admin-adjust-coins.use-case.ts';
 import { DeductCoins } from '../../core/use-cases/coins/deduct-coins.use-case.ts';
 import { GetAuditLog } from '../../core/use-cases/coins/get-audit-log.use-case.ts';
@@ -16,10 +13,9 @@ const NOW = new Date('2030-05-01T12:00:00.000Z');
 
 function setup() {
   const store = new MemoryStore();
-  const users = new MemoryUserRepository(store);
-  const ledger = new MemoryCoinLedger(store);
-  const audit = new MemoryAuditLog(store);
-  const deps = { users, ledger, uow: new MemoryUnitOfWork(), ids: { newId: () => randomUUID() }, clock: { now: () => NOW } };
+  const uow = new MemoryUnitOfWork(store);
+  const { users, ledger, audit } = uow.autocommit;
+  const deps = { users, uow, ids: { newId: () => randomUUID() }, clock: { now: () => NOW } };
   const addUser = async (balance: number, email = `${randomUUID()}@example.com`, displayName = 'Someone') => {
     const id = randomUUID();
     await users.create({ id, email, displayName, role: 'user', passwordHash: null, createdAt: NOW });
@@ -33,7 +29,7 @@ function setup() {
     audit,
     addUser,
     deduct: new DeductCoins(deps),
-    adjust: new AdminAdjustCoins({ ...deps, audit }),
+    adjust: new AdminAdjustCoins(deps),
     listTransactions: new ListTransactions({ ledger }),
     listUserTransactions: new ListUserTransactions({ users, ledger }),
     listUsers: new ListUsers({ users }),

@@ -2,27 +2,24 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 // The package's `./core` export, exactly as an integrator imports it.
 import { DeductCoins, RegisterUser, renderWorkflow, validateWorkflowGraph, type Clock, type PasswordHasher } from 'media-gen-service/core';
-import { MemoryCoinLedger } from '../../adapters/memory/memory-coin-ledger.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
-import { MemoryUserRepository } from '../../adapters/memory/memory-user-repository.ts';
 
 test('an integrator runs core use cases with adapters of their own choosing', async (t) => {
-  const store = new MemoryStore();
-  const users = new MemoryUserRepository(store);
-  const ledger = new MemoryCoinLedger(store);
+  const uow = new MemoryUnitOfWork(new MemoryStore());
+  const { users } = uow.autocommit;
   const clock: Clock = { now: () => new Date('2026-01-01T00:00:00Z') };
   // Their own password hasher: anything that implements the port.
   const hasher: PasswordHasher = { hash: async (p) => `plain:${p}`, verify: async (p, h) => h === `plain:${p}` };
   const ids = { newId: () => randomUUID() };
 
-  const register = new RegisterUser({ users, ledger, hasher, uow: new MemoryUnitOfWork(), ids, clock, adminEmails: [], signupBonusCoins: 10 });
+  const register = new RegisterUser({ users, hasher, uow, ids, clock, adminEmails: [], signupBonusCoins: 10 });
   const registered = await register.execute({ email: 'Embed@Example.com', password: 'long enough', displayName: 'Embedder' });
   if (!registered.ok) return t.fail(registered.message);
   t.is(registered.value.email, 'embed@example.com');
   t.is(registered.value.coinBalance, 10);
 
-  const deduct = new DeductCoins({ ledger, users, ids, clock });
+  const deduct = new DeductCoins({ users, uow, ids, clock });
   const spent = await deduct.execute({ userId: registered.value.id, amount: 4, reason: 'image_generation' });
   t.true(spent.ok);
   const tooMuch = await deduct.execute({ userId: registered.value.id, amount: 7, reason: 'image_generation' });

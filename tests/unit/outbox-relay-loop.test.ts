@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { MemoryMessageQueue } from '../../adapters/memory/memory-message-queue.ts';
-import { MemoryOutbox } from '../../adapters/memory/memory-outbox.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
 import { OutboxRelayLoop } from '../../bootstrap/outbox-relay-loop.ts';
@@ -20,19 +20,22 @@ const entry = (createdAt = new Date()): OutboxEntry => ({
 
 const setup = (options: ConstructorParameters<typeof OutboxRelayLoop>[1]) => {
   const store = new MemoryStore();
-  const outbox = new MemoryOutbox(store);
+  const uow = new MemoryUnitOfWork(store);
+  const outbox = uow.outbox;
   const queue = new MemoryMessageQueue(store);
-  const relay = new RelayOutbox({ outbox, queue, uow: new MemoryUnitOfWork(), clock });
+  const relay = new RelayOutbox({ outbox, queue, ids: { newId: () => randomUUID() }, clock, logger: silent });
   const loop = new OutboxRelayLoop({ relay, outbox, clock, logger: silent }, options);
-  return { store, outbox, queue, relay, loop };
+  /** Adds in a transaction: its relays hear of it after the commit. */
+  const add = (e: OutboxEntry) => uow.run((tx) => tx.outbox.add(e));
+  return { store, outbox, queue, relay, loop, add };
 };
 
 test('a notification relays at once, long before the fallback poll', async (t) => {
-  const { outbox, queue, loop } = setup({ intervalMs: 60_000 });
+  const { add, queue, loop } = setup({ intervalMs: 60_000 });
   await loop.start();
   t.teardown(() => loop.stop());
   const e = entry();
-  await outbox.add(e); // add() notifies
+  await add(e); // the commit notifies
   await sleep(50);
   t.deepEqual(
     (await queue.peek(10)).map((m) => m.id),
@@ -45,7 +48,7 @@ test('entries nobody notified about (another process added them) go out on the f
   await loop.start();
   t.teardown(() => loop.stop());
   const e = entry();
-  await new MemoryOutbox(store).add(e); // another instance: this loop's listener never hears it
+  await new MemoryUnitOfWork(store).run((tx) => tx.outbox.add(e)); // another process: this loop's listener never hears it
   await sleep(150);
   t.deepEqual(
     (await queue.peek(10)).map((m) => m.id),
@@ -54,13 +57,15 @@ test('entries nobody notified about (another process added them) go out on the f
 });
 
 test('start() relays what a previous run left behind and purges entries published over a day ago', async (t) => {
-  const { outbox, queue, loop } = setup({ intervalMs: 60_000 });
+  const { outbox, queue, loop, add } = setup({ intervalMs: 60_000 });
   const old = entry(new Date(Date.now() - 3 * 86_400_000));
   const recent = entry(new Date(Date.now() - 3 * 3_600_000));
   const left = entry();
-  for (const e of [old, recent, left]) await outbox.add(e);
-  await outbox.markPublished(old.id, new Date(Date.now() - 2 * 86_400_000));
-  await outbox.markPublished(recent.id, new Date(Date.now() - 2 * 3_600_000));
+  for (const e of [old, recent, left]) await add(e);
+  const lease = { token: randomUUID(), until: new Date(Date.now() + 60_000) };
+  await outbox.lease(2, lease, new Date());
+  await outbox.markPublished(old.id, lease.token, new Date(Date.now() - 2 * 86_400_000));
+  await outbox.markPublished(recent.id, lease.token, new Date(Date.now() - 2 * 3_600_000));
   await loop.start();
   t.teardown(() => loop.stop());
   await loop.flush();
@@ -69,11 +74,11 @@ test('start() relays what a previous run left behind and purges entries publishe
     [left.id],
   );
   t.is(await outbox.purgePublished(new Date(Date.now() - 86_400_000)), 0, 'the old one is already gone');
-  t.is(await outbox.purgePublished(new Date()), 2, 'the recent one and the just-relayed one were kept');
+  t.is(await outbox.purgePublished(new Date(Date.now() + 1000)), 2, 'the recent one and the just-relayed one were kept');
 });
 
 test('runs never overlap in one process, and stop() waits for the run in progress', async (t) => {
-  const { outbox, loop, relay } = setup({ intervalMs: 5 });
+  const { add, loop, relay } = setup({ intervalMs: 5 });
   let running = 0;
   let most = 0;
   let runs = 0;
@@ -89,12 +94,12 @@ test('runs never overlap in one process, and stop() waits for the run in progres
   };
   await loop.start();
   for (let i = 0; i < 20; i += 1) {
-    outbox.notify();
+    void add(entry());
     loop.trigger();
     await sleep(2);
   }
   const flushed = loop.flush();
-  await outbox.add(entry());
+  await add(entry());
   t.true((await flushed) >= 0);
   await loop.stop();
   t.is(running, 0, 'stop() returned after the last run');

@@ -1,7 +1,6 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
-import { MemoryTemplateRepository } from '../../adapters/memory/memory-template-repository.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
 import { READY_TEMPLATES } from '../../core/domain/ready-templates.ts';
 import type { Result } from '../../core/domain/result.ts';
@@ -19,12 +18,13 @@ import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
 
 const setup = (rules: TemplateRules = {}) => {
-  const templates = new MemoryTemplateRepository(new MemoryStore());
+  const uow = new MemoryUnitOfWork(new MemoryStore());
+  const templates = uow.autocommit.templates;
   let tick = Date.parse('2026-01-01T00:00:00Z');
   let seq = 0;
   const clock = { now: () => new Date((tick += 1000)) };
   const ids = { newId: () => `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}` };
-  const write = { templates, uow: new MemoryUnitOfWork(), clock, rules };
+  const write = { uow, clock, rules };
   return {
     templates,
     create: new CreateTemplate({ templates, ids, clock, rules }),
@@ -37,7 +37,7 @@ const setup = (rules: TemplateRules = {}) => {
     catalogueItem: new GetCatalogueTemplate({ templates }),
     version: new GetTemplateVersion({ templates }),
     install: (ready = READY_TEMPLATES, installRules = rules) =>
-      new InstallReadyTemplates({ templates, uow: new MemoryUnitOfWork(), ids, clock, rules: installRules, ready }).execute(),
+      new InstallReadyTemplates({ uow, ids, clock, rules: installRules, ready }).execute(),
   };
 };
 

@@ -1,15 +1,15 @@
 import type { Request, Response } from 'express';
+import type { User } from '../../../core/domain/user.ts';
 import type { AdjustDirection, AdminAdjustCoins } from '../../../core/use-cases/coins/admin-adjust-coins.use-case.ts';
 import type { GetAuditLog } from '../../../core/use-cases/coins/get-audit-log.use-case.ts';
 import type { ListUserTransactions } from '../../../core/use-cases/coins/list-user-transactions.use-case.ts';
 import type { ListUsers } from '../../../core/use-cases/coins/list-users.use-case.ts';
-import type { ExecuteIdempotently } from '../../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
 import { fail } from '../../../core/domain/result.ts';
 import type { ApiRouter, RouteSpec } from '../api-router.ts';
 import { auditEntryDto, auditEntrySchema, transactionDto, transactionSchema } from '../coin-dto.ts';
 import { userDto, userSchema } from '../dto.ts';
 import { sendError, sendFail } from '../error-table.ts';
-import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, respondIdempotently } from '../idempotency.ts';
+import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, type IdempotentResponder } from '../idempotency.ts';
 import { pageQuery, pageSchema, ref } from '../openapi.ts';
 import { adminReasonRule, amountRule, updateUserCoinBody } from './coin-validation.ts';
 import { isUuid } from '../../../core/domain/ids.ts';
@@ -19,7 +19,7 @@ export interface AdminRoutesDeps {
   users: ListUsers;
   userTransactions: ListUserTransactions;
   audit: GetAuditLog;
-  idempotency: ExecuteIdempotently;
+  idempotency: IdempotentResponder;
 }
 
 const insufficient = { description: 'Balance too low', schema: ref('Error') };
@@ -45,12 +45,20 @@ export const adminRoutes = (deps: AdminRoutesDeps) => (api: ApiRouter) => {
         } as RouteSpec['responses'],
       },
       (req: Request, res: Response) =>
-        respondIdempotently(req, res, deps.idempotency, async () => {
+        deps.idempotency.respond(req, res, async (commitWith) => {
           const userId = String(req.params.userId);
           if (!isUuid(userId)) return failureResponse(fail('NOT_FOUND', 'User not found'));
           const body = req.body as Record<string, unknown>;
-          const result = await deps.adjust.execute({ actorId: req.principal!.userId, userId, direction, amount: body.amount, reason: body.reason });
-          return result.ok ? { status: 200, body: userDto(result.value) } : failureResponse(result);
+          const toResponse = (user: User) => ({ status: 200, body: userDto(user) });
+          const result = await deps.adjust.execute({
+            actorId: req.principal!.userId,
+            userId: userId.toLowerCase(),
+            direction,
+            amount: body.amount,
+            reason: body.reason,
+            alsoCommit: commitWith(toResponse),
+          });
+          return result.ok ? toResponse(result.value) : failureResponse(result);
         }),
     );
   adjust('add');

@@ -115,9 +115,11 @@ export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
     async (req: Request, res: Response) => {
       const principal = req.principal!;
       await deps.logout.execute({
+        userId: principal.userId,
         refreshToken: (req.cookies as Record<string, string>)[REFRESH_COOKIE],
         accessTokenId: principal.tokenId,
         accessTokenExpiresAt: principal.expiresAt,
+        sessionId: principal.sessionId,
       });
       clearSessionCookies(res, deps.cookies);
       res.status(204).end();

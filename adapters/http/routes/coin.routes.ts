@@ -1,19 +1,19 @@
 import type { Request, Response } from 'express';
 import type { DeductCoins } from '../../../core/use-cases/coins/deduct-coins.use-case.ts';
 import type { ListTransactions } from '../../../core/use-cases/coins/list-transactions.use-case.ts';
-import type { ExecuteIdempotently } from '../../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
+import type { User } from '../../../core/domain/user.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { transactionDto, transactionSchema } from '../coin-dto.ts';
 import { userDto, userSchema } from '../dto.ts';
 import { sendFail } from '../error-table.ts';
-import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, respondIdempotently } from '../idempotency.ts';
+import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, type IdempotentResponder } from '../idempotency.ts';
 import { pageQuery, pageSchema, ref } from '../openapi.ts';
 import { amountRule, deductCoinBody, relatedEntityRule, userReasonRule } from './coin-validation.ts';
 
 export interface CoinRoutesDeps {
   deduct: DeductCoins;
   transactions: ListTransactions;
-  idempotency: ExecuteIdempotently;
+  idempotency: IdempotentResponder;
 }
 
 export const coinRoutes = (deps: CoinRoutesDeps) => (api: ApiRouter) => {
@@ -34,11 +34,12 @@ export const coinRoutes = (deps: CoinRoutesDeps) => (api: ApiRouter) => {
       },
     },
     (req: Request, res: Response) =>
-      respondIdempotently(req, res, deps.idempotency, async () => {
+      deps.idempotency.respond(req, res, async (commitWith) => {
         const body = req.body as Record<string, unknown>;
-        const input = { userId: req.principal!.userId, amount: body.amount, reason: body.reason, relatedEntityId: body.relatedEntityId };
+        const toResponse = (user: User) => ({ status: 200, body: userDto(user) });
+        const input = { userId: req.principal!.userId, amount: body.amount, reason: body.reason, relatedEntityId: body.relatedEntityId, alsoCommit: commitWith(toResponse) };
         const result = await deps.deduct.execute(input);
-        return result.ok ? { status: 200, body: userDto(result.value) } : failureResponse(result);
+        return result.ok ? toResponse(result.value) : failureResponse(result);
       }),
   );
 

@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
-import type { ExecuteIdempotently } from '../../../core/use-cases/idempotency/execute-idempotently.use-case.ts';
+import { jobView } from '../../../core/use-cases/generation/history-view.ts';
 import type { CancelGeneration } from '../../../core/use-cases/generation/cancel-generation.use-case.ts';
 import type { JobQueries } from '../../../core/use-cases/generation/job-queries.use-case.ts';
-import type { SubmitGeneration } from '../../../core/use-cases/generation/submit-generation.use-case.ts';
+import type { SubmitGeneration, SubmittedJob } from '../../../core/use-cases/generation/submit-generation.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { sendFail } from '../error-table.ts';
-import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, respondIdempotently } from '../idempotency.ts';
+import { failureResponse, idempotencyKeyHeader, idempotencyKeyValidation, type IdempotentResponder } from '../idempotency.ts';
 import { pageQuery, pageSchema, ref } from '../openapi.ts';
 import { historyItemSchema } from './outputs.routes.ts';
 
@@ -13,7 +13,7 @@ export interface GenerationRoutesDeps {
   submit: SubmitGeneration;
   cancel: CancelGeneration;
   queries: JobQueries;
-  idempotency: ExecuteIdempotently;
+  idempotency: IdempotentResponder;
 }
 
 export const jobSchema = {
@@ -68,17 +68,20 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
     },
     async (req: Request, res: Response) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      await respondIdempotently(req, res, deps.idempotency, async () => {
+      await deps.idempotency.respond(req, res, async (commitWith) => {
+        // A job just created has no outputs yet: its view needs no lookup, so it can be stored in the submit's transaction.
+        const created = ({ job }: SubmittedJob) => ({ status: 202, body: jobView(job, []) });
         const result = await deps.submit.execute({
           userId: req.principal!.userId,
-          isAdmin: req.principal!.role === 'admin',
+          role: req.principal!.role,
           workflow: body.workflow,
           templateId: body.templateId,
           parameters: body.parameters,
           requestId: body.requestId,
+          alsoCommit: commitWith(created),
         });
         if (!result.ok) return failureResponse(result);
-        return { status: result.value.created ? 202 : 200, body: await deps.queries.view(result.value.job) };
+        return result.value.created ? created(result.value) : { status: 200, body: await deps.queries.view(result.value.job) };
       });
     },
   );

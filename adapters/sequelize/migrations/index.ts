@@ -7,6 +7,7 @@ import { templates } from './003-templates.ts';
 import { queueAndOutbox } from './004-queue-and-outbox.ts';
 
 import { jobsAndHistory } from './007-jobs-and-history.ts';
+import { attemptsAndStaging } from './008-attempts-and-staging.ts';
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory];
+export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging];

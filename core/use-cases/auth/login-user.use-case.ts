@@ -44,10 +44,10 @@ export class LoginUser {
 
     let current = user;
     if (this.deps.adminEmails.includes(email) && user.role !== 'admin') {
-      await users.setRole(user.id, 'admin');
+      await users.setRole(user.id, 'admin', this.deps.clock.now());
       current = { ...user, role: 'admin' };
     }
     const { passwordHash: _hidden, ...publicUser } = current;
-    return ok(await issueSession(this.deps, publicUser, this.deps.ids.newId()));
+    return ok(await issueSession(this.deps, this.deps.sessions, publicUser, this.deps.ids.newId()));
   }
 }

@@ -1,7 +1,6 @@
 import { DISPLAY_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, isValidEmail, normalizeEmail, type User } from '../../domain/user.ts';
 import { fail, ok, validationFailed, type FieldProblem, type Result } from '../../domain/result.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { CoinLedger } from '../../ports/coin-ledger.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
@@ -15,7 +14,6 @@ export interface RegisterUserInput {
 
 export interface RegisterUserDeps {
   users: UserRepository;
-  ledger: CoinLedger;
   hasher: PasswordHasher;
   uow: UnitOfWork;
   ids: IdGenerator;
@@ -44,17 +42,17 @@ export class RegisterUser {
   async execute(input: RegisterUserInput): Promise<Result<User>> {
     const checked = checkRegistration(input);
     if (!checked.ok) return checked;
-    const { users, ledger, hasher, uow, ids, clock, adminEmails, signupBonusCoins } = this.deps;
+    const { users, hasher, uow, ids, clock, adminEmails, signupBonusCoins } = this.deps;
     const { email, password, displayName } = checked.value;
     const passwordHash = await hasher.hash(password);
     const id = ids.newId();
     const now = clock.now();
     const role = adminEmails.includes(email) ? 'admin' : 'user';
 
-    const created = await uow.run(async () => {
-      if (!(await users.create({ id, email, displayName, role, passwordHash, createdAt: now }))) return false;
+    const created = await uow.run(async (tx) => {
+      if (!(await tx.users.create({ id, email, displayName, role, passwordHash, createdAt: now }))) return false;
       if (signupBonusCoins > 0) {
-        const bonus = await ledger.apply({
+        const bonus = await tx.ledger.apply({
           id: ids.newId(),
           userId: id,
           amount: signupBonusCoins,

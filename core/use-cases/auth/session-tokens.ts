@@ -20,13 +20,17 @@ export interface SessionDeps {
   refreshTokenTtlSeconds: number;
 }
 
-/** Issues an access token and a refresh token in `familyId` (a new family for a fresh login). */
-export async function issueSession(deps: SessionDeps, user: User, familyId: string): Promise<IssuedSession> {
+/**
+ * Issues an access token and a refresh token in `familyId` (a new family for a fresh login), the refresh
+ * token stored through `sessions` (a transaction's, when the rotation must commit with it). The access
+ * token names the family, so revoking the family also ends the sockets opened with it.
+ */
+export async function issueSession(deps: Omit<SessionDeps, 'sessions'>, sessions: SessionRepository, user: User, familyId: string): Promise<IssuedSession> {
   const now = deps.clock.now();
-  const access = deps.tokens.issueAccessToken(user);
+  const access = deps.tokens.issueAccessToken(user, familyId);
   const refreshToken = deps.tokens.newOpaqueToken();
   const refreshTokenExpiresAt = new Date(now.getTime() + deps.refreshTokenTtlSeconds * 1000);
-  await deps.sessions.create({
+  await sessions.create({
     id: deps.ids.newId(),
     userId: user.id,
     familyId,

@@ -1,11 +1,9 @@
 import { isCoinAmount, isCoinReason, COIN_REASONS, type CoinReason } from '../../domain/coin.ts';
 import { fail, ok, validationFailed, type FieldProblem, type Result } from '../../domain/result.ts';
 import type { User } from '../../domain/user.ts';
-import type { AuditLog } from '../../ports/audit-log.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { CoinLedger } from '../../ports/coin-ledger.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { CommitHook, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 import { AMOUNT_PROBLEM } from './deduct-coins.use-case.ts';
 
@@ -17,12 +15,12 @@ export interface AdminAdjustCoinsInput {
   direction: AdjustDirection;
   amount: unknown;
   reason: unknown;
+  /** Writes that must commit with the change (see CommitHook). */
+  alsoCommit?: CommitHook<User>;
 }
 
 export interface AdminAdjustCoinsDeps {
   users: UserRepository;
-  ledger: CoinLedger;
-  audit: AuditLog;
   uow: UnitOfWork;
   ids: IdGenerator;
   clock: Clock;
@@ -50,14 +48,14 @@ export class AdminAdjustCoins {
   async execute(input: AdminAdjustCoinsInput): Promise<Result<User>> {
     const checked = checkAdjustment(input);
     if (!checked.ok) return checked;
-    const { users, ledger, audit, uow, ids, clock } = this.deps;
+    const { users, uow, ids, clock } = this.deps;
     const { amount, reason } = checked.value;
     // Read before the change: the balance row stays locked only for the update, its ledger row and the audit row.
     const user = await users.findById(input.userId);
     if (!user) return fail('NOT_FOUND', 'User not found');
     const now = clock.now();
-    return uow.run(async (): Promise<Result<User>> => {
-      const applied = await ledger.apply({
+    return uow.run(async (tx): Promise<Result<User>> => {
+      const applied = await tx.ledger.apply({
         id: ids.newId(),
         userId: input.userId,
         amount: input.direction === 'add' ? amount : -amount,
@@ -72,7 +70,7 @@ export class AdminAdjustCoins {
           : fail('NOT_FOUND', 'User not found');
       }
       const { transaction } = applied;
-      await audit.record({
+      await tx.audit.record({
         id: ids.newId(),
         actorId: input.actorId,
         action: input.direction === 'add' ? 'coin.add' : 'coin.deduct',
@@ -80,7 +78,9 @@ export class AdminAdjustCoins {
         details: { amount: transaction.amount, reason, balanceAfter: transaction.balanceAfter, transactionId: transaction.id },
         createdAt: now,
       });
-      return ok({ ...user, coinBalance: transaction.balanceAfter, updatedAt: now });
+      const after: User = { ...user, coinBalance: transaction.balanceAfter, updatedAt: now };
+      await input.alsoCommit?.(tx, after);
+      return ok(after);
     });
   }
 }

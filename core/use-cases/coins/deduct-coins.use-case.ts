@@ -8,9 +8,10 @@ import {
 } from '../../domain/coin.ts';
 import { fail, ok, validationFailed, type FieldProblem, type Result } from '../../domain/result.ts';
 import type { User } from '../../domain/user.ts';
+import { isUuid } from '../../domain/ids.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { CoinLedger } from '../../ports/coin-ledger.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import type { CommitHook, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 
 export interface DeductCoinsInput {
@@ -18,11 +19,13 @@ export interface DeductCoinsInput {
   amount?: unknown;
   reason?: unknown;
   relatedEntityId?: unknown;
+  /** Writes that must commit with the deduction (see CommitHook). */
+  alsoCommit?: CommitHook<User>;
 }
 
 export interface DeductCoinsDeps {
   users: UserRepository;
-  ledger: CoinLedger;
+  uow: UnitOfWork;
   ids: IdGenerator;
   clock: Clock;
 }
@@ -49,7 +52,9 @@ export function checkDeduction(input: Omit<DeductCoinsInput, 'userId'>): Result<
     problems.push({ field: 'relatedEntityId', message: RELATED_ENTITY_PROBLEM });
   }
   if (problems.length > 0) return validationFailed(problems);
-  return ok({ amount: input.amount as number, reason: input.reason as CoinReason, relatedEntityId: (related as string | undefined) ?? null });
+  // A request id is a UUID: compared in lower case everywhere, however the client wrote it.
+  const relatedEntityId = typeof related === 'string' ? (isUuid(related) ? related.toLowerCase() : related) : null;
+  return ok({ amount: input.amount as number, reason: input.reason as CoinReason, relatedEntityId });
 }
 
 /** A user spends their own coins; the balance never goes below zero (402 otherwise). */
@@ -59,20 +64,24 @@ export class DeductCoins {
   async execute(input: DeductCoinsInput): Promise<Result<User>> {
     const checked = checkDeduction(input);
     if (!checked.ok) return checked;
-    const { users, ledger, ids, clock } = this.deps;
+    const { users, uow, ids, clock } = this.deps;
     const { amount, reason, relatedEntityId } = checked.value;
     // Read before the change: the balance row stays locked only for the update and its ledger row.
     const user = await users.findById(input.userId);
     if (!user) return fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
     const now = clock.now();
-    // One atomic conditional update + ledger row; inside the caller's unit of work when there is one.
-    const applied = await ledger.apply({ id: ids.newId(), userId: input.userId, amount: -amount, reason, relatedEntityId, actorId: input.userId, createdAt: now });
-    if (!applied.ok) {
-      return applied.reason === 'insufficient'
-        ? fail('COIN.INSUFFICIENT', `Not enough coins: this costs ${amount}`)
-        : fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
-    }
-    // The balance this deduction left, exactly (later ones may already have moved it on).
-    return ok({ ...user, coinBalance: applied.transaction.balanceAfter, updatedAt: now });
+    return uow.run(async (tx): Promise<Result<User>> => {
+      // One conditional update + ledger row: never below zero, never a lost update.
+      const applied = await tx.ledger.apply({ id: ids.newId(), userId: input.userId, amount: -amount, reason, relatedEntityId, actorId: input.userId, createdAt: now });
+      if (!applied.ok) {
+        return applied.reason === 'insufficient'
+          ? fail('COIN.INSUFFICIENT', `Not enough coins: this costs ${amount}`)
+          : fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
+      }
+      // The balance this deduction left, exactly (later ones may already have moved it on).
+      const after: User = { ...user, coinBalance: applied.transaction.balanceAfter, updatedAt: now };
+      await input.alsoCommit?.(tx, after);
+      return ok(after);
+    });
   }
 }

@@ -1,36 +1,34 @@
 import { isFinished, type GenerationJob } from '../../domain/job.ts';
+import { isUuid } from '../../domain/ids.ts';
 import { fail, ok, type Result } from '../../domain/result.ts';
-import type { UserEventPublisher } from '../../ports/generation-sources.port.ts';
+import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
-import { refundJob, type RefundDeps } from './refunds.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { JobLifecycle } from './job-lifecycle.ts';
 
-export interface CancelGenerationDeps extends RefundDeps {
-  events: UserEventPublisher;
+export interface CancelGenerationDeps {
+  uow: UnitOfWork;
+  jobs: JobRepository;
+  lifecycle: JobLifecycle;
   logger: Logger;
+  /** Interrupts the engine wherever the job runs (after the cancel committed). */
   requestCancel(jobId: string): Promise<void>;
 }
 
-/** Cancels a queued or running job: the engine is interrupted and the payment comes back once. */
+const finished = (job: GenerationJob | null) => fail('JOB.FINISHED', `The job already ${job?.status === 'cancelled' ? 'was cancelled' : (job?.status ?? 'finished')}`);
+
+/** Cancels a queued or running job: cancelled, refunded and announced in one transaction, then the engine is interrupted. */
 export class CancelGeneration {
   constructor(private readonly deps: CancelGenerationDeps) {}
 
   async execute(input: { userId: string; jobId: string }): Promise<Result<GenerationJob>> {
-    const { jobs, clock } = this.deps;
-    const job = await jobs.findForUser(input.jobId, input.userId);
+    const id = isUuid(input.jobId) ? input.jobId.toLowerCase() : null;
+    const job = id ? await this.deps.jobs.findForUser(id, input.userId) : null;
     if (!job) return fail('NOT_FOUND', 'No such job');
-    if (isFinished(job.status)) return fail('JOB.FINISHED', `The job already ${job.status === 'cancelled' ? 'was cancelled' : job.status}`);
-    const at = clock.now();
-    if (!(await jobs.transition(job.id, ['queued', 'running'], 'cancelled', { statusText: 'Cancelled', finishedAt: at }, at))) {
-      const now = await jobs.findById(job.id);
-      return fail('JOB.FINISHED', `The job already ${now?.status ?? 'finished'}`);
-    }
-    await this.deps.requestCancel(job.id).catch((error: unknown) => this.deps.logger.warn('cancel not broadcast', { jobId: job.id, error }));
-    // The worker discards anything it stored after the cancel, so the job ends without outputs: refund.
-    const refunded = await refundJob(this.deps, job.id);
-    await this.deps.events
-      .execute({ userId: job.userId, event: { type: 'job.cancelled', jobId: job.id, refunded } })
-      .catch((error: unknown) => this.deps.logger.warn('event not published', { jobId: job.id, error }));
-    const final = await jobs.findById(job.id);
-    return ok(final!);
+    if (isFinished(job.status)) return finished(job);
+    const outcome = await this.deps.uow.run((tx) => this.deps.lifecycle.end(tx, job.id, { to: 'cancelled' }));
+    if (!outcome.ended) return finished(outcome.job);
+    await this.deps.requestCancel(job.id).catch((error: unknown) => this.deps.logger.warn('cancel not broadcast', { jobId: job.id, error: String(error) }));
+    return ok(outcome.job);
   }
 }

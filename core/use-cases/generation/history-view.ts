@@ -1,21 +1,7 @@
 import type { GenerationJob, HistoryItem } from '../../domain/job.ts';
+import type { HistoryView, JobView } from '../../domain/job-views.ts';
 
-/** HistoryItemData: the shape clients receive, over HTTP and in `job.output` / `job.completed` events alike. */
-export interface HistoryView {
-  id: string;
-  jobId: string;
-  templateId: string | null;
-  mimeType: string;
-  usedParameters: Record<string, unknown>;
-  createdAt: string;
-  expiresAt: string;
-  viewUrl: string;
-  fileName: string;
-  sizeBytes: number;
-  width?: number;
-  height?: number;
-  durationSeconds?: number;
-}
+export type { HistoryView, JobView };
 
 export async function historyItemView(item: HistoryItem, viewUrl: (item: HistoryItem) => Promise<string>): Promise<HistoryView> {
   return {
@@ -33,23 +19,6 @@ export async function historyItemView(item: HistoryItem, viewUrl: (item: History
     ...(item.height !== null ? { height: item.height } : {}),
     ...(item.durationSeconds !== null ? { durationSeconds: item.durationSeconds } : {}),
   };
-}
-
-export interface JobView {
-  id: string;
-  status: GenerationJob['status'];
-  templateId: string | null;
-  templateVersion: number | null;
-  progress: { value: number; max: number };
-  statusText: string;
-  outputs: HistoryView[];
-  textOutputs: { nodeId: string; text: string }[];
-  usedParameters: Record<string, unknown>;
-  error: { code: string; message: string; nodeId?: string } | null;
-  paidCoins: number;
-  refundedCoins: number;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export const jobView = (job: GenerationJob, outputs: HistoryView[]): JobView => ({

@@ -57,12 +57,20 @@ export class OutputHistory {
     return ok(undefined);
   }
 
-  /** Deletes outputs past their retention; returns how many went. */
+  /** Deletes outputs past their retention; returns how many went. One that cannot be deleted now is left for the next sweep. */
   async sweepExpired(max = 500): Promise<number> {
     const expired = await this.deps.history.listExpired(this.deps.clock.now(), max);
-    for (const item of expired) await this.remove(item);
-    if (expired.length > 0) this.deps.logger.info('expired outputs deleted', { count: expired.length });
-    return expired.length;
+    let deleted = 0;
+    for (const item of expired) {
+      try {
+        await this.remove(item);
+        deleted += 1;
+      } catch (error) {
+        this.deps.logger.warn('expired output not deleted; the next sweep retries', { outputId: item.id, key: item.storageKey, error: String(error) });
+      }
+    }
+    if (deleted > 0) this.deps.logger.info('expired outputs deleted', { count: deleted });
+    return deleted;
   }
 
   find(userId: string, outputId: string): Promise<HistoryItem | null> {

@@ -1,226 +1,138 @@
-import { outputKey, type GenerationJob, type HistoryItem } from '../../domain/job.ts';
-import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
-import type { InputImageSource, UserEventPublisher } from '../../ports/generation-sources.port.ts';
-import type { HistoryRepository } from '../../ports/history-repository.port.ts';
+import { backoffSeconds } from '../../domain/message-delivery.ts';
+import { generationJobId } from '../../domain/messages.ts';
+import type { GenerationJob, JobError } from '../../domain/job.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
-import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import type { DeliveredMessage, HandlerOutcome } from '../../ports/queue.port.ts';
-import type { EngineEvent, EngineInputFile, EngineRunResult, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
-import { historyItemView, type HistoryView } from './history-view.ts';
-import { refundJob, type RefundDeps } from './refunds.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { EngineRunResult, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
+import type { EngineInputs } from './engine-inputs.ts';
+import type { JobLifecycle } from './job-lifecycle.ts';
+import { ProgressRelay, type ProgressRelayDeps } from './progress-relay.ts';
+import type { StoreOutputs } from './store-outputs.ts';
 
-export interface RunGenerationDeps extends RefundDeps {
+export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'> {
+  uow: UnitOfWork;
+  jobs: JobRepository;
+  lifecycle: JobLifecycle;
   engine: WorkflowEngine;
-  storage: ObjectStorage;
-  history: HistoryRepository;
-  images: InputImageSource;
-  events: UserEventPublisher;
+  inputs: EngineInputs;
+  outputs: StoreOutputs;
+  clock: Clock;
   logger: Logger;
-  retentionDays: number;
   maxAttempts: number;
-  /** The queue's visibility timeout: a running job extends it every third of it. */
+  /** The queue's visibility timeout: a running attempt renews it, and its job's lease, every third of it. */
   visibilitySeconds: number;
-  viewUrl(item: HistoryItem): Promise<string>;
   /** Registers an abort hook so a cancel request reaches the running engine call. */
   onCancel(jobId: string, abort: () => void): () => void;
-  /** Smallest gap between two progress events of one job, so a fast engine doesn't flood the store. */
   progressIntervalMs?: number;
 }
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
-const backoff = (attempt: number): number => Math.min(60, 2 ** Math.max(0, attempt - 1));
+type Attempt = { job: GenerationJob; runId: string; message: DeliveredMessage };
 
-/** The worker's handler for one `generation` message. Idempotent: a redelivery of a finished job changes nothing. */
+/**
+ * The worker's handler of one `generation` delivery. Each delivery is an attempt with a run id of its own:
+ * it takes the job, runs it on the engine under a heartbeat that renews its claim, and then either makes its
+ * outputs the job's result, retries, or fails the job (refunded in the same transaction). An attempt that lost
+ * the job (cancelled, or taken over after its visibility ran out) changes nothing. Redelivering a finished job
+ * changes nothing.
+ */
 export class RunGeneration {
   constructor(private readonly deps: RunGenerationDeps) {}
 
   async execute(message: DeliveredMessage): Promise<HandlerOutcome> {
-    const body = message.body as { jobId?: unknown };
-    if (typeof body?.jobId !== 'string') return { action: 'dead', reason: 'message has no jobId' };
-    const job = await this.deps.jobs.findById(body.jobId);
-    if (!job) return { action: 'dead', reason: `job ${body.jobId} does not exist` };
-    if (job.status !== 'queued' && job.status !== 'running') return { action: 'ack' };
-
-    const now = this.deps.clock.now();
-    const moved = await this.deps.jobs.transition(job.id, ['queued', 'running'], 'running', { statusText: 'Starting', attempts: message.attempt, startedAt: now }, now);
-    if (!moved) return { action: 'ack' };
-    // A crash mid-run leaves part of an earlier attempt behind (only a job already `running` can have
-    // one); this attempt starts clean so history never doubles.
-    if (job.status === 'running') await this.discardOutputs(job);
-    await this.emit(job, { type: 'job.started', jobId: job.id, attempt: message.attempt });
-    await this.status(job, 'Generating');
-
-    const controller = new AbortController();
-    const unregister = this.deps.onCancel(job.id, () => controller.abort());
-    const visibility = this.deps.visibilitySeconds;
-    const heartbeat = setInterval(() => void message.extendVisibility(visibility).catch(() => undefined), (visibility * 1000) / 3);
+    const jobId = generationJobId(message.body);
+    if (!jobId) return { action: 'dead', reason: 'not a generation message (no job id)' };
+    const leaseUntil = this.later(this.deps.visibilitySeconds);
+    const started = await this.deps.uow.run((tx) => this.deps.lifecycle.start(tx, jobId, message.attempt, leaseUntil));
+    if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };
+    if (started.kind === 'finished') return { action: 'ack' };
+    const attempt: Attempt = { job: started.job, runId: started.runId, message };
+    let lost = false;
     let result: EngineRunResult;
     try {
-      const inputs = await this.inputs(job);
-      const relay = this.progressRelay(job);
-      result = await this.deps.engine.run({
-        runId: job.id,
-        workflow: inputs.workflow,
-        inputs: inputs.files,
-        onEvent: relay.handle,
-        signal: controller.signal,
-      });
-      await relay.drain();
+      result = await this.run(attempt, () => (lost = true));
       if (result.ok) {
-        await this.status(job, 'Uploading results');
-        return await this.complete(job, result);
+        const stored = await this.deps.outputs.complete(attempt.job, attempt.runId, result.files, result.texts);
+        if (stored === 'lost') this.deps.logger.info('attempt lost its job before storing its results', { jobId, runId: attempt.runId });
+        return { action: 'ack' };
       }
     } catch (error) {
-      return this.transientFailure(job, message, 'STORAGE.UNAVAILABLE', (error as Error).message);
+      await this.deps.outputs.discard(attempt.runId);
+      return this.transient(attempt, { code: 'STORAGE.UNAVAILABLE', message: (error as Error).message });
+    } finally {
+      await this.deps.engine.release?.(attempt.runId).catch(() => undefined);
+    }
+    await this.deps.outputs.discard(attempt.runId);
+    if (result.error.code === 'ENGINE.INTERRUPTED') return this.interrupted(attempt, lost);
+    const error: JobError = { code: result.error.code, message: result.error.message, ...(result.error.nodeId ? { nodeId: result.error.nodeId } : {}) };
+    if (result.transient) return this.transient(attempt, error);
+    await this.fail(attempt, error);
+    return { action: 'ack' };
+  }
+
+  /** The engine call, under a heartbeat that renews the queue's visibility and the job's lease; `onLost` when the claim is gone. */
+  private async run(attempt: Attempt, onLost: () => void): Promise<EngineRunResult> {
+    const { job, runId, message } = attempt;
+    const { visibilitySeconds, logger } = this.deps;
+    const controller = new AbortController();
+    const unregister = this.deps.onCancel(job.id, () => controller.abort());
+    const beat = async (): Promise<void> => {
+      await message.extendVisibility(visibilitySeconds).catch((error: unknown) => logger.warn('heartbeat: queue visibility not extended', { jobId: job.id, runId, error: String(error) }));
+      const held = await this.deps.jobs.updateRunning(job.id, runId, { leaseUntil: this.later(visibilitySeconds) }, this.deps.clock.now()).catch((error: unknown) => {
+        logger.warn('heartbeat: job lease not renewed', { jobId: job.id, runId, error: String(error) });
+        return true;
+      });
+      if (!held) {
+        onLost();
+        controller.abort();
+      }
+    };
+    const heartbeat = setInterval(() => void beat(), (visibilitySeconds * 1000) / 3);
+    const relay = new ProgressRelay({ ...this.deps, intervalMs: this.deps.progressIntervalMs ?? 200 }, job, runId);
+    try {
+      const { workflow, files } = await this.deps.inputs.load(job);
+      return await this.deps.engine.run({ runId, workflow, inputs: files, onEvent: relay.handle, signal: controller.signal });
     } finally {
       clearInterval(heartbeat);
       unregister();
+      await relay.drain();
     }
-    if (result.error.code === 'ENGINE.INTERRUPTED') {
-      await this.deps.engine.release?.(job.id).catch(() => undefined);
-      return { action: 'ack' };
-    }
-    if (result.transient) return this.transientFailure(job, message, result.error.code, result.error.message);
-    return this.fail(job, { code: result.error.code, message: result.error.message, ...(result.error.nodeId ? { nodeId: result.error.nodeId } : {}) });
   }
 
-  private async inputs(job: GenerationJob): Promise<{ workflow: WorkflowGraph; files: EngineInputFile[] }> {
-    if (job.imageRefs.length === 0) return { workflow: job.workflow, files: [] };
-    const workflow: WorkflowGraph = { ...job.workflow };
-    const files: EngineInputFile[] = [];
-    for (const ref of job.imageRefs) {
-      const key = await this.findImageKey(job, ref.id);
-      const stored = await this.deps.storage.get(key);
-      if (!stored) throw new Error(`input image ${ref.id} is no longer stored`);
-      const chunks: Buffer[] = [];
-      for await (const chunk of stored.body) chunks.push(chunk as Buffer);
-      const name = `${ref.id}.${EXTENSIONS[stored.contentType] ?? 'png'}`;
-      files.push({ name, mimeType: stored.contentType, data: Buffer.concat(chunks) });
-      const node = workflow[ref.nodeId]!;
-      workflow[ref.nodeId] = { ...node, inputs: { ...node.inputs, [ref.inputName]: name } };
+  /** Cancelled or taken over: nothing to do. Interrupted while this attempt still holds the job (the engine restarted, say): retried. */
+  private async interrupted(attempt: Attempt, lost: boolean): Promise<HandlerOutcome> {
+    const job = await this.deps.jobs.findById(attempt.job.id);
+    if (lost || !job || job.status !== 'running' || job.runId !== attempt.runId) return { action: 'ack' };
+    return this.transient(attempt, { code: 'ENGINE.INTERRUPTED', message: 'the engine interrupted the run' });
+  }
+
+  private async transient(attempt: Attempt, error: JobError): Promise<HandlerOutcome> {
+    const { job, runId, message } = attempt;
+    const { maxAttempts, logger } = this.deps;
+    logger.warn('transient generation failure', { jobId: job.id, runId, attempt: message.attempt, code: error.code, message: error.message });
+    if (message.attempt >= maxAttempts) {
+      await this.fail(attempt, { ...error, message: `${error.message} (gave up after ${message.attempt} attempts)` });
+      return { action: 'dead', reason: error.message };
     }
-    return { workflow, files };
-  }
-
-  private async findImageKey(job: GenerationJob, id: string): Promise<string> {
-    const image = await this.deps.images.find(job.userId, id);
-    if (!image) throw new Error(`input image ${id} is gone`);
-    return image.storageKey;
-  }
-
-  private async complete(job: GenerationJob, result: Extract<EngineRunResult, { ok: true }>): Promise<HandlerOutcome> {
-    const { storage, history, clock } = this.deps;
-    const saved: HistoryItem[] = [];
-    const files = result.files.filter((file) => file.kind === 'output');
-    for (const file of files.length > 0 ? files : result.files) {
-      const key = outputKey(job.userId, job.id, file.fileName);
-      const stream = await file.open();
-      const { sizeBytes } = await storage.put(key, stream, { contentType: file.mimeType });
-      const createdAt = clock.now();
-      const item: HistoryItem = {
-        id: this.deps.ids.newId(),
-        jobId: job.id,
-        userId: job.userId,
-        templateId: job.templateId,
-        storageKey: key,
-        fileName: file.fileName,
-        mimeType: file.mimeType,
-        sizeBytes,
-        width: file.width ?? null,
-        height: file.height ?? null,
-        durationSeconds: file.durationSeconds ?? null,
-        usedParameters: job.usedParameters,
-        createdAt,
-        expiresAt: new Date(createdAt.getTime() + this.deps.retentionDays * 86_400_000),
-      };
-      if (await history.add(item)) {
-        saved.push(item);
-        await this.emit(job, { type: 'job.output', jobId: job.id, output: await this.view(item) });
+    const delaySeconds = backoffSeconds(message.attempt);
+    // The job stays this attempt's while the retry waits, with a lease that covers the wait.
+    await this.deps.uow.run(async (tx) => {
+      const text = `Retrying after a temporary problem (attempt ${message.attempt} of ${maxAttempts})`;
+      if (await tx.jobs.updateRunning(job.id, runId, { statusText: text, leaseUntil: this.later(delaySeconds + this.deps.visibilitySeconds) }, this.deps.clock.now())) {
+        await this.deps.events.record(tx, job.userId, { type: 'job.status', jobId: job.id, text });
       }
-    }
-    const at = clock.now();
-    const done = await this.deps.jobs.transition(job.id, ['running'], 'succeeded', {
-      progress: { value: 1, max: 1 },
-      statusText: 'Completed',
-      textOutputs: result.texts.map((text) => ({ nodeId: text.nodeId, text: text.text })),
-      finishedAt: at,
-    }, at);
-    await this.deps.engine.release?.(job.id).catch(() => undefined);
-    if (!done) {
-      // Cancelled while we stored the results: the user was refunded, so the files must not stay.
-      await this.discardOutputs(job);
-      return { action: 'ack' };
-    }
-    const outputs = await Promise.all(saved.map((item) => this.view(item)));
-    await this.emit(job, { type: 'job.completed', jobId: job.id, outputs, texts: result.texts.map((t) => t.text) });
-    return { action: 'ack' };
+    });
+    return { action: 'retry', delaySeconds };
   }
 
-  private async transientFailure(job: GenerationJob, message: DeliveredMessage, code: string, text: string): Promise<HandlerOutcome> {
-    this.deps.logger.warn('transient generation failure', { jobId: job.id, attempt: message.attempt, code, message: text });
-    if (message.attempt >= this.deps.maxAttempts) {
-      await this.fail(job, { code, message: `${text} (gave up after ${message.attempt} attempts)` });
-      return { action: 'dead', reason: text };
-    }
-    await this.status(job, `Retrying after a temporary problem (attempt ${message.attempt} of ${this.deps.maxAttempts})`);
-    return { action: 'retry', delaySeconds: backoff(message.attempt) };
+  private async fail(attempt: Attempt, error: JobError): Promise<void> {
+    const outcome = await this.deps.uow.run((tx) => this.deps.lifecycle.end(tx, attempt.job.id, { to: 'failed', error, fence: attempt.runId }));
+    if (outcome.ended) this.deps.logger.info('job failed', { jobId: attempt.job.id, code: error.code, refunded: outcome.refunded });
   }
 
-  private async fail(job: GenerationJob, error: { code: string; message: string; nodeId?: string }): Promise<HandlerOutcome> {
-    const at = this.deps.clock.now();
-    await this.deps.engine.release?.(job.id).catch(() => undefined);
-    if (!(await this.deps.jobs.transition(job.id, ['queued', 'running'], 'failed', { error, statusText: 'Failed', finishedAt: at }, at))) {
-      return { action: 'ack' };
-    }
-    await this.discardOutputs(job);
-    const refunded = await refundJob(this.deps, job.id);
-    await this.emit(job, { type: 'job.failed', jobId: job.id, error: { code: error.code, message: error.message, ...(error.nodeId ? { nodeId: error.nodeId } : {}) }, refunded });
-    return { action: 'ack' };
-  }
-
-  private async discardOutputs(job: GenerationJob): Promise<void> {
-    for (const item of await this.deps.history.listForJob(job.id)) {
-      await this.deps.storage.delete(item.storageKey);
-      await this.deps.history.delete(item.id);
-    }
-  }
-
-  /** Engine events arrive synchronously; they are relayed in order, thinned, and drained before the job ends. */
-  private progressRelay(job: GenerationJob): { handle: (event: EngineEvent) => void; drain: () => Promise<void> } {
-    const interval = this.deps.progressIntervalMs ?? 200;
-    let last = 0;
-    let chain = Promise.resolve();
-    const handle = (event: EngineEvent): void => {
-      if (event.type === 'status') {
-        chain = chain.then(() => this.status(job, event.text));
-        return;
-      }
-      if (event.type !== 'progress') return;
-      const now = Date.now();
-      if (event.value < event.max && now - last < interval) return;
-      last = now;
-      chain = chain.then(async () => {
-        await this.deps.jobs.update(job.id, { progress: { value: event.value, max: event.max } }, this.deps.clock.now());
-        await this.emit(job, { type: 'job.progress', jobId: job.id, value: event.value, max: event.max, ...(event.nodeId ? { node: event.nodeId } : {}) });
-      });
-    };
-    return { handle, drain: () => chain.catch(() => undefined) };
-  }
-
-  private async status(job: GenerationJob, text: string): Promise<void> {
-    await this.deps.jobs.update(job.id, { statusText: text }, this.deps.clock.now());
-    await this.emit(job, { type: 'job.status', jobId: job.id, text });
-  }
-
-  private view(item: HistoryItem): Promise<HistoryView> {
-    return historyItemView(item, this.deps.viewUrl);
-  }
-
-  private async emit(job: GenerationJob, event: { type: string; jobId: string; [field: string]: unknown }): Promise<void> {
-    try {
-      await this.deps.events.execute({ userId: job.userId, event });
-    } catch (error) {
-      this.deps.logger.warn('event not published', { jobId: job.id, type: event.type, error });
-    }
+  private later(seconds: number): Date {
+    return new Date(this.deps.clock.now().getTime() + seconds * 1000);
   }
 }

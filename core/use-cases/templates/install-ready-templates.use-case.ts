@@ -5,11 +5,9 @@ import { checkNewTemplate, type TemplateRules } from '../../domain/template-revi
 import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
-import type { TemplateRepository } from '../../ports/template-repository.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 
 export interface InstallReadyTemplatesDeps {
-  templates: TemplateRepository;
   uow: UnitOfWork;
   ids: IdGenerator;
   clock: Clock;
@@ -36,10 +34,10 @@ export class InstallReadyTemplates {
   constructor(private readonly deps: InstallReadyTemplatesDeps) {}
 
   async execute(): Promise<Result<InstallReport>> {
-    const { templates, uow, rules, ready } = this.deps;
+    const { uow, rules, ready } = this.deps;
     const report: InstallReport = { installedNow: false, installed: [], skipped: [] };
     try {
-      await uow.run(async () => {
+      await uow.run(async ({ templates }) => {
         if ((await templates.countEver()) > 0) return;
         for (const candidate of ready) {
           const built = this.build(candidate, rules);

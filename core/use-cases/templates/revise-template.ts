@@ -2,12 +2,10 @@ import { ok, type Result } from '../../domain/result.ts';
 import type { TemplateRevision, TemplateRules } from '../../domain/template-revision.ts';
 import { templateIdOf, templateNameKey, type WorkflowTemplate } from '../../domain/workflow-template.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { TemplateRepository } from '../../ports/template-repository.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import { templateNameTaken, templateNotFound } from './template-results.ts';
 
 export interface ReviseTemplateDeps {
-  templates: TemplateRepository;
   uow: UnitOfWork;
   clock: Clock;
   rules: TemplateRules;
@@ -24,8 +22,8 @@ export const reviseStoredTemplate = (
 ): Promise<Result<WorkflowTemplate>> => {
   const id = templateIdOf(rawId);
   if (!id) return Promise.resolve(templateNotFound());
-  const { templates, uow, clock } = deps;
-  return uow.run(async (): Promise<Result<WorkflowTemplate>> => {
+  const { uow, clock } = deps;
+  return uow.run(async ({ templates }): Promise<Result<WorkflowTemplate>> => {
     const current = await templates.findById(id, { forUpdate: true });
     if (!current) return templateNotFound();
     const revision = revise(current);

@@ -1,0 +1,37 @@
+import type { Sequelize, Transaction } from 'sequelize';
+
+export type Dialect = 'sqlite' | 'mysql';
+
+/**
+ * Where a repository's statements go. Every Sequelize repository is built on a scope and passes
+ * `scope.options` to each call, so the statements of a transaction travel on its connection explicitly
+ * (no ambient transaction, no CLS).
+ *
+ * - The autocommit scope (`db.autocommit`): each statement commits on its own.
+ * - A transaction scope (`db.transaction(work)`): on MariaDB, `options.transaction` is a Sequelize
+ *   transaction; on SQLite, `sequelize` is the writer instance whose one connection holds `BEGIN IMMEDIATE`
+ *   (writes are serialized in process), and `options` is empty.
+ */
+export interface SqlScope {
+  readonly sequelize: Sequelize;
+  readonly dialect: Dialect;
+  readonly options: { transaction?: Transaction };
+  readonly inTransaction: boolean;
+  /** Runs `work` atomically: in this scope's transaction, or in a new one from the autocommit scope. */
+  atomic<T>(work: (scope: SqlScope) => Promise<T>): Promise<T>;
+  /**
+   * One write statement. In a transaction, or on MariaDB, as is; from SQLite's autocommit scope through the
+   * writer (a tiny transaction), so concurrent writers queue in process instead of busy-waiting on the file lock.
+   */
+  write<T>(work: (scope: SqlScope) => Promise<T>): Promise<T>;
+  /** After the transaction commits (at once in the autocommit scope, whose statements have committed already). */
+  afterCommit(hook: () => void | Promise<void>): void;
+}
+
+/** DATE(3) text as the model layer writes it (UTC, milliseconds kept), for raw statements. Sequelize's own
+ * escaping of a Date in a raw MariaDB statement would drop the milliseconds, and with them the order of a busy ledger. */
+export const sqlTime = (date: Date, dialect: Dialect): string => {
+  const iso = date.toISOString();
+  const text = `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+  return dialect === 'sqlite' ? `${text} +00:00` : text;
+};

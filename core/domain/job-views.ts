@@ -1,0 +1,36 @@
+import type { GenerationJob } from './job.ts';
+
+/** HistoryItemData: the shape clients receive, over HTTP and in `job.output` / `job.completed` events alike. */
+export interface HistoryView {
+  id: string;
+  jobId: string;
+  templateId: string | null;
+  mimeType: string;
+  usedParameters: Record<string, unknown>;
+  createdAt: string;
+  expiresAt: string;
+  viewUrl: string;
+  fileName: string;
+  sizeBytes: number;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+}
+
+export interface JobView {
+  id: string;
+  status: GenerationJob['status'];
+  templateId: string | null;
+  templateVersion: number | null;
+  progress: { value: number; max: number };
+  statusText: string;
+  outputs: HistoryView[];
+  textOutputs: { nodeId: string; text: string }[];
+  usedParameters: Record<string, unknown>;
+  error: { code: string; message: string; nodeId?: string } | null;
+  paidCoins: number;
+  refundedCoins: number;
+  createdAt: string;
+  updatedAt: string;
+}
+

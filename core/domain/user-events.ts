@@ -1,0 +1,43 @@
+import type { HistoryView, JobView } from './job-views.ts';
+
+/**
+ * Every event a user's sockets receive (API.md §6), one discriminated union shared by producers (the
+ * generation use cases) and consumers (the WebSocket gateway, clients of the core). Each is stored with the
+ * user's next `seq` in the same transaction as the change it reports, and fanned out after that commits.
+ */
+export type UserEvent =
+  | { type: 'job.queued'; jobId: string; position?: number }
+  | { type: 'job.started'; jobId: string; attempt: number }
+  | { type: 'job.status'; jobId: string; text: string }
+  | { type: 'job.progress'; jobId: string; value: number; max: number; node?: string }
+  | { type: 'job.output'; jobId: string; output: HistoryView }
+  | { type: 'job.completed'; jobId: string; outputs: HistoryView[]; texts: string[] }
+  | { type: 'job.failed'; jobId: string; error: { code: string; message: string; nodeId?: string }; refunded: number }
+  | { type: 'job.cancelled'; jobId: string; refunded: number };
+
+export type UserEventType = UserEvent['type'];
+
+/** Sent on a socket only (never stored): the answer to `sync`. */
+export interface JobSnapshotMessage {
+  type: 'job.snapshot';
+  jobs: JobView[];
+}
+
+export const USER_EVENT_TYPES: readonly UserEventType[] = [
+  'job.queued',
+  'job.started',
+  'job.status',
+  'job.progress',
+  'job.output',
+  'job.completed',
+  'job.failed',
+  'job.cancelled',
+];
+
+/** A stored event read back (from the database or the bus): a known type with a job id, or null. */
+export const asUserEvent = (value: unknown): UserEvent | null => {
+  const event = value as { type?: unknown; jobId?: unknown } | null;
+  if (typeof event !== 'object' || event === null) return null;
+  if (!USER_EVENT_TYPES.includes(event.type as UserEventType) || typeof event.jobId !== 'string') return null;
+  return value as UserEvent;
+};

@@ -1,0 +1,39 @@
+import type { Clock } from '../../ports/clock.port.ts';
+import type { Logger } from '../../ports/logger.port.ts';
+import type { SessionRepository } from '../../ports/session-repository.port.ts';
+import { SESSION_CHANNEL, type EventBus, type SessionRevoked } from '../../ports/user-events.port.ts';
+
+export interface SessionRevocationsDeps {
+  sessions: SessionRepository;
+  bus: EventBus;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Ends a login everywhere: its refresh tokens stop working, and every API instance closes the sockets
+ * opened with its access tokens (SESSION_CHANNEL).
+ */
+export class SessionRevocations {
+  constructor(private readonly deps: SessionRevocationsDeps) {}
+
+  async revokeFamily(userId: string, familyId: string, tokenIds: string[] = []): Promise<void> {
+    const { sessions, clock } = this.deps;
+    await sessions.revokeFamily(familyId, clock.now());
+    // A rotation of this family that held one of its tokens while the first statement ran has committed by
+    // the time that statement returns; the second one catches the token that rotation issued.
+    await sessions.revokeFamily(familyId, clock.now());
+    await this.announce({ type: 'session.revoked', userId, sessionId: familyId, tokenIds });
+  }
+
+  /** Only these access tokens (no refresh token was presented): their sockets close. */
+  async revokeAccessTokens(userId: string, tokenIds: string[]): Promise<void> {
+    await this.announce({ type: 'session.revoked', userId, sessionId: null, tokenIds });
+  }
+
+  private async announce(notice: SessionRevoked): Promise<void> {
+    await this.deps.bus
+      .publish(SESSION_CHANNEL, notice)
+      .catch((error: unknown) => this.deps.logger.warn('session revocation not announced; sockets close when their token expires', { userId: notice.userId, error: String(error) }));
+  }
+}

@@ -1,0 +1,100 @@
+import { refundOwed, type GenerationJob, type HistoryItem, type JobError } from '../../domain/job.ts';
+import type { HistoryView } from '../../domain/job-views.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import type { Transaction } from '../../ports/unit-of-work.port.ts';
+import type { UserEventLog } from '../events/user-event-log.ts';
+
+export interface JobLifecycleDeps {
+  ids: IdGenerator;
+  clock: Clock;
+  events: UserEventLog;
+}
+
+export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string };
+
+export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled' };
+
+export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: true; job: GenerationJob; refunded: number };
+
+/**
+ * Every move of a job, each inside the caller's transaction together with what must go with it: the
+ * events it reports, the refund of a job that ends without output, the history of one that succeeds.
+ * The repository's guarded transition (allowed sources from the domain's table, the attempt's fence)
+ * decides; when it refuses, nothing else is written.
+ */
+export class JobLifecycle {
+  constructor(private readonly deps: JobLifecycleDeps) {}
+
+  /** A delivery attempt takes the job: running, under a new run id that fences the attempt's writes, with a lease. */
+  async start(tx: Transaction, jobId: string, attempt: number, leaseUntil: Date): Promise<StartOutcome> {
+    const current = await tx.jobs.findById(jobId);
+    if (!current) return { kind: 'missing' };
+    const runId = this.deps.ids.newId();
+    const at = this.deps.clock.now();
+    const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil };
+    if (!(await tx.jobs.transition(jobId, { to: 'running', runId, changes }, at))) return { kind: 'finished', job: current };
+    const job: GenerationJob = { ...current, ...changes, status: 'running', runId, updatedAt: at };
+    await this.deps.events.record(tx, job.userId, { type: 'job.started', jobId, attempt });
+    await this.deps.events.record(tx, job.userId, { type: 'job.status', jobId, text: 'Generating' });
+    return { kind: 'started', job, runId };
+  }
+
+  /** Ends a job without output (failed or cancelled): the move, its refund and its event commit together or not at all. */
+  async end(tx: Transaction, jobId: string, ending: Ending): Promise<EndOutcome> {
+    const at = this.deps.clock.now();
+    const changes = {
+      statusText: ending.to === 'failed' ? 'Failed' : 'Cancelled',
+      finishedAt: at,
+      leaseUntil: null,
+      ...(ending.to === 'failed' ? { error: ending.error } : {}),
+    };
+    const fence = ending.to === 'failed' ? ending.fence : undefined;
+    const moved = await tx.jobs.transition(jobId, { to: ending.to, ...(fence !== undefined ? { fence } : {}), changes }, at);
+    const job = await tx.jobs.findById(jobId);
+    if (!moved || !job) return { ended: false, job };
+    const refunded = await this.refund(tx, job, at);
+    if (ending.to === 'failed') {
+      const { code, message, nodeId } = ending.error;
+      await this.deps.events.record(tx, job.userId, { type: 'job.failed', jobId, error: { code, message, ...(nodeId ? { nodeId } : {}) }, refunded });
+    } else {
+      await this.deps.events.record(tx, job.userId, { type: 'job.cancelled', jobId, refunded });
+    }
+    return { ended: true, job: { ...job, refundedCoins: job.refundedCoins + refunded }, refunded };
+  }
+
+  /** Pays back what a finished job owes, once (the repository's guard), with its ledger credit; returns the coins. */
+  async refund(tx: Transaction, job: GenerationJob, at: Date): Promise<number> {
+    const owed = refundOwed(job);
+    if (owed <= 0 || !(await tx.jobs.markRefunded(job.id, owed, at))) return 0;
+    const credit = await tx.ledger.apply({
+      id: this.deps.ids.newId(),
+      userId: job.userId,
+      amount: owed,
+      reason: 'generation_refund',
+      relatedEntityId: job.id,
+      actorId: null,
+      createdAt: at,
+    });
+    // Throwing rolls the whole ending back: a job is never finished without the refund it owes.
+    if (!credit.ok) throw new Error(`refund of job ${job.id} failed: ${credit.reason}`);
+    return owed;
+  }
+
+  /**
+   * The attempt's results become the job's, all at once: succeeded, one history row per stored file, its
+   * staged files released, the events. False (and nothing written) when the attempt no longer holds the job.
+   */
+  async succeed(tx: Transaction, job: GenerationJob, runId: string, items: HistoryItem[], views: HistoryView[], texts: { nodeId: string; text: string }[]): Promise<boolean> {
+    const at = this.deps.clock.now();
+    const changes = { progress: { value: 1, max: 1 }, statusText: 'Completed', textOutputs: texts, finishedAt: at, leaseUntil: null };
+    if (!(await tx.jobs.transition(job.id, { to: 'succeeded', fence: runId, changes }, at))) return false;
+    for (const item of items) {
+      if (!(await tx.history.add(item))) throw new Error(`output ${item.fileName} of job ${job.id} is already recorded`);
+    }
+    await tx.staged.remove(items.map((item) => item.storageKey));
+    for (const output of views) await this.deps.events.record(tx, job.userId, { type: 'job.output', jobId: job.id, output });
+    await this.deps.events.record(tx, job.userId, { type: 'job.completed', jobId: job.id, outputs: views, texts: texts.map((text) => text.text) });
+    return true;
+  }
+}

@@ -1,0 +1,127 @@
+import { isUuid } from '../../domain/ids.ts';
+import type { ImageRef } from '../../domain/job.ts';
+import { checkConformance, renderWorkflow, type RenderedWorkflow } from '../../domain/render-workflow.ts';
+import { ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
+import type { UserRole } from '../../domain/user.ts';
+import { isPlainObject, validateWorkflowGraph, type WorkflowGraphOptions } from '../../domain/workflow-graph.ts';
+import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
+import type { ActiveTemplates, TemplateForGeneration } from './active-templates.ts';
+import type { InputImage, InputImages } from './input-images.ts';
+
+export interface RawWorkflowPolicy {
+  /** Roles that may run a workflow that matches no active template (ALLOW_RAW_WORKFLOWS). */
+  roles: readonly UserRole[];
+  /** What such a run costs (RAW_WORKFLOW_COST). */
+  cost: number;
+}
+
+export interface PrepareGenerationDeps {
+  templates: ActiveTemplates;
+  images: InputImages;
+  random: () => number;
+  outputNodeTypes: readonly string[];
+  allowedNodeTypes: readonly string[] | null;
+  raw: RawWorkflowPolicy;
+}
+
+export interface GenerationRequest {
+  userId: string;
+  role: UserRole;
+  workflow?: unknown;
+  templateId?: unknown;
+  parameters?: unknown;
+}
+
+/** What a job will run and what it costs. */
+export interface PreparedGeneration {
+  workflow: WorkflowGraph;
+  usedParameters: Record<string, unknown>;
+  imageRefs: ImageRef[];
+  images: InputImage[];
+  templateId: string | null;
+  templateVersion: number | null;
+  price: number;
+  outputType: 'image' | 'video';
+}
+
+const VIDEO_NODES = new Set(['SaveVideo', 'SaveWEBM', 'VHS_VideoCombine']);
+
+/** The same nodes (ids and class types) as the template: the template this raw workflow is a run of. */
+const sameShape = (template: WorkflowGraph, graph: WorkflowGraph): boolean => {
+  const ids = Object.keys(template);
+  return ids.length === Object.keys(graph).length && ids.every((id) => graph[id]?.class_type === template[id]!.class_type);
+};
+
+/**
+ * Turns a generation request into the workflow a job runs and its price. No generation is free unless an
+ * operator priced it at 0: a template run costs the template's cost; a raw workflow that is a run of an active
+ * template (its graph, with only mapped inputs changed) costs that template's; any other raw workflow is
+ * refused unless ALLOW_RAW_WORKFLOWS lets the caller's role run it, at RAW_WORKFLOW_COST.
+ */
+export class PrepareGeneration {
+  constructor(private readonly deps: PrepareGenerationDeps) {}
+
+  async execute(request: GenerationRequest): Promise<Result<PreparedGeneration>> {
+    const { workflow, templateId, parameters } = request;
+    if (workflow === undefined && templateId === undefined) return validationFailed([{ field: 'workflow', message: 'workflow or templateId is required' }]);
+    if (workflow !== undefined && !isPlainObject(workflow)) return validationFailed([{ field: 'workflow', message: 'must be a ComfyUI API-format workflow object' }]);
+    if (workflow !== undefined && parameters !== undefined) {
+      return validationFailed([{ field: 'parameters', message: 'send either workflow or parameters, not both' }]);
+    }
+    const graphOptions: WorkflowGraphOptions = { outputNodeTypes: this.deps.outputNodeTypes, ...(this.deps.allowedNodeTypes ? { allowedNodeTypes: this.deps.allowedNodeTypes } : {}) };
+    const graph = workflow === undefined ? null : validateWorkflowGraph(workflow, graphOptions);
+    if (graph && !graph.ok) return graph;
+
+    if (templateId !== undefined) {
+      if (!isUuid(templateId)) return validationFailed([{ field: 'templateId', message: 'must be a UUID' }]);
+      const template = await this.deps.templates.find(templateId.toLowerCase());
+      if (!template) return validationFailed([{ field: 'templateId', message: 'no active template with this id' }]);
+      const rendered = graph ? checkConformance(template, graph.value, this.deps.random) : renderWorkflow(template, parameters, this.deps.random);
+      return this.fromTemplate(request.userId, template, rendered, graphOptions);
+    }
+    const raw = graph!.value;
+    // A run of an active template: the first (oldest) whose graph it conforms to. When some have its shape
+    // but none accepts it, the first one's problems say what to change.
+    let refusal: Result<RenderedWorkflow> | null = null;
+    for (const template of await this.deps.templates.list()) {
+      if (!sameShape(template.workflow, raw)) continue;
+      const rendered = checkConformance(template, raw, this.deps.random);
+      if (rendered.ok) return this.fromTemplate(request.userId, template, rendered, graphOptions);
+      refusal ??= rendered;
+    }
+    if (refusal && !this.deps.raw.roles.includes(request.role)) return refusal as Fail;
+    if (!this.deps.raw.roles.includes(request.role)) {
+      return validationFailed([{ field: 'workflow', message: 'matches no active template; run a template (templateId), or ask an administrator to add one for this workflow' }]);
+    }
+    const outputType = Object.values(raw).some((node) => VIDEO_NODES.has(node.class_type)) ? 'video' : 'image';
+    return ok({ workflow: raw, usedParameters: {}, imageRefs: [], images: [], templateId: null, templateVersion: null, price: this.deps.raw.cost, outputType });
+  }
+
+  private async fromTemplate(
+    userId: string,
+    template: TemplateForGeneration,
+    rendered: Result<RenderedWorkflow>,
+    graphOptions: WorkflowGraphOptions,
+  ): Promise<Result<PreparedGeneration>> {
+    if (!rendered.ok) return rendered;
+    // The template may predate a tightened ALLOWED_NODE_TYPES; the rendered graph is what runs.
+    const final = validateWorkflowGraph(rendered.value.workflow, graphOptions);
+    if (!final.ok) return final;
+    const images: InputImage[] = [];
+    for (const ref of rendered.value.imageRefs) {
+      const image = await this.deps.images.find(userId, ref.id);
+      if (!image) return validationFailed([{ field: `parameters.${ref.key}`, message: 'is not one of your uploads or outputs' }]);
+      images.push(image);
+    }
+    return ok({
+      workflow: final.value,
+      usedParameters: rendered.value.usedParameters,
+      imageRefs: rendered.value.imageRefs,
+      images,
+      templateId: template.id,
+      templateVersion: template.version,
+      price: template.cost,
+      outputType: template.outputType,
+    });
+  }
+}

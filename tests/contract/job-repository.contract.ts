@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import { canMove, JOB_STATUSES, TRANSITIONS, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
+import type { JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
+import type { Repositories } from '../support/backends.ts';
+import { addUser, at, era, freshBackend, HOUR, newJob, sharedBackend, SECOND, type MakeBackend } from './fixtures.ts';
+
+/** What `create` stores beyond the new job's own fields. */
+const created = (job: NewJob): GenerationJob => ({
+  ...job,
+  refundedCoins: 0,
+  error: null,
+  textOutputs: [],
+  attempts: 0,
+  runId: null,
+  leaseUntil: null,
+  updatedAt: job.createdAt,
+  startedAt: null,
+  finishedAt: null,
+});
+
+const ids = (jobs: GenerationJob[]) => jobs.map((job) => job.id);
+
+/** Every (from, to) pair of statuses, generated from the domain's table so that a change of the table is covered. */
+const MOVES = JOB_STATUSES.flatMap((from) => JOB_STATUSES.map((to) => ({ from, to, allowed: canMove(from, to) })));
+
+/** Registers the JobRepository contract for one backend; `make()` returns a fresh, empty backend. */
+export function jobRepositoryContract(name: string, make: MakeBackend): void {
+  const backend = sharedBackend(make);
+  let repos: Repositories;
+  let jobs: JobRepository;
+  test.before(async () => {
+    ({ repos } = await backend());
+    jobs = repos.jobs;
+  });
+  const user = () => addUser(repos.users);
+
+  /** A stored job in `status` (created there directly: the moves under test are not used to get it there). */
+  const stored = async (status: JobStatus, over: Partial<NewJob> = {}): Promise<GenerationJob> => {
+    const job = newJob(over.userId ?? (await user()), { status, ...over });
+    if (!(await jobs.create(job))) throw new Error('job not created');
+    return (await jobs.findById(job.id))!;
+  };
+
+  /** A running job held by `runId` (moved there from queued), with an optional lease. */
+  const running = async (runId: string, over: Partial<NewJob> = {}, leaseUntil: Date | null = null): Promise<GenerationJob> => {
+    const job = await stored('queued', over);
+    if (!(await jobs.transition(job.id, { to: 'running', runId, changes: { leaseUntil, attempts: 1, startedAt: at(SECOND) } }, at(SECOND)))) throw new Error('not started');
+    return (await jobs.findById(job.id))!;
+  };
+
+  test(`${name}: the table of moves is the domain's: every status is a source of some move or a finished one`, (t) => {
+    // Guards the generated cases below against an empty table (they would then test nothing).
+    t.true(MOVES.filter((move) => move.allowed).length >= 5);
+    t.deepEqual(MOVES.filter((move) => move.allowed).map(({ from, to }) => `${from}→${to}`), JOB_STATUSES.flatMap((from) => TRANSITIONS[from].map((to) => `${from}→${to}`)));
+  });
+
+  test(`${name}: create stores a new job with empty attempt fields; findById reads it back`, async (t) => {
+    const userId = await user();
+    const job = newJob(userId, {
+      templateId: randomUUID(),
+      templateVersion: 3,
+      progress: { value: 2, max: 9 },
+      statusText: 'in line ✓',
+      imageRefs: [{ key: 'image', id: randomUUID(), nodeId: '5', inputName: 'image' }],
+      outputType: 'video',
+      paidCoins: 12,
+      createdAt: at(1234),
+    });
+    t.true(await jobs.create(job));
+    t.deepEqual(await jobs.findById(job.id), created(job));
+    t.is(await jobs.findById(randomUUID()), null);
+  });
+
+  test(`${name}: create is false for a taken id and changes nothing`, async (t) => {
+    const userId = await user();
+    const job = newJob(userId, { paidCoins: 3 });
+    t.true(await jobs.create(job));
+    t.false(await jobs.create({ ...job, paidCoins: 99, statusText: 'impostor', status: 'running' }));
+    t.deepEqual(await jobs.findById(job.id), created(job));
+  });
+
+  test(`${name}: findForUser finds the owner's job only`, async (t) => {
+    const owner = await user();
+    const other = await user();
+    const job = await stored('queued', { userId: owner });
+    t.deepEqual(await jobs.findForUser(job.id, owner), job);
+    t.is(await jobs.findForUser(job.id, other), null);
+    t.is(await jobs.findForUser(randomUUID(), owner), null);
+  });
+
+  test(`${name}: listForUser pages the user's jobs newest first`, async (t) => {
+    const owner = await user();
+    const other = await user();
+    const made: GenerationJob[] = [];
+    for (const minute of [3, 1, 5, 2, 4]) made.push(await stored('queued', { userId: owner, createdAt: at(minute * 60 * SECOND) }));
+    await stored('queued', { userId: other, createdAt: at(10 * 60 * SECOND) });
+    const newestFirst = [...made].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const first = await jobs.listForUser(owner, { page: 1, limit: 2 });
+    t.deepEqual(first, { items: newestFirst.slice(0, 2), page: 1, limit: 2, total: 5, totalPages: 3 });
+    t.deepEqual(ids((await jobs.listForUser(owner, { page: 3, limit: 2 })).items), ids(newestFirst.slice(4)));
+    t.deepEqual((await jobs.listForUser(owner, { page: 4, limit: 2 })).items, []);
+    t.deepEqual(await jobs.listForUser(randomUUID(), { page: 1, limit: 2 }), { items: [], page: 1, limit: 2, total: 0, totalPages: 0 });
+  });
+
+  test(`${name}: listActiveForUser lists the user's queued and running jobs only`, async (t) => {
+    const owner = await user();
+    const other = await user();
+    const active = [await stored('queued', { userId: owner, createdAt: at(1) }), await running(randomUUID(), { userId: owner, createdAt: at(2) })];
+    for (const status of ['succeeded', 'failed', 'cancelled'] as const) await stored(status, { userId: owner });
+    await stored('queued', { userId: other });
+    t.deepEqual(ids(await jobs.listActiveForUser(owner)).sort(), ids(active).sort());
+    t.deepEqual(await jobs.listActiveForUser(randomUUID()), []);
+  });
+
+  for (const { from, to, allowed } of MOVES) {
+    test(`${name}: transition ${from} → ${to} is ${allowed ? 'allowed' : 'refused and changes nothing'}`, async (t) => {
+      const before = await stored(from, { paidCoins: 4 });
+      const moved = await jobs.transition(before.id, { to, changes: { statusText: `moved to ${to}`, progress: { value: 1, max: 2 } } }, at(HOUR));
+      const after = (await jobs.findById(before.id))!;
+      if (allowed) {
+        t.true(moved);
+        t.deepEqual(after, { ...before, status: to, statusText: `moved to ${to}`, progress: { value: 1, max: 2 }, updatedAt: at(HOUR) });
+      } else {
+        t.false(moved);
+        t.deepEqual(after, before);
+      }
+    });
+  }
+
+  test(`${name}: transition of an unknown job is false`, async (t) => {
+    t.false(await jobs.transition(randomUUID(), { to: 'cancelled' }, at(1)));
+  });
+
+  test(`${name}: a move to running stores its runId; a later attempt taking over stores its own`, async (t) => {
+    const job = await stored('queued');
+    const first = randomUUID();
+    t.true(await jobs.transition(job.id, { to: 'running', runId: first }, at(1)));
+    t.is((await jobs.findById(job.id))!.runId, first);
+    const second = randomUUID();
+    t.true(await jobs.transition(job.id, { to: 'running', runId: second, fence: first }, at(2)));
+    t.like(await jobs.findById(job.id), { status: 'running', runId: second });
+  });
+
+  test(`${name}: a fence that differs from the stored runId refuses the move and changes nothing`, async (t) => {
+    const runId = randomUUID();
+    const job = await running(runId);
+    for (const to of ['running', 'succeeded', 'failed', 'cancelled'] as const) {
+      t.false(await jobs.transition(job.id, { to, fence: randomUUID(), runId: randomUUID(), changes: { statusText: 'stale attempt' } }, at(HOUR)), to);
+    }
+    t.deepEqual(await jobs.findById(job.id), job);
+    const queued = await stored('queued');
+    t.false(await jobs.transition(queued.id, { to: 'cancelled', fence: randomUUID() }, at(HOUR)), 'a job no attempt holds');
+    t.deepEqual(await jobs.findById(queued.id), queued);
+    t.true(await jobs.transition(job.id, { to: 'succeeded', fence: runId, changes: { finishedAt: at(HOUR) } }, at(HOUR)), 'the holding attempt may');
+    t.like(await jobs.findById(job.id), { status: 'succeeded', runId, finishedAt: at(HOUR) });
+  });
+
+  test(`${name}: transition writes every change it carries`, async (t) => {
+    const runId = randomUUID();
+    const job = await running(runId);
+    const error = { code: 'ENGINE.EXECUTION', message: 'node 7 failed ✓', nodeId: '7' };
+    const textOutputs = [{ nodeId: '9', text: 'a "caption" 🐈' }];
+    const changes = { progress: { value: 5, max: 10 }, statusText: 'failed', error, textOutputs, attempts: 2, startedAt: at(2), finishedAt: at(3), leaseUntil: null };
+    t.true(await jobs.transition(job.id, { to: 'failed', fence: runId, changes }, at(4)));
+    t.deepEqual(await jobs.findById(job.id), { ...job, ...changes, status: 'failed', updatedAt: at(4) });
+    const other = await running(randomUUID());
+    t.true(await jobs.transition(other.id, { to: 'running', runId: 'r2', changes: { error, leaseUntil: at(HOUR) } }, at(5)));
+    t.true(await jobs.transition(other.id, { to: 'cancelled', changes: { error: null } }, at(6)), 'error: null clears it');
+    t.like(await jobs.findById(other.id), { status: 'cancelled', error: null, leaseUntil: at(HOUR), runId: 'r2' });
+  });
+
+  test(`${name}: updateRunning writes only while the job is running and held by that runId`, async (t) => {
+    const runId = randomUUID();
+    const job = await running(runId);
+    const changes = { progress: { value: 3, max: 7 }, statusText: 'sampling', leaseUntil: at(2 * HOUR) };
+    t.true(await jobs.updateRunning(job.id, runId, changes, at(HOUR)));
+    const updated = { ...job, ...changes, updatedAt: at(HOUR) };
+    t.deepEqual(await jobs.findById(job.id), updated);
+    t.false(await jobs.updateRunning(job.id, randomUUID(), { statusText: 'another attempt' }, at(HOUR + 1)), 'another runId');
+    t.deepEqual(await jobs.findById(job.id), updated);
+
+    t.true(await jobs.transition(job.id, { to: 'cancelled', changes: { statusText: 'cancelled' } }, at(HOUR + 2)));
+    const cancelled = (await jobs.findById(job.id))!;
+    t.is(cancelled.runId, runId, 'the cancelled job still names the attempt');
+    t.false(await jobs.updateRunning(job.id, runId, { statusText: 'late progress', leaseUntil: at(3 * HOUR) }, at(HOUR + 3)), 'no longer running');
+    t.deepEqual(await jobs.findById(job.id), cancelled);
+
+    const queued = await stored('queued');
+    t.false(await jobs.updateRunning(queued.id, runId, { statusText: 'x' }, at(1)));
+    t.deepEqual(await jobs.findById(queued.id), queued);
+    t.false(await jobs.updateRunning(randomUUID(), runId, { statusText: 'x' }, at(1)));
+  });
+
+  test(`${name}: markRefunded records the refund once and keeps the first amount`, async (t) => {
+    const job = await stored('failed', { paidCoins: 5 });
+    t.true(await jobs.markRefunded(job.id, 5, at(HOUR)));
+    t.deepEqual(await jobs.findById(job.id), { ...job, refundedCoins: 5, updatedAt: at(HOUR) });
+    t.false(await jobs.markRefunded(job.id, 3, at(2 * HOUR)));
+    t.deepEqual(await jobs.findById(job.id), { ...job, refundedCoins: 5, updatedAt: at(HOUR) });
+    t.false(await jobs.markRefunded(randomUUID(), 5, at(HOUR)));
+  });
+
+  test(`${name}: countForTemplate counts the template's jobs`, async (t) => {
+    const templateId = randomUUID();
+    for (const status of ['queued', 'succeeded', 'failed'] as const) await stored(status, { templateId });
+    await stored('queued', { templateId: randomUUID() });
+    t.is(await jobs.countForTemplate(templateId), 3);
+    t.is(await jobs.countForTemplate(randomUUID()), 0);
+  });
+
+  test(`${name}: listUnrefunded lists failed and cancelled jobs that paid and were never refunded, oldest change first`, async (t) => {
+    const userId = await user();
+    const time = era(1);
+    // Created in a finished status, so a job's updatedAt is its createdAt.
+    const owing = [
+      await stored('cancelled', { userId, paidCoins: 3, createdAt: time(2) }),
+      await stored('failed', { userId, paidCoins: 5, createdAt: time(1) }),
+    ];
+    const refunded = await stored('failed', { userId, paidCoins: 5, createdAt: time(3) });
+    t.true(await jobs.markRefunded(refunded.id, 5, time(4)));
+    await stored('failed', { userId, paidCoins: 0, createdAt: time(5) });
+    await stored('cancelled', { userId, paidCoins: 0, createdAt: time(6) });
+    for (const status of ['queued', 'running', 'succeeded'] as const) await stored(status, { userId, paidCoins: 5, createdAt: time(7) });
+    const listed = (await jobs.listUnrefunded(100_000)).filter((job) => job.userId === userId);
+    t.deepEqual(ids(listed), [owing[1]!.id, owing[0]!.id]);
+    t.deepEqual(listed[0], owing[1]);
+  });
+
+  test(`${name}: listUnrefunded returns at most max`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const owing: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const job = newJob(userId, { status: 'failed', paidCoins: 2, createdAt: at(i * SECOND) });
+      await own.jobs.create(job);
+      owing.push(job.id);
+    }
+    t.deepEqual(ids(await own.jobs.listUnrefunded(2)), owing.slice(0, 2));
+    t.deepEqual(ids(await own.jobs.listUnrefunded(10)), owing);
+  });
+
+  test(`${name}: listStalled lists running jobs whose lease ended before the given time, oldest lease first, at most max`, async (t) => {
+    const time = era(2);
+    const userId = await user();
+    const cutoff = time(HOUR);
+    const stalled = [
+      await running(randomUUID(), { userId }, time(HOUR - 2 * SECOND)),
+      await running(randomUUID(), { userId }, time(HOUR - 3 * SECOND)),
+    ];
+    await running(randomUUID(), { userId }, cutoff); // ends exactly then: not before it
+    await running(randomUUID(), { userId }, time(2 * HOUR));
+    await running(randomUUID(), { userId }, null);
+    const finished = await running(randomUUID(), { userId }, time(1));
+    t.true(await jobs.transition(finished.id, { to: 'succeeded' }, time(2)), 'a finished job keeps its old lease');
+    await stored('queued', { userId });
+    t.deepEqual(ids(await jobs.listStalled(cutoff, 100)), [stalled[1]!.id, stalled[0]!.id]);
+    t.deepEqual(ids(await jobs.listStalled(cutoff, 1)), [stalled[1]!.id]);
+    t.deepEqual(await jobs.listStalled(time(0), 100), []);
+  });
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { Repositories } from '../support/backends.ts';
+import { addUser, at, DAY, sharedBackend, type MakeBackend } from './fixtures.ts';
+
+type NewSession = Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>;
+
+/** Registers the SessionRepository contract for one backend; `make()` returns a fresh, empty backend. */
+export function sessionRepositoryContract(name: string, make: MakeBackend): void {
+  const backend = sharedBackend(make);
+  let repos: Repositories;
+  let sessions: SessionRepository;
+  test.before(async () => {
+    ({ repos } = await backend());
+    sessions = repos.sessions;
+  });
+
+  const token = (userId: string, familyId = randomUUID(), createdAt = at(0)): NewSession => ({
+    id: randomUUID(),
+    userId,
+    familyId,
+    tokenHash: randomUUID().replace(/-/g, '') + randomUUID().replace(/-/g, ''),
+    expiresAt: new Date(createdAt.getTime() + 30 * DAY),
+    createdAt,
+  });
+  const read = async (session: NewSession) => (await sessions.findByTokenHash(session.tokenHash))!;
+
+  test(`${name}: create, then findByTokenHash reads the token back, fresh`, async (t) => {
+    const userId = await addUser(repos.users);
+    const session = token(userId, randomUUID(), at(777));
+    await sessions.create(session);
+    t.deepEqual(await sessions.findByTokenHash(session.tokenHash), { ...session, rotatedAt: null, revokedAt: null });
+    t.is(await sessions.findByTokenHash('0'.repeat(64)), null);
+  });
+
+  test(`${name}: markRotated succeeds once; a second use is false and keeps the first time`, async (t) => {
+    const userId = await addUser(repos.users);
+    const session = token(userId);
+    await sessions.create(session);
+    t.true(await sessions.markRotated(session.id, at(10)));
+    t.deepEqual((await read(session)).rotatedAt, at(10));
+    t.false(await sessions.markRotated(session.id, at(20)));
+    t.deepEqual((await read(session)).rotatedAt, at(10));
+    t.false(await sessions.markRotated(randomUUID(), at(20)), 'unknown token');
+  });
+
+  test(`${name}: of concurrent rotations of one token exactly one wins`, async (t) => {
+    const userId = await addUser(repos.users);
+    const session = token(userId);
+    await sessions.create(session);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => sessions.markRotated(session.id, at(i))));
+    t.is(outcomes.filter(Boolean).length, 1);
+  });
+
+  test(`${name}: a revoked token cannot be rotated`, async (t) => {
+    const userId = await addUser(repos.users);
+    const session = token(userId);
+    await sessions.create(session);
+    await sessions.revokeFamily(session.familyId, at(5));
+    t.false(await sessions.markRotated(session.id, at(6)));
+    t.like(await read(session), { rotatedAt: null, revokedAt: at(5) });
+  });
+
+  test(`${name}: revokeFamily revokes every token of that family and no other`, async (t) => {
+    const userId = await addUser(repos.users);
+    const familyId = randomUUID();
+    const first = token(userId, familyId, at(1));
+    const second = token(userId, familyId, at(2));
+    const sameUserOtherLogin = token(userId, randomUUID(), at(3));
+    const otherUser = token(await addUser(repos.users), randomUUID(), at(4));
+    for (const session of [first, second, sameUserOtherLogin, otherUser]) await sessions.create(session);
+    t.true(await sessions.markRotated(first.id, at(5)));
+    await sessions.revokeFamily(familyId, at(9));
+    t.deepEqual(await read(first), { ...first, rotatedAt: at(5), revokedAt: at(9) });
+    t.deepEqual(await read(second), { ...second, rotatedAt: null, revokedAt: at(9) });
+    t.deepEqual(await read(sameUserOtherLogin), { ...sameUserOtherLogin, rotatedAt: null, revokedAt: null });
+    t.deepEqual(await read(otherUser), { ...otherUser, rotatedAt: null, revokedAt: null });
+    t.true(await sessions.markRotated(sameUserOtherLogin.id, at(10)), 'the other login still works');
+    await sessions.revokeFamily(randomUUID(), at(11));
+  });
+}
