@@ -56,12 +56,24 @@ async function submitThroughput(db: BenchDb, base: Awaited<ReturnType<typeof bas
       ],
     } as Parameters<typeof load>[0]);
     const accepted = run.statusCounts['202'] ?? 0;
-    let jobs = 0;
-    let charged = 0;
-    for (const user of users) {
-      jobs += (await api(service.url, user, 'GET', '/generate?limit=1')).body.total as number;
-      charged += 1_000_000 - ((await api(service.url, user, 'GET', '/auth/profile')).body.coinBalance as number);
+    // Requests still in flight when autocannon stops commit meanwhile: read until two reads agree.
+    const totals = async () => {
+      let jobs = 0;
+      let charged = 0;
+      for (const user of users) {
+        jobs += (await api(service.url, user, 'GET', '/generate?limit=1')).body.total as number;
+        charged += 1_000_000 - ((await api(service.url, user, 'GET', '/auth/profile')).body.coinBalance as number);
+      }
+      return { jobs, charged };
+    };
+    let previous = await totals();
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const next = await totals();
+      if (next.jobs === previous.jobs && next.charged === previous.charged) break;
+      previous = next;
     }
+    const { jobs, charged } = previous;
     printLine('generation-submit', db, run, base, {
       connections: SUBMIT_CONNECTIONS,
       // autocannon stops counting at the deadline while a few requests are still in flight, so the
@@ -87,6 +99,8 @@ async function completionLatency(db: BenchDb): Promise<void> {
     const mapped = await api(service.url, admin, 'PUT', `/workflow-templates/${created.body.id}/parameter-map`, { prompt: { preset: 'prompt', node_id: '1', input_name: 'source' } });
     if (mapped.status !== 200) throw new Error(`template map: ${mapped.status} ${JSON.stringify(mapped.body)}`);
     const user = await signUpAndLogin(service.url);
+    const topUp = await api(service.url, admin, 'POST', `/admin/coin/add/${user.user.id}`, { amount: 1_000_000, reason: 'admin_adjustment' });
+    if (topUp.status !== 200) throw new Error(`top-up: ${topUp.status}`);
     const socket = new WebSocket(`${service.url.replace('http', 'ws')}/api/v1/ws`, { headers: { cookie: user.cookie } });
     await new Promise((resolve, reject) => (socket.once('open', resolve), socket.once('error', reject)));
     const waiting = new Map<string, (at: number) => void>();

@@ -19,16 +19,24 @@ export class MemoryUserEventStore implements UserEventStore {
   }
 
   async append(userId: string, event: UserEvent, at: Date): Promise<StoredUserEvent> {
+    return (await this.appendAll(userId, [event], at))[0]!;
+  }
+
+  async appendAll(userId: string, events: readonly UserEvent[], at: Date): Promise<StoredUserEvent[]> {
     let log = this.logs.get(userId);
     if (!log) {
       log = { seq: 0, events: [] };
       this.logs.set(userId, log);
     }
-    log.seq += 1;
-    // A JSON round trip, like the SQL store's payload column: what is stored is what any reader gets.
-    const stored: StoredUserEvent = { userId, seq: log.seq, event: JSON.parse(JSON.stringify(event)) as UserEvent, createdAt: new Date(at) };
-    log.events.push(stored);
-    return copy(stored);
+    const stored: StoredUserEvent[] = [];
+    for (const event of events) {
+      log.seq += 1;
+      // A JSON round trip, like the SQL store's payload column: what is stored is what any reader gets.
+      const one: StoredUserEvent = { userId, seq: log.seq, event: JSON.parse(JSON.stringify(event)) as UserEvent, createdAt: new Date(at) };
+      log.events.push(one);
+      stored.push(copy(one));
+    }
+    return stored;
   }
 
   async listSince(userId: string, since: number, max: number): Promise<StoredUserEvent[]> {

@@ -32,28 +32,30 @@ export class SequelizeCoinLedger implements CoinLedger {
       const sql = scope.sequelize;
       const dialect = scope.dialect;
       const guard = amount < 0 ? ' AND coin_balance >= ?' : '';
-      const changed = await sql.query(`UPDATE users SET coin_balance = coin_balance + ?, updated_at = ? WHERE id = ?${guard}`, {
-        replacements: [amount, sqlTime(entry.createdAt, dialect), entry.userId, ...(amount < 0 ? [-amount] : [])],
-        type: QueryTypes.BULKUPDATE,
-        ...scope.options,
-      });
-      if (changed !== 1) {
+      const update = `UPDATE users SET coin_balance = coin_balance + ?, updated_at = ? WHERE id = ?${guard}`;
+      const replacements = [amount, sqlTime(entry.createdAt, dialect), entry.userId, ...(amount < 0 ? [-amount] : [])];
+      let balance: number | null;
+      if (dialect === 'sqlite') {
+        // SQLite returns the new balance from the update itself (RETURNING); no row means the guard refused.
+        const [changed] = await sql.query<{ coin_balance: number }>(`${update} RETURNING coin_balance`, { replacements, type: QueryTypes.SELECT, ...scope.options });
+        balance = changed ? Number(changed.coin_balance) : null;
+      } else {
+        const changed = await sql.query(update, { replacements, type: QueryTypes.BULKUPDATE, ...scope.options });
+        // Our own update is visible in our transaction, and the row stays locked until commit.
+        const [user] = changed === 1 ? await sql.query<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', { replacements: [entry.userId], type: QueryTypes.SELECT, ...scope.options }) : [];
+        balance = user ? Number(user.coin_balance) : null;
+      }
+      if (balance === null) {
         const found = await sql.query('SELECT 1 AS found FROM users WHERE id = ?', { replacements: [entry.userId], type: QueryTypes.SELECT, ...scope.options });
         return { ok: false, reason: found.length > 0 ? 'insufficient' : 'user_not_found' };
       }
-      // Our own update is visible in our transaction, and the row stays locked until commit.
-      const [user] = await sql.query<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', {
-        replacements: [entry.userId],
-        type: QueryTypes.SELECT,
-        ...scope.options,
-      });
       const row: CoinTransactionRow = {
         id: entry.id,
         user_id: entry.userId,
         amount,
         reason: entry.reason,
         related_entity_id: entry.relatedEntityId,
-        balance_after: Number(user!.coin_balance),
+        balance_after: balance,
         actor_id: entry.actorId,
         created_at: entry.createdAt,
       };

@@ -17,7 +17,7 @@ import type { OutboxEntry, OutboxWriter } from '../../core/ports/outbox.port.ts'
 import type { SqlScope } from './sql-scope.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { isInsideTransaction, type SequelizeDatabase } from './sequelize-database.ts';
-import { SequelizeQueueConsumer } from './sequelize-queue-consumer.ts';
+import { SequelizeQueueConsumer, type Candidate } from './sequelize-queue-consumer.ts';
 
 export interface QueueMessageRow {
   id: string;
@@ -141,7 +141,8 @@ export class SequelizeMessageQueue implements MessageQueue {
       if (error instanceof UniqueConstraintError) return { messageId };
       throw error;
     }
-    target.afterCommit(() => this.wakeConsumers());
+    const hint = { id, message_id: messageId, task_type: message.taskType, environment: message.environment, body: JSON.stringify(message.body ?? null), attempts: 0 };
+    target.afterCommit(() => this.wakeConsumers(hint));
     void this.purgeDone(now);
     return { messageId };
   }
@@ -204,8 +205,9 @@ export class SequelizeMessageQueue implements MessageQueue {
     await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
   }
 
-  private wakeConsumers(): void {
-    for (const consumer of this.consumers) consumer.wake();
+  /** `hint`: a message just committed, which a consumer may take without polling for it. */
+  private wakeConsumers(hint?: Candidate): void {
+    for (const consumer of this.consumers) consumer.wake(hint);
   }
 
   /** Drops tombstones past their retention, at most once a minute per process. */

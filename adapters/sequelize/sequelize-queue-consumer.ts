@@ -18,7 +18,10 @@ export interface QueueConsumerDeps {
   onStopped(consumer: SequelizeQueueConsumer): void;
 }
 
-type Candidate = Pick<QueueMessageRow, 'id' | 'message_id' | 'task_type' | 'environment' | 'body' | 'attempts'>;
+export type Candidate = Pick<QueueMessageRow, 'id' | 'message_id' | 'task_type' | 'environment' | 'body' | 'attempts'>;
+
+/** Hints kept at most: beyond that the poll finds the rest. */
+const MAX_HINTS = 64;
 
 const later = (from: Date, seconds: number): Date => new Date(from.getTime() + Math.round(seconds * 1000));
 
@@ -33,6 +36,8 @@ export class SequelizeQueueConsumer implements Consumer {
   private readonly inFlight = new Set<Promise<void>>();
   private wakeUp: (() => void) | null = null;
   private woken = false;
+  /** Messages this process just committed: tried first, without a poll query (the conditional take still decides). */
+  private hints: Candidate[] = [];
 
   constructor(
     private readonly deps: QueueConsumerDeps,
@@ -45,7 +50,10 @@ export class SequelizeQueueConsumer implements Consumer {
   }
 
   /** Cuts the current idle sleep short (a publish in this process, a handler finishing, stop()). */
-  wake(): void {
+  wake(hint?: Candidate): void {
+    if (hint && this.hints.length < MAX_HINTS && hint.environment === this.options.environment && this.options.taskTypes.includes(hint.task_type)) {
+      this.hints.push(hint);
+    }
     if (this.wakeUp) this.wakeUp();
     else this.woken = true;
   }
@@ -98,7 +106,8 @@ export class SequelizeQueueConsumer implements Consumer {
   private async takeAndStart(free: number): Promise<boolean> {
     const { model, clock } = this.deps;
     const now = clock.now();
-    const candidates = asRows<Candidate>(
+    const hinted = this.hints.splice(0, free);
+    const candidates = hinted.length > 0 ? hinted : asRows<Candidate>(
       await model.findAll({
         attributes: ['id', 'message_id', 'task_type', 'environment', 'body', 'attempts'],
         where: {

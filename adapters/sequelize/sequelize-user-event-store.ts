@@ -31,12 +31,13 @@ export const userEventModel = (sequelize: Sequelize): RowModel<UserEventRow> =>
  * stays locked (MariaDB) or the writer is held (SQLite) until commit, so one user's seqs commit in order.
  */
 const BUMP_COUNTER: Record<Dialect, string> = {
-  sqlite: 'INSERT INTO user_event_counters (user_id, seq) VALUES (?, 1) ON CONFLICT (user_id) DO UPDATE SET seq = seq + 1',
-  mysql: 'INSERT INTO user_event_counters (user_id, seq) VALUES (?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE seq = LAST_INSERT_ID(seq + 1)',
+  sqlite: 'INSERT INTO user_event_counters (user_id, seq) VALUES (:userId, :count) ON CONFLICT (user_id) DO UPDATE SET seq = seq + :count',
+  mysql: 'INSERT INTO user_event_counters (user_id, seq) VALUES (:userId, LAST_INSERT_ID(:count)) ON DUPLICATE KEY UPDATE seq = LAST_INSERT_ID(seq + :count)',
 };
 
-async function nextSeq(s: SqlScope, userId: string): Promise<number> {
-  const bumped = await s.sequelize.query(BUMP_COUNTER[s.dialect], { replacements: [userId], type: QueryTypes.INSERT, ...s.options });
+/** Bumps the counter by `count` and returns its new value (the last of the seqs handed out). */
+async function bumpSeq(s: SqlScope, userId: string, count: number): Promise<number> {
+  const bumped = await s.sequelize.query(BUMP_COUNTER[s.dialect], { replacements: { userId, count }, type: QueryTypes.INSERT, ...s.options });
   if (s.dialect === 'mysql') return Number((bumped as unknown as [number, number])[0]);
   const [counter] = await s.sequelize.query<{ seq: number }>('SELECT seq FROM user_event_counters WHERE user_id = ?', {
     replacements: [userId],
@@ -57,11 +58,18 @@ const toStored = (row: UserEventRow): StoredUserEvent => ({
 export class SequelizeUserEventStore implements UserEventStore {
   constructor(private readonly scope: SqlScope) {}
 
-  append(userId: string, event: UserEvent, at: Date): Promise<StoredUserEvent> {
+  async append(userId: string, event: UserEvent, at: Date): Promise<StoredUserEvent> {
+    return (await this.appendAll(userId, [event], at))[0]!;
+  }
+
+  appendAll(userId: string, events: readonly UserEvent[], at: Date): Promise<StoredUserEvent[]> {
+    if (events.length === 0) return Promise.resolve([]);
     return this.scope.atomic(async (s) => {
-      const row: UserEventRow = { user_id: userId, seq: await nextSeq(s, userId), payload: JSON.stringify(event), created_at: at };
-      await userEventModel(s.sequelize).create(row, s.options);
-      return toStored(row);
+      const last = await bumpSeq(s, userId, events.length);
+      const first = last - events.length + 1;
+      const rows = events.map((event, i): UserEventRow => ({ user_id: userId, seq: first + i, payload: JSON.stringify(event), created_at: at }));
+      await userEventModel(s.sequelize).bulkCreate(rows, s.options);
+      return rows.map(toStored);
     });
   }
 

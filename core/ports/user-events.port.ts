@@ -16,6 +16,8 @@ export interface StoredUserEvent {
 export interface UserEventStore {
   /** Assigns the next seq of this user and stores the event; through `tx.events`, with the change it reports. */
   append(userId: string, event: UserEvent, at: Date): Promise<StoredUserEvent>;
+  /** Several events of one user at once, with consecutive seqs in the given order (one counter bump). */
+  appendAll(userId: string, events: readonly UserEvent[], at: Date): Promise<StoredUserEvent[]>;
   /** In seq order, those with seq > since (at most `max`). */
   listSince(userId: string, since: number, max: number): Promise<StoredUserEvent[]>;
   /** Removes events older than `before`; returns how many. */

@@ -23,6 +23,24 @@ export function userEventStoreContract(name: string, make: MakeBackend): void {
     fixture = { store: repos.events, uow };
   });
 
+  test(`${name}: appendAll gives consecutive seqs in order, interleaving safely with single appends`, async (t) => {
+    const userId = randomUUID();
+    const first = await fixture.store.append(userId, status('one'), at(0));
+    const batches = await Promise.all([
+      fixture.store.appendAll(userId, [progress(1), progress(2), progress(3)], at(1)),
+      fixture.store.appendAll(userId, [status('a'), status('b')], at(1)),
+      fixture.store.append(userId, status('single'), at(1)),
+    ]);
+    t.is(first.seq, 1);
+    for (const batch of batches.slice(0, 2) as StoredUserEvent[][]) {
+      t.deepEqual(batch.map((e) => e.seq - batch[0]!.seq), batch.map((_, i) => i), 'a batch takes consecutive seqs');
+    }
+    const all = await fixture.store.listSince(userId, 0, 100);
+    t.deepEqual(all.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7], 'no seq shared or skipped');
+    t.deepEqual(batches[0]!.map(valueOf), [1, 2, 3], 'in the given order');
+    t.deepEqual(await fixture.store.appendAll(userId, [], at(2)), []);
+  });
+
   test(`${name}: 100 concurrent appends for one user get seqs exactly 1..100`, async (t) => {
     const userId = randomUUID();
     const appended = await Promise.all(

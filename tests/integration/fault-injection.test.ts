@@ -44,7 +44,7 @@ interface Scenario {
 
 const to = (status: string) => (args: unknown[]) => (args[1] as { to: string }).to === status;
 const reason = (value: string) => (args: unknown[]) => (args[0] as { reason: string }).reason === value;
-const eventType = (type: string) => (args: unknown[]) => (args[1] as { type: string }).type === type;
+const eventType = (type: string) => (args: unknown[]) => (args[1] as { type: string }[]).some((event) => event.type === type);
 
 const SCENARIOS: Scenario[] = [
   { name: 'the attempt cannot take the job', expect: 'succeeded', workflow: 'image', repo: 'jobs', method: 'transition', when: to('running') },
@@ -53,13 +53,13 @@ const SCENARIOS: Scenario[] = [
   { name: 'the transition to succeeded fails', expect: 'succeeded', workflow: 'image', repo: 'jobs', method: 'transition', when: to('succeeded') },
   { name: 'the history write fails', expect: 'succeeded', workflow: 'image', repo: 'history', method: 'add' },
   { name: 'releasing the staging fails', expect: 'succeeded', workflow: 'image', repo: 'staged', method: 'remove' },
-  { name: 'recording job.completed fails', expect: 'succeeded', workflow: 'image', repo: 'events', method: 'append', when: eventType('job.completed') },
+  { name: 'recording job.completed fails', expect: 'succeeded', workflow: 'image', repo: 'events', method: 'appendAll', when: eventType('job.completed') },
   { name: 'the ack is lost', expect: 'succeeded', workflow: 'image', ackLost: true },
   { name: 'deleting an abandoned attempt\'s file fails', expect: 'succeeded', workflow: 'image', storage: 'delete', alsoFailCompletion: true },
   { name: 'the transition to failed fails', expect: 'failed', workflow: 'failing', repo: 'jobs', method: 'transition', when: to('failed') },
   { name: 'marking the refund fails', expect: 'failed', workflow: 'failing', repo: 'jobs', method: 'markRefunded' },
   { name: 'the refund credit fails', expect: 'failed', workflow: 'failing', repo: 'ledger', method: 'apply', when: reason('generation_refund') },
-  { name: 'recording job.failed fails', expect: 'failed', workflow: 'failing', repo: 'events', method: 'append', when: eventType('job.failed') },
+  { name: 'recording job.failed fails', expect: 'failed', workflow: 'failing', repo: 'events', method: 'appendAll', when: eventType('job.failed') },
   { name: 'failing a dead-lettered job fails once', expect: 'failed', workflow: 'unavailable', repo: 'jobs', method: 'transition', when: to('failed') },
   { name: 'the refund of a cancel fails', expect: 'cancelled', workflow: 'image', cancel: true, repo: 'ledger', method: 'apply', when: reason('generation_refund') },
 ];

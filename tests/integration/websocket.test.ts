@@ -41,6 +41,7 @@ for (const db of DATABASES) {
         const real = repos.events;
         const slowed: UserEventStore = {
           append: (userId, event, at) => real.append(userId, event, at),
+          appendAll: (userId, events, at) => real.appendAll(userId, events, at),
           // Events published before the read are both held and in the page (must not repeat); those published
           // after it are only held (must not be lost).
           listSince: async (userId, since, max) => {

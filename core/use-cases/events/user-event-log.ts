@@ -26,12 +26,19 @@ export class UserEventLog {
   constructor(private readonly deps: UserEventLogDeps) {}
 
   async record(tx: Transaction, userId: string, event: UserEvent): Promise<StoredUserEvent> {
-    const stored = await tx.events.append(userId, event, this.deps.clock.now());
-    tx.afterCommit(() =>
-      this.deps.bus.publish(USER_EVENTS_CHANNEL, envelopeOf(stored)).catch((error: unknown) =>
-        this.deps.logger.warn('event not fanned out (clients get it on sync)', { userId, seq: stored.seq, type: event.type, error: String(error) }),
-      ),
-    );
+    return (await this.recordAll(tx, userId, [event]))[0]!;
+  }
+
+  /** Several events of one user, with consecutive seqs, in this order. */
+  async recordAll(tx: Transaction, userId: string, events: readonly UserEvent[]): Promise<StoredUserEvent[]> {
+    const stored = await tx.events.appendAll(userId, events, this.deps.clock.now());
+    tx.afterCommit(async () => {
+      for (const one of stored) {
+        await this.deps.bus.publish(USER_EVENTS_CHANNEL, envelopeOf(one)).catch((error: unknown) =>
+          this.deps.logger.warn('event not fanned out (clients get it on sync)', { userId, seq: one.seq, type: one.event.type, error: String(error) }),
+        );
+      }
+    });
     return stored;
   }
 }

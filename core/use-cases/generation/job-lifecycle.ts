@@ -35,8 +35,10 @@ export class JobLifecycle {
     const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil };
     if (!(await tx.jobs.transition(jobId, { to: 'running', runId, changes }, at))) return { kind: 'finished', job: current };
     const job: GenerationJob = { ...current, ...changes, status: 'running', runId, updatedAt: at };
-    await this.deps.events.record(tx, job.userId, { type: 'job.started', jobId, attempt });
-    await this.deps.events.record(tx, job.userId, { type: 'job.status', jobId, text: 'Generating' });
+    await this.deps.events.recordAll(tx, job.userId, [
+      { type: 'job.started', jobId, attempt },
+      { type: 'job.status', jobId, text: 'Generating' },
+    ]);
     return { kind: 'started', job, runId };
   }
 
@@ -93,8 +95,10 @@ export class JobLifecycle {
       if (!(await tx.history.add(item))) throw new Error(`output ${item.fileName} of job ${job.id} is already recorded`);
     }
     await tx.staged.remove(items.map((item) => item.storageKey));
-    for (const output of views) await this.deps.events.record(tx, job.userId, { type: 'job.output', jobId: job.id, output });
-    await this.deps.events.record(tx, job.userId, { type: 'job.completed', jobId: job.id, outputs: views, texts: texts.map((text) => text.text) });
+    await this.deps.events.recordAll(tx, job.userId, [
+      ...views.map((output) => ({ type: 'job.output' as const, jobId: job.id, output })),
+      { type: 'job.completed', jobId: job.id, outputs: views, texts: texts.map((text) => text.text) },
+    ]);
     return true;
   }
 }

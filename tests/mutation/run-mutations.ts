@@ -1,0 +1,218 @@
+/**
+ * The mutation check of the exactly-once guards: each mutation deletes one guard (a conditional update, a
+ * fence, a refund, a state check...) in a scratch copy of the project, runs the tests that should catch it,
+ * and reports whether they went red. Every mutation must be caught. Not part of `npm test` (it runs the
+ * suites many times); run it with `npm run mutation` (optionally a name filter) and read the JSON lines.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface Mutation {
+  name: string;
+  file: string;
+  find: string;
+  replace: string;
+  tests: string[];
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const MUTATIONS: Mutation[] = [
+  {
+    name: 'SQL job transition: no status guard',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: 'const where: WhereOptions<JobRow> = { id, status: { [Op.in]: sourcesOf(move.to) }, ',
+    replace: 'const where: WhereOptions<JobRow> = { id, ',
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
+  {
+    name: 'SQL job transition: no fence',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "...(move.fence !== undefined ? { run_id: move.fence } : {}) };",
+    replace: '};',
+    tests: ['tests/contract/job-repository.test.ts', 'tests/integration/worker-defects.test.ts'],
+  },
+  {
+    name: 'memory job transition: no status guard',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: 'if (!job || !sourcesOf(move.to).includes(job.status)) return false;',
+    replace: 'if (!job) return false;',
+    tests: ['tests/contract/job-repository.test.ts', 'tests/unit/generation.test.ts'],
+  },
+  {
+    name: 'markRefunded: no once-only guard',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: 'const where: WhereOptions<JobRow> = { id, refunded_coins: 0 };',
+    replace: 'const where: WhereOptions<JobRow> = { id };',
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
+  {
+    name: 'a terminal move without its refund',
+    file: 'core/use-cases/generation/job-lifecycle.ts',
+    find: 'const refunded = await this.refund(tx, job, at);',
+    replace: 'const refunded = 0;',
+    tests: ['tests/unit/generation.test.ts', 'tests/integration/fault-injection.test.ts'],
+  },
+  {
+    name: 'refund committed apart from the terminal move',
+    file: 'core/use-cases/generation/job-lifecycle.ts',
+    find: "if (!credit.ok) throw new Error(`refund of job ${job.id} failed: ${credit.reason}`);",
+    replace: 'if (!credit.ok) return 0;',
+    tests: ['tests/contract/job-repository.test.ts', 'tests/unit/generation.test.ts'],
+  },
+  {
+    name: 'success not fenced by the attempt',
+    file: 'core/use-cases/generation/job-lifecycle.ts',
+    find: "if (!(await tx.jobs.transition(job.id, { to: 'succeeded', fence: runId, changes }, at))) return false;",
+    replace: "if (!(await tx.jobs.transition(job.id, { to: 'succeeded', changes }, at))) return false;",
+    tests: ['tests/integration/worker-defects.test.ts'],
+  },
+  {
+    name: 'success without staged files released',
+    file: 'core/use-cases/generation/job-lifecycle.ts',
+    find: 'await tx.staged.remove(items.map((item) => item.storageKey));',
+    replace: '',
+    tests: ['tests/unit/generation.test.ts'],
+  },
+  {
+    name: 'no staging before the upload',
+    file: 'core/use-cases/generation/store-outputs.ts',
+    find: 'for (const storageKey of keys) await tx.staged.add({ storageKey, jobId: job.id, runId, createdAt: stagedAt });',
+    replace: '',
+    tests: ['tests/integration/fault-injection.test.ts', 'tests/integration/worker-defects.test.ts'],
+  },
+  {
+    name: 'a lost attempt keeps its uploaded files',
+    file: 'core/use-cases/generation/store-outputs.ts',
+    find: "    await this.discard(runId);\n    return 'lost';",
+    replace: "    return 'lost';",
+    tests: ['tests/integration/worker-defects.test.ts'],
+  },
+  {
+    name: 'dead letters do not end their job',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: 'if (this.options.onDeadLetter && message) await this.options.onDeadLetter(message, settlement.reason);',
+    replace: '',
+    tests: ['tests/integration/exactly-once-defects.test.ts', 'tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'queue acks delete (no tombstone)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: "changed = await this.write({ status: 'done', claim_token: null, updated_at: clock.now() }, where);",
+    replace: 'changed = await this.deps.db.autocommit.write((scope) => queueMessageModel(scope.sequelize).destroy({ where, ...scope.options }));',
+    tests: ['tests/integration/worker-defects.test.ts', 'tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'relays do not respect leases',
+    file: 'adapters/sequelize/sequelize-outbox.ts',
+    find: "{ where: { id: { [Op.in]: candidates.map((row) => row.id) }, ...free(now) }, ...s.options },",
+    replace: "{ where: { id: { [Op.in]: candidates.map((row) => row.id) } }, ...s.options },",
+    tests: ['tests/contract/outbox.test.ts', 'tests/integration/queue.test.ts'],
+  },
+  {
+    name: 'a refused submit keeps the linked deduction',
+    file: 'core/use-cases/generation/submit-generation.use-case.ts',
+    find: '      await this.credit(tx, userId, linked.amount, requestId);',
+    replace: '',
+    tests: ['tests/unit/generation.test.ts', 'tests/integration/exactly-once-defects.test.ts'],
+  },
+  {
+    name: 'a linked deduction above the price is kept',
+    file: 'core/use-cases/generation/submit-generation.use-case.ts',
+    find: 'if (linkedPaid > prepared.price) await this.credit(tx, userId, linkedPaid - prepared.price, jobId);',
+    replace: '',
+    tests: ['tests/unit/generation.test.ts'],
+  },
+  {
+    name: 'raw workflows free for everyone',
+    file: 'core/use-cases/generation/prepare-generation.ts',
+    find: 'if (!this.deps.raw.roles.includes(request.role)) {\n      return validationFailed',
+    replace: 'if (false) {\n      return validationFailed',
+    tests: ['tests/unit/generation.test.ts'],
+  },
+  {
+    name: 'memory unit of work does not roll back',
+    file: 'adapters/memory/memory-store.ts',
+    find: '        this.restore(before);',
+    replace: '',
+    tests: ['tests/contract/unit-of-work.test.ts', 'tests/unit/generation.test.ts'],
+  },
+  {
+    name: 'sockets ignore session revocation',
+    file: 'adapters/ws/ws-gateway.ts',
+    find: "client.ws.close(WS_CLOSE.SESSION_REVOKED, 'session revoked');",
+    replace: '',
+    tests: ['tests/integration/exactly-once-defects.test.ts'],
+  },
+  {
+    name: 'sockets outlive their access token',
+    file: 'adapters/ws/ws-gateway.ts',
+    find: "client.expiry = setTimeout(() => client.ws.close(WS_CLOSE.TOKEN_EXPIRED, 'access token expired'), Math.min(delay, 2 ** 31 - 1));",
+    replace: 'client.expiry = setTimeout(() => undefined, Math.min(delay, 2 ** 31 - 1));',
+    tests: ['tests/integration/exactly-once-defects.test.ts'],
+  },
+  {
+    name: 'refresh rotation outside one transaction',
+    file: 'core/use-cases/auth/session-revocations.ts',
+    find: '    // A rotation of this family that held one of its tokens while the first statement ran has committed by\n    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, clock.now());\n',
+    replace: '',
+    tests: ['tests/integration/exactly-once-defects.test.ts'],
+  },
+  {
+    name: 'reconciler skips stalled jobs',
+    file: 'core/use-cases/generation/reconcile-jobs.use-case.ts',
+    find: 'for (const stalled of await jobs.listStalled(stalledBefore, max)) {',
+    replace: 'for (const stalled of [] as Awaited<ReturnType<typeof jobs.listStalled>>) {',
+    tests: ['tests/unit/reconcile-jobs.test.ts'],
+  },
+  {
+    name: 'reconciler skips owed refunds',
+    file: 'core/use-cases/generation/reconcile-jobs.use-case.ts',
+    find: 'for (const owed of await jobs.listUnrefunded(max)) {',
+    replace: 'for (const owed of [] as Awaited<ReturnType<typeof jobs.listUnrefunded>>) {',
+    tests: ['tests/unit/reconcile-jobs.test.ts'],
+  },
+  {
+    name: 'retention sweep stops at the first failing delete',
+    file: 'core/use-cases/generation/history.use-case.ts',
+    find: "      } catch (error) {\n        this.deps.logger.warn('expired output not deleted; the next sweep retries'",
+    replace: "      } catch (error) {\n        throw error;\n        this.deps.logger.warn('expired output not deleted; the next sweep retries'",
+    tests: ['tests/integration/worker-defects.test.ts'],
+  },
+];
+
+const filter = process.argv[2];
+const chosen = MUTATIONS.filter((mutation) => !filter || mutation.name.includes(filter));
+const scratch = mkdtempSync(path.join(tmpdir(), 'mgs-mutation-'));
+const files = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+for (const file of files) cpSync(path.join(ROOT, file), path.join(scratch, file), { recursive: true });
+symlinkSync(path.join(ROOT, 'node_modules'), path.join(scratch, 'node_modules'));
+
+let survived = 0;
+try {
+  for (const mutation of chosen) {
+    const target = path.join(scratch, mutation.file);
+    const original = readFileSync(target, 'utf8');
+    if (!original.includes(mutation.find)) throw new Error(`mutation "${mutation.name}": the guard text is no longer in ${mutation.file}`);
+    writeFileSync(target, original.replace(mutation.find, mutation.replace));
+    const started = Date.now();
+    const run = spawnSync(path.join(scratch, 'node_modules/.bin/ava'), mutation.tests, {
+      cwd: scratch,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${path.join(scratch, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
+      timeout: 600_000,
+    });
+    writeFileSync(target, original);
+    const failing = (run.stdout + run.stderr).split('\n').filter((line) => line.includes('✘')).map((line) => line.trim());
+    const caught = run.status !== 0;
+    if (!caught) survived += 1;
+    process.stdout.write(`${JSON.stringify({ mutation: mutation.name, caught, seconds: Math.round((Date.now() - started) / 1000), red: failing.slice(0, 3) })}\n`);
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.stdout.write(`${JSON.stringify({ mutations: chosen.length, caught: chosen.length - survived, survived })}\n`);
+process.exit(survived === 0 ? 0 : 1);

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import type { Logger } from '../../core/ports/logger.port.ts';
+import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
+import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
+import { generationHarness, quietLogger, type Harness } from '../support/generation-harness.ts';
+
+const recording = () => {
+  const warnings: string[] = [];
+  const logger: Logger = { ...quietLogger, warn: (message) => void warnings.push(message), child: () => logger };
+  return { logger, warnings };
+};
+
+const setup = async (t: { teardown(fn: () => Promise<void>): void }, storage?: (inner: ObjectStorage) => ObjectStorage) => {
+  const h = await generationHarness(storage ? { storage } : {});
+  t.teardown(() => h.dispose());
+  const { logger, warnings } = recording();
+  const reconciler = new ReconcileJobs({
+    uow: h.uow,
+    jobs: h.repos.jobs,
+    staged: h.repos.staged,
+    storage: h.storage,
+    lifecycle: h.lifecycle,
+    clock: h.clock,
+    logger,
+    stalledAfterSeconds: 30 * 60,
+    orphanedAfterSeconds: 60 * 60,
+  });
+  return { h, reconciler, warnings };
+};
+
+const submitted = async (h: Harness, cost: number) => {
+  const userId = await h.newUser(10);
+  const templateId = await h.addTemplate(cost);
+  const result = await h.submit.execute({ userId, role: 'user', templateId });
+  if (!result.ok) throw new Error(JSON.stringify(result));
+  return { userId, jobId: result.value.job.id };
+};
+
+test('a finished job that owes a refund gets it once, and the repair is logged', async (t) => {
+  const { h, reconciler, warnings } = await setup(t);
+  const { userId, jobId } = await submitted(h, 4);
+  // Failed without its refund: data from before the ending and the refund were one transaction.
+  await h.repos.jobs.transition(jobId, { to: 'failed', changes: { finishedAt: h.clock.now() } }, h.clock.now());
+  t.is(await h.balance(userId), 6);
+  t.deepEqual((await reconciler.execute()).refunded, [jobId]);
+  t.is(await h.balance(userId), 10);
+  t.is((await h.repos.jobs.findById(jobId))!.refundedCoins, 4);
+  t.deepEqual((await reconciler.execute()).refunded, [], 'once');
+  t.is(await h.balance(userId), 10);
+  t.true(warnings.some((w) => w.startsWith('reconciler: refunded')));
+});
+
+test('a running job whose lease ended long ago is failed and refunded; a live one, or one taken over meanwhile, is left alone', async (t) => {
+  const { h, reconciler, warnings } = await setup(t);
+  const stalled = await submitted(h, 3);
+  const live = await submitted(h, 3);
+  const now = h.clock.now();
+  const lease = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+  await h.repos.jobs.transition(stalled.jobId, { to: 'running', runId: randomUUID(), changes: { leaseUntil: lease(0) } }, now);
+  await h.repos.jobs.transition(live.jobId, { to: 'running', runId: randomUUID(), changes: { leaseUntil: lease(40) } }, now);
+  h.advance(20);
+  t.deepEqual((await reconciler.execute()).abandoned, [], 'not yet: 30 minutes');
+  h.advance(11);
+  t.deepEqual((await reconciler.execute()).abandoned, [stalled.jobId]);
+  const job = (await h.repos.jobs.findById(stalled.jobId))!;
+  t.is(job.status, 'failed');
+  t.is(job.error?.code, 'JOB.ABANDONED');
+  t.is(await h.balance(stalled.userId), 10, 'refunded');
+  t.is((await h.repos.jobs.findById(live.jobId))!.status, 'running');
+  t.true(warnings.some((w) => w.startsWith('reconciler: failed and refunded')));
+  t.is((await h.eventsOf(stalled.userId)).filter((e) => e.type === 'job.failed').length, 1, 'its owner hears of it');
+});
+
+test('files staged by attempts that can no longer commit them are deleted once old enough; a failing delete is retried later', async (t) => {
+  let failDelete = true;
+  const { h, reconciler } = await setup(t, (inner) =>
+    Object.assign(Object.create(inner) as ObjectStorage, {
+      delete: async (key: string) => {
+        if (failDelete && key.endsWith('first.png')) throw new Error('EACCES');
+        return inner.delete(key);
+      },
+    }),
+  );
+  const { jobId } = await submitted(h, 1);
+  const runId = randomUUID();
+  // A live attempt: its lease runs well past the test's hour.
+  await h.repos.jobs.transition(jobId, { to: 'running', runId, changes: { leaseUntil: new Date(h.clock.now().getTime() + 3 * 3600_000) } }, h.clock.now());
+  for (const name of ['first.png', 'second.png']) {
+    const key = `outputs/u/${jobId}/${name}`;
+    await h.repos.staged.add({ storageKey: key, jobId, runId: randomUUID(), createdAt: h.clock.now() });
+    await h.storage.put(key, Buffer.from(name), { contentType: 'image/png' });
+  }
+  const liveKey = `outputs/u/${jobId}/live.png`;
+  await h.repos.staged.add({ storageKey: liveKey, jobId, runId, createdAt: h.clock.now() });
+  await h.storage.put(liveKey, Buffer.from('live'), { contentType: 'image/png' });
+
+  t.is((await reconciler.execute()).filesDeleted, 0, 'too young');
+  h.advance(61);
+  t.is((await reconciler.execute()).filesDeleted, 1, 'the failing delete does not stop the other');
+  t.is(await h.storage.head(`outputs/u/${jobId}/second.png`), null);
+  t.not(await h.storage.head(`outputs/u/${jobId}/first.png`), null);
+  failDelete = false;
+  t.is((await reconciler.execute()).filesDeleted, 1, 'retried');
+  t.is(await h.storage.head(`outputs/u/${jobId}/first.png`), null);
+  t.not(await h.storage.head(liveKey), null, 'the running attempt keeps its staged file');
+  t.deepEqual((await h.repos.staged.listForRun(runId)).map((s) => s.storageKey), [liveKey]);
+});
