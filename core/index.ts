@@ -77,6 +77,7 @@ export * from './use-cases/generation/job-queries.use-case.ts';
 export * from './use-cases/generation/prepare-generation.ts';
 export * from './use-cases/generation/progress-relay.ts';
 export * from './use-cases/generation/reconcile-jobs.use-case.ts';
+export * from './use-cases/generation/refund-credit.ts';
 export * from './use-cases/generation/run-generation.use-case.ts';
 export * from './use-cases/generation/store-outputs.ts';
 export * from './use-cases/generation/submit-generation.use-case.ts';

@@ -53,7 +53,7 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
         maxFailures: config.auth.loginMaxFailures,
         windowSeconds: config.auth.loginWindowSeconds,
       }),
-      refresh: new RefreshSession({ ...sessionDeps, users, uow: ports.uow(), revocations }),
+      refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
       logout: new LogoutUser({ sessions, tokens: ports.tokens(), cache: ports.cache(), clock: ports.clock(), revocations }),
       profile: new GetProfile({ users }),
       authenticate: resolve(container, TOKENS.Authenticate),

@@ -73,27 +73,7 @@ const twoImageWorkflow = (): WorkflowGraph => ({
   '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'pair' } },
 });
 
-/** Every file (dot-files included) below `root` whose path mentions `needle`. */
-async function filesMentioning(root: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (full.includes(needle)) found.push(path.relative(root, full));
-    }
-  };
-  await walk(root);
-  return found;
-}
-
-/** Every file below `root` (relative path) with its modification time. */
+/** Every file below `root` (dot-files included), by relative path, with its modification time. */
 async function fileTimes(root: string): Promise<Map<string, number>> {
   const times = new Map<string, number>();
   const walk = async (dir: string): Promise<void> => {
@@ -112,6 +92,9 @@ async function fileTimes(root: string): Promise<Map<string, number>> {
   await walk(root);
   return times;
 }
+
+/** Every file below `root` whose path mentions `needle`. */
+const filesMentioning = async (root: string, needle: string): Promise<string[]> => [...(await fileTimes(root)).keys()].filter((file) => file.includes(needle));
 
 // ---------------------------------------------------------------------------------------------
 // Harness: the shared generation harness on a real database, with local storage on disk
@@ -263,6 +246,63 @@ for (const kind of DATABASES) {
       const shared = gated.runFolders[1].filter((folder) => gated.runFolders[0]!.includes(folder));
       t.deepEqual(shared, [], `attempts 1 and 2 wrote into the same engine run folder (runIds ${gated.runIds.join(', ')})`);
     }
+  });
+
+  // The same race, later: attempt 1 has staged and is uploading its files when attempt 2 takes the job over.
+  // Attempt 1 must not commit its outputs (the success is fenced by its run id, not only by the status) and
+  // must delete the files it uploaded; attempt 2's result is the job's.
+  test(`${kind}: an attempt taken over while uploading cannot commit its outputs and deletes its own files`, async (t) => {
+    let gated!: GatedEngine;
+    const uploading = deferred();
+    const resumeUpload = deferred();
+    let puts = 0;
+    const h = await harness(t, kind, {
+      wrapEngine: (engine, workDir) => (gated = new GatedEngine(engine, workDir)),
+      storage: (storage) =>
+        Object.assign(Object.create(storage) as ObjectStorage, {
+          put: async (...args: Parameters<ObjectStorage['put']>) => {
+            if (++puts === 1) {
+              uploading.resolve();
+              await resumeUpload.promise;
+            }
+            return storage.put(...args);
+          },
+        }),
+    });
+    h.cleanups.push(() => {
+      resumeUpload.resolve();
+      gated.gates.forEach((gate) => gate.resolve());
+    });
+    const userId = await h.newUser(10);
+    const jobId = await h.submitJob(userId, imageWorkflow(), 1);
+
+    gated.gates[0]!.resolve();
+    const first = h.run.execute(h.delivery(jobId, 1));
+    await Promise.race([uploading.promise, first]);
+    t.true(uploading.settled, 'attempt 1 staged its file and is uploading it');
+    const second = h.run.execute(h.delivery(jobId, 2));
+    await Promise.race([gated.started[1]!.promise, second]);
+    t.true(gated.started[1]!.settled, 'attempt 2 took the job over and is in the engine');
+
+    resumeUpload.resolve();
+    t.deepEqual(await first, { action: 'ack' });
+    const afterFirst = await h.jobs.findById(jobId);
+    t.is(afterFirst!.status, 'running', 'attempt 1 could not finish the job attempt 2 holds');
+    t.is(afterFirst!.runId, gated.runIds[1]);
+    t.deepEqual(await h.history.listForJob(jobId), [], 'nor record its outputs');
+    const tagOf = (runId: string) => runId.replace(/-/g, '').slice(0, 12);
+    t.deepEqual((await filesMentioning(h.storageDir, jobId)).filter((file) => file.includes(tagOf(gated.runIds[0]!))), [], 'and its uploaded file is gone');
+
+    gated.gates[1]!.resolve();
+    t.deepEqual(await second, { action: 'ack' });
+    const job = await h.jobs.findById(jobId);
+    t.is(job!.status, 'succeeded');
+    const items = await h.history.listForJob(jobId);
+    t.is(items.length, 1);
+    t.true(items[0]!.storageKey.includes(tagOf(gated.runIds[1]!)), "attempt 2's output");
+    t.not(await h.storage.head(items[0]!.storageKey), null);
+    t.is(await h.balance(userId), 9, 'charged once');
+    t.deepEqual(await h.refunds(userId, jobId), []);
   });
 
   // Defect: the worker moves the job to `failed` first and refunds in a separate unit of work

@@ -10,11 +10,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-interface Mutation {
-  name: string;
+interface Edit {
   file: string;
   find: string;
   replace: string;
+}
+
+interface Mutation extends Edit {
+  name: string;
+  /** Further edits made together with the first (a guard defended twice is only gone when both are). */
+  also?: Edit[];
   tests: string[];
 }
 
@@ -57,11 +62,11 @@ const MUTATIONS: Mutation[] = [
     tests: ['tests/unit/generation.test.ts', 'tests/integration/fault-injection.test.ts'],
   },
   {
-    name: 'refund committed apart from the terminal move',
+    name: 'a failed refund credit does not undo the ending',
     file: 'core/use-cases/generation/job-lifecycle.ts',
-    find: "if (!credit.ok) throw new Error(`refund of job ${job.id} failed: ${credit.reason}`);",
-    replace: 'if (!credit.ok) return 0;',
-    tests: ['tests/contract/job-repository.test.ts', 'tests/unit/generation.test.ts'],
+    find: 'await creditRefund(tx, this.deps.ids, { userId: job.userId, amount: owed, relatedEntityId: job.id, at });',
+    replace: 'await creditRefund(tx, this.deps.ids, { userId: job.userId, amount: owed, relatedEntityId: job.id, at }).catch(() => undefined);',
+    tests: ['tests/integration/worker-defects.test.ts'],
   },
   {
     name: 'success not fenced by the attempt',
@@ -115,14 +120,14 @@ const MUTATIONS: Mutation[] = [
   {
     name: 'a refused submit keeps the linked deduction',
     file: 'core/use-cases/generation/submit-generation.use-case.ts',
-    find: '      await this.credit(tx, userId, linked.amount, requestId);',
+    find: '      await creditRefund(tx, this.deps.ids, { userId, amount: linked.amount, relatedEntityId: requestId, at: this.deps.clock.now() });',
     replace: '',
     tests: ['tests/unit/generation.test.ts', 'tests/integration/exactly-once-defects.test.ts'],
   },
   {
     name: 'a linked deduction above the price is kept',
     file: 'core/use-cases/generation/submit-generation.use-case.ts',
-    find: 'if (linkedPaid > prepared.price) await this.credit(tx, userId, linkedPaid - prepared.price, jobId);',
+    find: 'if (linkedPaid > prepared.price) await creditRefund(tx, ids, { userId, amount: linkedPaid - prepared.price, relatedEntityId: jobId, at: now });',
     replace: '',
     tests: ['tests/unit/generation.test.ts'],
   },
@@ -155,10 +160,26 @@ const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/exactly-once-defects.test.ts'],
   },
   {
-    name: 'refresh rotation outside one transaction',
-    file: 'core/use-cases/auth/session-revocations.ts',
-    find: '    // A rotation of this family that held one of its tokens while the first statement ran has committed by\n    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, clock.now());\n',
-    replace: '',
+    name: 'refresh rotation outside one transaction, revocation in one statement',
+    file: 'core/use-cases/auth/refresh-session.use-case.ts',
+    find: `    const issued = await uow.run(async (tx) => {
+      // Two refreshes racing with one token: only the first wins; the second is treated as reuse.
+      if (!(await tx.sessions.markRotated(session.id, now))) return 'reused';
+      const user = await tx.users.findById(session.userId);`,
+    replace: `    const tx = { sessions, users: (uow as unknown as { autocommit: { users: { findById(id: string): Promise<unknown> } } }).autocommit.users } as unknown as Parameters<Parameters<typeof uow.run>[0]>[0];
+    const issued = await (async () => {
+      if (!(await tx.sessions.markRotated(session.id, now))) return 'reused';
+      const user = await tx.users.findById(session.userId);`,
+    also: [
+      { file: 'core/use-cases/auth/refresh-session.use-case.ts', find: `return user ? issueSession(this.deps, tx.sessions, user, session.familyId) : 'gone';
+    });`, replace: `return user ? issueSession(this.deps, tx.sessions, user, session.familyId) : 'gone';
+    })();` },
+      {
+        file: 'core/use-cases/auth/session-revocations.ts',
+        find: '    // A rotation of this family that held one of its tokens while the first statement ran has committed by\n    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, clock.now());\n',
+        replace: '',
+      },
+    ],
     tests: ['tests/integration/exactly-once-defects.test.ts'],
   },
   {
@@ -194,10 +215,15 @@ symlinkSync(path.join(ROOT, 'node_modules'), path.join(scratch, 'node_modules'))
 let survived = 0;
 try {
   for (const mutation of chosen) {
-    const target = path.join(scratch, mutation.file);
-    const original = readFileSync(target, 'utf8');
-    if (!original.includes(mutation.find)) throw new Error(`mutation "${mutation.name}": the guard text is no longer in ${mutation.file}`);
-    writeFileSync(target, original.replace(mutation.find, mutation.replace));
+    const originals = new Map<string, string>();
+    for (const edit of [mutation, ...(mutation.also ?? [])]) {
+      const target = path.join(scratch, edit.file);
+      const original = originals.get(target) ?? readFileSync(target, 'utf8');
+      originals.set(target, original);
+      const current = readFileSync(target, 'utf8');
+      if (!current.includes(edit.find)) throw new Error(`mutation "${mutation.name}": the guard text is no longer in ${edit.file}`);
+      writeFileSync(target, current.replace(edit.find, edit.replace));
+    }
     const started = Date.now();
     const run = spawnSync(path.join(scratch, 'node_modules/.bin/ava'), mutation.tests, {
       cwd: scratch,
@@ -205,7 +231,8 @@ try {
       env: { ...process.env, PATH: `${path.join(scratch, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
       timeout: 600_000,
     });
-    writeFileSync(target, original);
+    for (const [target, original] of originals) writeFileSync(target, original);
+    if (process.env.MUTATION_VERBOSE) process.stdout.write(run.stdout + run.stderr);
     const failing = (run.stdout + run.stderr).split('\n').filter((line) => line.includes('✘')).map((line) => line.trim());
     const caught = run.status !== 0;
     if (!caught) survived += 1;

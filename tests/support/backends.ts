@@ -40,28 +40,19 @@ export async function openBackend(name: BackendName): Promise<Backend> {
   if (name === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'mgs-backend-'));
     const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: path.join(dir, 'app.db') });
-    await db.migrate();
-    const uow = new SequelizeUnitOfWork(db);
-    return {
-      name,
-      uow,
-      repos: uow.autocommit,
-      outbox: uow.outbox,
-      db,
-      store: null,
-      async dispose() {
-        await db.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return onDatabase(name, db, async () => rmSync(dir, { recursive: true, force: true }));
   }
   const maria = await createMariaDatabase();
-  const db = new SequelizeDatabase({ url: maria.url, dialect: 'mysql' });
+  return onDatabase(name, new SequelizeDatabase({ url: maria.url, dialect: 'mysql' }), () => maria.drop());
+}
+
+/** A migrated SQL backend; `cleanup` removes what held the database once it is closed. */
+async function onDatabase(name: BackendName, db: SequelizeDatabase, cleanup: () => Promise<void>): Promise<Backend> {
   try {
     await db.migrate();
   } catch (error) {
     await db.close();
-    await maria.drop();
+    await cleanup();
     throw error;
   }
   const uow = new SequelizeUnitOfWork(db);
@@ -74,7 +65,7 @@ export async function openBackend(name: BackendName): Promise<Backend> {
     store: null,
     async dispose() {
       await db.close();
-      await maria.drop();
+      await cleanup();
     },
   };
 }

@@ -1,11 +1,9 @@
 import { fail, ok, type Result } from '../../domain/result.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { UserRepository } from '../../ports/user-repository.port.ts';
 import type { SessionRevocations } from './session-revocations.ts';
 import { issueSession, type IssuedSession, type SessionDeps } from './session-tokens.ts';
 
 export interface RefreshSessionDeps extends SessionDeps {
-  users: UserRepository;
   uow: UnitOfWork;
   revocations: SessionRevocations;
 }
@@ -20,7 +18,7 @@ export class RefreshSession {
   constructor(private readonly deps: RefreshSessionDeps) {}
 
   async execute(input: { refreshToken: string | undefined }): Promise<Result<IssuedSession>> {
-    const { sessions, tokens, users, clock, uow } = this.deps;
+    const { sessions, tokens, clock, uow } = this.deps;
     const unauthenticated = fail('AUTH.UNAUTHENTICATED', 'Refresh token is missing, invalid or expired');
     if (!input.refreshToken) return unauthenticated;
     const session = await sessions.findByTokenHash(tokens.hashOpaqueToken(input.refreshToken));
@@ -31,17 +29,13 @@ export class RefreshSession {
       return unauthenticated;
     }
     if (session.expiresAt.getTime() <= now.getTime()) return unauthenticated;
-    const user = await users.findById(session.userId);
-    if (!user) return unauthenticated;
     const issued = await uow.run(async (tx) => {
       // Two refreshes racing with one token: only the first wins; the second is treated as reuse.
-      if (!(await tx.sessions.markRotated(session.id, now))) return null;
-      return issueSession(this.deps, tx.sessions, user, session.familyId);
+      if (!(await tx.sessions.markRotated(session.id, now))) return 'reused';
+      const user = await tx.users.findById(session.userId);
+      return user ? issueSession(this.deps, tx.sessions, user, session.familyId) : 'gone';
     });
-    if (!issued) {
-      await this.deps.revocations.revokeFamily(session.userId, session.familyId);
-      return unauthenticated;
-    }
-    return ok(issued);
+    if (issued === 'reused') await this.deps.revocations.revokeFamily(session.userId, session.familyId);
+    return typeof issued === 'string' ? unauthenticated : ok(issued);
   }
 }

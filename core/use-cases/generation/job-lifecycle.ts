@@ -4,6 +4,7 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
 import type { UserEventLog } from '../events/user-event-log.ts';
+import { creditRefund } from './refund-credit.ts';
 
 export interface JobLifecycleDeps {
   ids: IdGenerator;
@@ -69,17 +70,8 @@ export class JobLifecycle {
   async refund(tx: Transaction, job: GenerationJob, at: Date): Promise<number> {
     const owed = refundOwed(job);
     if (owed <= 0 || !(await tx.jobs.markRefunded(job.id, owed, at))) return 0;
-    const credit = await tx.ledger.apply({
-      id: this.deps.ids.newId(),
-      userId: job.userId,
-      amount: owed,
-      reason: 'generation_refund',
-      relatedEntityId: job.id,
-      actorId: null,
-      createdAt: at,
-    });
     // Throwing rolls the whole ending back: a job is never finished without the refund it owes.
-    if (!credit.ok) throw new Error(`refund of job ${job.id} failed: ${credit.reason}`);
+    await creditRefund(tx, this.deps.ids, { userId: job.userId, amount: owed, relatedEntityId: job.id, at });
     return owed;
   }
 

@@ -10,6 +10,7 @@ import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-wo
 import type { UserEventLog } from '../events/user-event-log.ts';
 import type { InputImages } from './input-images.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.ts';
+import { creditRefund } from './refund-credit.ts';
 
 export interface SubmitGenerationDeps {
   uow: UnitOfWork;
@@ -92,7 +93,7 @@ export class SubmitGeneration {
     await this.deps.uow.run(async (tx) => {
       const linked = await tx.claims.findUnclaimed(userId, requestId);
       if (!linked || !(await tx.claims.claim(linked.id, 'refunded', null, this.deps.clock.now()))) return;
-      await this.credit(tx, userId, linked.amount, requestId);
+      await creditRefund(tx, this.deps.ids, { userId, amount: linked.amount, relatedEntityId: requestId, at: this.deps.clock.now() });
     });
     return failure;
   }
@@ -110,7 +111,7 @@ export class SubmitGeneration {
       await tx.claims.claim(charge.transaction.id, 'job', jobId, now);
     }
     // A linked deduction above the price: the difference goes back with the job, not later.
-    if (linkedPaid > prepared.price) await this.credit(tx, userId, linkedPaid - prepared.price, jobId);
+    if (linkedPaid > prepared.price) await creditRefund(tx, ids, { userId, amount: linkedPaid - prepared.price, relatedEntityId: jobId, at: now });
     const job: GenerationJob = {
       id: jobId,
       userId,
@@ -140,18 +141,5 @@ export class SubmitGeneration {
     for (const image of prepared.images) await this.deps.images.markUsed(tx, image, now);
     await this.deps.events.record(tx, userId, { type: 'job.queued', jobId });
     return job;
-  }
-
-  private async credit(tx: Transaction, userId: string, amount: number, relatedEntityId: string): Promise<void> {
-    const credit = await tx.ledger.apply({
-      id: this.deps.ids.newId(),
-      userId,
-      amount,
-      reason: 'generation_refund',
-      relatedEntityId,
-      actorId: null,
-      createdAt: this.deps.clock.now(),
-    });
-    if (!credit.ok) throw new Error(`refund of ${amount} coins to ${userId} failed: ${credit.reason}`);
   }
 }

@@ -3,6 +3,7 @@ import type { DeductionClaims } from '../../ports/deduction-claims.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import { creditRefund } from './refund-credit.ts';
 
 export interface SweepUnclaimedDeductionsDeps {
   uow: UnitOfWork;
@@ -28,16 +29,7 @@ export class SweepUnclaimedDeductions {
       const done = await uow.run(async (tx) => {
         const at = clock.now();
         if (!(await tx.claims.claim(deduction.id, 'refunded', null, at))) return false;
-        const credit = await tx.ledger.apply({
-          id: ids.newId(),
-          userId: deduction.userId,
-          amount: deduction.amount,
-          reason: 'generation_refund',
-          relatedEntityId: deduction.relatedEntityId,
-          actorId: null,
-          createdAt: at,
-        });
-        if (!credit.ok) throw new Error(`refund of deduction ${deduction.id} failed: ${credit.reason}`);
+        await creditRefund(tx, ids, { userId: deduction.userId, amount: deduction.amount, relatedEntityId: deduction.relatedEntityId, at });
         return true;
       });
       if (done) refunded += 1;
