@@ -2,8 +2,8 @@ import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize, type 
 import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
-import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { asRows, defineOnce, type RowModel } from './models.ts';
+import { selectRows, type SqlScope } from './sql-scope.ts';
 
 interface JobRow {
   id: string;
@@ -147,14 +147,15 @@ export class SequelizeJobRepository implements JobRepository {
     }
   }
 
+  /** Read on every delivery and every job request: plain SQL (see selectRows). */
   async findById(id: string): Promise<GenerationJob | null> {
-    const row = await this.jobs.findByPk(id, { raw: true, ...this.scope.options });
-    return row ? toJob(asRow<JobRow>(row)) : null;
+    const [row] = await selectRows<JobRow>(this.scope, 'SELECT * FROM generation_jobs WHERE id = :id', { id });
+    return row ? toJob(row) : null;
   }
 
   async findForUser(id: string, userId: string): Promise<GenerationJob | null> {
-    const row = await this.jobs.findOne({ where: { id, user_id: userId }, raw: true, ...this.scope.options });
-    return row ? toJob(asRow<JobRow>(row)) : null;
+    const [row] = await selectRows<JobRow>(this.scope, 'SELECT * FROM generation_jobs WHERE id = :id AND user_id = :userId', { id, userId });
+    return row ? toJob(row) : null;
   }
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {

@@ -154,7 +154,6 @@ export class SequelizeMessageQueue implements MessageQueue {
     const consumer = new SequelizeQueueConsumer(
       {
         db: this.db,
-        model: this.model,
         clock: this.clock,
         logger: this.logger,
         pollIntervalMs: this.pollIntervalMs,

@@ -4,13 +4,12 @@ import { describeError, expiredReason, settlementOf, type BackoffPolicy, type Se
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
 import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome } from '../../core/ports/queue.port.ts';
-import { asRows, type RowModel } from './models.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
+import { selectRows, sqlTime } from './sql-scope.ts';
 import { queueMessageModel, type QueueMessageRow } from './sequelize-message-queue.ts';
 
 export interface QueueConsumerDeps {
   db: SequelizeDatabase;
-  model: RowModel<QueueMessageRow>;
   clock: Clock;
   logger: Logger;
   pollIntervalMs: number;
@@ -104,27 +103,21 @@ export class SequelizeQueueConsumer implements Consumer {
 
   /** Returns whether any candidate was seen (taken here or by a rival). */
   private async takeAndStart(free: number): Promise<boolean> {
-    const { model, clock } = this.deps;
+    const { clock } = this.deps;
     const now = clock.now();
     const hinted = this.hints.splice(0, free);
-    const candidates = hinted.length > 0 ? hinted : asRows<Candidate>(
-      await model.findAll({
-        attributes: ['id', 'message_id', 'task_type', 'environment', 'body', 'attempts'],
-        where: {
-          status: 'ready',
-          environment: this.options.environment,
-          task_type: { [Op.in]: this.options.taskTypes },
-          visible_at: { [Op.lte]: now },
-        },
-        order: [
-          ['visible_at', 'ASC'],
-          ['created_at', 'ASC'],
-        ],
-        // A little slack: some candidates may go to a rival consumer first.
-        limit: free + 4,
-        raw: true,
-      }),
-    );
+    // Polled several times a second by every consumer: plain SQL (see selectRows). A little slack in the limit:
+    // some candidates may go to a rival consumer first.
+    const candidates =
+      hinted.length > 0
+        ? hinted
+        : await selectRows<Candidate>(
+            this.deps.db.autocommit,
+            `SELECT id, message_id, task_type, environment, body, attempts FROM queue_messages
+             WHERE status = 'ready' AND environment = :environment AND task_type IN (:taskTypes) AND visible_at <= :now
+             ORDER BY visible_at ASC, created_at ASC LIMIT ${free + 4}`,
+            { environment: this.options.environment, taskTypes: this.options.taskTypes, now: sqlTime(now, this.deps.db.dialect) },
+          );
     let taken = 0;
     for (const candidate of candidates) {
       if (taken >= free || this.stopped) break;

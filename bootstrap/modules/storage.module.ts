@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Container } from 'inversify';
-import { API_PREFIX, type RouteModule } from '../../adapters/http/http-app.ts';
+import { API_PREFIX } from '../../adapters/http/http-app.ts';
 import { filesRoutes } from '../../adapters/http/routes/files.routes.ts';
 import { uploadsRoutes } from '../../adapters/http/routes/uploads.routes.ts';
 import { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';

@@ -130,7 +130,7 @@ export function outboxContract(name: string, make: MakeBackend): void {
   });
 
   test(`${name}: onNotify listeners hear of an added entry only after its transaction commits, never of a rollback`, async (t) => {
-    const { repos, uow, outbox } = await freshBackend(t, make);
+    const { uow, outbox } = await freshBackend(t, make);
     let calls = 0;
     let other = 0;
     const unsubscribe = outbox.onNotify(() => (calls += 1));
