@@ -117,9 +117,16 @@ export const encodeFrames = (
         for (const [n, frame] of frames.entries()) {
           if (child.exitCode !== null) return;
           if (!child.stdin.write(frame.data)) {
+            // Wait for 'drain' or 'close', then drop the other listener: one listener pair per backpressured
+            // frame would pile up (MaxListenersExceededWarning on every video of a few seconds).
             await new Promise<void>((r) => {
-              child.stdin.once('drain', () => r());
-              child.once('close', () => r());
+              const done = () => {
+                child.stdin.off('drain', done);
+                child.off('close', done);
+                r();
+              };
+              child.stdin.once('drain', done);
+              child.once('close', done);
             });
           }
           await onFrame(n);

@@ -152,3 +152,22 @@ test('EmptyAudio → SaveAudio / PreviewAudio write FLAC; CreateVideo muxes audi
   t.regex(mp4, /Audio: aac/);
   t.regex(mp4, /Video: h264/);
 });
+
+test('a long video encodes without piling up listeners on ffmpeg (no MaxListenersExceededWarning)', async (t) => {
+  t.timeout(120_000);
+  const env = makeEnv();
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+  process.on('warning', onWarning);
+  t.teardown(() => process.off('warning', onWarning));
+  // 256×256 RGB frames (192 KiB each) overflow the pipe on almost every write: 12 s at 10 fps is 120 waits for 'drain'.
+  const r = await run(env.rt, {
+    ...frames(256, 256, 120),
+    '5': { class_type: 'CreateVideo', inputs: { images: ['4', 0], fps: 10 } },
+    '6': { class_type: 'SaveVideo', inputs: { video: ['5', 0], filename_prefix: 'video/long', format: 'mp4', codec: 'h264' } },
+  });
+  t.is(r.status, 'success', JSON.stringify(r));
+  await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+  t.deepEqual(warnings.filter((w) => w.includes('MaxListenersExceeded')), []);
+  t.regex(await ffmpegInfo(path.join(env.outputDir, 'video', 'long_00001_.mp4')), /Duration: 00:00:12\.00/);
+});
