@@ -7,6 +7,7 @@
  */
 import './threadpool.ts';
 import 'reflect-metadata';
+import { existsSync } from 'node:fs';
 import { loadConfig } from './config.ts';
 
 const USAGE = `Usage: npm run admin -- <command>
@@ -35,6 +36,17 @@ const loaded = loadConfig(process.env);
 if (!loaded.ok) {
   process.stderr.write(`Configuration is invalid:\n${loaded.problems.map((problem) => `  - ${problem}`).join('\n')}\n`);
   process.exit(78);
+}
+
+// Say which database this is: run without the service's DATA_DIR / DATABASE_URL, the CLI would otherwise
+// work on ./data while the service uses another one, and report "no user" for an account that exists.
+const { database } = loaded.config;
+const shown = database.dialect === 'sqlite' ? `SQLite ${database.storagePath}` : `MariaDB/MySQL ${redactUrl(database.url)}`;
+const source = process.env['DATABASE_URL'] ? 'from DATABASE_URL' : process.env['DATA_DIR'] ? 'under DATA_DIR' : 'the default under ./data; set the service’s DATA_DIR or DATABASE_URL to use its database';
+process.stderr.write(`Database: ${shown} (${source})\n`);
+if (database.dialect === 'sqlite' && database.storagePath && !existsSync(database.storagePath)) {
+  process.stderr.write(`No database file at ${database.storagePath}: the service has not run with this DATA_DIR. Nothing changed.\n`);
+  process.exit(1);
 }
 
 // Loaded once the command line and configuration are known to be good (as in main.ts).
@@ -68,3 +80,13 @@ try {
   await ports.db().close().catch(() => undefined);
 }
 process.exit(exitCode);
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'mysql://…';
+  }
+}

@@ -21,19 +21,49 @@ const fail = (message: string): never => {
   process.exit(64);
 };
 
-const { values: args } = parseArgs({
-  options: {
-    listen: { type: 'string' },
-    port: { type: 'string' },
-    'max-upload-size': { type: 'string' },
-    'input-directory': { type: 'string' },
-    'output-directory': { type: 'string' },
-    'temp-directory': { type: 'string' },
-  },
-  // A bare `--listen` (ComfyUI: all interfaces) is read below from argv.
-  args: process.argv.slice(2).map((arg, i, all) => (arg === '--listen' && (all[i + 1] ?? '--').startsWith('--') ? '--listen=0.0.0.0,::' : arg)),
-  strict: true,
-});
+const USAGE = `Usage: npm run comfy-serve -- [options]
+
+Runs the builtin engine as a server that speaks ComfyUI's HTTP and WebSocket protocol (ComfyUI 0.3.64).
+
+Options (as ComfyUI's main.py):
+  --listen [IP]               address to listen on (default 127.0.0.1; a bare --listen means all interfaces)
+  --port PORT                 port (default 8188)
+  --max-upload-size MB        request body limit (default 100)
+  --input-directory DIR       default $COMFY_DATA_DIR/input
+  --output-directory DIR      default $COMFY_DATA_DIR/output
+  --temp-directory DIR        default $COMFY_DATA_DIR/temp
+  -h, --help                  show this text
+
+Environment: COMFY_HOST, COMFY_PORT, COMFY_DATA_DIR (default ./data/comfy), FFMPEG_PATH. Flags win.
+`;
+
+const readArgs = () => {
+  try {
+    return parseArgs({
+      options: {
+        listen: { type: 'string' },
+        port: { type: 'string' },
+        'max-upload-size': { type: 'string' },
+        'input-directory': { type: 'string' },
+        'output-directory': { type: 'string' },
+        'temp-directory': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      // A bare `--listen` (ComfyUI: all interfaces) is read below from argv.
+      args: process.argv.slice(2).map((arg, i, all) => (arg === '--listen' && (all[i + 1] ?? '--').startsWith('--') ? '--listen=0.0.0.0,::' : arg)),
+      strict: true,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`comfy-serve: ${(error as Error).message}\n\n${USAGE}`);
+    return process.exit(64);
+  }
+};
+
+const args = readArgs();
+if (args.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
 /** ComfyUI accepts a comma-separated list; one Node server listens on one address, and `::` covers both stacks. */
 const listenHost = (value: string): string => {

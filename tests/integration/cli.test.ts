@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { PROJECT_BIN, runCommand } from '../support/run-command.ts';
+import { PROJECT_BIN, PROJECT_ROOT, runCommand } from '../support/run-command.ts';
 import { startTestApp } from '../support/test-app.ts';
 
 const cli = (args: string[], env: Record<string, string>) => runCommand(path.join(PROJECT_BIN, 'tsx'), ['bootstrap/cli.ts', ...args], env);
@@ -26,14 +26,28 @@ test('`npm run admin -- promote <email>` makes a registered user an admin', asyn
   t.is(login.body.user.role, 'admin');
 });
 
-test('promote of an unknown email exits 1 and says so', async (t) => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-cli-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  // A fresh DATA_DIR: the CLI runs the migrations itself.
-  const result = await cli(['promote', 'nobody@example.com'], { DATA_DIR: dataDir });
+test('promote of an unknown email exits 1 and says so, naming the database it opened', async (t) => {
+  const app = await startTestApp('sqlite');
+  t.teardown(() => app.close());
+  const result = await cli(['promote', 'nobody@example.com'], { DATA_DIR: app.dataDir });
   t.is(result.code, 1);
   t.is(result.stdout, '');
+  t.true(result.stderr.startsWith(`Database: SQLite ${path.join(app.dataDir, 'app.db')} (under DATA_DIR)\n`), result.stderr);
   t.regex(result.stderr, /No user with email nobody@example\.com\. Nothing changed\./);
+});
+
+test('without the service’s DATA_DIR the CLI says which database it looked at and creates none', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-cli-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const result = await cli(['promote', 'someone@example.com'], { DATA_DIR: dataDir });
+  t.is(result.code, 1);
+  t.regex(result.stderr, /^Database: SQLite .*app\.db \(under DATA_DIR\)\nNo database file at .*app\.db: the service has not run with this DATA_DIR\. Nothing changed\./);
+  t.false(readdirSync(dataDir).some((name) => name.startsWith('app.db')), 'no stray database was created');
+  const cwd = mkdtempSync(path.join(tmpdir(), 'mgs-cli-cwd-'));
+  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+  const defaulted = await runCommand(path.join(PROJECT_BIN, 'tsx'), [path.join(PROJECT_ROOT, 'bootstrap/cli.ts'), 'promote', 'someone@example.com'], {}, { cwd });
+  t.is(defaulted.code, 1);
+  t.regex(defaulted.stderr, /the default under \.\/data; set the service’s DATA_DIR or DATABASE_URL to use its database/);
 });
 
 test('usage errors exit 64 with the usage; help exits 0', async (t) => {
@@ -64,4 +78,17 @@ test('an invalid configuration exits 78 listing the problems', async (t) => {
   t.is(result.code, 78);
   t.regex(result.stderr, /DATABASE_URL/);
   t.regex(result.stderr, /JWT_SECRET/);
+});
+
+test('`npm run comfy-serve -- --help` prints its usage; an unknown flag exits 64 with the usage, not a stack trace', async (t) => {
+  const [help, unknown] = await Promise.all([
+    runCommand('npm', ['run', '--silent', 'comfy-serve', '--', '--help'], {}),
+    runCommand('npm', ['run', '--silent', 'comfy-serve', '--', '--bogus'], {}),
+  ]);
+  t.is(help.code, 0, help.stderr);
+  t.regex(help.stdout, /^Usage: npm run comfy-serve -- \[options\]/);
+  t.regex(help.stdout, /--port PORT/);
+  t.is(unknown.code, 64);
+  t.regex(unknown.stderr, /^comfy-serve: Unknown option '--bogus'\n\nUsage: npm run comfy-serve/);
+  t.notRegex(unknown.stderr, /\n\s+at /, 'no stack trace');
 });

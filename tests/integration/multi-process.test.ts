@@ -1,6 +1,6 @@
 /**
  * The scaled-out deployment as real processes: one `ROLES=api` process and one `ROLES=worker`
- * process sharing a MariaDB database, a storage directory (a shared volume) and Redis, which carries
+ * process sharing a database (MariaDB, or one SQLite file), a storage directory (a shared volume) and Redis, which carries
  * the event bus. Jobs run only in the worker; their events must reach sockets on the API process
  * live, and a cancel request made on the API process must reach the engine run in the worker.
  */
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import sharp from 'sharp';
-import { createMariaDatabase } from '../support/databases.ts';
+import { createMariaDatabase, DATABASES, type TestDatabase } from '../support/databases.ts';
 import { ServiceProcess } from '../support/service-process.ts';
 import { openSocket, type SocketMessage } from '../support/socket-client.ts';
 import { freePort } from '../support/test-app.ts';
@@ -71,13 +71,14 @@ interface Deployment {
   worker: WorkerProcess;
 }
 
-/** One fresh database, one shared storage directory, one Redis; distinct DATA_DIRs; the same JWT_SECRET. */
-async function startDeployment(t: { teardown(fn: () => Promise<void>): void; log(...values: unknown[]): void }): Promise<Deployment> {
-  const maria = await createMariaDatabase();
+/** One fresh database (a MariaDB database, or one SQLite file both processes open), one shared storage
+ * directory, one Redis; distinct DATA_DIRs; the same JWT_SECRET. */
+async function startDeployment(t: { teardown(fn: () => Promise<void>): void; log(...values: unknown[]): void }, db: TestDatabase): Promise<Deployment> {
+  const maria = db === 'mariadb' ? await createMariaDatabase() : null;
   const root = mkdtempSync(path.join(tmpdir(), 'mgs-multi-'));
   const port = await freePort();
   const shared = {
-    DATABASE_URL: maria.url,
+    DATABASE_URL: maria ? maria.url : `sqlite:${path.join(root, 'shared.db')}`,
     STORAGE_DIR: path.join(root, 'shared-storage'),
     JWT_SECRET: 'multi-process-secret-long-enough-for-hs256-00',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -97,7 +98,7 @@ async function startDeployment(t: { teardown(fn: () => Promise<void>): void; log
   t.teardown(async () => {
     await Promise.all([api.stop(), worker.stop()]);
     if (process.env.TEST_LOGS) t.log(`api:\n${api.output.join('')}\nworker:\n${worker.output.join('')}`);
-    await maria.drop();
+    await maria?.drop();
     rmSync(root, { recursive: true, force: true });
   });
   await api.start(); // migrates the database first, so the worker does not race it
@@ -121,84 +122,86 @@ async function expectMessage(
   return Promise.race([socket.waitFor(predicate, timeoutMs), died]);
 }
 
-test.serial('[mariadb] a job run by the worker process reports live to a socket on the api process, and its output is served by the api process', async (t) => {
-  const { api, worker } = await startDeployment(t);
-  const client = new TestClient(api.baseUrl);
-  await client.signUp({ email: ADMIN });
-  const socket = await openSocket(client);
-  t.teardown(() => socket.close());
+for (const db of DATABASES) {
+  test.serial(`[${db}] a job run by the worker process reports live to a socket on the api process, and its output is served by the api process`, async (t) => {
+    const { api, worker } = await startDeployment(t, db);
+    const client = new TestClient(api.baseUrl);
+    await client.signUp({ email: ADMIN });
+    const socket = await openSocket(client);
+    t.teardown(() => socket.close());
 
-  const submitted = await client.post('/generate', { workflow: smallWorkflow });
-  t.is(submitted.status, 202, JSON.stringify(submitted.body));
-  const jobId = submitted.body.id as string;
-  const completed = await expectMessage(socket, worker, (m) => m.type === 'job.completed' && m.jobId === jobId, 'job.completed');
+    const submitted = await client.post('/generate', { workflow: smallWorkflow });
+    t.is(submitted.status, 202, JSON.stringify(submitted.body));
+    const jobId = submitted.body.id as string;
+    const completed = await expectMessage(socket, worker, (m) => m.type === 'job.completed' && m.jobId === jobId, 'job.completed');
 
-  // No sync was sent: every one of these came live, over Redis, from the worker process.
-  const types = socket.messages.filter((m) => m.jobId === jobId).map((m) => m.type);
-  t.log(`events on the api process's socket: ${types.join(', ')}`);
-  t.true(types.includes('job.started'));
-  t.true(types.indexOf('job.started') < types.indexOf('job.completed'));
-  const seqs = socket.messages.map((m) => m.seq!);
-  t.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'seq grows');
-  const outputs = completed.outputs as { id: string; viewUrl: string; width: number; height: number }[];
-  t.is(outputs.length, 1);
-  t.like(outputs[0], { width: 64, height: 64 });
-  t.is((await client.get(`/generate/${jobId}`)).body.status, 'succeeded');
+    // No sync was sent: every one of these came live, over Redis, from the worker process.
+    const types = socket.messages.filter((m) => m.jobId === jobId).map((m) => m.type);
+    t.log(`events on the api process's socket: ${types.join(', ')}`);
+    t.true(types.includes('job.started'));
+    t.true(types.indexOf('job.started') < types.indexOf('job.completed'));
+    const seqs = socket.messages.map((m) => m.seq!);
+    t.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'seq grows');
+    const outputs = completed.outputs as { id: string; viewUrl: string; width: number; height: number }[];
+    t.is(outputs.length, 1);
+    t.like(outputs[0], { width: 64, height: 64 });
+    t.is((await client.get(`/generate/${jobId}`)).body.status, 'succeeded');
 
-  const history = await client.get('/my-outputs');
-  t.is(history.status, 200);
-  t.is(history.body.total, 1);
-  t.is(history.body.items[0].id, outputs[0]!.id);
-  // The worker wrote the file; the api process serves it from the shared storage directory.
-  for (const url of [history.body.items[0].viewUrl as string, outputs[0]!.viewUrl]) {
-    const viewed = await fetch(url);
-    t.is(viewed.status, 200, url);
-    t.is(viewed.headers.get('content-type'), 'image/png');
-    const image = await sharp(Buffer.from(await viewed.arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
-    t.like(image.info, { width: 64, height: 64 });
-    t.deepEqual([...image.data.subarray(0, 3)], [0, 255, 0]);
-  }
-});
+    const history = await client.get('/my-outputs');
+    t.is(history.status, 200);
+    t.is(history.body.total, 1);
+    t.is(history.body.items[0].id, outputs[0]!.id);
+    // The worker wrote the file; the api process serves it from the shared storage directory.
+    for (const url of [history.body.items[0].viewUrl as string, outputs[0]!.viewUrl]) {
+      const viewed = await fetch(url);
+      t.is(viewed.status, 200, url);
+      t.is(viewed.headers.get('content-type'), 'image/png');
+      const image = await sharp(Buffer.from(await viewed.arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+      t.like(image.info, { width: 64, height: 64 });
+      t.deepEqual([...image.data.subarray(0, 3)], [0, 255, 0]);
+    }
+  });
 
-test.serial('[mariadb] a cancel made on the api process interrupts the job running in the worker process', async (t) => {
-  const { api, worker } = await startDeployment(t);
-  const client = new TestClient(api.baseUrl);
-  await client.signUp({ email: ADMIN });
-  const socket = await openSocket(client);
-  t.teardown(() => socket.close());
-  const started = (jobId: string) => expectMessage(socket, worker, (m) => m.type === 'job.started' && m.jobId === jobId, `job.started of ${jobId}`);
+  test.serial(`[${db}] a cancel made on the api process interrupts the job running in the worker process`, async (t) => {
+    const { api, worker } = await startDeployment(t, db);
+    const client = new TestClient(api.baseUrl);
+    await client.signUp({ email: ADMIN });
+    const socket = await openSocket(client);
+    t.teardown(() => socket.close());
+    const started = (jobId: string) => expectMessage(socket, worker, (m) => m.type === 'job.started' && m.jobId === jobId, `job.started of ${jobId}`);
 
-  // How long the slow job takes here when nobody cancels it (also warms the worker up).
-  const reference = (await client.post('/generate', { workflow: slowWorkflow })).body.id as string;
-  await started(reference);
-  const referenceStart = Date.now();
-  await expectMessage(socket, worker, (m) => m.type === 'job.completed' && m.jobId === reference, 'the reference job.completed');
-  const fullRunMs = Date.now() - referenceStart;
+    // How long the slow job takes here when nobody cancels it (also warms the worker up).
+    const reference = (await client.post('/generate', { workflow: slowWorkflow })).body.id as string;
+    await started(reference);
+    const referenceStart = Date.now();
+    await expectMessage(socket, worker, (m) => m.type === 'job.completed' && m.jobId === reference, 'the reference job.completed');
+    const fullRunMs = Date.now() - referenceStart;
 
-  const slow = await client.post('/generate', { workflow: slowWorkflow });
-  t.is(slow.status, 202, JSON.stringify(slow.body));
-  const jobId = slow.body.id as string;
-  // job.started is published just before the engine run begins: nearly all of the run is still ahead.
-  await started(jobId);
-  // With one job at a time in the worker, this one starts only once the engine has let go of the slow one.
-  const next = (await client.post('/generate', { workflow: smallWorkflow })).body.id as string;
-  const cancelledAt = Date.now();
-  const cancel = await client.post(`/generate/${jobId}/cancel`);
-  t.is(cancel.status, 200, JSON.stringify(cancel.body));
-  t.is(cancel.body.status, 'cancelled');
+    const slow = await client.post('/generate', { workflow: slowWorkflow });
+    t.is(slow.status, 202, JSON.stringify(slow.body));
+    const jobId = slow.body.id as string;
+    // job.started is published just before the engine run begins: nearly all of the run is still ahead.
+    await started(jobId);
+    // With one job at a time in the worker, this one starts only once the engine has let go of the slow one.
+    const next = (await client.post('/generate', { workflow: smallWorkflow })).body.id as string;
+    const cancelledAt = Date.now();
+    const cancel = await client.post(`/generate/${jobId}/cancel`);
+    t.is(cancel.status, 200, JSON.stringify(cancel.body));
+    t.is(cancel.body.status, 'cancelled');
 
-  const cancelled = await expectMessage(socket, worker, (m) => m.type === 'job.cancelled' && m.jobId === jobId, 'job.cancelled');
-  t.is(cancelled.refunded, 0, 'a raw workflow costs nothing here (RAW_WORKFLOW_COST=0)');
-  await started(next);
-  const freedAfterMs = Date.now() - cancelledAt;
-  t.log(`uncancelled run ${fullRunMs} ms; the worker took the next job ${freedAfterMs} ms after the cancel`);
-  // Not interrupted, the engine would run on for about fullRunMs; interrupted, it stops at the next frame.
-  t.true(freedAfterMs < fullRunMs / 2, `the worker was busy ${freedAfterMs} ms after the cancel (a full run takes ${fullRunMs} ms)`);
-  await expectMessage(socket, worker, (m) => m.type === 'job.completed' && m.jobId === next, 'job.completed of the next job');
+    const cancelled = await expectMessage(socket, worker, (m) => m.type === 'job.cancelled' && m.jobId === jobId, 'job.cancelled');
+    t.is(cancelled.refunded, 0, 'a raw workflow costs nothing here (RAW_WORKFLOW_COST=0)');
+    await started(next);
+    const freedAfterMs = Date.now() - cancelledAt;
+    t.log(`uncancelled run ${fullRunMs} ms; the worker took the next job ${freedAfterMs} ms after the cancel`);
+    // Not interrupted, the engine would run on for about fullRunMs; interrupted, it stops at the next frame.
+    t.true(freedAfterMs < fullRunMs / 2, `the worker was busy ${freedAfterMs} ms after the cancel (a full run takes ${fullRunMs} ms)`);
+    await expectMessage(socket, worker, (m) => m.type === 'job.completed' && m.jobId === next, 'job.completed of the next job');
 
-  const job = await client.get(`/generate/${jobId}`);
-  t.is(job.body.status, 'cancelled');
-  const history = (await client.get('/my-outputs?limit=100')).body as { total: number; items: { jobId?: string }[] };
-  t.is(history.total, 9, 'the reference job’s eight frames and the next job’s one; nothing of the cancelled job');
-  t.false(socket.messages.some((m) => m.jobId === jobId && (m.type === 'job.completed' || m.type === 'job.failed')));
-});
+    const job = await client.get(`/generate/${jobId}`);
+    t.is(job.body.status, 'cancelled');
+    const history = (await client.get('/my-outputs?limit=100')).body as { total: number; items: { jobId?: string }[] };
+    t.is(history.total, 9, 'the reference job’s eight frames and the next job’s one; nothing of the cancelled job');
+    t.false(socket.messages.some((m) => m.jobId === jobId && (m.type === 'job.completed' || m.type === 'job.failed')));
+  });
+}

@@ -20,7 +20,7 @@ test('a bad configuration prints every problem on stderr and exits non-zero with
   // counts (each run's output is checked all the same).
   const times: number[] = [];
   for (let run = 0; run < 3 && !times.some((ms) => ms < 2000); run++) {
-    const result = await runCommand(path.join(PROJECT_BIN, 'tsx'), ['bootstrap/main.ts'], env, 10_000);
+    const result = await runCommand(path.join(PROJECT_BIN, 'tsx'), ['bootstrap/main.ts'], env, { timeoutMs: 10_000 });
     times.push(result.ms);
     t.not(result.code, null, 'it exits by itself');
     t.not(result.code, 0);

@@ -16,11 +16,12 @@ export interface CommandResult {
  * Runs a command to completion in the checkout with exactly the given variables, plus PATH led by the
  * project's own `node_modules/.bin` (so tsx and npm scripts run on the project's Node 22) and HOME.
  */
-export function runCommand(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CommandResult> {
+export function runCommand(command: string, args: string[], env: Record<string, string>, options: { timeoutMs?: number; cwd?: string } = {}): Promise<CommandResult> {
+  const { timeoutMs = 60_000, cwd = PROJECT_ROOT } = options;
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, {
-      cwd: PROJECT_ROOT,
+      cwd,
       env: { PATH: `${PROJECT_BIN}:${process.env.PATH}`, HOME: process.env.HOME ?? '/tmp', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
