@@ -142,8 +142,11 @@ export class SequelizeMessageQueue implements MessageQueue {
       throw error;
     }
     const hint = { id, message_id: messageId, task_type: message.taskType, environment: message.environment, body: JSON.stringify(message.body ?? null), attempts: 0 };
-    target.afterCommit(() => this.wakeConsumers(hint));
-    void this.purgeDone(now);
+    target.afterCommit(() => {
+      this.wakeConsumers(hint);
+      // After the commit, outside the transaction: inside it, SQLite's autocommit write would nest and be refused.
+      void this.purgeDone(now);
+    });
     return { messageId };
   }
 

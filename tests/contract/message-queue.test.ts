@@ -88,3 +88,31 @@ for (const dialect of BACKENDS.filter((name): name is TestDatabase => name !== '
     t.true(latencies.every((ms) => ms < 1500), `took ${latencies.join(', ')} ms`);
   });
 }
+
+// The queue is the outbox of the application's transactions: publishes made inside one must still purge old tombstones.
+for (const dialect of BACKENDS.filter((name): name is TestDatabase => name !== 'memory')) {
+  test(`${dialect}: acknowledged messages past their retention are purged, also when the publish is made inside a transaction`, async (t) => {
+    const { options, cleanup } = await databaseOptions(dialect);
+    const db = new SequelizeDatabase(options);
+    await db.migrate();
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (msg: string, fields?: object) => void warnings.push(`${msg} ${JSON.stringify(fields)}`), error() {}, child: () => logger };
+    let now = new Date('2026-01-01T00:00:00Z');
+    const queue = new SequelizeMessageQueue(db, { ...FAST, retainDoneMs: 1000, logger, clock: { now: () => now } });
+    t.teardown(async () => {
+      await queue.close();
+      await db.close();
+      await cleanup();
+    });
+    const done = () => db.sequelize.query(`SELECT COUNT(*) AS n FROM queue_messages WHERE status = 'done'`, { plain: true }).then((row) => Number((row as { n: number }).n));
+    const consumer = await queue.consume({ taskTypes: ['generation'], environment: 'local', concurrency: 1, maxAttempts: 3, visibilitySeconds: 5 }, async () => ({ action: 'ack' }));
+    await queue.publish({ taskType: 'generation', environment: 'local', body: { n: 1 } });
+    await waitFor(async () => (await done()) === 1, 'the first message acknowledged', 5000);
+    await consumer.stop();
+
+    now = new Date(now.getTime() + 120_000); // past the retention and the once-a-minute purge interval
+    await db.transaction((scope) => queue.writerOn(scope).add({ id: 'in-a-transaction', message: { taskType: 'generation', environment: 'local', body: { n: 2 } }, createdAt: now }));
+    await waitFor(async () => (await done()) === 0, 'the old tombstone purged', 5000);
+    t.deepEqual(warnings.filter((w) => w.includes('purge')), []);
+  });
+}

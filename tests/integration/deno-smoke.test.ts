@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { TestClient } from '../support/test-client.ts';
 import { PROJECT_ROOT as root } from '../support/run-command.ts';
-
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -18,30 +17,36 @@ const freePort = () =>
     });
   });
 
-test('the service runs under Deno on the embedded default: register, log in, read the profile', async (t) => {
-  t.timeout(240_000);
+/** The README's Deno permissions; `--allow-run` lets the builtin engine start the bundled ffmpeg for videos. */
+const PERMISSIONS = ['--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-sys', '--allow-ffi', '--allow-run'];
+
+interface DenoService {
+  client: TestClient;
+  /** Everything the process printed so far (JSON log lines). */
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+async function startDeno(t: ExecutionContext, permissions: string[]): Promise<DenoService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-deno-'));
   const port = await freePort();
   // The binary itself, not the npm wrapper (bin.cjs), whose child would outlive a kill.
-  const deno = spawn(
-    path.join(root, 'node_modules/deno/deno'),
-    ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-sys', '--allow-ffi', 'bootstrap/main.ts'],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME ?? '/tmp',
-        DENO_DIR: path.join(root, '.deno'),
-        DENO_NO_UPDATE_CHECK: '1',
-        NO_COLOR: '1',
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const deno = spawn(path.join(root, 'node_modules/deno/deno'), ['run', ...permissions, 'bootstrap/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME ?? '/tmp',
+      DENO_DIR: path.join(root, '.deno'),
+      DENO_NO_UPDATE_CHECK: '1',
+      NO_COLOR: '1',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   deno.stdout.on('data', (chunk) => (output += chunk));
   deno.stderr.on('data', (chunk) => (output += chunk));
@@ -68,16 +73,65 @@ test('the service runs under Deno on the embedded default: register, log in, rea
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   t.log(`Deno answered after ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  if (!health) t.fail(`Deno never answered on port ${port}${running ? '' : ' (it exited)'}:\n${output.slice(-4000)}`);
-  t.is(health!.status, 200, output.slice(-4000));
-  t.like(await health!.json(), { status: 'ok', checks: { database: 'ok' } });
+  if (!health) throw new Error(`Deno never answered on port ${port}${running ? '' : ' (it exited)'}:\n${output.slice(-4000)}`);
+  t.is(health.status, 200, output.slice(-4000));
+  t.like(await health.json(), { status: 'ok', checks: { database: 'ok' } });
+  return {
+    client: new TestClient(baseUrl),
+    output: () => output,
+    stop: async () => {
+      deno.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
 
-  const client = new TestClient(baseUrl);
-  const user = await client.signUp({ email: 'deno@example.com', displayName: 'Deno' });
-  const profile = await client.get('/auth/profile');
+type Job = { id: string; status: string; error?: { code: string; message: string }; outputs?: { mimeType: string; viewUrl: string }[] };
+
+/** Submits the ready video template and polls the job until it ends. */
+async function generateVideo(client: TestClient): Promise<Job> {
+  const templates = await client.get('/templates');
+  const video = (templates.body as { id: string; name: string }[]).find((template) => template.name === 'Solid colour video');
+  if (!video) throw new Error(`no video template: ${JSON.stringify(templates.body)}`);
+  const submitted = await client.post('/generate', { templateId: video.id, parameters: { prompt: 'deno', duration: 2 } });
+  if (submitted.status !== 202) throw new Error(`submit answered ${submitted.status}: ${JSON.stringify(submitted.body)}`);
+  let job = submitted.body as Job;
+  for (let waited = 0; !['succeeded', 'failed', 'cancelled'].includes(job.status) && waited < 60_000; waited += 250) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    job = (await client.get(`/generate/${job.id}`)).body as Job;
+  }
+  return job;
+}
+
+test.serial('the service runs under Deno on the embedded default: register, read the profile, generate a video', async (t) => {
+  t.timeout(240_000);
+  const deno = await startDeno(t, PERMISSIONS);
+  const user = await deno.client.signUp({ email: 'deno@example.com', displayName: 'Deno' });
+  const profile = await deno.client.get('/auth/profile');
   t.is(profile.status, 200);
   t.like(profile.body, { id: user.id, email: 'deno@example.com', displayName: 'Deno', role: 'user', coinBalance: 100 });
 
-  deno.kill('SIGTERM');
-  t.is(await exited, 0, `a clean shutdown on SIGTERM:\n${output.slice(-2000)}`);
+  // A video: the builtin engine runs the bundled ffmpeg, which Deno allows only with --allow-run.
+  const job = await generateVideo(deno.client);
+  t.is(job.status, 'succeeded', `${JSON.stringify(job)}\n${deno.output().slice(-2000)}`);
+  const mp4 = job.outputs!.find((file) => file.mimeType === 'video/mp4');
+  t.truthy(mp4, JSON.stringify(job.outputs));
+  const file = Buffer.from(await (await fetch(mp4!.viewUrl)).arrayBuffer());
+  t.is(file.toString('latin1', 4, 8), 'ftyp', 'an MP4 file');
+  t.notRegex(deno.output(), /"level":"(warn|error)"/, 'nothing went wrong on the way');
+
+  t.is(await deno.stop(), 0, `a clean shutdown on SIGTERM:\n${deno.output().slice(-2000)}`);
+});
+
+test.serial('a job that fails is logged with its code and cause (here: Deno without --allow-run cannot start ffmpeg)', async (t) => {
+  t.timeout(240_000);
+  const deno = await startDeno(t, PERMISSIONS.filter((flag) => flag !== '--allow-run'));
+  await deno.client.signUp({ email: 'deno-fail@example.com' });
+  const job = await generateVideo(deno.client);
+  t.is(job.status, 'failed');
+  t.is(job.error?.code, 'ENGINE.EXECUTION');
+  const line = deno.output().split('\n').find((text) => text.includes('"msg":"job failed"'));
+  t.truthy(line, `no "job failed" line at LOG_LEVEL=warn:\n${deno.output().slice(-2000)}`);
+  t.like(JSON.parse(line!), { level: 'warn', jobId: job.id, code: 'ENGINE.EXECUTION', refunded: 3 });
+  t.regex(JSON.parse(line!).error, /ffmpeg was not found/);
 });

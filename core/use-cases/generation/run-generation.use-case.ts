@@ -129,7 +129,11 @@ export class RunGeneration {
 
   private async fail(attempt: Attempt, error: JobError): Promise<void> {
     const outcome = await this.deps.uow.run((tx) => this.deps.lifecycle.end(tx, attempt.job.id, { to: 'failed', error, fence: attempt.runId }));
-    if (outcome.ended) this.deps.logger.info('job failed', { jobId: attempt.job.id, code: error.code, refunded: outcome.refunded });
+    // A warning, so that an operator running at LOG_LEVEL=warn sees every failed job and why.
+    if (outcome.ended) {
+      const { job } = attempt;
+      this.deps.logger.warn('job failed', { jobId: job.id, userId: job.userId, templateId: job.templateId, code: error.code, error: error.message, ...(error.nodeId ? { nodeId: error.nodeId } : {}), refunded: outcome.refunded });
+    }
   }
 
   private later(seconds: number): Date {
