@@ -35,7 +35,7 @@ export interface ComfyNodeError {
 }
 
 export type SubmitOutcome =
-  | { kind: 'accepted'; promptId: string }
+  | { kind: 'accepted'; promptId: string; nodeErrors: Record<string, ComfyNodeError> }
   | { kind: 'rejected'; error: { type?: string; message?: string; details?: string }; nodeErrors: Record<string, ComfyNodeError> };
 
 export interface ComfyDevice {
@@ -80,7 +80,7 @@ export class ComfyClient {
   async submit(prompt: unknown, clientId: string, promptId: string, extraData: Record<string, unknown>): Promise<SubmitOutcome> {
     const res = await this.request('POST', '/prompt', { prompt, client_id: clientId, prompt_id: promptId, extra_data: extraData });
     const body = (await this.json(res)) as Record<string, unknown>;
-    if (res.status === 200) return { kind: 'accepted', promptId: String(body['prompt_id'] ?? promptId) };
+    if (res.status === 200) return { kind: 'accepted', promptId: String(body['prompt_id'] ?? promptId), nodeErrors: (body['node_errors'] ?? {}) as Record<string, ComfyNodeError> };
     if (res.status === 400) {
       return {
         kind: 'rejected',

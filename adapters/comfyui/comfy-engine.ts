@@ -89,8 +89,12 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
         const { running, pending } = await client.queue();
         if ([...running, ...pending].some((item) => item[1] === promptId)) {
           request.onEvent({ type: 'status', text: 'Resuming the earlier attempt' });
-          const socket = await client.openSocket(promptId).catch(() => null);
-          return await this.follow(this.watch(client, promptId, request, socket));
+          const watch = this.watch(client, promptId, request, await client.openSocket(promptId).catch(() => null));
+          try {
+            return await watch.run();
+          } finally {
+            this.unwatch(watch);
+          }
         }
         const entry = await client.history(promptId);
         // A failed or interrupted earlier run is run again; only success is adopted.
@@ -125,30 +129,31 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
           transient: false,
         };
       }
-      return await this.follow(watch);
+      const dropped = Object.keys(outcome.nodeErrors);
+      if (dropped.length > 0) request.onEvent({ type: 'status', text: `Skipping invalid nodes ${dropped.join(', ')}: their outputs are not produced` });
+      return await watch.run();
     } catch (error) {
       if (error instanceof ComfyUnavailable) return unavailable(error.message);
       throw error;
     } finally {
-      watch.close();
+      this.unwatch(watch);
     }
   }
 
+  /** A watch over one prompt, registered so that close() ends it. */
   private watch(client: ComfyClient, promptId: string, request: EngineRunRequest, socket: WebSocket | null): PromptWatch {
     const { workflow, onEvent, signal } = request;
-    return new PromptWatch(
+    const watch = new PromptWatch(
       { client, promptId, clientId: promptId, workflow, socket, onEvent, ...(signal ? { signal } : {}) },
       { pollMs: this.options.pollMs ?? 500, timeoutMs: this.options.timeoutMs },
     );
+    this.watches.add(watch);
+    return watch;
   }
 
-  private async follow(watch: PromptWatch): Promise<EngineRunResult> {
-    this.watches.add(watch);
-    try {
-      return await watch.run();
-    } finally {
-      this.watches.delete(watch);
-    }
+  private unwatch(watch: PromptWatch): void {
+    watch.close();
+    this.watches.delete(watch);
   }
 
   /** Uploads the run's input images under run-scoped names and rewrites the inputs that named them. */
