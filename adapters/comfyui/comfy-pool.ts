@@ -31,8 +31,9 @@ interface ServerState {
   version: string | null;
 }
 
+/** One server as the health check shows it: by its position in COMFYUI_URLS (its address stays out of public output). */
 export interface ServerHealth {
-  server: string;
+  server: number;
   healthy: boolean;
   inFlight: number;
   version?: string;
@@ -99,17 +100,17 @@ export class ComfyPool {
   async check(): Promise<ServerHealth[]> {
     await Promise.all(this.servers.map((s) => this.probe(s)));
     const report = this.report();
-    if (!report.some((s) => s.healthy)) throw new Error(`no ComfyUI server is reachable (${report.map((s) => `${s.server}: ${s.error}`).join('; ')})`);
+    if (!report.some((s) => s.healthy)) throw new Error(`no ComfyUI server is reachable (${report.length} configured)`);
     return report;
   }
 
   report(): ServerHealth[] {
-    return this.servers.map((s) => ({
-      server: s.client.name,
+    return this.servers.map((s, index) => ({
+      server: index + 1,
       healthy: s.healthy === true,
       inFlight: s.inFlight,
       ...(s.version ? { version: s.version } : {}),
-      ...(s.lastError ? { error: s.lastError } : {}),
+      ...(s.lastError ? { error: s.lastError.replace(s.client.name, `server ${index + 1}`) } : {}),
       ...(s.devices.length > 0
         ? { devices: s.devices.map((d) => ({ name: d.name, vramTotalMiB: Math.round(d.vram_total / MiB), vramFreeMiB: Math.round(d.vram_free / MiB) })) }
         : {}),

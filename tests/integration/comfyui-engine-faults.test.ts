@@ -222,3 +222,18 @@ test.serial('two worker processes sharing two servers: the second job goes to th
   t.deepEqual(await historyIds(idle), [second.req.runId], 'the second worker avoided the busy server');
   t.true((await one).ok);
 });
+
+test.serial('COMFYUI_JOBS_PER_SERVER=1: a second job of this worker waits for the slot instead of queueing on the busy server', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const first = request(shortBlur(6));
+  const one = engine.run(first.req);
+  await first.running;
+  const second = request(imageAndText(0x0f0f0f));
+  const two = engine.run(second.req);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.deepEqual(await queueOf(target), { running: [first.req.runId], pending: [] }, 'nothing queued behind the running prompt');
+  t.true((await one).ok);
+  t.true((await two).ok);
+  t.deepEqual(await historyIds(target), [first.req.runId, second.req.runId]);
+});
