@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { EngineEvent, EngineRunRequest } from '../../core/ports/workflow-engine.port.ts';
+import { ComfyClient } from '../../adapters/comfyui/comfy-client.ts';
 import { ComfyEngine, type ComfyEngineOptions } from '../../adapters/comfyui/comfy-engine.ts';
 import { fileBytes, imageAndText, longBlur } from '../contract/workflow-engine.contract.ts';
 import { startComfyProtocolServer, type StartedComfyServer } from '../support/comfy-protocol-server.ts';
@@ -236,4 +237,14 @@ test.serial('COMFYUI_JOBS_PER_SERVER=1: a second job of this worker waits for th
   t.true((await one).ok);
   t.true((await two).ok);
   t.deepEqual(await historyIds(target), [first.req.runId, second.req.runId]);
+});
+
+test.serial('an interrupt names its prompt: interrupting a prompt that is not the running one leaves the running prompt alone', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const first = request(shortBlur(6));
+  const one = engine.run(first.req);
+  await first.running;
+  await new ComfyClient(target.url, { timeoutMs: 2000 }).interrupt(randomUUID());
+  t.true((await one).ok, 'the running prompt finished');
 });
