@@ -30,3 +30,12 @@ workflowEngineContract('comfyui', async () => {
     },
   };
 });
+
+// By hand, against a real ComfyUI (CI has none): COMFYUI_TEST_URL=http://127.0.0.1:8188 ava tests/contract/workflow-engine.test.ts
+const realComfy = process.env.COMFYUI_TEST_URL;
+if (realComfy) {
+  workflowEngineContract('comfyui (real server)', async () => {
+    const engine = new ComfyEngine({ urls: [realComfy], timeoutMs: 30_000, jobsPerServer: 1, unavailableWaitMs: 5000, pollMs: 200 });
+    return { engine, dispose: () => engine.close() };
+  });
+}

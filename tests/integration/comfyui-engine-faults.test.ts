@@ -248,3 +248,17 @@ test.serial('an interrupt names its prompt: interrupting a prompt that is not th
   await new ComfyClient(target.url, { timeoutMs: 2000 }).interrupt(randomUUID());
   t.true((await one).ok, 'the running prompt finished');
 });
+
+test.serial('closing the engine (worker shutdown) releases a job still waiting for a server: transient, at once', async (t) => {
+  const gone = await startComfyProtocolServer();
+  await gone.close();
+  const engine = engineFor(t, [gone.url], { unavailableWaitMs: 60_000 });
+  const waiting = engine.run(request(imageAndText(1)).req);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const started = Date.now();
+  await engine.close();
+  const outcome = await waiting;
+  t.is(!outcome.ok && outcome.error.code, 'ENGINE.UNAVAILABLE');
+  t.is(!outcome.ok && outcome.transient, true);
+  t.true(Date.now() - started < 2000);
+});
