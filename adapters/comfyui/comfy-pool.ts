@@ -55,6 +55,7 @@ export class ComfyPool {
   private readonly servers: ServerState[];
   private readonly waiters = new Set<() => void>();
   private readonly now: () => number;
+  private closed = false;
 
   constructor(clients: ComfyClient[], private readonly options: ComfyPoolOptions) {
     if (clients.length === 0) throw new Error('a ComfyUI pool needs at least one server');
@@ -78,7 +79,7 @@ export class ComfyPool {
   async acquire(signal?: AbortSignal): Promise<ComfyLease | null> {
     let unhealthySince: number | null = null;
     for (;;) {
-      if (signal?.aborted) return null;
+      if (signal?.aborted || this.closed) return null;
       await this.probeDue();
       const free = this.servers.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);
       if (free.length > 0) {
@@ -123,8 +124,10 @@ export class ComfyPool {
     if (state) this.down(state, error);
   }
 
+  /** Jobs still waiting for a server give up (the engine is shutting down). */
   close(): void {
-    for (const wake of this.waiters) wake();
+    this.closed = true;
+    for (const wake of [...this.waiters]) wake();
   }
 
   private lease(state: ServerState): ComfyLease {
