@@ -46,7 +46,11 @@ export class PromptWatch {
   private poked = false;
   private ended = false;
   private socketDown = false;
-  private doneNodes = -1;
+  /** Nodes answered from ComfyUI's cache (execution_cached): done from the start. */
+  private readonly cached = new Set<string>();
+  /** Once the server sends progress_state (ComfyUI 2025+), the bar is the whole prompt's, in percent. */
+  private snapshots = false;
+  private lastPercent = -1;
 
   constructor(private readonly request: WatchRequest, private readonly options: WatchOptions) {
     this.socket = request.socket;
@@ -162,8 +166,8 @@ export class PromptWatch {
         onEvent({ type: 'status', text: 'Running' });
         break;
       case 'execution_cached': {
-        const nodes = Array.isArray(data['nodes']) ? data['nodes'].length : 0;
-        if (nodes > 0) onEvent({ type: 'status', text: `Running (${nodes} cached node${nodes === 1 ? '' : 's'})` });
+        for (const node of Array.isArray(data['nodes']) ? data['nodes'] : []) this.cached.add(String(node));
+        if (this.cached.size > 0) onEvent({ type: 'status', text: `Running (${this.cached.size} cached node${this.cached.size === 1 ? '' : 's'})` });
         break;
       }
       case 'executing':
@@ -175,20 +179,15 @@ export class PromptWatch {
         }
         break;
       case 'progress':
-        if (typeof data['value'] === 'number' && typeof data['max'] === 'number') {
+        // Older servers (no progress_state) report only the current node's steps.
+        if (!this.snapshots && typeof data['value'] === 'number' && typeof data['max'] === 'number') {
           onEvent({ type: 'progress', value: data['value'], max: data['max'], ...(data['node'] ? { nodeId: String(data['node']) } : {}) });
         }
         break;
-      case 'progress_state': {
-        const nodes = Object.values((data['nodes'] ?? {}) as Record<string, { state?: string }>);
-        const done = nodes.filter((node) => node.state === 'finished').length;
-        const total = workflow ? Object.keys(workflow).length : nodes.length;
-        if (done !== this.doneNodes && done > 0) {
-          this.doneNodes = done;
-          onEvent({ type: 'status', text: `Running: ${done} of ${total} nodes done` });
-        }
+      case 'progress_state':
+        this.snapshots = true;
+        this.overallProgress((data['nodes'] ?? {}) as Record<string, { state?: string; value?: number; max?: number }>);
         break;
-      }
       case 'execution_success':
       case 'execution_error':
       case 'execution_interrupted':
@@ -197,6 +196,28 @@ export class PromptWatch {
       default:
         break;
     }
+  }
+
+  /**
+   * The prompt's progress in percent from a progress_state snapshot: cached and finished nodes count whole,
+   * a running node by its value/max. Real ComfyUI's model-free nodes send no `progress`; this still moves.
+   */
+  private overallProgress(nodes: Record<string, { state?: string; value?: number; max?: number }>): void {
+    const total = this.request.workflow ? Object.keys(this.request.workflow).length : Math.max(1, Object.keys(nodes).length + this.cached.size);
+    let done = this.cached.size;
+    let running: string | undefined;
+    for (const [id, node] of Object.entries(nodes)) {
+      if (this.cached.has(id)) continue;
+      if (node.state === 'finished') done += 1;
+      else if (node.state === 'running' && typeof node.value === 'number' && typeof node.max === 'number' && node.max > 0) {
+        done += Math.min(1, node.value / node.max);
+        running = id;
+      }
+    }
+    const percent = Math.min(100, Math.floor((done / total) * 100));
+    if (percent <= this.lastPercent) return;
+    this.lastPercent = percent;
+    this.request.onEvent({ type: 'progress', value: percent, max: 100, ...(running ? { nodeId: running } : {}) });
   }
 
   private poke(): void {

@@ -262,3 +262,15 @@ test.serial('closing the engine (worker shutdown) releases a job still waiting f
   t.is(!outcome.ok && outcome.transient, true);
   t.true(Date.now() - started < 2000);
 });
+
+test.serial("progress is the whole prompt's, in percent, from progress_state: rising to 100 (real ComfyUI's model-free nodes send no `progress`)", async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const { req, events } = request(shortBlur(2));
+  t.true((await engine.run(req)).ok);
+  const progress = events.flatMap((e) => (e.type === 'progress' ? [e] : []));
+  t.true(progress.length >= 3, JSON.stringify(progress));
+  t.true(progress.every((p) => p.max === 100));
+  t.deepEqual(progress.map((p) => p.value), [...new Set(progress.map((p) => p.value))].sort((a, b) => a - b), 'strictly rising');
+  t.is(progress.at(-1)!.value, 100);
+});
