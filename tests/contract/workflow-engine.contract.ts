@@ -140,7 +140,6 @@ export function workflowEngineContract(name: string, make: () => Promise<EngineF
   test(`${name}: aborting the signal interrupts a running prompt`, async (t) => {
     const engine = await open(t);
     const controller = new AbortController();
-    const started = Date.now();
     const { result } = await runOnce(engine, longBlur(), {
       signal: controller.signal,
       onEvent: (e) => {
@@ -149,8 +148,8 @@ export function workflowEngineContract(name: string, make: () => Promise<EngineF
     });
     if (result.ok) return t.fail('an interrupted run succeeded');
     t.is(result.error.code, 'ENGINE.INTERRUPTED');
+    // Only an interrupt ends this run so: uninterrupted, it succeeds (after about 20 s of CPU).
     t.false(result.transient);
-    t.true(Date.now() - started < 10_000, 'interrupted well before the blur would end');
   });
 
   test(`${name}: an identical re-run (ComfyUI answers from its cache) still yields readable files, also after the first run was released`, async (t) => {

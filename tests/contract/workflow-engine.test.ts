@@ -21,7 +21,7 @@ workflowEngineContract('builtin', async () => {
 // The comfyui adapter talking to the protocol server (the builtin runtime behind ComfyUI's HTTP and WebSocket API).
 workflowEngineContract('comfyui', async () => {
   const server = await startComfyProtocolServer();
-  const engine = new ComfyEngine({ urls: [server.url], timeoutMs: 5000, jobsPerServer: 1, unavailableWaitMs: 2000, pollMs: 100 });
+  const engine = new ComfyEngine({ urls: [server.url], timeoutMs: 15_000, jobsPerServer: 1, unavailableWaitMs: 10_000, pollMs: 100 });
   return {
     engine,
     async dispose() {

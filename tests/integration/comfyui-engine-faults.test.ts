@@ -16,7 +16,8 @@ const shortBlur = (frames: number): WorkflowGraph => ({
   '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'short' } },
 });
 
-const FAST: Omit<ComfyEngineOptions, 'urls'> = { timeoutMs: 3000, jobsPerServer: 1, unavailableWaitMs: 1000, pollMs: 50, baseBackoffMs: 100, maxBackoffMs: 400 };
+// Generous deadlines: the suite shares two cores with everything else; a test that needs a short one sets it.
+const FAST: Omit<ComfyEngineOptions, 'urls'> = { timeoutMs: 10_000, jobsPerServer: 1, unavailableWaitMs: 8000, pollMs: 50, baseBackoffMs: 100, maxBackoffMs: 400 };
 
 const server = async (t: { teardown(fn: () => Promise<void>): void }): Promise<StartedComfyServer> => {
   const started = await startComfyProtocolServer();
@@ -63,7 +64,7 @@ const historyIds = async (target: StartedComfyServer): Promise<string[]> => Obje
 
 test.serial('the server dies mid-job: the attempt fails as transient ENGINE.UNAVAILABLE and the server leaves the rotation', async (t) => {
   const target = await server(t);
-  const engine = engineFor(t, [target.url]);
+  const engine = engineFor(t, [target.url], { timeoutMs: 2000 });
   const { req, running } = request(longBlur());
   const result = engine.run(req);
   await running;
@@ -147,7 +148,9 @@ test.serial('a redelivered attempt whose earlier prompt failed or is unknown run
   const proxy = await proxied(t, target);
   const engine = engineFor(t, [proxy.url]);
   const failing: WorkflowGraph = { '2': { class_type: 'SaveImage', inputs: { images: ['9', 0], filename_prefix: 'x' } } };
-  const interrupted = request(longBlur(), { signal: AbortSignal.timeout(300) });
+  const controller = new AbortController();
+  const interrupted = request(longBlur(), { signal: controller.signal });
+  void interrupted.running.then(() => controller.abort());
   const first = await engine.run(interrupted.req);
   t.is(!first.ok && first.error.code, 'ENGINE.INTERRUPTED');
   const retried = await engine.run(request(imageAndText(0x00ff00), { supersedes: interrupted.req.runId }).req);
@@ -189,9 +192,9 @@ test.serial('the pool sends jobs to a healthy server, waits a bounded time when 
   const engine = engineFor(t, [downUrl, up.url]);
   for (let i = 0; i < 3; i++) t.true((await engine.run(request(imageAndText(i)).req)).ok);
   t.deepEqual((await historyIds(up)).length, 3, 'every job went to the healthy server');
-  await t.throwsAsync(engineFor(t, [downUrl]).check(), { message: /no ComfyUI server is reachable/ });
+  await t.throwsAsync(engineFor(t, [downUrl], { timeoutMs: 2000 }).check(), { message: /no ComfyUI server is reachable/ });
 
-  const lonely = engineFor(t, [downUrl], { unavailableWaitMs: 600 });
+  const lonely = engineFor(t, [downUrl], { unavailableWaitMs: 600, timeoutMs: 2000 });
   const started = Date.now();
   const none = await lonely.run(request(imageAndText(1)).req);
   t.is(!none.ok && none.error.code, 'ENGINE.UNAVAILABLE');
@@ -245,7 +248,7 @@ test.serial('an interrupt names its prompt: interrupting a prompt that is not th
   const first = request(shortBlur(6));
   const one = engine.run(first.req);
   await first.running;
-  await new ComfyClient(target.url, { timeoutMs: 2000 }).interrupt(randomUUID());
+  await new ComfyClient(target.url, { timeoutMs: 10_000 }).interrupt(randomUUID());
   t.true((await one).ok, 'the running prompt finished');
 });
 

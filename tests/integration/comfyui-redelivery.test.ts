@@ -21,7 +21,7 @@ test.serial('a redelivered job adopts the prompt its previous attempt left runni
     await proxy.close();
     await server.close();
   });
-  const options = { urls: [proxy.url], timeoutMs: 3000, jobsPerServer: 1, unavailableWaitMs: 1000, pollMs: 50 };
+  const options = { urls: [proxy.url], timeoutMs: 10_000, jobsPerServer: 1, unavailableWaitMs: 8000, pollMs: 50 };
   // The worker's engine: the first attempt's dies under it (its process lost the server), the second is fresh.
   let current = new ComfyEngine(options);
   const runIds: { runId: string; supersedes?: string }[] = [];
