@@ -56,7 +56,10 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
   const single = <T>(token: symbol & { readonly __resolves?: T }, make: () => T) => container.bind(token).toDynamicValue(make).inSingletonScope();
 
   bindEngine(container, config);
-  container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'engine', check: async () => (await get(TOKENS.Engine).check()) ?? undefined }));
+  // Only where jobs run: an API process serves without the GPU servers, and must not look unhealthy without them.
+  if (config.roles.includes('worker')) {
+    container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'engine', check: async () => (await get(TOKENS.Engine).check()) ?? undefined }));
+  }
   single(TOKENS.JobControl, () => new JobControl(ports.bus()));
   single(TOKENS.JobLifecycle, () => new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events: get(TOKENS.UserEventLog) }));
   single(TOKENS.ActiveTemplates, () => new ActiveTemplates(ports.repos().templates));

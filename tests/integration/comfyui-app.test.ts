@@ -120,3 +120,19 @@ for (const db of DATABASES) {
     t.is((await admin.get('/auth/profile')).body.coinBalance, 100);
   });
 }
+
+test.serial('ROLES=api with every GPU server down: healthy (the engine is checked by workers only), and templates still save (no catalogue to ask)', async (t) => {
+  const gone = await startComfyProtocolServer();
+  await gone.close();
+  const app = await startTestApp(DATABASES[0]!, { ROLES: 'api', ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: gone.url, COMFYUI_TIMEOUT_MS: '1000', ADMIN_EMAILS: ADMIN });
+  t.teardown(() => app.close());
+  const health = await fetch(`${app.baseUrl}/api/v1/health`);
+  t.is(health.status, 200);
+  const body = (await health.json()) as { checks: Record<string, string> };
+  t.false('engine' in body.checks);
+  const admin = app.client();
+  await admin.signUp({ email: ADMIN });
+  const workflow = { '1': { class_type: 'EmptyImage', inputs: { width: 8, height: 8, batch_size: 1, color: 0 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'x' } } };
+  const created = await admin.post('/workflow-templates', { name: `T ${randomUUID()}`, category: 'text-to-image', workflow, cost: 1, outputType: 'image' });
+  t.is(created.status, 201, JSON.stringify(created.body));
+});

@@ -64,3 +64,40 @@ test.serial('a redelivered job adopts the prompt its previous attempt left runni
   t.is((await h.repos.history.listForJob(jobId)).length, 1, 'one stored output');
   await current.close();
 });
+
+test.serial('the server restarts under a running job: the attempt is retried, the retry runs it anew, the job succeeds once with one output, paid once', async (t) => {
+  const first = await startComfyProtocolServer();
+  const engine = new ComfyEngine({ urls: [first.url], timeoutMs: 10_000, jobsPerServer: 1, unavailableWaitMs: 8000, pollMs: 50 });
+  const h = await generationHarness({ engine });
+  t.teardown(() => h.dispose());
+  const userId = await h.newUser(10);
+  const templateId = await h.addTemplate(4, blur, {});
+  const submitted = await h.submit.execute({ userId, role: 'user', templateId });
+  if (!submitted.ok) return t.fail(JSON.stringify(submitted));
+  const jobId = submitted.value.job.id;
+
+  const attempt = h.run.execute(h.delivery(jobId, 1));
+  for (let i = 0; i < 200; i++) {
+    const queue = (await (await fetch(`${first.url}/queue`)).json()) as { queue_running: unknown[] };
+    if (queue.queue_running.length > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await first.stop();
+  const second = await startComfyProtocolServer({ port: first.port });
+  t.teardown(async () => {
+    await second.close();
+    await first.close();
+  });
+  t.like(await attempt, { action: 'retry' });
+  const waiting = await h.repos.jobs.findById(jobId);
+  t.is(waiting!.status, 'running');
+  t.regex(waiting!.statusText ?? '', /Retrying after a temporary problem/);
+
+  t.deepEqual(await h.run.execute(h.delivery(jobId, 2)), { action: 'ack' });
+  const job = await h.repos.jobs.findById(jobId);
+  t.is(job!.status, 'succeeded');
+  t.is((await h.repos.history.listForJob(jobId)).length, 1);
+  t.is(await h.balance(userId), 6, 'paid once, no refund');
+  const history = (await (await fetch(`${second.url}/history`)).json()) as Record<string, unknown>;
+  t.deepEqual(Object.keys(history), [job!.runId], 'the restarted server ran the retry once');
+});
