@@ -62,6 +62,7 @@ export class PromptWatch {
     const { client, promptId, signal } = this.request;
     let unreachableSince: number | null = null;
     let cancelledAt: number | null = null;
+    let first = true;
     const onAbort = (): void => this.poke();
     signal?.addEventListener('abort', onAbort);
     try {
@@ -73,7 +74,9 @@ export class PromptWatch {
             if (await this.cancel()) return interrupted('Cancelled before it started');
           }
           if (this.socketDown) await this.reconnect().catch(() => undefined);
-          const outcome = await this.look();
+          // With a live socket the first look waits for the end event (or the slow poll): the prompt was just queued.
+          const outcome = first && !this.socketDown && cancelledAt === null ? null : await this.look();
+          first = false;
           if (outcome) return outcome;
           unreachableSince = null;
         } catch (error) {
@@ -188,11 +191,8 @@ export class PromptWatch {
         this.snapshots = true;
         this.overallProgress((data['nodes'] ?? {}) as Record<string, { state?: string; value?: number; max?: number }>);
         break;
-      case 'execution_success':
-      case 'execution_error':
-      case 'execution_interrupted':
-        this.poke();
-        break;
+      // execution_success/error/interrupted come before the history entry is written; `executing` with
+      // node null comes after it, and is what wakes the watch.
       default:
         break;
     }
