@@ -27,7 +27,7 @@ export interface Config {
   cache: { driver: 'memory' } | { driver: 'redis'; url: string };
   /** EVENT_BUS_DRIVER: how user events and cancel requests reach the other processes (memory: this process only). */
   eventBus: { driver: 'memory' } | { driver: 'redis'; url: string };
-  engine: { driver: 'builtin'; workDir: string } | { driver: 'comfyui'; urls: string[] };
+  engine: { driver: 'builtin'; workDir: string } | ComfyEngineConfig;
   auth: {
     jwtSecret: string;
     issuer: string;
@@ -65,6 +65,20 @@ export interface Config {
   enableTestEndpoints: boolean;
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
+}
+
+/**
+ * ENGINE_DRIVER=comfyui: the GPU servers (COMFYUI_URLS; userinfo = basic auth), a bearer token for the others
+ * (COMFYUI_TOKEN), each call's deadline (COMFYUI_TIMEOUT_MS), jobs per server from one worker process
+ * (COMFYUI_JOBS_PER_SERVER) and how long a job waits while no server is healthy (COMFYUI_WAIT_MS).
+ */
+export interface ComfyEngineConfig {
+  driver: 'comfyui';
+  urls: string[];
+  token?: string;
+  timeoutMs: number;
+  jobsPerServer: number;
+  unavailableWaitMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -236,10 +250,24 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const engineDriver = read.oneOf('ENGINE_DRIVER', 'builtin', ['builtin', 'comfyui'] as const);
   let engine: Config['engine'];
   if (engineDriver === 'comfyui') {
-    const urls = read.list('COMFYUI_URL');
-    if (urls.length === 0) read.problems.push('COMFYUI_URL is required when ENGINE_DRIVER=comfyui (one or more URLs, comma-separated)');
-    for (const url of urls) read.url('COMFYUI_URL', url, ['http:', 'https:']);
-    engine = { driver: 'comfyui', urls };
+    // COMFYUI_URL (one or more) is the older name of COMFYUI_URLS.
+    const plural = read.list('COMFYUI_URLS');
+    const alias = read.list('COMFYUI_URL');
+    if (plural.length > 0 && alias.length > 0 && plural.join(',') !== alias.join(',')) {
+      read.problems.push('COMFYUI_URLS and COMFYUI_URL disagree: set only COMFYUI_URLS');
+    }
+    const urls = plural.length > 0 ? plural : alias;
+    if (urls.length === 0) read.problems.push('COMFYUI_URLS is required when ENGINE_DRIVER=comfyui (one or more URLs, comma-separated)');
+    for (const url of urls) read.url('COMFYUI_URLS', url, ['http:', 'https:']);
+    const token = read.raw('COMFYUI_TOKEN');
+    engine = {
+      driver: 'comfyui',
+      urls,
+      ...(token ? { token } : {}),
+      timeoutMs: read.int('COMFYUI_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      jobsPerServer: read.int('COMFYUI_JOBS_PER_SERVER', 1, 1, 64),
+      unavailableWaitMs: read.int('COMFYUI_WAIT_MS', 60_000, 0, 3_600_000),
+    };
   } else {
     engine = { driver: 'builtin', workDir: path.join(dataDir, 'engine') };
   }

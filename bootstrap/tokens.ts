@@ -14,6 +14,7 @@ import type { MessageQueue } from '../core/ports/queue.port.ts';
 import type { TokenIssuer } from '../core/ports/token-issuer.port.ts';
 import type { Transaction, UnitOfWork } from '../core/ports/unit-of-work.port.ts';
 import type { EventBus } from '../core/ports/user-events.port.ts';
+import type { NodeCatalog } from '../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../core/ports/workflow-engine.port.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
 import type { SessionRevocations } from '../core/use-cases/auth/session-revocations.ts';
@@ -47,7 +48,8 @@ export interface HttpServerRef {
 
 export interface HealthCheckBinding {
   name: string;
-  check(): Promise<void>;
+  /** Throws when unhealthy; may resolve with details shown under the health answer's `details`. */
+  check(): Promise<void | Record<string, unknown>>;
 }
 
 export interface LifecycleBinding {
@@ -108,6 +110,8 @@ export const TOKENS = {
   UserEventLog: token<UserEventLog>('UserEventLog'),
   ActiveJobsSnapshot: token<ActiveJobsSnapshot>('ActiveJobsSnapshot'),
   Engine: token<WorkflowEngine>('WorkflowEngine'),
+  /** Bound only when the engine's node classes should vet templates (ENGINE_DRIVER=comfyui). */
+  NodeCatalog: token<NodeCatalog>('NodeCatalog'),
   JobControl: token<JobControl>('JobControl'),
   JobLifecycle: token<JobLifecycle>('JobLifecycle'),
   ActiveTemplates: token<ActiveTemplates>('ActiveTemplates'),

@@ -18,7 +18,9 @@ import type {
   EngineTextOutput,
   WorkflowEngine,
 } from '../../core/ports/workflow-engine.port.ts';
+import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import { BuiltinRuntime } from './builtin-runtime.ts';
+import { createRegistry } from './node-registry.ts';
 import type { NodeErrorEntry, PromptGraph, ValidateResult } from './builtin-runtime.ts';
 import { probeMedia } from './ffmpeg.ts';
 
@@ -72,8 +74,9 @@ const summary = (v: Extract<ValidateResult, { ok: false }>): string => {
   return v.error.details ? `${v.error.message}: ${v.error.details}` : v.error.message;
 };
 
-export class BuiltinEngine implements WorkflowEngine {
+export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
   private readonly workDir: string;
+  private readonly nodeTypes: ReadonlySet<string> = new Set(createRegistry().keys());
 
   constructor(private readonly options: BuiltinEngineOptions) {
     this.workDir = path.resolve(options.workDir);
@@ -192,6 +195,11 @@ export class BuiltinEngine implements WorkflowEngine {
 
   async check(): Promise<void> {
     await mkdir(this.workDir, { recursive: true });
+  }
+
+  /** The node classes of the builtin runtime. */
+  async knownNodeTypes(): Promise<ReadonlySet<string>> {
+    return this.nodeTypes;
   }
 
   async close(): Promise<void> {}

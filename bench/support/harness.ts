@@ -44,7 +44,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
+export async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode} before answering`);
@@ -59,7 +59,7 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 90_000)
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
+export function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
   return spawn(TSX, [script], {
     cwd: ROOT,
     // node_modules/.bin first: tsx's shebang must find the project's Node 22.
@@ -68,7 +68,7 @@ function spawnTsx(script: string, env: Record<string, string>): ChildProcess {
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');

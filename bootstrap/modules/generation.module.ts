@@ -1,10 +1,10 @@
 import type { Container } from 'inversify';
 import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
+import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
 import type { Consumer } from '../../core/ports/queue.port.ts';
-import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.ts';
 import { CancelGeneration } from '../../core/use-cases/generation/cancel-generation.use-case.ts';
 import { EngineInputs } from '../../core/use-cases/generation/engine-inputs.ts';
@@ -20,14 +20,33 @@ import { RunGeneration } from '../../core/use-cases/generation/run-generation.us
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import { SweepUnclaimedDeductions } from '../../core/use-cases/generation/sweep-unclaimed-deductions.use-case.ts';
-import type { Config } from '../config.ts';
+import type { ComfyEngineConfig, Config } from '../config.ts';
 import { resolve, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
-function createEngine(config: Readonly<Config>): WorkflowEngine {
-  if (config.engine.driver === 'builtin') return new BuiltinEngine({ workDir: config.engine.workDir });
-  throw new Error(`ENGINE_DRIVER=${config.engine.driver} is not available in this build (only builtin)`);
+function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
+  return new ComfyEngine({
+    urls: engine.urls,
+    ...(engine.token ? { token: engine.token } : {}),
+    timeoutMs: engine.timeoutMs,
+    jobsPerServer: engine.jobsPerServer,
+    unavailableWaitMs: engine.unavailableWaitMs,
+  });
 }
+
+/** TOKENS.Engine by ENGINE_DRIVER; with comfyui the same engine is the node catalogue templates are checked against. */
+function bindEngine(container: Container, config: Readonly<Config>): void {
+  const { engine } = config;
+  if (engine.driver === 'builtin') {
+    container.bind(TOKENS.Engine).toDynamicValue(() => new BuiltinEngine({ workDir: engine.workDir })).inSingletonScope();
+    return;
+  }
+  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine)).inSingletonScope();
+  container.bind(TOKENS.Engine).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
+  container.bind(TOKENS.NodeCatalog).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
+}
+
+const COMFY_ENGINE = Symbol('ComfyEngine');
 
 /** Generation end to end: jobs and their lifecycle, history, the worker, cancel, refunds, the sweepers and the reconciler. */
 export function bindGeneration(container: Container, config: Readonly<Config>): void {
@@ -36,7 +55,11 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
   const { generation } = config;
   const single = <T>(token: symbol & { readonly __resolves?: T }, make: () => T) => container.bind(token).toDynamicValue(make).inSingletonScope();
 
-  single(TOKENS.Engine, () => createEngine(config));
+  bindEngine(container, config);
+  // Only where jobs run: an API process serves without the GPU servers, and must not look unhealthy without them.
+  if (config.roles.includes('worker')) {
+    container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'engine', check: async () => (await get(TOKENS.Engine).check()) ?? undefined }));
+  }
   single(TOKENS.JobControl, () => new JobControl(ports.bus()));
   single(TOKENS.JobLifecycle, () => new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events: get(TOKENS.UserEventLog) }));
   single(TOKENS.ActiveTemplates, () => new ActiveTemplates(ports.repos().templates));

@@ -14,7 +14,7 @@ import { ListTemplates } from '../../core/use-cases/templates/list-templates.use
 import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
 import type { Config } from '../config.ts';
-import { TOKENS } from '../tokens.ts';
+import { resolve, TOKENS } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
 /** Workflow templates: the repository, the admin and catalogue routes, and the ready templates of a fresh install. */
@@ -27,10 +27,12 @@ export function bindTemplates(container: Container, config: Readonly<Config>): v
 
   container.bind(TOKENS.RouteModule).toDynamicValue(() => {
     const write = { uow: ports.uow(), clock: ports.clock(), rules };
+    // With GPU servers, a template is checked against the nodes they have (their /object_info).
+    const nodes = container.isBound(TOKENS.NodeCatalog) ? { nodes: resolve(container, TOKENS.NodeCatalog) } : {};
     return templateRoutes({
-      create: new CreateTemplate({ templates: templates(), ids: ports.ids(), clock: ports.clock(), rules }),
+      create: new CreateTemplate({ templates: templates(), ids: ports.ids(), clock: ports.clock(), rules, ...nodes }),
       setParameterMap: new SetParameterMap(write),
-      patch: new PatchTemplate(write),
+      patch: new PatchTemplate({ ...write, ...nodes }),
       list: new ListTemplates({ templates: templates() }),
       get: new GetTemplate({ templates: templates() }),
       remove: new DeleteTemplate({ templates: templates(), clock: ports.clock() }),

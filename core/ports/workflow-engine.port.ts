@@ -46,8 +46,13 @@ export type EngineRunResult =
   | { ok: false; error: EngineError; transient: boolean };
 
 export interface EngineRunRequest {
-  /** Our job id; engines that accept a client-chosen prompt id use it. */
+  /** The attempt's run id; engines that accept a client-chosen prompt id use it. */
   runId: string;
+  /**
+   * The run id of the job's previous attempt, if any. An engine that keeps prompts (ComfyUI) first looks
+   * for that prompt and adopts it (waits for it, or reads its outputs) rather than running the job twice.
+   */
+  supersedes?: string;
   workflow: WorkflowGraph;
   inputs: EngineInputFile[];
   onEvent(event: EngineEvent): void;
@@ -55,11 +60,14 @@ export interface EngineRunRequest {
   signal?: AbortSignal;
 }
 
+/** What a health check may report of the engine, e.g. each GPU server's state and VRAM. */
+export type EngineHealth = Record<string, unknown>;
+
 export interface WorkflowEngine {
   run(request: EngineRunRequest): Promise<EngineRunResult>;
   /** Frees the engine-side files of a run once the caller has stored them (optional: not every engine keeps any). */
   release?(runId: string): Promise<void>;
-  /** Throws when the engine cannot be reached (used by health checks). */
-  check(): Promise<void>;
+  /** Throws when the engine cannot be reached (used by health checks); may describe what it found (servers, VRAM). */
+  check(): Promise<EngineHealth | void>;
   close(): Promise<void>;
 }

@@ -13,21 +13,25 @@ export interface StartedComfyServer {
   inputDir: string;
   outputDir: string;
   tempDir: string;
+  port: number;
+  /** Stops serving and removes the folders. */
   close(): Promise<void>;
+  /** Stops serving but keeps the folders (a restart on the same port and root keeps the files, like ComfyUI's output folder). */
+  stop(): Promise<void>;
 }
 
 /**
  * The builtin engine served over ComfyUI's protocol on a free port, with its folders in a fresh
  * temp dir that `close()` removes. A protocol peer for suites that test ComfyUI clients.
  */
-export const startComfyProtocolServer = async (options: { maxUploadBytes?: number } = {}): Promise<StartedComfyServer> => {
-  const root = await mkdtemp(join(tmpdir(), 'comfy-protocol-'));
+export const startComfyProtocolServer = async (options: { maxUploadBytes?: number; port?: number; root?: string } = {}): Promise<StartedComfyServer> => {
+  const root = options.root ?? (await mkdtemp(join(tmpdir(), 'comfy-protocol-')));
   const dirs = { inputDir: join(root, 'input'), outputDir: join(root, 'output'), tempDir: join(root, 'temp') };
   const server = createComfyProtocolServer({
     runtime: new BuiltinRuntime(dirs),
     ...dirs,
     host: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     ...(options.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.maxUploadBytes }),
     log: () => undefined,
   });
@@ -36,9 +40,13 @@ export const startComfyProtocolServer = async (options: { maxUploadBytes?: numbe
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
     ...dirs,
+    port,
     async close() {
       await server.close();
       await rm(root, { recursive: true, force: true });
+    },
+    async stop() {
+      await server.close();
     },
   };
 };

@@ -100,7 +100,33 @@ test('values are parsed: durations, lists, booleans, mariadb:// URLs, production
   t.deepEqual(config.queue, { driver: 'rabbitmq', amqpUrl: 'amqp://guest:guest@rabbit:5672' });
   t.deepEqual(config.cache, { driver: 'redis', url: 'redis://cache:6379' });
   t.like(config.storage, { driver: 's3', bucket: 'outputs', region: 'us-east-1' });
-  t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'] });
+  t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'], timeoutMs: 30_000, jobsPerServer: 1, unavailableWaitMs: 60_000 });
+});
+
+test('ENGINE_DRIVER=comfyui: COMFYUI_URLS with credentials, a token, deadlines and jobs per server; COMFYUI_URL is its alias', (t) => {
+  const base = { APP_ENV: 'local', DATA_DIR: '/tmp/x', JWT_SECRET: 'x'.repeat(32), ENGINE_DRIVER: 'comfyui' };
+  const config = load({
+    ...base,
+    COMFYUI_URLS: 'https://ops:s3cret@gpu1.example:443,http://gpu2:8188',
+    COMFYUI_TOKEN: 'tok',
+    COMFYUI_TIMEOUT_MS: '5000',
+    COMFYUI_JOBS_PER_SERVER: '2',
+    COMFYUI_WAIT_MS: '1000',
+  });
+  t.deepEqual(config.engine, {
+    driver: 'comfyui',
+    urls: ['https://ops:s3cret@gpu1.example:443', 'http://gpu2:8188'],
+    token: 'tok',
+    timeoutMs: 5000,
+    jobsPerServer: 2,
+    unavailableWaitMs: 1000,
+  });
+  t.like(load({ ...base, COMFYUI_URL: 'http://one:8188' }).engine, { urls: ['http://one:8188'] });
+  const problems = problemsOf({ ...base, COMFYUI_URLS: 'http://a:1', COMFYUI_URL: 'http://b:1', COMFYUI_JOBS_PER_SERVER: '0' });
+  t.true(problems.some((p) => p.includes('COMFYUI_URLS and COMFYUI_URL disagree')), problems.join('\n'));
+  t.true(problems.some((p) => p.startsWith('COMFYUI_JOBS_PER_SERVER must be an integer')));
+  t.true(problemsOf(base).some((p) => p.startsWith('COMFYUI_URLS is required')));
+  t.false(problemsOf({ ...base, COMFYUI_URLS: 'ftp://ops:s3cret@x' }).join(' ').includes('s3cret'), 'a bad URL is reported without its password');
 });
 
 test('every problem is reported together, each naming its variable', (t) => {

@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import test from 'ava';
+import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
+import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import type { ExecutionContext } from 'ava';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
@@ -17,7 +22,7 @@ import { ListTemplates } from '../../core/use-cases/templates/list-templates.use
 import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
 
-const setup = (rules: TemplateRules = {}) => {
+const setup = (rules: TemplateRules = {}, nodes?: NodeCatalog) => {
   const uow = new MemoryUnitOfWork(new MemoryStore());
   const templates = uow.autocommit.templates;
   let tick = Date.parse('2026-01-01T00:00:00Z');
@@ -25,11 +30,12 @@ const setup = (rules: TemplateRules = {}) => {
   const clock = { now: () => new Date((tick += 1000)) };
   const ids = { newId: () => `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}` };
   const write = { uow, clock, rules };
+  const catalog = nodes ? { nodes } : {};
   return {
     templates,
-    create: new CreateTemplate({ templates, ids, clock, rules }),
+    create: new CreateTemplate({ templates, ids, clock, rules, ...catalog }),
     setMap: new SetParameterMap(write),
-    patch: new PatchTemplate(write),
+    patch: new PatchTemplate({ ...write, ...catalog }),
     list: new ListTemplates({ templates }),
     get: new GetTemplate({ templates }),
     remove: new DeleteTemplate({ templates, clock }),
@@ -94,6 +100,20 @@ test('create: ALLOWED_NODE_TYPES and OUTPUT_NODE_TYPES from the server rules app
   const custom = setup({ outputNodeTypes: ['VHS_VideoCombine'] });
   const onlyCustom = { '1': { class_type: 'EmptyImage', inputs: {} }, '2': { class_type: 'VHS_VideoCombine', inputs: { images: ['1', 0] } } };
   t.true((await custom.create.execute(step1({ workflow: onlyCustom }))).ok);
+});
+
+test("with an engine's node catalogue, a node class the engine does not know is refused on create and on patch, naming the node", async (t) => {
+  const workDir = mkdtempSync(path.join(tmpdir(), 'catalog-'));
+  t.teardown(() => rmSync(workDir, { recursive: true, force: true }));
+  const app = setup({}, new BuiltinEngine({ workDir }));
+  const custom = { ...workflow(), '5': { class_type: 'VHS_VideoCombine', inputs: { images: ['1', 0] } } };
+  const refused = await app.create.execute(step1({ workflow: custom }));
+  rejected(t, refused, 'VALIDATION.FAILED', 'workflow.5.class_type');
+  t.regex(JSON.stringify(!refused.ok && refused.details), /node type VHS_VideoCombine does not exist/);
+  const template = await created(t, app);
+  rejected(t, await app.patch.execute({ id: template.id, changes: { workflow: custom } }), 'VALIDATION.FAILED', 'workflow.5.class_type');
+  t.true((await app.patch.execute({ id: template.id, changes: { name: 'Renamed' } })).ok, 'a change without a workflow is not checked');
+  t.true((await setup().create.execute(step1({ workflow: custom }))).ok, 'without a catalogue nothing is checked');
 });
 
 test('names are unique among live templates regardless of case, and free again after delete', async (t) => {

@@ -12,7 +12,7 @@ export interface JobLifecycleDeps {
   events: UserEventLog;
 }
 
-export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string };
+export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
 
 export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled' };
 
@@ -27,7 +27,10 @@ export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: 
 export class JobLifecycle {
   constructor(private readonly deps: JobLifecycleDeps) {}
 
-  /** A delivery attempt takes the job: running, under a new run id that fences the attempt's writes, with a lease. */
+  /**
+   * A delivery attempt takes the job: running, under a new run id that fences the attempt's writes, with a lease.
+   * `previousRunId` is the run id it replaced (an earlier attempt's, whose engine prompt may still exist).
+   */
   async start(tx: Transaction, jobId: string, attempt: number, leaseUntil: Date): Promise<StartOutcome> {
     const current = await tx.jobs.findById(jobId);
     if (!current) return { kind: 'missing' };
@@ -40,7 +43,7 @@ export class JobLifecycle {
       { type: 'job.started', jobId, attempt },
       { type: 'job.status', jobId, text: 'Generating' },
     ]);
-    return { kind: 'started', job, runId };
+    return { kind: 'started', job, runId, previousRunId: current.runId ?? null };
   }
 
   /** Ends a job without output (failed or cancelled): the move, its refund and its event commit together or not at all. */

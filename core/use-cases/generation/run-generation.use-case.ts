@@ -29,7 +29,7 @@ export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'>
   progressIntervalMs?: number;
 }
 
-type Attempt = { job: GenerationJob; runId: string; message: DeliveredMessage };
+type Attempt = { job: GenerationJob; runId: string; previousRunId: string | null; message: DeliveredMessage };
 
 /**
  * The worker's handler of one `generation` delivery. Each delivery is an attempt with a run id of its own:
@@ -48,7 +48,7 @@ export class RunGeneration {
     const started = await this.deps.uow.run((tx) => this.deps.lifecycle.start(tx, jobId, message.attempt, leaseUntil));
     if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };
     if (started.kind === 'finished') return { action: 'ack' };
-    const attempt: Attempt = { job: started.job, runId: started.runId, message };
+    const attempt: Attempt = { job: started.job, runId: started.runId, previousRunId: started.previousRunId, message };
     let lost = false;
     let result: EngineRunResult;
     try {
@@ -74,7 +74,7 @@ export class RunGeneration {
 
   /** The engine call, under a heartbeat that renews the queue's visibility and the job's lease; `onLost` when the claim is gone. */
   private async run(attempt: Attempt, onLost: () => void): Promise<EngineRunResult> {
-    const { job, runId, message } = attempt;
+    const { job, runId, previousRunId, message } = attempt;
     const { visibilitySeconds, logger } = this.deps;
     const controller = new AbortController();
     const unregister = this.deps.onCancel(job.id, () => controller.abort());
@@ -93,7 +93,9 @@ export class RunGeneration {
     const relay = new ProgressRelay({ ...this.deps, intervalMs: this.deps.progressIntervalMs ?? 200 }, job, runId);
     try {
       const { workflow, files } = await this.deps.inputs.load(job);
-      return await this.deps.engine.run({ runId, workflow, inputs: files, onEvent: relay.handle, signal: controller.signal });
+      // The previous attempt's prompt may still be on the engine: the engine adopts it rather than running the job twice.
+      const supersedes = previousRunId ? { supersedes: previousRunId } : {};
+      return await this.deps.engine.run({ runId, ...supersedes, workflow, inputs: files, onEvent: relay.handle, signal: controller.signal });
     } finally {
       clearInterval(heartbeat);
       unregister();

@@ -4,6 +4,8 @@ import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
+import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
+import { unknownNodeTypes } from './known-nodes.ts';
 import { templateNameTaken } from './template-results.ts';
 
 export interface CreateTemplateDeps {
@@ -11,6 +13,8 @@ export interface CreateTemplateDeps {
   ids: IdGenerator;
   clock: Clock;
   rules: TemplateRules;
+  /** When bound (ENGINE_DRIVER=comfyui), a workflow node the engine's servers do not know is refused. */
+  nodes?: NodeCatalog;
 }
 
 /**
@@ -25,6 +29,8 @@ export class CreateTemplate {
     const checked = checkNewTemplate(input, rules);
     if (!checked.ok) return checked;
     const fields = checked.value;
+    const unknown = await unknownNodeTypes(this.deps.nodes, fields.workflow);
+    if (unknown) return unknown;
     if (await templates.nameTaken(fields.name)) return templateNameTaken(fields.name);
     const now = clock.now();
     const template: WorkflowTemplate = { id: ids.newId(), ...fields, parameterMap: {}, version: 1, createdAt: now, updatedAt: now };

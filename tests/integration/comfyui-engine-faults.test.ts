@@ -1,0 +1,279 @@
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
+import type { EngineEvent, EngineRunRequest } from '../../core/ports/workflow-engine.port.ts';
+import { ComfyClient } from '../../adapters/comfyui/comfy-client.ts';
+import { ComfyEngine, type ComfyEngineOptions } from '../../adapters/comfyui/comfy-engine.ts';
+import { fileBytes, imageAndText, longBlur } from '../contract/workflow-engine.contract.ts';
+import { startComfyProtocolServer, type StartedComfyServer } from '../support/comfy-protocol-server.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+
+/** A blur of a few frames: a second or two of CPU, long enough to act while it runs. */
+const shortBlur = (frames: number): WorkflowGraph => ({
+  '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: frames, color: 0x808080 } },
+  '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 31, sigma: 10 } },
+  '3': { class_type: 'ImageScale', inputs: { image: ['2', 0], upscale_method: 'nearest-exact', width: 16, height: 16, crop: 'disabled' } },
+  '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'short' } },
+});
+
+// Generous deadlines: the suite shares two cores with everything else; a test that needs a short one sets it.
+const FAST: Omit<ComfyEngineOptions, 'urls'> = { timeoutMs: 10_000, jobsPerServer: 1, unavailableWaitMs: 8000, pollMs: 50, baseBackoffMs: 100, maxBackoffMs: 400 };
+
+const server = async (t: { teardown(fn: () => Promise<void>): void }): Promise<StartedComfyServer> => {
+  const started = await startComfyProtocolServer();
+  t.teardown(() => started.close());
+  return started;
+};
+
+const proxied = async (t: { teardown(fn: () => Promise<void>): void }, target: StartedComfyServer): Promise<TcpProxy> => {
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: target.port });
+  t.teardown(() => proxy.close());
+  return proxy;
+};
+
+const engineFor = (t: { teardown(fn: () => Promise<void>): void }, urls: string[], options: Partial<ComfyEngineOptions> = {}): ComfyEngine => {
+  const engine = new ComfyEngine({ ...FAST, ...options, urls });
+  t.teardown(() => engine.close());
+  return engine;
+};
+
+/** A run request whose `started` resolves when the engine reports the given node running. */
+const request = (workflow: WorkflowGraph, extra: Partial<EngineRunRequest> = {}, startedAt = '2') => {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const events: EngineEvent[] = [];
+  const req: EngineRunRequest = {
+    runId: randomUUID(),
+    workflow,
+    inputs: [],
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === 'executing' && e.nodeId === startedAt) started();
+    },
+    ...extra,
+  };
+  return { req, running, events };
+};
+
+const queueOf = async (target: StartedComfyServer): Promise<{ running: string[]; pending: string[] }> => {
+  const body = (await (await fetch(`${target.url}/queue`)).json()) as { queue_running: unknown[][]; queue_pending: unknown[][] };
+  return { running: body.queue_running.map((i) => String(i[1])), pending: body.queue_pending.map((i) => String(i[1])) };
+};
+
+const historyIds = async (target: StartedComfyServer): Promise<string[]> => Object.keys((await (await fetch(`${target.url}/history`)).json()) as object);
+
+test.serial('the server dies mid-job: the attempt fails as transient ENGINE.UNAVAILABLE and the server leaves the rotation', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url], { timeoutMs: 2000 });
+  const { req, running } = request(longBlur());
+  const result = engine.run(req);
+  await running;
+  await target.stop();
+  const outcome = await result;
+  if (outcome.ok) return t.fail('succeeded without a server');
+  t.is(outcome.error.code, 'ENGINE.UNAVAILABLE');
+  t.true(outcome.transient);
+  t.false(engine.pool.report()[0]!.healthy);
+});
+
+test.serial('the socket is cut mid-job and cannot reconnect: the result still arrives by polling /history', async (t) => {
+  const target = await server(t);
+  const proxy = await proxied(t, target);
+  const engine = engineFor(t, [proxy.url]);
+  const { req, running, events } = request(shortBlur(4));
+  const result = engine.run(req);
+  await running;
+  proxy.refuseWebSockets();
+  const outcome = await result;
+  if (!outcome.ok) return t.fail(JSON.stringify(outcome.error));
+  t.is(outcome.files.length, 4, 'one file per frame');
+  t.true((await fileBytes(outcome.files[0]!)).length > 0);
+  t.false(events.some((e) => e.type === 'executing' && e.nodeId === '4'), 'the last node ran while the socket was gone');
+  t.is(proxy.count('POST /prompt '), 1);
+});
+
+test.serial('the server restarts mid-job (its queue and history are gone): the attempt fails as transient', async (t) => {
+  const first = await startComfyProtocolServer();
+  const engine = engineFor(t, [first.url]);
+  const { req, running } = request(longBlur());
+  const result = engine.run(req);
+  await running;
+  await first.stop();
+  const second = await startComfyProtocolServer({ port: first.port });
+  t.teardown(() => second.close());
+  const outcome = await result;
+  await first.close();
+  if (outcome.ok) return t.fail('succeeded across a restart');
+  t.is(outcome.error.code, 'ENGINE.UNAVAILABLE');
+  t.true(outcome.transient);
+  t.regex(outcome.error.message, /no longer knows prompt/);
+});
+
+test.serial('a redelivered attempt that supersedes a still-running prompt adopts it: the server received the prompt once', async (t) => {
+  const target = await server(t);
+  const proxy = await proxied(t, target);
+  const crashed = new ComfyEngine({ ...FAST, urls: [proxy.url] });
+  const first = request(shortBlur(6));
+  const abandoned = crashed.run(first.req);
+  await first.running;
+  await crashed.close(); // the worker died: its prompt goes on running on the server
+  t.is((await abandoned).ok, false);
+
+  const engine = engineFor(t, [proxy.url]);
+  const second = request(shortBlur(6), { supersedes: first.req.runId });
+  const outcome = await engine.run(second.req);
+  if (!outcome.ok) return t.fail(JSON.stringify(outcome.error));
+  t.is(outcome.files.length, 6);
+  t.true((await fileBytes(outcome.files[0]!)).length > 0);
+  t.is(proxy.count('POST /prompt '), 1, 'never submitted twice');
+  t.deepEqual(await historyIds(target), [first.req.runId]);
+});
+
+test.serial('a redelivered attempt whose earlier prompt already succeeded reads its outputs without running again', async (t) => {
+  const target = await server(t);
+  const proxy = await proxied(t, target);
+  const engine = engineFor(t, [proxy.url]);
+  const first = request(imageAndText(0x0000ff));
+  const done = await engine.run(first.req);
+  t.true(done.ok);
+  const again = await engine.run(request(imageAndText(0x0000ff), { supersedes: first.req.runId }).req);
+  if (!again.ok) return t.fail(JSON.stringify(again.error));
+  t.deepEqual(again.texts.map((x) => x.text), ['hello engine']);
+  t.true((await fileBytes(again.files[0]!)).length > 0);
+  t.is(proxy.count('POST /prompt '), 1);
+});
+
+test.serial('a redelivered attempt whose earlier prompt failed or is unknown runs the job again', async (t) => {
+  const target = await server(t);
+  const proxy = await proxied(t, target);
+  const engine = engineFor(t, [proxy.url]);
+  const failing: WorkflowGraph = { '2': { class_type: 'SaveImage', inputs: { images: ['9', 0], filename_prefix: 'x' } } };
+  const controller = new AbortController();
+  const interrupted = request(longBlur(), { signal: controller.signal });
+  void interrupted.running.then(() => controller.abort());
+  const first = await engine.run(interrupted.req);
+  t.is(!first.ok && first.error.code, 'ENGINE.INTERRUPTED');
+  const retried = await engine.run(request(imageAndText(0x00ff00), { supersedes: interrupted.req.runId }).req);
+  t.true(retried.ok, 'an interrupted earlier prompt is not adopted');
+  const unknown = await engine.run(request(imageAndText(0x00ff00), { supersedes: randomUUID() }).req);
+  t.true(unknown.ok);
+  t.is(proxy.count('POST /prompt '), 3);
+  const rejected = await engine.run(request(failing).req);
+  t.is(!rejected.ok && rejected.error.code, 'ENGINE.VALIDATION');
+  t.is(!rejected.ok && rejected.transient, false);
+});
+
+test.serial('cancelling a pending prompt removes it from the queue and never interrupts the prompt that is running', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url], { jobsPerServer: 2 });
+  const running = request(shortBlur(8));
+  const first = engine.run(running.req);
+  await running.running;
+  const controller = new AbortController();
+  const waiting = request(imageAndText(0xffffff), { signal: controller.signal });
+  const second = engine.run(waiting.req);
+  for (let i = 0; i < 100 && !(await queueOf(target)).pending.includes(waiting.req.runId); i++) await new Promise((r) => setTimeout(r, 20));
+  t.deepEqual(await queueOf(target), { running: [running.req.runId], pending: [waiting.req.runId] });
+  controller.abort();
+  const cancelled = await second;
+  t.is(!cancelled.ok && cancelled.error.code, 'ENGINE.INTERRUPTED');
+  t.deepEqual((await queueOf(target)).pending, []);
+  const finished = await first;
+  t.true(finished.ok, 'the running prompt was not interrupted');
+  t.false((await historyIds(target)).includes(waiting.req.runId), 'the cancelled prompt never ran');
+});
+
+test.serial('the pool sends jobs to a healthy server, waits a bounded time when none is, and takes a recovered server back', async (t) => {
+  const up = await server(t);
+  const down = await startComfyProtocolServer();
+  const downUrl = down.url;
+  const downPort = down.port;
+  await down.close();
+  const engine = engineFor(t, [downUrl, up.url]);
+  for (let i = 0; i < 3; i++) t.true((await engine.run(request(imageAndText(i)).req)).ok);
+  t.deepEqual((await historyIds(up)).length, 3, 'every job went to the healthy server');
+  await t.throwsAsync(engineFor(t, [downUrl], { timeoutMs: 2000 }).check(), { message: /no ComfyUI server is reachable/ });
+
+  const lonely = engineFor(t, [downUrl], { unavailableWaitMs: 600, timeoutMs: 2000 });
+  const started = Date.now();
+  const none = await lonely.run(request(imageAndText(1)).req);
+  t.is(!none.ok && none.error.code, 'ENGINE.UNAVAILABLE');
+  t.is(!none.ok && none.transient, true);
+  t.true(Date.now() - started >= 600, 'waited for a server first');
+
+  const back = await startComfyProtocolServer({ port: downPort });
+  t.teardown(() => back.close());
+  const recovered = await lonely.run(request(imageAndText(2)).req);
+  t.true(recovered.ok, 'probed again after its backoff and used');
+  const health = (await lonely.check()) as { servers: { healthy: boolean; devices?: unknown[] }[] };
+  t.true(health.servers[0]!.healthy);
+  t.true(Array.isArray(health.servers[0]!.devices), 'VRAM figures reported');
+});
+
+test.serial('two worker processes sharing two servers: the second job goes to the server with the shorter queue', async (t) => {
+  const a = await server(t);
+  const b = await server(t);
+  const workerOne = engineFor(t, [a.url, b.url]);
+  const workerTwo = engineFor(t, [a.url, b.url]);
+  const first = request(shortBlur(6));
+  const one = workerOne.run(first.req);
+  await first.running;
+  const busy = (await queueOf(a)).running.length > 0 ? a : b;
+  const second = request(imageAndText(0x123456));
+  const two = await workerTwo.run(second.req);
+  t.true(two.ok);
+  const idle = busy === a ? b : a;
+  t.deepEqual(await historyIds(idle), [second.req.runId], 'the second worker avoided the busy server');
+  t.true((await one).ok);
+});
+
+test.serial('COMFYUI_JOBS_PER_SERVER=1: a second job of this worker waits for the slot instead of queueing on the busy server', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const first = request(shortBlur(6));
+  const one = engine.run(first.req);
+  await first.running;
+  const second = request(imageAndText(0x0f0f0f));
+  const two = engine.run(second.req);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.deepEqual(await queueOf(target), { running: [first.req.runId], pending: [] }, 'nothing queued behind the running prompt');
+  t.true((await one).ok);
+  t.true((await two).ok);
+  t.deepEqual(await historyIds(target), [first.req.runId, second.req.runId]);
+});
+
+test.serial('an interrupt names its prompt: interrupting a prompt that is not the running one leaves the running prompt alone', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const first = request(shortBlur(6));
+  const one = engine.run(first.req);
+  await first.running;
+  await new ComfyClient(target.url, { timeoutMs: 10_000 }).interrupt(randomUUID());
+  t.true((await one).ok, 'the running prompt finished');
+});
+
+test.serial('closing the engine (worker shutdown) releases a job still waiting for a server: transient, at once', async (t) => {
+  const gone = await startComfyProtocolServer();
+  await gone.close();
+  const engine = engineFor(t, [gone.url], { unavailableWaitMs: 60_000 });
+  const waiting = engine.run(request(imageAndText(1)).req);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const started = Date.now();
+  await engine.close();
+  const outcome = await waiting;
+  t.is(!outcome.ok && outcome.error.code, 'ENGINE.UNAVAILABLE');
+  t.is(!outcome.ok && outcome.transient, true);
+  t.true(Date.now() - started < 2000);
+});
+
+test.serial("progress is the whole prompt's, in percent, from progress_state: rising to 100 (real ComfyUI's model-free nodes send no `progress`)", async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const { req, events } = request(shortBlur(2));
+  t.true((await engine.run(req)).ok);
+  const progress = events.flatMap((e) => (e.type === 'progress' ? [e] : []));
+  t.true(progress.length >= 3, JSON.stringify(progress));
+  t.true(progress.every((p) => p.max === 100));
+  t.deepEqual(progress.map((p) => p.value), [...new Set(progress.map((p) => p.value))].sort((a, b) => a - b), 'strictly rising');
+  t.is(progress.at(-1)!.value, 100);
+});
