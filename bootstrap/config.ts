@@ -23,7 +23,19 @@ export interface Config {
     | { driver: 'rabbitmq'; amqpUrl: string }
     | { driver: 'sqs'; queueUrl: string; region: string; endpoint?: string };
   /** `signingKey`: HMAC key of local storage's signed URLs (STORAGE_SIGNING_KEY, else derived from JWT_SECRET). */
-  storage: { driver: 'local'; dir: string; signingKey: string } | { driver: 's3'; bucket: string; endpoint?: string; region: string };
+  storage:
+    | { driver: 'local'; dir: string; signingKey: string }
+    | {
+        driver: 's3';
+        bucket: string;
+        endpoint?: string;
+        region: string;
+        forcePathStyle: boolean;
+        serverSideEncryption?: 'AES256' | 'aws:kms';
+        kmsKeyId?: string;
+        /** From AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY when both are set; otherwise the SDK's default chain (profile, role). */
+        credentials?: { accessKeyId: string; secretAccessKey: string };
+      };
   cache: { driver: 'memory' } | { driver: 'redis'; url: string };
   /** EVENT_BUS_DRIVER: how user events and cancel requests reach the other processes (memory: this process only). */
   eventBus: { driver: 'memory' } | { driver: 'redis'; url: string };
@@ -214,6 +226,10 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
           bucket: read.required('S3_BUCKET', 'when STORAGE_DRIVER=s3'),
           region: read.string('AWS_REGION', 'us-east-1'),
           ...(read.raw('S3_ENDPOINT') ? { endpoint: read.raw('S3_ENDPOINT')! } : {}),
+          // S3-compatible stores (MinIO, s3rver) want path-style URLs; AWS itself virtual-hosted ones.
+          forcePathStyle: read.bool('S3_FORCE_PATH_STYLE', Boolean(read.raw('S3_ENDPOINT'))),
+          ...s3Encryption(read),
+          ...awsCredentials(read),
         }
       : { driver: 'local', dir: path.resolve(read.string('STORAGE_DIR', path.join(dataDir, 'storage'))), signingKey: read.raw('STORAGE_SIGNING_KEY') ?? '' };
   if (read.raw('STORAGE_SIGNING_KEY') !== undefined && read.raw('STORAGE_SIGNING_KEY')!.length < 32) {
@@ -353,4 +369,32 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** S3_SSE: server-side encryption of every object written (AES256, or aws:kms with an optional S3_SSE_KMS_KEY_ID). */
+function s3Encryption(read: Reader): { serverSideEncryption?: 'AES256' | 'aws:kms'; kmsKeyId?: string } {
+  const sse = read.raw('S3_SSE');
+  const kmsKeyId = read.raw('S3_SSE_KMS_KEY_ID');
+  if (!sse) {
+    if (kmsKeyId) read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');
+    return {};
+  }
+  if (sse !== 'AES256' && sse !== 'aws:kms') {
+    read.problems.push(`S3_SSE must be AES256 or aws:kms (got "${sse}")`);
+    return {};
+  }
+  if (kmsKeyId && sse !== 'aws:kms') read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');
+  return { serverSideEncryption: sse, ...(kmsKeyId && sse === 'aws:kms' ? { kmsKeyId } : {}) };
+}
+
+/** Static AWS credentials when both halves are in the environment (S3 and SQS); otherwise the SDK finds its own. */
+function awsCredentials(read: Reader): { credentials?: { accessKeyId: string; secretAccessKey: string } } {
+  const accessKeyId = read.raw('AWS_ACCESS_KEY_ID');
+  const secretAccessKey = read.raw('AWS_SECRET_ACCESS_KEY');
+  if (!accessKeyId && !secretAccessKey) return {};
+  if (!accessKeyId || !secretAccessKey) {
+    read.problems.push('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together (or leave both unset to use a profile or role)');
+    return {};
+  }
+  return { credentials: { accessKeyId, secretAccessKey } };
 }
