@@ -6,7 +6,10 @@ import { MemoryMessageQueue } from '../../adapters/memory/memory-message-queue.t
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { SequelizeDatabase, type DatabaseOptions } from '../../adapters/sequelize/sequelize-database.ts';
 import { SequelizeMessageQueue, type SequelizeMessageQueueOptions } from '../../adapters/sequelize/sequelize-message-queue.ts';
+import { AmqpLink } from '../../adapters/rabbitmq/amqp-link.ts';
+import { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
 import { BACKENDS } from '../support/backends.ts';
+import { quietLogger } from '../support/generation-harness.ts';
 import { createMariaDatabase, type TestDatabase } from '../support/databases.ts';
 import { FAST, messageQueueContract, waitFor, type QueueBackend } from './message-queue.contract.ts';
 
@@ -116,3 +119,34 @@ for (const dialect of BACKENDS.filter((name): name is TestDatabase => name !== '
     t.deepEqual(warnings.filter((w) => w.includes('purge')), []);
   });
 }
+
+const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+// RabbitMQ (the running server): a prefix of its own per run, deleted afterwards.
+messageQueueContract(
+  'rabbitmq',
+  async (): Promise<QueueBackend> => {
+    const prefix = `test-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    const links: AmqpLink[] = [];
+    const queues: RabbitMessageQueue[] = [];
+    const make = async () => {
+      const link = new AmqpLink({ url: AMQP_URL, logger: quietLogger, initialMaxRetries: 0 });
+      await link.open().catch((error: unknown) => {
+        throw new Error(`RabbitMQ is not reachable at ${AMQP_URL} (start it: rabbitmq-server -detached): ${String(error)}`);
+      });
+      links.push(link);
+      const queue = new RabbitMessageQueue(link, { prefix, backoff: FAST.backoff, deliveryLimit: 10 });
+      queues.push(queue);
+      return { queue };
+    };
+    return {
+      make,
+      makeOther: make,
+      dispose: async () => {
+        for (const queue of queues) await queue.destroyTopology().catch(() => undefined);
+        for (const link of links) await link.close();
+      },
+    };
+  },
+  { deduplicates: false, peekReturnsCount: true },
+);
