@@ -20,7 +20,7 @@ export interface Config {
   database: { url: string; dialect: 'sqlite' | 'mysql'; storagePath?: string };
   queue:
     | { driver: 'db' }
-    | { driver: 'rabbitmq'; amqpUrl: string }
+    | { driver: 'rabbitmq'; amqpUrl: string; /** Names the exchanges and queues (AMQP_PREFIX). */ prefix: string }
     | { driver: 'sqs'; queueUrl: string; region: string; endpoint?: string };
   /** `signingKey`: HMAC key of local storage's signed URLs (STORAGE_SIGNING_KEY, else derived from JWT_SECRET). */
   storage:
@@ -206,7 +206,9 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const queueDriver = read.oneOf('QUEUE_DRIVER', 'db', ['db', 'rabbitmq', 'sqs'] as const);
   let queue: Config['queue'];
   if (queueDriver === 'rabbitmq') {
-    queue = { driver: 'rabbitmq', amqpUrl: read.required('AMQP_URL', 'when QUEUE_DRIVER=rabbitmq') };
+    queue = { driver: 'rabbitmq', amqpUrl: read.required('AMQP_URL', 'when QUEUE_DRIVER=rabbitmq'), prefix: read.string('AMQP_PREFIX', 'media-gen') };
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(queue.prefix)) read.problems.push('AMQP_PREFIX may hold only letters, digits, "_", "-" and "." (at most 100)');
+    if (queue.amqpUrl) read.url('AMQP_URL', queue.amqpUrl, ['amqp:', 'amqps:']);
   } else if (queueDriver === 'sqs') {
     queue = {
       driver: 'sqs',
