@@ -38,7 +38,7 @@ export interface Config {
       };
   cache: { driver: 'memory' } | { driver: 'redis'; url: string };
   /** EVENT_BUS_DRIVER: how user events and cancel requests reach the other processes (memory: this process only). */
-  eventBus: { driver: 'memory' } | { driver: 'redis'; url: string };
+  eventBus: { driver: 'memory' } | { driver: 'redis'; url: string } | { driver: 'rabbitmq'; url: string; prefix: string };
   engine: { driver: 'builtin'; workDir: string } | { driver: 'comfyui'; urls: string[] };
   auth: {
     jwtSecret: string;
@@ -242,9 +242,16 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const cache: Config['cache'] =
     cacheDriver === 'redis' ? { driver: 'redis', url: read.required('REDIS_URL', 'when CACHE_DRIVER=redis') } : { driver: 'memory' };
 
-  // Redis already there for the cache carries the events too, unless told otherwise.
-  const eventBusDriver = read.oneOf('EVENT_BUS_DRIVER', cacheDriver === 'redis' ? 'redis' : 'memory', ['memory', 'redis'] as const);
+  // Redis already there for the cache carries the events too; else RabbitMQ when it is the queue; unless told otherwise.
+  const defaultBus = cacheDriver === 'redis' ? 'redis' : queue.driver === 'rabbitmq' ? 'rabbitmq' : 'memory';
+  const eventBusDriver = read.oneOf('EVENT_BUS_DRIVER', defaultBus, ['memory', 'redis', 'rabbitmq'] as const);
   let eventBus: Config['eventBus'] = { driver: 'memory' };
+  if (eventBusDriver === 'rabbitmq') {
+    eventBus =
+      queue.driver === 'rabbitmq'
+        ? { driver: 'rabbitmq', url: queue.amqpUrl, prefix: queue.prefix }
+        : { driver: 'rabbitmq', url: read.required('AMQP_URL', 'when EVENT_BUS_DRIVER=rabbitmq'), prefix: read.string('AMQP_PREFIX', 'media-gen') };
+  }
   if (eventBusDriver === 'redis') {
     // CACHE_DRIVER=redis has reported a missing REDIS_URL already.
     const url = cacheDriver === 'redis' ? read.raw('REDIS_URL') ?? '' : read.required('REDIS_URL', 'when EVENT_BUS_DRIVER=redis');

@@ -97,7 +97,7 @@ test('values are parsed: durations, lists, booleans, mariadb:// URLs, production
   t.deepEqual(config.auth.adminEmails, ['root@example.com', 'ops@example.com']);
   t.true(config.auth.secureCookies, 'production defaults to secure cookies');
   t.false(config.enableTestEndpoints, 'production turns test endpoints off');
-  t.deepEqual(config.queue, { driver: 'rabbitmq', amqpUrl: 'amqp://guest:guest@rabbit:5672' });
+  t.deepEqual(config.queue, { driver: 'rabbitmq', amqpUrl: 'amqp://guest:guest@rabbit:5672', prefix: 'media-gen' });
   t.deepEqual(config.cache, { driver: 'redis', url: 'redis://cache:6379' });
   t.like(config.storage, { driver: 's3', bucket: 'outputs', region: 'us-east-1' });
   t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'] });
