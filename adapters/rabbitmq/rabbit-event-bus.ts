@@ -34,6 +34,7 @@ export class RabbitEventBus implements EventBus {
   private subscriber: Promise<Subscriber> | null = null;
   /** Publish channels on which the exchange was declared (one per connection). */
   private readonly declaredOn = new WeakSet<Channel>();
+  private readonly reconnectListeners = new Set<() => void>();
   private closed = false;
 
   constructor(private readonly options: RabbitEventBusOptions) {
@@ -43,11 +44,23 @@ export class RabbitEventBus implements EventBus {
 
   async open(): Promise<void> {
     await this.link.open();
-    this.link.onConnect((model) => {
-      // A new connection: the old queue went with the old one.
+    let first = true;
+    this.link.onConnect(async (model) => {
+      // A new connection: the old queue went with the old one, and whatever was published meanwhile is lost.
       if (this.handlers.size > 0) this.subscriber = this.listen(model);
       else this.subscriber = null;
+      if (first) {
+        first = false;
+        return;
+      }
+      await this.subscriber?.catch(() => null);
+      for (const listener of this.reconnectListeners) listener();
     });
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
   }
 
   async publish(channel: string, payload: unknown): Promise<void> {

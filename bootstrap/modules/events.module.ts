@@ -89,7 +89,7 @@ function bindEventBus(container: Container, config: Readonly<Config>): void {
         });
       }
       if (bus.driver === 'rabbitmq') {
-        return new RabbitEventBus({ url: bus.url, prefix: bus.prefix, logger: ports.logger().child({ component: 'event-bus' }), onHandlerError, name: `media-gen events ${config.roles.join('+')}` });
+        return new RabbitEventBus({ url: bus.url, prefix: bus.prefix, logger: ports.logger().child({ component: 'event-bus' }), onHandlerError, name: `media-gen ${bus.prefix} events ${config.roles.join('+')}` });
       }
       return new InProcessEventBus(onHandlerError);
     })

@@ -26,7 +26,7 @@ export function bindQueue(container: Container, config: Readonly<Config>): void 
     container
       .bind(TOKENS.Queue)
       .toDynamicValue(() => {
-        const link = new AmqpLink({ url: queueConfig.amqpUrl, logger: logger(), name: `media-gen ${config.roles.join('+')}` });
+        const link = new AmqpLink({ url: queueConfig.amqpUrl, logger: logger(), name: `media-gen ${queueConfig.prefix} queue ${config.roles.join('+')}` });
         open = () => link.open();
         closeLink = () => link.close();
         return new RabbitMessageQueue(link, {
