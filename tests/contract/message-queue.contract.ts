@@ -42,10 +42,12 @@ const base = { concurrency: 1, maxAttempts: 3, visibilitySeconds: 5 };
 export interface QueueCapabilities {
   deduplicates: boolean;
   peekReturnsCount: boolean;
+  /** peek lists a message waiting out a retry delay (SQS lists only visible messages). */
+  peekSeesDelayed: boolean;
 }
 
 /** Registers the MessageQueue contract for one adapter. */
-export function messageQueueContract(name: string, setup: () => Promise<QueueBackend>, capabilities: QueueCapabilities = { deduplicates: true, peekReturnsCount: false }): void {
+export function messageQueueContract(name: string, setup: () => Promise<QueueBackend>, capabilities: QueueCapabilities = { deduplicates: true, peekReturnsCount: false, peekSeesDelayed: true }): void {
   let backend: Promise<QueueBackend> | null = null;
   const made: MadeQueue[] = [];
   const open = async (other = false): Promise<MadeQueue> => {
@@ -112,7 +114,9 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     });
     await waitFor(() => seen.length === 1, 'the first delivery');
     // Between its settling and its redelivery (400 ms), a delayed retry is waiting, not gone.
-    await waitFor(async () => seen.length === 1 && inEnv(await queue.peek(10_000), environment).length === 1, 'the delayed retry in peek');
+    if (capabilities.peekSeesDelayed) {
+      await waitFor(async () => seen.length === 1 && inEnv(await queue.peek(10_000), environment).length === 1, 'the delayed retry in peek');
+    }
     await waitFor(() => seen.length === 2, 'the retry');
     await consumer.stop();
     t.deepEqual(

@@ -8,6 +8,8 @@ import { SequelizeDatabase, type DatabaseOptions } from '../../adapters/sequeliz
 import { SequelizeMessageQueue, type SequelizeMessageQueueOptions } from '../../adapters/sequelize/sequelize-message-queue.ts';
 import { AmqpLink } from '../../adapters/rabbitmq/amqp-link.ts';
 import { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
+import { SqsMessageQueue } from '../../adapters/sqs/sqs-message-queue.ts';
+import { startFauxqs } from 'fauxqs';
 import { BACKENDS } from '../support/backends.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 import { createMariaDatabase, type TestDatabase } from '../support/databases.ts';
@@ -148,5 +150,37 @@ messageQueueContract(
       },
     };
   },
-  { deduplicates: false, peekReturnsCount: true },
+  { deduplicates: false, peekReturnsCount: true, peekSeesDelayed: true },
 );
+
+// SQS on fauxqs (started here). Each make() gets a queue of its own (with its dead-letter queue), since one SQS queue
+// serves one environment; makeOther() opens a second client on the latest one (only serial tests use it). Standard
+// queues deliver a republished messageId again; FIFO queues deduplicate it (for five minutes).
+for (const fifo of [false, true]) {
+  const suffix = fifo ? '.fifo' : '';
+  messageQueueContract(
+    fifo ? 'sqs-fifo' : 'sqs',
+    async (): Promise<QueueBackend> => {
+      const server = await startFauxqs({ port: 0, logger: false });
+      let latest: { queueUrl: string; dlqUrl: string } | null = null;
+      let n = 0;
+      const open = (queueUrl: string, dlqUrl: string) => ({
+        queue: new SqsMessageQueue({ queueUrl, deadLetterQueueUrl: dlqUrl, region: 'us-east-1', endpoint: server.address, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, waitTimeSeconds: 1, backoff: FAST.backoff }),
+      });
+      const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
+      return {
+        make: async () => {
+          n += 1;
+          const dlq = server.createQueue(`contract-${n}-dead${suffix}`, { attributes: fifoAttributes });
+          const redrive = { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '10' }) };
+          const main = server.createQueue(`contract-${n}${suffix}`, { attributes: { ...fifoAttributes, ...redrive } });
+          latest = { queueUrl: main.queueUrl, dlqUrl: dlq.queueUrl };
+          return open(latest.queueUrl, latest.dlqUrl);
+        },
+        makeOther: async () => open(latest!.queueUrl, latest!.dlqUrl),
+        dispose: () => server.stop(),
+      };
+    },
+    { deduplicates: fifo, peekReturnsCount: true, peekSeesDelayed: false },
+  );
+}
