@@ -21,7 +21,16 @@ export interface Config {
   queue:
     | { driver: 'db' }
     | { driver: 'rabbitmq'; amqpUrl: string; /** Names the exchanges and queues (AMQP_PREFIX). */ prefix: string }
-    | { driver: 'sqs'; queueUrl: string; region: string; endpoint?: string };
+    | {
+        driver: 'sqs';
+        queueUrl: string;
+        region: string;
+        endpoint?: string;
+        /** SQS_DLQ_URL; without it, the queue's RedrivePolicy names the dead-letter queue. */
+        deadLetterQueueUrl?: string;
+        waitTimeSeconds: number;
+        credentials?: { accessKeyId: string; secretAccessKey: string };
+      };
   /** `signingKey`: HMAC key of local storage's signed URLs (STORAGE_SIGNING_KEY, else derived from JWT_SECRET). */
   storage:
     | { driver: 'local'; dir: string; signingKey: string }
@@ -215,7 +224,14 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       queueUrl: read.required('SQS_QUEUE_URL', 'when QUEUE_DRIVER=sqs'),
       region: read.required('AWS_REGION', 'when QUEUE_DRIVER=sqs'),
       ...(read.raw('SQS_ENDPOINT') ? { endpoint: read.raw('SQS_ENDPOINT')! } : {}),
+      ...(read.raw('SQS_DLQ_URL') ? { deadLetterQueueUrl: read.raw('SQS_DLQ_URL')! } : {}),
+      waitTimeSeconds: read.int('SQS_WAIT_SECONDS', 10, 0, 20),
+      ...awsCredentials(read),
     };
+    for (const name of ['SQS_QUEUE_URL', 'SQS_ENDPOINT', 'SQS_DLQ_URL']) {
+      const value = read.raw(name);
+      if (value) read.url(name, value, ['http:', 'https:']);
+    }
   } else {
     queue = { driver: 'db' };
   }

@@ -38,7 +38,7 @@ export interface SqsMessageQueueOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string };
   /** The dead-letter queue; without it, the one named by the queue's RedrivePolicy (found at start). */
   deadLetterQueueUrl?: string;
-  /** Long polling: how long one receive waits for a message (0 to 20 s). */
+  /** Long polling: how long one receive waits for a message (0 to 20 s; default 10). Stopping waits for it. */
   waitTimeSeconds?: number;
   backoff?: BackoffPolicy;
   logger?: Logger;
@@ -81,7 +81,7 @@ export class SqsMessageQueue implements MessageQueue {
     this.client = new SQSClient(config);
     this.queueUrl = options.queueUrl;
     this.fifo = options.queueUrl.endsWith('.fifo');
-    this.waitTimeSeconds = Math.max(0, Math.min(20, options.waitTimeSeconds ?? 20));
+    this.waitTimeSeconds = Math.max(0, Math.min(20, options.waitTimeSeconds ?? 10));
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.logger = options.logger ?? silent;
     this.deadUrl = options.deadLetterQueueUrl ? Promise.resolve(options.deadLetterQueueUrl) : null;
@@ -211,7 +211,6 @@ class SqsConsumer implements Consumer {
   private running = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
-  private readonly aborter = new AbortController();
   private wake: (() => void) | null = null;
   private deletes: string[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
@@ -231,7 +230,8 @@ class SqsConsumer implements Consumer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.aborter.abort();
+    // The receive in flight is not aborted: SQS may already have hidden the messages it is returning, which would
+    // then stay hidden for a whole visibility timeout. Its answer is handed back at once instead (see the loop).
     this.wake?.();
     await this.loop;
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
@@ -261,7 +261,6 @@ class SqsConsumer implements Consumer {
             MessageAttributeNames: ['All'],
             MessageSystemAttributeNames: ['ApproximateReceiveCount'],
           }),
-          { abortSignal: this.aborter.signal },
         );
         messages = answer.Messages ?? [];
         failures = 0;
@@ -271,6 +270,11 @@ class SqsConsumer implements Consumer {
         logger.warn('SQS receive failed; retrying', { error: describeError(error), failures });
         await sleep(Math.min(10_000, 200 * 2 ** Math.min(failures, 6)));
         continue;
+      }
+      if (this.stopped) {
+        // Received while stopping: not ours to run any more, visible again at once for the other consumers.
+        await Promise.all(messages.map((message) => this.changeVisibility(message, 0).catch(() => undefined)));
+        return;
       }
       let foreign = 0;
       for (const message of messages) {

@@ -2,6 +2,7 @@ import type { Container } from 'inversify';
 import { AmqpLink } from '../../adapters/rabbitmq/amqp-link.ts';
 import { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
+import { SqsMessageQueue } from '../../adapters/sqs/sqs-message-queue.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
 import { RelayOutbox } from '../../core/use-cases/queue/relay-outbox.use-case.ts';
 import type { Config } from '../config.ts';
@@ -15,9 +16,6 @@ import { portsOf } from './ports.ts';
  */
 export function bindQueue(container: Container, config: Readonly<Config>): void {
   const queueConfig = config.queue;
-  if (queueConfig.driver === 'sqs') {
-    throw new Error(`QUEUE_DRIVER=${queueConfig.driver} is not available in this build (use QUEUE_DRIVER=db or rabbitmq)`);
-  }
   const ports = portsOf(container);
   const logger = () => ports.logger().child({ component: 'queue' });
   let open: () => Promise<void> = async () => undefined;
@@ -36,6 +34,27 @@ export function bindQueue(container: Container, config: Readonly<Config>): void 
           logger: logger(),
           routes: TASK_TYPES.map((taskType) => ({ environment: config.appEnv, taskType })),
         });
+      })
+      .inSingletonScope();
+  } else if (queueConfig.driver === 'sqs') {
+    container
+      .bind(TOKENS.Queue)
+      .toDynamicValue(() => {
+        const queue = new SqsMessageQueue({
+          queueUrl: queueConfig.queueUrl,
+          region: queueConfig.region,
+          ...(queueConfig.endpoint ? { endpoint: queueConfig.endpoint } : {}),
+          ...(queueConfig.deadLetterQueueUrl ? { deadLetterQueueUrl: queueConfig.deadLetterQueueUrl } : {}),
+          ...(queueConfig.credentials ? { credentials: queueConfig.credentials } : {}),
+          waitTimeSeconds: queueConfig.waitTimeSeconds,
+          logger: logger(),
+        });
+        // Start-up fails on a queue that cannot be reached or has no dead-letter queue, naming which.
+        open = async () => {
+          await queue.check();
+          await queue.deadLetterQueueUrl();
+        };
+        return queue;
       })
       .inSingletonScope();
   } else {
