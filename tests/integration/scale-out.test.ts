@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import amqp from 'amqplib';
+import { startFauxqs } from 'fauxqs';
 import mysql from 'mysql2/promise';
 import { createMariaDatabase, DATABASES } from '../support/databases.ts';
 import { startS3StandIn } from '../support/s3-stand-in.ts';
@@ -19,6 +20,7 @@ import { freePort } from '../support/test-app.ts';
 import { TestClient } from '../support/test-client.ts';
 
 const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const run = promisify(execFile);
 /** What the checks need of a socket: everything it received, and a wait for a message. */
 interface Socket {
@@ -184,26 +186,53 @@ async function expectConsistentDatabase(t: ExecutionContext, fleet: Fleet, users
   }
 }
 
+/** Submits five jobs for each user, alternating the API process they go through. */
+async function submitFive(fleet: Fleet, users: User[], template: { id: string }): Promise<Map<string, string[]>> {
+  const jobsOf = new Map<string, string[]>();
+  await Promise.all(
+    users.map(async (user, u) => {
+      const jobs: string[] = [];
+      for (let n = 0; n < 5; n++) {
+        const client = n % 2 === 0 ? user.client : clientOn(fleet.apis[(u + 1) % 2]!, user.client);
+        const submitted = await client.post('/generate', { templateId: template.id, parameters: { prompt: `u${u} n${n}`, width: 64, height: 64 } });
+        if (submitted.status !== 202) throw new Error(`submit answered ${submitted.status}: ${JSON.stringify(submitted.body)}`);
+        jobs.push(submitted.body.id as string);
+      }
+      jobsOf.set(user.id, jobs);
+    }),
+  );
+  return jobsOf;
+}
+
 if (DATABASES.includes('mariadb')) {
+  test.serial('[mariadb] fleet on SQS: 50 jobs of 10 users through 2 API and 2 worker processes (SQS queue, Redis bus, S3) each complete once', async (t) => {
+    t.timeout(240_000);
+    const sqs = await startFauxqs({ port: 0, logger: false });
+    t.teardown(() => sqs.stop());
+    const dlq = sqs.createQueue('fleet-dead');
+    const main = sqs.createQueue('fleet', { attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '8' }) } });
+    const fleet = await startFleet(t, {
+      QUEUE_DRIVER: 'sqs',
+      SQS_QUEUE_URL: main.queueUrl,
+      SQS_ENDPOINT: sqs.address,
+      SQS_WAIT_SECONDS: '2',
+      CACHE_DRIVER: 'redis',
+      REDIS_URL,
+      EVENT_BUS_DRIVER: 'redis',
+    });
+    const users = await signUpUsers(fleet, 10, t);
+    const template = await imageTemplate(users[0]!.client);
+    const jobsOf = await submitFive(fleet, users, template);
+    await expectAllCompletedOnce(t, users, jobsOf, fleet);
+    await expectConsistentDatabase(t, fleet, users, template.cost, 5, 1);
+  });
+
   test.serial('[mariadb] fleet: 50 jobs of 10 users through 2 API and 2 worker processes on RabbitMQ and S3 each complete once, events reach only their owners', async (t) => {
     t.timeout(240_000);
     const fleet = await startFleet(t);
     const users = await signUpUsers(fleet, 10, t);
     const template = await imageTemplate(users[0]!.client);
-    const jobsOf = new Map<string, string[]>();
-    await Promise.all(
-      users.map(async (user, u) => {
-        const jobs: string[] = [];
-        for (let n = 0; n < 5; n++) {
-          // Submitted through either API process, whichever the user's client is not on, every other time.
-          const client = n % 2 === 0 ? user.client : clientOn(fleet.apis[(u + 1) % 2]!, user.client);
-          const submitted = await client.post('/generate', { templateId: template.id, parameters: { prompt: `u${u} n${n}`, width: 64, height: 64 } });
-          if (submitted.status !== 202) throw new Error(`submit answered ${submitted.status}: ${JSON.stringify(submitted.body)}`);
-          jobs.push(submitted.body.id as string);
-        }
-        jobsOf.set(user.id, jobs);
-      }),
-    );
+    const jobsOf = await submitFive(fleet, users, template);
     await expectAllCompletedOnce(t, users, jobsOf, fleet);
     await expectConsistentDatabase(t, fleet, users, template.cost, 5, 1);
     // Outputs are served by the store through presigned URLs, whichever process asks.
