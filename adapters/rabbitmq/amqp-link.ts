@@ -36,6 +36,8 @@ export class AmqpLink {
     const { url, logger } = this.options;
     this.model = await amqp.connect(url, {
       clientProperties: { connection_name: this.options.name ?? 'media-gen' },
+      // Small frames go out at once: with Nagle's algorithm each publish and ack waited ~40 ms for a delayed TCP ack.
+      noDelay: true,
       recovery: {
         initialDelay: this.options.initialDelayMs ?? 200,
         maxDelay: this.options.maxDelayMs ?? 10_000,
