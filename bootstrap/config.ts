@@ -38,6 +38,8 @@ export interface Config {
         driver: 's3';
         bucket: string;
         endpoint?: string;
+        /** S3_PUBLIC_ENDPOINT: the store's address for browsers, when it differs from S3_ENDPOINT. */
+        publicEndpoint?: string;
         region: string;
         forcePathStyle: boolean;
         serverSideEncryption?: 'AES256' | 'aws:kms';
@@ -244,6 +246,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
           bucket: read.required('S3_BUCKET', 'when STORAGE_DRIVER=s3'),
           region: read.string('AWS_REGION', 'us-east-1'),
           ...(read.raw('S3_ENDPOINT') ? { endpoint: read.raw('S3_ENDPOINT')! } : {}),
+          ...(read.raw('S3_PUBLIC_ENDPOINT') ? { publicEndpoint: read.raw('S3_PUBLIC_ENDPOINT')! } : {}),
           // S3-compatible stores (MinIO, s3rver) want path-style URLs; AWS itself virtual-hosted ones.
           forcePathStyle: read.bool('S3_FORCE_PATH_STYLE', Boolean(read.raw('S3_ENDPOINT'))),
           ...s3Encryption(read),

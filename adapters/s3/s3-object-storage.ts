@@ -22,6 +22,8 @@ export interface S3ObjectStorageOptions {
   region: string;
   /** S3-compatible stores (MinIO, R2, s3rver): their URL; path-style addressing is then the default. */
   endpoint?: string;
+  /** Where browsers reach the store, when not at `endpoint` (MinIO inside a compose network): presigned URLs use it. */
+  publicEndpoint?: string;
   forcePathStyle?: boolean;
   /** Static credentials; without them the SDK's default chain (environment, profile, instance role) is used. */
   credentials?: { accessKeyId: string; secretAccessKey: string };
@@ -45,6 +47,7 @@ const MiB = 1024 * 1024;
  */
 export class S3ObjectStorage implements ObjectStorage {
   readonly client: S3Client;
+  private readonly presigner: S3Client;
   private readonly bucket: string;
 
   constructor(private readonly options: S3ObjectStorageOptions) {
@@ -61,6 +64,8 @@ export class S3ObjectStorage implements ObjectStorage {
       responseChecksumValidation: 'WHEN_REQUIRED',
     };
     this.client = new S3Client(config);
+    // A presigned URL's signature covers its host: sign with the address the browser will use.
+    this.presigner = options.publicEndpoint ? new S3Client({ ...config, endpoint: options.publicEndpoint }) : this.client;
   }
 
   async put(key: string, body: Readable | Buffer, info: { contentType: string; contentLength?: number }): Promise<{ sizeBytes: number }> {
@@ -134,7 +139,7 @@ export class S3ObjectStorage implements ObjectStorage {
       ResponseContentDisposition: contentDisposition(options.disposition, options.fileName),
       ...(options.contentType ? { ResponseContentType: options.contentType } : {}),
     });
-    return getSignedUrl(this.client, command, { expiresIn });
+    return getSignedUrl(this.presigner, command, { expiresIn });
   }
 
   async check(): Promise<void> {
@@ -143,6 +148,7 @@ export class S3ObjectStorage implements ObjectStorage {
 
   close(): void {
     this.client.destroy();
+    if (this.presigner !== this.client) this.presigner.destroy();
   }
 
   private encryption(): Pick<PutObjectCommandInput, 'ServerSideEncryption' | 'SSEKMSKeyId'> {

@@ -33,6 +33,7 @@ export function bindStorage(container: Container, config: Readonly<Config>): voi
             bucket: storageConfig.bucket,
             region: storageConfig.region,
             ...(storageConfig.endpoint ? { endpoint: storageConfig.endpoint } : {}),
+            ...(storageConfig.publicEndpoint ? { publicEndpoint: storageConfig.publicEndpoint } : {}),
             forcePathStyle: storageConfig.forcePathStyle,
             ...(storageConfig.serverSideEncryption ? { serverSideEncryption: storageConfig.serverSideEncryption } : {}),
             ...(storageConfig.kmsKeyId ? { kmsKeyId: storageConfig.kmsKeyId } : {}),

@@ -70,3 +70,19 @@ test('s3: a body larger than a part goes up in parts and comes back intact; a bo
   await t.throwsAsync(() => storage.put('outputs/u/j/broken.bin', Readable.from(failing()), { contentType: 'application/octet-stream' }), { message: /went away/ });
   t.is(await storage.head('outputs/u/j/broken.bin'), null);
 });
+
+test('s3: with a public endpoint, presigned URLs carry the address browsers use, and work there', async (t) => {
+  const s3 = await startS3StandIn();
+  const publicEndpoint = s3.endpoint.replace('127.0.0.1', 'localhost');
+  const storage = new S3ObjectStorage({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, publicEndpoint, credentials: s3.credentials });
+  t.teardown(async () => {
+    storage.close();
+    await s3.stop();
+  });
+  await storage.put('outputs/u/j/a.png', Buffer.from('png bytes'), { contentType: 'image/png' });
+  const url = await storage.signedUrl('outputs/u/j/a.png', { expiresInSeconds: 60, disposition: 'inline', fileName: 'a.png' });
+  t.true(url.startsWith(`${publicEndpoint}/${s3.bucket}/outputs/u/j/a.png?`), url);
+  const viewed = await fetch(url);
+  t.is(viewed.status, 200);
+  t.is(await viewed.text(), 'png bytes');
+});

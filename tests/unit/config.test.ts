@@ -127,7 +127,7 @@ test('QUEUE_DRIVER=sqs without SQS_QUEUE_URL and AWS_REGION names both variables
   t.deepEqual(problems, ['SQS_QUEUE_URL is required when QUEUE_DRIVER=sqs', 'AWS_REGION is required when QUEUE_DRIVER=sqs']);
   t.deepEqual(problemsOf({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1' }), ['SQS_QUEUE_URL is required when QUEUE_DRIVER=sqs']);
   const config = load({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1', SQS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/jobs' });
-  t.deepEqual(config.queue, { driver: 'sqs', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs', region: 'eu-west-1' });
+  t.deepEqual(config.queue, { driver: 'sqs', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs', region: 'eu-west-1', waitTimeSeconds: 10 });
 });
 
 test('a JWT secret is required outside APP_ENV=local', (t) => {
