@@ -20,13 +20,36 @@ export interface Config {
   database: { url: string; dialect: 'sqlite' | 'mysql'; storagePath?: string };
   queue:
     | { driver: 'db' }
-    | { driver: 'rabbitmq'; amqpUrl: string }
-    | { driver: 'sqs'; queueUrl: string; region: string; endpoint?: string };
+    | { driver: 'rabbitmq'; amqpUrl: string; /** Names the exchanges and queues (AMQP_PREFIX). */ prefix: string }
+    | {
+        driver: 'sqs';
+        queueUrl: string;
+        region: string;
+        endpoint?: string;
+        /** SQS_DLQ_URL; without it, the queue's RedrivePolicy names the dead-letter queue. */
+        deadLetterQueueUrl?: string;
+        waitTimeSeconds: number;
+        credentials?: { accessKeyId: string; secretAccessKey: string };
+      };
   /** `signingKey`: HMAC key of local storage's signed URLs (STORAGE_SIGNING_KEY, else derived from JWT_SECRET). */
-  storage: { driver: 'local'; dir: string; signingKey: string } | { driver: 's3'; bucket: string; endpoint?: string; region: string };
+  storage:
+    | { driver: 'local'; dir: string; signingKey: string }
+    | {
+        driver: 's3';
+        bucket: string;
+        endpoint?: string;
+        /** S3_PUBLIC_ENDPOINT: the store's address for browsers, when it differs from S3_ENDPOINT. */
+        publicEndpoint?: string;
+        region: string;
+        forcePathStyle: boolean;
+        serverSideEncryption?: 'AES256' | 'aws:kms';
+        kmsKeyId?: string;
+        /** From AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY when both are set; otherwise the SDK's default chain (profile, role). */
+        credentials?: { accessKeyId: string; secretAccessKey: string };
+      };
   cache: { driver: 'memory' } | { driver: 'redis'; url: string };
   /** EVENT_BUS_DRIVER: how user events and cancel requests reach the other processes (memory: this process only). */
-  eventBus: { driver: 'memory' } | { driver: 'redis'; url: string };
+  eventBus: { driver: 'memory' } | { driver: 'redis'; url: string } | { driver: 'rabbitmq'; url: string; prefix: string };
   engine: { driver: 'builtin'; workDir: string } | ComfyEngineConfig;
   auth: {
     jwtSecret: string;
@@ -208,14 +231,23 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const queueDriver = read.oneOf('QUEUE_DRIVER', 'db', ['db', 'rabbitmq', 'sqs'] as const);
   let queue: Config['queue'];
   if (queueDriver === 'rabbitmq') {
-    queue = { driver: 'rabbitmq', amqpUrl: read.required('AMQP_URL', 'when QUEUE_DRIVER=rabbitmq') };
+    queue = { driver: 'rabbitmq', amqpUrl: read.required('AMQP_URL', 'when QUEUE_DRIVER=rabbitmq'), prefix: read.string('AMQP_PREFIX', 'media-gen') };
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(queue.prefix)) read.problems.push('AMQP_PREFIX may hold only letters, digits, "_", "-" and "." (at most 100)');
+    if (queue.amqpUrl) read.url('AMQP_URL', queue.amqpUrl, ['amqp:', 'amqps:']);
   } else if (queueDriver === 'sqs') {
     queue = {
       driver: 'sqs',
       queueUrl: read.required('SQS_QUEUE_URL', 'when QUEUE_DRIVER=sqs'),
       region: read.required('AWS_REGION', 'when QUEUE_DRIVER=sqs'),
       ...(read.raw('SQS_ENDPOINT') ? { endpoint: read.raw('SQS_ENDPOINT')! } : {}),
+      ...(read.raw('SQS_DLQ_URL') ? { deadLetterQueueUrl: read.raw('SQS_DLQ_URL')! } : {}),
+      waitTimeSeconds: read.int('SQS_WAIT_SECONDS', 10, 0, 20),
+      ...awsCredentials(read),
     };
+    for (const name of ['SQS_QUEUE_URL', 'SQS_ENDPOINT', 'SQS_DLQ_URL']) {
+      const value = read.raw(name);
+      if (value) read.url(name, value, ['http:', 'https:']);
+    }
   } else {
     queue = { driver: 'db' };
   }
@@ -228,6 +260,11 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
           bucket: read.required('S3_BUCKET', 'when STORAGE_DRIVER=s3'),
           region: read.string('AWS_REGION', 'us-east-1'),
           ...(read.raw('S3_ENDPOINT') ? { endpoint: read.raw('S3_ENDPOINT')! } : {}),
+          ...(read.raw('S3_PUBLIC_ENDPOINT') ? { publicEndpoint: read.raw('S3_PUBLIC_ENDPOINT')! } : {}),
+          // S3-compatible stores (MinIO, s3rver) want path-style URLs; AWS itself virtual-hosted ones.
+          forcePathStyle: read.bool('S3_FORCE_PATH_STYLE', Boolean(read.raw('S3_ENDPOINT'))),
+          ...s3Encryption(read),
+          ...awsCredentials(read),
         }
       : { driver: 'local', dir: path.resolve(read.string('STORAGE_DIR', path.join(dataDir, 'storage'))), signingKey: read.raw('STORAGE_SIGNING_KEY') ?? '' };
   if (read.raw('STORAGE_SIGNING_KEY') !== undefined && read.raw('STORAGE_SIGNING_KEY')!.length < 32) {
@@ -238,9 +275,16 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const cache: Config['cache'] =
     cacheDriver === 'redis' ? { driver: 'redis', url: read.required('REDIS_URL', 'when CACHE_DRIVER=redis') } : { driver: 'memory' };
 
-  // Redis already there for the cache carries the events too, unless told otherwise.
-  const eventBusDriver = read.oneOf('EVENT_BUS_DRIVER', cacheDriver === 'redis' ? 'redis' : 'memory', ['memory', 'redis'] as const);
+  // Redis already there for the cache carries the events too; else RabbitMQ when it is the queue; unless told otherwise.
+  const defaultBus = cacheDriver === 'redis' ? 'redis' : queue.driver === 'rabbitmq' ? 'rabbitmq' : 'memory';
+  const eventBusDriver = read.oneOf('EVENT_BUS_DRIVER', defaultBus, ['memory', 'redis', 'rabbitmq'] as const);
   let eventBus: Config['eventBus'] = { driver: 'memory' };
+  if (eventBusDriver === 'rabbitmq') {
+    eventBus =
+      queue.driver === 'rabbitmq'
+        ? { driver: 'rabbitmq', url: queue.amqpUrl, prefix: queue.prefix }
+        : { driver: 'rabbitmq', url: read.required('AMQP_URL', 'when EVENT_BUS_DRIVER=rabbitmq'), prefix: read.string('AMQP_PREFIX', 'media-gen') };
+  }
   if (eventBusDriver === 'redis') {
     // CACHE_DRIVER=redis has reported a missing REDIS_URL already.
     const url = cacheDriver === 'redis' ? read.raw('REDIS_URL') ?? '' : read.required('REDIS_URL', 'when EVENT_BUS_DRIVER=redis');
@@ -381,4 +425,32 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** S3_SSE: server-side encryption of every object written (AES256, or aws:kms with an optional S3_SSE_KMS_KEY_ID). */
+function s3Encryption(read: Reader): { serverSideEncryption?: 'AES256' | 'aws:kms'; kmsKeyId?: string } {
+  const sse = read.raw('S3_SSE');
+  const kmsKeyId = read.raw('S3_SSE_KMS_KEY_ID');
+  if (!sse) {
+    if (kmsKeyId) read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');
+    return {};
+  }
+  if (sse !== 'AES256' && sse !== 'aws:kms') {
+    read.problems.push(`S3_SSE must be AES256 or aws:kms (got "${sse}")`);
+    return {};
+  }
+  if (kmsKeyId && sse !== 'aws:kms') read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');
+  return { serverSideEncryption: sse, ...(kmsKeyId && sse === 'aws:kms' ? { kmsKeyId } : {}) };
+}
+
+/** Static AWS credentials when both halves are in the environment (S3 and SQS); otherwise the SDK finds its own. */
+function awsCredentials(read: Reader): { credentials?: { accessKeyId: string; secretAccessKey: string } } {
+  const accessKeyId = read.raw('AWS_ACCESS_KEY_ID');
+  const secretAccessKey = read.raw('AWS_SECRET_ACCESS_KEY');
+  if (!accessKeyId && !secretAccessKey) return {};
+  if (!accessKeyId || !secretAccessKey) {
+    read.problems.push('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together (or leave both unset to use a profile or role)');
+    return {};
+  }
+  return { credentials: { accessKeyId, secretAccessKey } };
 }

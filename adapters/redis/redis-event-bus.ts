@@ -42,6 +42,7 @@ export class RedisEventBus implements EventBus {
   /** Keyed by the Redis channel name (prefixed). A channel is here exactly while it has handlers. */
   private readonly channels = new Map<string, { subscriptions: Set<Subscription>; subscribed: Promise<unknown> }>();
   private closed = false;
+  private readonly reconnectListeners = new Set<() => void>();
 
   constructor(url: string, options: RedisEventBusOptions = {}) {
     this.prefix = options.prefix ?? 'mgs:';
@@ -55,6 +56,20 @@ export class RedisEventBus implements EventBus {
     reportErrors(this.publisher, (error) => options.onConnectionError?.(error, 'publisher'));
     reportErrors(this.subscriber, (error) => options.onConnectionError?.(error, 'subscriber'));
     this.subscriber.on('message', this.dispatch);
+    // ioredis resubscribes on its own; whatever was published while it was away is gone: tell the listeners.
+    let first = true;
+    this.subscriber.on('ready', () => {
+      if (first) {
+        first = false;
+        return;
+      }
+      for (const listener of this.reconnectListeners) listener();
+    });
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
   }
 
   async publish(channel: string, payload: unknown): Promise<void> {

@@ -56,6 +56,9 @@ interface Client {
   held: HeldEvent[] | null;
   /** The held buffer hit its cap and was dropped; the replay reads on from the store, which has every published event. */
   overflowed: boolean;
+  /** The seq of the last event sent on this socket (null before the first): a later one that skips ahead makes the
+   * gateway fill the gap from the store, and an older or repeated one is not sent twice. */
+  lastSeq: number | null;
 }
 
 const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024;
@@ -117,6 +120,7 @@ export class WsGateway {
   private server: Server | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
   private unsubscribeSessions: (() => Promise<void>) | null = null;
+  private forgetReconnects: (() => void) | null = null;
   private pinger: NodeJS.Timeout | null = null;
   private stopping = false;
 
@@ -136,6 +140,7 @@ export class WsGateway {
     this.stopping = false;
     this.unsubscribe = await this.deps.bus.subscribe(USER_EVENTS_CHANNEL, this.deliver);
     this.unsubscribeSessions = await this.deps.bus.subscribe(SESSION_CHANNEL, this.revoke);
+    this.forgetReconnects = this.deps.bus.onReconnect?.(this.busReconnected) ?? null;
     this.server = server;
     server.on('upgrade', this.onUpgrade);
     this.pinger = setInterval(this.heartbeat, this.deps.pingIntervalMs);
@@ -150,6 +155,8 @@ export class WsGateway {
     this.server = null;
     if (this.pinger) clearInterval(this.pinger);
     this.pinger = null;
+    this.forgetReconnects?.();
+    this.forgetReconnects = null;
     const unsubscribes = [this.unsubscribe, this.unsubscribeSessions];
     this.unsubscribe = null;
     this.unsubscribeSessions = null;
@@ -201,7 +208,7 @@ export class WsGateway {
       return;
     }
     const { userId } = claims;
-    const client: Client = { ws, userId, tokenId: claims.tokenId, sessionId: claims.sessionId, expiry: null, alive: true, held: null, overflowed: false };
+    const client: Client = { ws, userId, tokenId: claims.tokenId, sessionId: claims.sessionId, expiry: null, alive: true, held: null, overflowed: false, lastSeq: null };
     this.expireAt(client, claims.expiresAt);
     let clients = this.byUser.get(userId);
     if (!clients) {
@@ -277,21 +284,24 @@ export class WsGateway {
   };
 
   private async sync(client: Client, since: number | undefined): Promise<void> {
-    if (since !== undefined) await this.replay(client, since);
+    if (since !== undefined) {
+      client.lastSeq = since; // the client asks for everything after `since`, again if need be
+      await this.replay(client, since);
+    }
     const jobs = await this.deps.snapshot(client.userId);
     this.send(client, JSON.stringify({ type: 'job.snapshot', jobs }));
   }
 
   /** Sends stored events after `since`, then the live events that arrived meanwhile, skipping those already sent. */
-  private async replay(client: Client, since: number): Promise<void> {
-    client.held = [];
+  private async replay(client: Client, since: number, pending: HeldEvent[] = []): Promise<void> {
+    client.held = [...pending];
     client.overflowed = false;
     let last = since;
     try {
       for (;;) {
         const page = await this.deps.replay(client.userId, last, REPLAY_PAGE);
         for (const stored of page) {
-          this.send(client, eventText(stored.event, stored.seq));
+          this.sendEvent(client, stored.seq, eventText(stored.event, stored.seq));
           last = stored.seq;
         }
         if (client.ws.readyState !== WebSocket.OPEN) return;
@@ -303,7 +313,7 @@ export class WsGateway {
       const held = client.held;
       client.held = null;
       // Stable sort: publishes of one user can overtake each other across processes.
-      for (const event of held.sort((a, b) => a.seq - b.seq)) if (event.seq > last) this.send(client, event.text);
+      for (const event of held.sort((a, b) => a.seq - b.seq)) if (event.seq > last) this.sendEvent(client, event.seq, event.text);
     }
   }
 
@@ -317,8 +327,12 @@ export class WsGateway {
     if (!clients) return;
     const text = eventText(envelope.event, envelope.seq);
     for (const client of clients) {
-      if (client.held === null) {
-        this.send(client, text);
+      if (client.held === null && client.lastSeq !== null && envelope.seq > client.lastSeq + 1) {
+        // Events went missing on the bus (at most once: a dropped connection) or were overtaken by this one: the
+        // store has them all, so send them first, in order, this one included.
+        this.catchUp(client, [{ seq: envelope.seq, text }]);
+      } else if (client.held === null) {
+        this.sendEvent(client, envelope.seq, text);
       } else {
         if (client.held.length >= HOLD_LIMIT) {
           client.held.length = 0;
@@ -328,6 +342,23 @@ export class WsGateway {
       }
     }
   };
+
+  /**
+   * The bus lost its connection and has it back: whatever was published meanwhile never reached this process.
+   * Every socket that has seen events reads on from the store where it stopped (events at the end of a user's
+   * stream are not followed by a later one that would reveal the gap).
+   */
+  private readonly busReconnected = (): void => {
+    for (const clients of this.byUser.values()) {
+      for (const client of clients) if (client.held === null && client.lastSeq !== null) this.catchUp(client, []);
+    }
+  };
+
+  private catchUp(client: Client, pending: HeldEvent[]): void {
+    const since = client.lastSeq ?? 0;
+    const replaying = this.replay(client, since, pending);
+    replaying.catch((error: unknown) => this.deps.logger.warn('ws: catching up from the event store failed', { userId: client.userId, error: String(error) }));
+  }
 
   private readonly heartbeat = (): void => {
     for (const clients of this.byUser.values()) {
@@ -355,6 +386,13 @@ export class WsGateway {
       return;
     }
     ws.send(text);
+  }
+
+  /** An event goes out once per socket, in seq order: one already sent (a replay overlapping live delivery) is skipped. */
+  private sendEvent(client: Client, seq: number, text: string): void {
+    if (client.lastSeq !== null && seq <= client.lastSeq) return;
+    client.lastSeq = seq;
+    this.send(client, text);
   }
 
   private sendError(client: Client, message: string): void {

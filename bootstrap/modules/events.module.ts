@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import { InProcessEventBus } from '../../adapters/memory/in-process-event-bus.ts';
+import { RabbitEventBus } from '../../adapters/rabbitmq/rabbit-event-bus.ts';
 import { RedisEventBus } from '../../adapters/redis/redis-event-bus.ts';
 import { WsGateway } from '../../adapters/ws/ws-gateway.ts';
 import type { EventBus } from '../../core/ports/user-events.port.ts';
@@ -79,29 +80,46 @@ function bindEventBus(container: Container, config: Readonly<Config>): void {
   const onHandlerError = (error: unknown, channel: string) => ports.logger().error('event handler failed', { channel, error: String(error) });
   container
     .bind(TOKENS.EventBus)
-    .toDynamicValue(() =>
-      bus.driver === 'redis'
-        ? new RedisEventBus(bus.url, {
-            onHandlerError,
-            onConnectionError: (error, connection) =>
-              ports.logger().warn('event bus: lost its Redis connection; reconnecting (events published meanwhile are replayed by sync)', { connection, error: String(error) }),
-          })
-        : new InProcessEventBus(onHandlerError),
-    )
+    .toDynamicValue(() => {
+      if (bus.driver === 'redis') {
+        return new RedisEventBus(bus.url, {
+          onHandlerError,
+          onConnectionError: (error, connection) =>
+            ports.logger().warn('event bus: lost its Redis connection; reconnecting (events published meanwhile are replayed by sync)', { connection, error: String(error) }),
+        });
+      }
+      if (bus.driver === 'rabbitmq') {
+        return new RabbitEventBus({ url: bus.url, prefix: bus.prefix, logger: ports.logger().child({ component: 'event-bus' }), onHandlerError, name: `media-gen ${bus.prefix} events ${config.roles.join('+')}` });
+      }
+      return new InProcessEventBus(onHandlerError);
+    })
     .inSingletonScope();
   const redisBus = (): RedisEventBus | null => {
     const bound: EventBus = resolve(container, TOKENS.EventBus);
     return bound instanceof RedisEventBus ? bound : null;
   };
+  const rabbitBus = (): RabbitEventBus | null => {
+    const bound: EventBus = resolve(container, TOKENS.EventBus);
+    return bound instanceof RabbitEventBus ? bound : null;
+  };
   if (bus.driver === 'redis') {
     container.bind(TOKENS.HealthCheck).toConstantValue({ name: 'events', check: async () => redisBus()?.ping() });
+  }
+  if (bus.driver === 'rabbitmq') {
+    container.bind(TOKENS.HealthCheck).toConstantValue({ name: 'events', check: async () => rabbitBus()?.ping() });
   }
 
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => ({
     name: 'event-bus',
     roles: ['api', 'worker'],
     async start() {
-      if (bus.driver === 'redis') {
+      if (bus.driver === 'rabbitmq') {
+        const rabbit = rabbitBus();
+        await rabbit?.open().catch(async (error: unknown) => {
+          await rabbit.close();
+          throw new Error(`EVENT_BUS_DRIVER=rabbitmq: RabbitMQ (AMQP_URL) is not reachable: ${(error as Error).message}`);
+        });
+      } else if (bus.driver === 'redis') {
         const redis = redisBus();
         await redis?.ping().catch(async (error: unknown) => {
           await redis.close(); // app.stop() skips a part whose start failed; ioredis would retry forever
@@ -113,7 +131,7 @@ function bindEventBus(container: Container, config: Readonly<Config>): void {
         ports.logger().warn(
           `ROLES=${config.roles[0]} with EVENT_BUS_DRIVER=memory: events stay in this process, so sockets get no live events of jobs run ` +
             `by a separate ${other} process (clients catch up with sync) and cancelling does not interrupt a running job. ` +
-            'Set EVENT_BUS_DRIVER=redis and REDIS_URL for every api and worker process.',
+            'Set EVENT_BUS_DRIVER=redis and REDIS_URL (or EVENT_BUS_DRIVER=rabbitmq and AMQP_URL) for every api and worker process.',
           { roles: config.roles, eventBusDriver: bus.driver },
         );
       }

@@ -1,5 +1,9 @@
 import type { Container } from 'inversify';
+import { AmqpLink } from '../../adapters/rabbitmq/amqp-link.ts';
+import { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
+import { SqsMessageQueue } from '../../adapters/sqs/sqs-message-queue.ts';
+import { TASK_TYPES } from '../../core/domain/messages.ts';
 import { RelayOutbox } from '../../core/use-cases/queue/relay-outbox.use-case.ts';
 import type { Config } from '../config.ts';
 import { OutboxRelayLoop } from '../outbox-relay-loop.ts';
@@ -11,14 +15,54 @@ import { portsOf } from './ports.ts';
  * queue: lifecycles stop in reverse order, so the queue closes after its consumers.
  */
 export function bindQueue(container: Container, config: Readonly<Config>): void {
-  if (config.queue.driver !== 'db') {
-    throw new Error(`QUEUE_DRIVER=${config.queue.driver} is not available in this build (use QUEUE_DRIVER=db)`);
-  }
+  const queueConfig = config.queue;
   const ports = portsOf(container);
-  container
-    .bind(TOKENS.Queue)
-    .toDynamicValue(() => new SequelizeMessageQueue(ports.db(), { clock: ports.clock(), ids: ports.ids(), logger: ports.logger().child({ component: 'queue' }) }))
-    .inSingletonScope();
+  const logger = () => ports.logger().child({ component: 'queue' });
+  let open: () => Promise<void> = async () => undefined;
+  let closeLink: () => Promise<void> = async () => undefined;
+  if (queueConfig.driver === 'rabbitmq') {
+    container
+      .bind(TOKENS.Queue)
+      .toDynamicValue(() => {
+        const link = new AmqpLink({ url: queueConfig.amqpUrl, logger: logger(), name: `media-gen ${queueConfig.prefix} queue ${config.roles.join('+')}` });
+        open = () => link.open();
+        closeLink = () => link.close();
+        return new RabbitMessageQueue(link, {
+          prefix: queueConfig.prefix,
+          // The broker's backstop sits above MAX_ATTEMPTS: this adapter dead-letters first, after onDeadLetter.
+          deliveryLimit: config.generation.maxAttempts + 3,
+          logger: logger(),
+          routes: TASK_TYPES.map((taskType) => ({ environment: config.appEnv, taskType })),
+        });
+      })
+      .inSingletonScope();
+  } else if (queueConfig.driver === 'sqs') {
+    container
+      .bind(TOKENS.Queue)
+      .toDynamicValue(() => {
+        const queue = new SqsMessageQueue({
+          queueUrl: queueConfig.queueUrl,
+          region: queueConfig.region,
+          ...(queueConfig.endpoint ? { endpoint: queueConfig.endpoint } : {}),
+          ...(queueConfig.deadLetterQueueUrl ? { deadLetterQueueUrl: queueConfig.deadLetterQueueUrl } : {}),
+          ...(queueConfig.credentials ? { credentials: queueConfig.credentials } : {}),
+          waitTimeSeconds: queueConfig.waitTimeSeconds,
+          logger: logger(),
+        });
+        // Start-up fails on a queue that cannot be reached or has no dead-letter queue, naming which.
+        open = async () => {
+          await queue.check();
+          await queue.deadLetterQueueUrl();
+        };
+        return queue;
+      })
+      .inSingletonScope();
+  } else {
+    container
+      .bind(TOKENS.Queue)
+      .toDynamicValue(() => new SequelizeMessageQueue(ports.db(), { clock: ports.clock(), ids: ports.ids(), logger: logger() }))
+      .inSingletonScope();
+  }
   container
     .bind(TOKENS.OutboxRelay)
     .toDynamicValue(() => {
@@ -33,7 +77,15 @@ export function bindQueue(container: Container, config: Readonly<Config>): void 
 
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => {
     const queue = resolve(container, TOKENS.Queue);
-    return { name: 'queue', roles: ['api', 'worker'], start: async () => {}, stop: () => queue.close() };
+    return {
+      name: 'queue',
+      roles: ['api', 'worker'],
+      start: () => open(),
+      stop: async () => {
+        await queue.close();
+        await closeLink();
+      },
+    };
   });
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => resolve(container, TOKENS.OutboxRelay));
   container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'queue', check: () => resolve(container, TOKENS.Queue).check() }));

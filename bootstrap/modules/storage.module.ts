@@ -4,6 +4,7 @@ import { API_PREFIX } from '../../adapters/http/http-app.ts';
 import { filesRoutes } from '../../adapters/http/routes/files.routes.ts';
 import { uploadsRoutes } from '../../adapters/http/routes/uploads.routes.ts';
 import { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';
+import { S3ObjectStorage } from '../../adapters/s3/s3-object-storage.ts';
 import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
 import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
@@ -18,33 +19,55 @@ export const UPLOAD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Object storage (by STORAGE_DRIVER), its health check and signed-file route, and input uploads. */
 export function bindStorage(container: Container, config: Readonly<Config>): void {
   const storageConfig = config.storage;
-  if (storageConfig.driver !== 'local') {
-    throw new Error(`STORAGE_DRIVER=${storageConfig.driver} is not available in this build (use STORAGE_DRIVER=local)`);
-  }
   const ports = portsOf(container);
-  container
-    .bind(TOKENS.ObjectStorage)
-    .toDynamicValue(
-      () =>
-        new LocalObjectStorage({
-          dir: storageConfig.dir,
-          filesUrl: `${config.publicUrl}${API_PREFIX}/files`,
-          signingKey: storageConfig.signingKey,
-          clock: ports.clock(),
-        }),
-    )
-    .inSingletonScope();
   const storage = () => container.get<ObjectStorage>(TOKENS.ObjectStorage);
-  const local = () => storage() as LocalObjectStorage;
-
   container.bind(TOKENS.HealthCheck).toConstantValue({ name: 'storage', check: () => probe(storage()) });
 
-  container.bind(TOKENS.RouteModule).toDynamicValue(() =>
-    filesRoutes({
-      verify: (query) => local().signer.verify(query, ports.clock().now()),
-      open: (key) => local().open(key),
-    }),
-  );
+  if (storageConfig.driver === 's3') {
+    // Presigned URLs are served by the store itself: no files route here.
+    container
+      .bind(TOKENS.ObjectStorage)
+      .toDynamicValue(
+        () =>
+          new S3ObjectStorage({
+            bucket: storageConfig.bucket,
+            region: storageConfig.region,
+            ...(storageConfig.endpoint ? { endpoint: storageConfig.endpoint } : {}),
+            ...(storageConfig.publicEndpoint ? { publicEndpoint: storageConfig.publicEndpoint } : {}),
+            forcePathStyle: storageConfig.forcePathStyle,
+            ...(storageConfig.serverSideEncryption ? { serverSideEncryption: storageConfig.serverSideEncryption } : {}),
+            ...(storageConfig.kmsKeyId ? { kmsKeyId: storageConfig.kmsKeyId } : {}),
+            ...(storageConfig.credentials ? { credentials: storageConfig.credentials } : {}),
+          }),
+      )
+      .inSingletonScope();
+    container.bind(TOKENS.Lifecycle).toConstantValue({
+      name: 's3-storage',
+      roles: ['api', 'worker'],
+      start: async () => undefined,
+      stop: async () => (storage() as S3ObjectStorage).close(),
+    });
+  } else {
+    container
+      .bind(TOKENS.ObjectStorage)
+      .toDynamicValue(
+        () =>
+          new LocalObjectStorage({
+            dir: storageConfig.dir,
+            filesUrl: `${config.publicUrl}${API_PREFIX}/files`,
+            signingKey: storageConfig.signingKey,
+            clock: ports.clock(),
+          }),
+      )
+      .inSingletonScope();
+    const local = () => storage() as LocalObjectStorage;
+    container.bind(TOKENS.RouteModule).toDynamicValue(() =>
+      filesRoutes({
+        verify: (query) => local().signer.verify(query, ports.clock().now()),
+        open: (key) => local().open(key),
+      }),
+    );
+  }
 
   bindUploads(container, config, storage);
 }

@@ -29,6 +29,12 @@ export interface EventBus {
   publish(channel: string, payload: unknown): Promise<void>;
   /** Returns an unsubscribe function. */
   subscribe(channel: string, handler: (payload: unknown) => void): Promise<() => Promise<void>>;
+  /**
+   * Optional, for buses that can lose messages while their connection is down (Redis, RabbitMQ): called each time
+   * the subscription is live again after such a loss, so subscribers can catch up from where messages are stored.
+   * Returns the function that stops the notifications.
+   */
+  onReconnect?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 

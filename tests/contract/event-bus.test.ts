@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
+import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import { InProcessEventBus } from '../../adapters/memory/in-process-event-bus.ts';
+import { RabbitEventBus } from '../../adapters/rabbitmq/rabbit-event-bus.ts';
 import { RedisEventBus } from '../../adapters/redis/redis-event-bus.ts';
+import { quietLogger } from '../support/generation-harness.ts';
 import { eventBusContract, waitFor } from './event-bus.contract.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,6 +25,28 @@ eventBusContract('redis', async (onHandlerError) => {
     publisher: new RedisEventBus(REDIS_URL, { prefix }),
     subscriber: new RedisEventBus(REDIS_URL, { prefix, ...(onHandlerError ? { onHandlerError } : {}) }),
   };
+});
+
+const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+const rabbitPrefixes: string[] = [];
+test.after.always(async () => {
+  const connection = await amqp.connect(AMQP_URL);
+  const channel = await connection.createChannel();
+  for (const prefix of rabbitPrefixes) await channel.deleteExchange(`${prefix}.events`).catch(() => undefined);
+  await connection.close();
+});
+
+// Two instances, each with its own connection: two processes, on an exchange of their own.
+eventBusContract('rabbitmq', async (onHandlerError) => {
+  const prefix = `mgs-test-${randomBytes(4).toString('hex')}`;
+  rabbitPrefixes.push(prefix);
+  const open = async (report?: (error: unknown, channel: string) => void) => {
+    const bus = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix, ...(report ? { onHandlerError: report } : {}) });
+    await bus.open();
+    return bus;
+  };
+  return { publisher: await open(), subscriber: await open(onHandlerError) };
 });
 
 /** A plain connection for looking at what the bus does on the server. */

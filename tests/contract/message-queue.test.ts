@@ -6,7 +6,12 @@ import { MemoryMessageQueue } from '../../adapters/memory/memory-message-queue.t
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { SequelizeDatabase, type DatabaseOptions } from '../../adapters/sequelize/sequelize-database.ts';
 import { SequelizeMessageQueue, type SequelizeMessageQueueOptions } from '../../adapters/sequelize/sequelize-message-queue.ts';
+import { AmqpLink } from '../../adapters/rabbitmq/amqp-link.ts';
+import { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
+import { SqsMessageQueue } from '../../adapters/sqs/sqs-message-queue.ts';
+import { startFauxqs } from 'fauxqs';
 import { BACKENDS } from '../support/backends.ts';
+import { quietLogger } from '../support/generation-harness.ts';
 import { createMariaDatabase, type TestDatabase } from '../support/databases.ts';
 import { FAST, messageQueueContract, waitFor, type QueueBackend } from './message-queue.contract.ts';
 
@@ -115,4 +120,67 @@ for (const dialect of BACKENDS.filter((name): name is TestDatabase => name !== '
     await waitFor(async () => (await done()) === 0, 'the old tombstone purged', 5000);
     t.deepEqual(warnings.filter((w) => w.includes('purge')), []);
   });
+}
+
+const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+// RabbitMQ (the running server): a prefix of its own per run, deleted afterwards.
+messageQueueContract(
+  'rabbitmq',
+  async (): Promise<QueueBackend> => {
+    const prefix = `test-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    const links: AmqpLink[] = [];
+    const queues: RabbitMessageQueue[] = [];
+    const make = async () => {
+      const link = new AmqpLink({ url: AMQP_URL, logger: quietLogger, initialMaxRetries: 0 });
+      await link.open().catch((error: unknown) => {
+        throw new Error(`RabbitMQ is not reachable at ${AMQP_URL} (start it: rabbitmq-server -detached): ${String(error)}`);
+      });
+      links.push(link);
+      const queue = new RabbitMessageQueue(link, { prefix, backoff: FAST.backoff, deliveryLimit: 10 });
+      queues.push(queue);
+      return { queue };
+    };
+    return {
+      make,
+      makeOther: make,
+      dispose: async () => {
+        for (const queue of queues) await queue.destroyTopology().catch(() => undefined);
+        for (const link of links) await link.close();
+      },
+    };
+  },
+  { deduplicates: false, peekReturnsCount: true, peekSeesDelayed: true },
+);
+
+// SQS on fauxqs (started here). Each make() gets a queue of its own (with its dead-letter queue), since one SQS queue
+// serves one environment; makeOther() opens a second client on the latest one (only serial tests use it). Standard
+// queues deliver a republished messageId again; FIFO queues deduplicate it (for five minutes).
+for (const fifo of [false, true]) {
+  const suffix = fifo ? '.fifo' : '';
+  messageQueueContract(
+    fifo ? 'sqs-fifo' : 'sqs',
+    async (): Promise<QueueBackend> => {
+      const server = await startFauxqs({ port: 0, logger: false });
+      let latest: { queueUrl: string; dlqUrl: string } | null = null;
+      let n = 0;
+      const open = (queueUrl: string, dlqUrl: string) => ({
+        queue: new SqsMessageQueue({ queueUrl, deadLetterQueueUrl: dlqUrl, region: 'us-east-1', endpoint: server.address, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, waitTimeSeconds: 1, backoff: FAST.backoff }),
+      });
+      const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
+      return {
+        make: async () => {
+          n += 1;
+          const dlq = server.createQueue(`contract-${n}-dead${suffix}`, { attributes: fifoAttributes });
+          const redrive = { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '10' }) };
+          const main = server.createQueue(`contract-${n}${suffix}`, { attributes: { ...fifoAttributes, ...redrive } });
+          latest = { queueUrl: main.queueUrl, dlqUrl: dlq.queueUrl };
+          return open(latest.queueUrl, latest.dlqUrl);
+        },
+        makeOther: async () => open(latest!.queueUrl, latest!.dlqUrl),
+        dispose: () => server.stop(),
+      };
+    },
+    { deduplicates: fifo, peekReturnsCount: true, peekSeesDelayed: false },
+  );
 }

@@ -4,7 +4,6 @@
  * the event bus. Jobs run only in the worker; their events must reach sockets on the API process
  * live, and a cancel request made on the API process must reach the engine run in the worker.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import sharp from 'sharp';
 import { createMariaDatabase, DATABASES, type TestDatabase } from '../support/databases.ts';
-import { ServiceProcess } from '../support/service-process.ts';
+import { ServiceProcess, WorkerProcess } from '../support/service-process.ts';
 import { openSocket, type SocketMessage } from '../support/socket-client.ts';
 import { freePort } from '../support/test-app.ts';
 import { TestClient } from '../support/test-client.ts';
@@ -31,40 +30,6 @@ const slowWorkflow = {
   '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 31, sigma: 10 } },
   '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'slow' } },
 };
-
-/**
- * A `ROLES=worker` process: the same entry point as ServiceProcess, but it serves no HTTP, so there is
- * no health route to wait for; it is up while it has not exited (jobs wait in the queue meanwhile).
- */
-class WorkerProcess {
-  private child: ChildProcess | null = null;
-  readonly output: string[] = [];
-
-  constructor(private readonly env: Record<string, string>) {}
-
-  start(): void {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bootstrap/main.ts'], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    child.stdout!.on('data', (chunk) => this.output.push(String(chunk)));
-    child.stderr!.on('data', (chunk) => this.output.push(String(chunk)));
-  }
-
-  get exitCode(): number | null {
-    return this.child?.exitCode ?? null;
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
-  }
-}
 
 interface Deployment {
   api: ServiceProcess;

@@ -2,7 +2,10 @@ import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import { startFauxqs } from 'fauxqs';
+import { openSocket } from '../support/socket-client.ts';
+import type { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
 import { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
 import { SequelizeUnitOfWork } from '../../adapters/sequelize/sequelize-unit-of-work.ts';
@@ -14,7 +17,7 @@ import type { DeliveredMessage } from '../../core/ports/queue.port.ts';
 import { RelayOutbox } from '../../core/use-cases/queue/relay-outbox.use-case.ts';
 import { createMariaDatabase, DATABASES, type TestDatabase } from '../support/databases.ts';
 import { quietLogger } from '../support/generation-harness.ts';
-import { silentLogger, startTestApp } from '../support/test-app.ts';
+import { silentLogger, startTestApp, type TestApp } from '../support/test-app.ts';
 
 let skew = 0;
 /** The relays' clock: a test moves it past a lease. */
@@ -131,19 +134,66 @@ for (const kind of DATABASES) {
   });
 }
 
-for (const driver of ['rabbitmq', 'sqs'] as const) {
-  test(`QUEUE_DRIVER=${driver} fails start-up: it is not available in this build`, (t) => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-queue-driver-'));
-    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-    const loaded = loadConfig({
-      DATA_DIR: dataDir,
-      JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-000',
-      QUEUE_DRIVER: driver,
-      AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-      SQS_QUEUE_URL: 'http://127.0.0.1:9/queue',
-      AWS_REGION: 'us-east-1',
-    });
-    if (!loaded.ok) return t.fail(loaded.problems.join('; '));
-    t.throws(() => buildApplication(loaded.config, { logger: silentLogger }), { message: new RegExp(`^QUEUE_DRIVER=${driver} is not available in this build`) });
+test('QUEUE_DRIVER=sqs fails start-up naming the problem: no queue there, or a queue without a dead-letter queue', async (t) => {
+  const server = await startFauxqs({ port: 0, logger: false });
+  t.teardown(() => server.stop());
+  const bare = server.createQueue('no-redrive');
+  const base = { QUEUE_DRIVER: 'sqs', AWS_REGION: 'us-east-1', SQS_ENDPOINT: server.address, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' };
+  await t.throwsAsync(() => startTestApp('sqlite', { ...base, SQS_QUEUE_URL: bare.queueUrl }), { message: /has no dead-letter queue: give it a RedrivePolicy, or set SQS_DLQ_URL/ });
+  await t.throwsAsync(() => startTestApp('sqlite', { ...base, SQS_QUEUE_URL: `${server.address}/000000000000/missing` }));
+});
+
+for (const db of DATABASES) {
+  test.serial(`[${db}] QUEUE_DRIVER=sqs: jobs go through the outbox relay and SQS to the worker, exactly once`, async (t) => {
+    const server = await startFauxqs({ port: 0, logger: false });
+    t.teardown(() => server.stop());
+    const dlq = server.createQueue('media-dead');
+    const main = server.createQueue('media', { attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '6' }) } });
+    const app = await startTestApp(db, { QUEUE_DRIVER: 'sqs', SQS_QUEUE_URL: main.queueUrl, SQS_ENDPOINT: server.address, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', SQS_WAIT_SECONDS: '1' });
+    t.teardown(() => app.close());
+    await expectFiveJobsOnce(t, app);
   });
+}
+
+const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+for (const db of DATABASES) {
+  test.serial(`[${db}] QUEUE_DRIVER=rabbitmq: a job goes through the outbox relay and RabbitMQ to the worker, exactly once`, async (t) => {
+    const prefix = `it-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    const app = await startTestApp(db, { QUEUE_DRIVER: 'rabbitmq', AMQP_URL, AMQP_PREFIX: prefix });
+    t.teardown(async () => {
+      const queue = resolve(app.app.container, TOKENS.Queue) as RabbitMessageQueue;
+      await queue.destroyTopology().catch(() => undefined);
+      await app.close();
+    });
+    await expectFiveJobsOnce(t, app);
+  });
+}
+
+/** Five jobs through the bound queue: each started and completed once, charged once, and nothing left behind. */
+async function expectFiveJobsOnce(t: ExecutionContext, app: TestApp): Promise<void> {
+  const client = app.client();
+  await client.signUp();
+  const socket = await openSocket(client);
+  t.teardown(() => socket.close());
+  const image = (await client.get('/templates')).body.find((template: { name: string }) => template.name === 'Solid colour image');
+  const jobs: string[] = [];
+  for (let n = 0; n < 5; n++) {
+    const submitted = await client.post('/generate', { templateId: image.id, parameters: { prompt: `n${n}`, width: 64, height: 64 } });
+    t.is(submitted.status, 202, JSON.stringify(submitted.body));
+    jobs.push(submitted.body.id);
+  }
+  for (const jobId of jobs) await socket.waitFor((m) => m.type === 'job.completed' && m.jobId === jobId, 30_000);
+  for (const jobId of jobs) {
+    t.is(socket.messages.filter((m) => m.type === 'job.started' && m.jobId === jobId).length, 1, 'started once');
+    t.is(socket.messages.filter((m) => m.type === 'job.completed' && m.jobId === jobId).length, 1, 'completed once');
+  }
+  t.is((await client.get('/my-outputs')).body.total, 5);
+  t.is((await client.get('/auth/profile')).body.coinBalance, 100 - 5 * image.cost);
+  const queue = resolve(app.app.container, TOKENS.Queue);
+  t.deepEqual(await queue.peek(100), []);
+  t.deepEqual(await queue.deadLetters(100), []);
+  t.is(await resolve(app.app.container, TOKENS.OutboxRelay).flush(), 0, 'the outbox is empty');
+  const health = (await (await fetch(`${app.baseUrl}/api/v1/health`)).json()) as { checks: Record<string, string> };
+  t.is(health.checks['queue'], 'ok');
 }

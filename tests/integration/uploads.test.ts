@@ -272,9 +272,3 @@ for (const db of DATABASES) {
     t.deepEqual(readdirSync(path.dirname(fileOf(used.id))).filter((name) => !name.startsWith('.')), [`${used.id}.png`]);
   });
 }
-
-test('STORAGE_DRIVER=s3 fails start-up with a clear error', async (t) => {
-  await t.throwsAsync(() => startTestApp('sqlite', { STORAGE_DRIVER: 's3', S3_BUCKET: 'media' }), {
-    message: /STORAGE_DRIVER=s3 is not available in this build/,
-  });
-});

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import test from 'ava';
 import { WebSocket } from 'ws';
 import { resolve, TOKENS, type ActiveJobsSnapshot, type Repositories } from '../../bootstrap/tokens.ts';
-import type { StoredUserEvent, UserEvent, UserEventStore } from '../../core/ports/user-events.port.ts';
+import { USER_EVENTS_CHANNEL, type StoredUserEvent, type UserEvent, type UserEventStore } from '../../core/ports/user-events.port.ts';
 import { DATABASES } from '../support/databases.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { connectWs, refusedStatus, type WsMessage, type WsTestClient } from '../support/ws-test-client.ts';
@@ -147,6 +147,28 @@ for (const db of DATABASES) {
     t.is(aliceTab2.messages.length, 5);
     t.is(bobTab.messages.length, 1);
     await Promise.all([aliceTab1.close(), aliceTab2.close(), bobTab.close()]);
+  });
+
+  test(`${db}: an event lost on the bus is filled in from the store before the next one; a repeated one is not sent twice`, async (t) => {
+    const alice = await signedUp();
+    const tab = await connectWs(wsUrl, { cookie: alice.token });
+    const jobId = randomUUID();
+    await publish(alice.id, progress(jobId, 1, 4));
+    t.is((await tab.waitFor(isEvent)).seq, 1);
+    // Two events stored, but the bus loses their fan-out (a dropped connection): written to the store only.
+    const repos = resolve(app.app.container, TOKENS.Repositories);
+    const now = new Date();
+    await repos.events.append(alice.id, progress(jobId, 2, 4) as unknown as UserEvent, now);
+    const lostToo = await repos.events.append(alice.id, progress(jobId, 3, 4) as unknown as UserEvent, now);
+    const bus = resolve(app.app.container, TOKENS.EventBus);
+    const fourth = await publish(alice.id, progress(jobId, 4, 4));
+    t.is(fourth.seq, 4);
+    t.deepEqual(seqsOf(await tab.waitForCount(isEvent, 4)), [1, 2, 3, 4], 'the gap was filled, in order, before seq 4');
+    // The lost fan-out turns up late after all: already sent, not sent again.
+    await bus.publish(USER_EVENTS_CHANNEL, { userId: alice.id, seq: lostToo.seq, event: lostToo.event, createdAt: lostToo.createdAt.toISOString() });
+    await delay(SETTLE_MS);
+    t.deepEqual(seqsOf(tab.messages), [1, 2, 3, 4]);
+    await tab.close();
   });
 
   test(`${db}: sync since=1 replays the later events in order, then one job.snapshot`, async (t) => {

@@ -55,3 +55,46 @@ export class ServiceProcess {
     await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
   }
 }
+
+/**
+ * A `ROLES=worker` process: the same entry point as ServiceProcess, but it serves no HTTP, so there is
+ * no health route to wait for; it is up while it has not exited (jobs wait in the queue meanwhile).
+ */
+export class WorkerProcess {
+  private child: ChildProcess | null = null;
+  readonly output: string[] = [];
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  start(): void {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bootstrap/main.ts'], {
+      cwd: process.cwd(),
+      env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stdout!.on('data', (chunk) => this.output.push(String(chunk)));
+    child.stderr!.on('data', (chunk) => this.output.push(String(chunk)));
+  }
+
+  get exitCode(): number | null {
+    return this.child?.exitCode ?? null;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+  }
+
+  /** SIGKILL: a crash mid-job. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

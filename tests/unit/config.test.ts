@@ -97,7 +97,7 @@ test('values are parsed: durations, lists, booleans, mariadb:// URLs, production
   t.deepEqual(config.auth.adminEmails, ['root@example.com', 'ops@example.com']);
   t.true(config.auth.secureCookies, 'production defaults to secure cookies');
   t.false(config.enableTestEndpoints, 'production turns test endpoints off');
-  t.deepEqual(config.queue, { driver: 'rabbitmq', amqpUrl: 'amqp://guest:guest@rabbit:5672' });
+  t.deepEqual(config.queue, { driver: 'rabbitmq', amqpUrl: 'amqp://guest:guest@rabbit:5672', prefix: 'media-gen' });
   t.deepEqual(config.cache, { driver: 'redis', url: 'redis://cache:6379' });
   t.like(config.storage, { driver: 's3', bucket: 'outputs', region: 'us-east-1' });
   t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'], timeoutMs: 30_000, jobsPerServer: 1, unavailableWaitMs: 60_000 });
@@ -153,7 +153,7 @@ test('QUEUE_DRIVER=sqs without SQS_QUEUE_URL and AWS_REGION names both variables
   t.deepEqual(problems, ['SQS_QUEUE_URL is required when QUEUE_DRIVER=sqs', 'AWS_REGION is required when QUEUE_DRIVER=sqs']);
   t.deepEqual(problemsOf({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1' }), ['SQS_QUEUE_URL is required when QUEUE_DRIVER=sqs']);
   const config = load({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1', SQS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/jobs' });
-  t.deepEqual(config.queue, { driver: 'sqs', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs', region: 'eu-west-1' });
+  t.deepEqual(config.queue, { driver: 'sqs', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs', region: 'eu-west-1', waitTimeSeconds: 10 });
 });
 
 test('a JWT secret is required outside APP_ENV=local', (t) => {

@@ -34,5 +34,13 @@ test('EVENT_BUS_DRIVER=redis needs REDIS_URL, reported once with the other probl
   ]);
   t.deepEqual(problemsOf({ CACHE_DRIVER: 'redis' }), ['REDIS_URL is required when CACHE_DRIVER=redis'], 'one problem for one missing variable');
   t.deepEqual(problemsOf({ CACHE_DRIVER: 'redis', EVENT_BUS_DRIVER: 'redis' }), ['REDIS_URL is required when CACHE_DRIVER=redis']);
-  t.deepEqual(problemsOf({ EVENT_BUS_DRIVER: 'rabbitmq' }), ['EVENT_BUS_DRIVER must be one of memory, redis (got "rabbitmq")']);
+  t.deepEqual(problemsOf({ EVENT_BUS_DRIVER: 'rabbitmq' }), ['AMQP_URL is required when EVENT_BUS_DRIVER=rabbitmq']);
+  t.deepEqual(problemsOf({ EVENT_BUS_DRIVER: 'kafka' }), ['EVENT_BUS_DRIVER must be one of memory, redis, rabbitmq (got "kafka")']);
+});
+
+test('EVENT_BUS_DRIVER defaults to rabbitmq with QUEUE_DRIVER=rabbitmq and no Redis, sharing its broker', (t) => {
+  const AMQP = 'amqp://guest:guest@rabbit:5672';
+  t.deepEqual(load({ QUEUE_DRIVER: 'rabbitmq', AMQP_URL: AMQP, AMQP_PREFIX: 'acme' }).eventBus, { driver: 'rabbitmq', url: AMQP, prefix: 'acme' });
+  t.deepEqual(load({ QUEUE_DRIVER: 'rabbitmq', AMQP_URL: AMQP, CACHE_DRIVER: 'redis', REDIS_URL: 'redis://cache:6379' }).eventBus, { driver: 'redis', url: 'redis://cache:6379' }, 'Redis wins when it is there');
+  t.deepEqual(load({ EVENT_BUS_DRIVER: 'rabbitmq', AMQP_URL: AMQP }).eventBus, { driver: 'rabbitmq', url: AMQP, prefix: 'media-gen' });
 });

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ApiRouter } from '../api-router.ts';
 import { sendError } from '../error-table.ts';
 import { ref } from '../openapi.ts';
+import { contentDisposition } from '../../../core/domain/content-disposition.ts';
 
 export type SignedFileVerdict =
   | { ok: true; key: string; disposition: 'inline' | 'attachment'; fileName: string; contentType: string | null; remainingSeconds: number }
@@ -22,13 +23,6 @@ export interface ServableFile {
 export interface FilesRoutesDeps {
   verify(query: { key: string; exp?: string; disp?: string; name?: string; type?: string; sig?: string }): SignedFileVerdict;
   open(key: string): Promise<ServableFile | null>;
-}
-
-/** RFC 6266: a quoted ASCII fallback plus the exact UTF-8 name (RFC 5987 encoding). */
-export function contentDisposition(type: 'inline' | 'attachment', fileName: string): string {
-  const fallback = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${type}; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }
 
 const single = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);

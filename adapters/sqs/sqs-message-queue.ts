@@ -1,0 +1,404 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+  type Message,
+  type MessageAttributeValue,
+  type SQSClientConfig,
+} from '@aws-sdk/client-sqs';
+import {
+  DEFAULT_BACKOFF,
+  describeError,
+  expiredReason,
+  settlementOf,
+  validateConsumeOptions,
+  type BackoffPolicy,
+  type Settlement,
+} from '../../core/domain/message-delivery.ts';
+import type { Logger } from '../../core/ports/logger.port.ts';
+import type {
+  ConsumeOptions,
+  Consumer,
+  DeliveredMessage,
+  HandlerOutcome,
+  MessageQueue,
+  OutgoingMessage,
+  PeekedMessage,
+} from '../../core/ports/queue.port.ts';
+
+export interface SqsMessageQueueOptions {
+  queueUrl: string;
+  region: string;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** The dead-letter queue; without it, the one named by the queue's RedrivePolicy (found at start). */
+  deadLetterQueueUrl?: string;
+  /** Long polling: how long one receive waits for a message (0 to 20 s; default 10). Stopping waits for it. */
+  waitTimeSeconds?: number;
+  backoff?: BackoffPolicy;
+  logger?: Logger;
+  /** Deletes are batched (up to 10) and flushed this often. */
+  deleteFlushMs?: number;
+}
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+/** SQS counts visibility and delays in whole seconds. */
+const wholeSeconds = (seconds: number): number => (seconds <= 0 ? 0 : Math.min(43_200, Math.ceil(seconds)));
+const text = (value: string): MessageAttributeValue => ({ DataType: 'String', StringValue: value });
+
+/**
+ * QUEUE_DRIVER=sqs. One SQS queue (SQS_QUEUE_URL) carries every task type of an environment, with the message
+ * attributes `TaskType`, `Environment` and our `MessageId`. Receives long-poll; a received message stays invisible for
+ * the consumer's visibility timeout, extended while a job runs; a retry is the same message made visible again after
+ * its delay (SQS counts the receive, which is the attempt number); an explicit dead letter goes to the dead-letter
+ * queue after `onDeadLetter` ran, and the queue's own RedrivePolicy catches what consumers never settle. Deletes are
+ * batched. A FIFO queue (`.fifo`) deduplicates publishes of one messageId for five minutes; a standard queue
+ * delivers at least once. A message of another environment or task type is handed back at once (give each
+ * environment its own queue, and let every worker on it serve all task types).
+ */
+export class SqsMessageQueue implements MessageQueue {
+  readonly client: SQSClient;
+  private readonly queueUrl: string;
+  private readonly fifo: boolean;
+  private readonly waitTimeSeconds: number;
+  private readonly backoff: BackoffPolicy;
+  private readonly logger: Logger;
+  private deadUrl: Promise<string> | null;
+  private readonly consumers = new Set<SqsConsumer>();
+
+  constructor(private readonly options: SqsMessageQueueOptions) {
+    const config: SQSClientConfig = {
+      region: options.region,
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      // A copy: the SDK annotates the object it is given, and configuration is frozen.
+      ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+    };
+    this.client = new SQSClient(config);
+    this.queueUrl = options.queueUrl;
+    this.fifo = options.queueUrl.endsWith('.fifo');
+    this.waitTimeSeconds = Math.max(0, Math.min(20, options.waitTimeSeconds ?? 10));
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.logger = options.logger ?? silent;
+    this.deadUrl = options.deadLetterQueueUrl ? Promise.resolve(options.deadLetterQueueUrl) : null;
+  }
+
+  async publish(message: OutgoingMessage): Promise<{ messageId: string }> {
+    const messageId = message.messageId ?? randomUUID();
+    await this.send(this.queueUrl, JSON.stringify(message.body ?? null), { TaskType: message.taskType, Environment: message.environment, MessageId: messageId });
+    return { messageId };
+  }
+
+  async consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer> {
+    validateConsumeOptions(options);
+    await this.deadLetterQueueUrl(); // fails now, not at the first dead letter, when there is none
+    const consumer = new SqsConsumer(this, options, handler, (done) => this.consumers.delete(done));
+    this.consumers.add(consumer);
+    consumer.start();
+    return consumer;
+  }
+
+  /** Receives with visibility 0: the messages stay where they are (each such receive counts as one on SQS). */
+  async peek(max: number): Promise<PeekedMessage[]> {
+    return this.browse(this.queueUrl, max);
+  }
+
+  async deadLetters(max: number): Promise<PeekedMessage[]> {
+    return this.browse(await this.deadLetterQueueUrl(), max);
+  }
+
+  async check(): Promise<void> {
+    await this.client.send(new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['QueueArn'] }));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
+    this.client.destroy();
+  }
+
+  // --- used by consumers ---------------------------------------------------------------------------
+
+  get settings(): { queueUrl: string; waitTimeSeconds: number; backoff: BackoffPolicy; logger: Logger; deleteFlushMs: number } {
+    return { queueUrl: this.queueUrl, waitTimeSeconds: this.waitTimeSeconds, backoff: this.backoff, logger: this.logger, deleteFlushMs: this.options.deleteFlushMs ?? 50 };
+  }
+
+  async sendDead(message: Message, reason: string): Promise<void> {
+    const attributes = Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, value.StringValue ?? '']));
+    await this.send(await this.deadLetterQueueUrl(), message.Body ?? 'null', { ...attributes, DeadReason: reason.slice(0, 1000) });
+  }
+
+  /** SQS_DLQ_URL, or the queue named by the queue's RedrivePolicy. */
+  deadLetterQueueUrl(): Promise<string> {
+    this.deadUrl ??= (async () => {
+      const { Attributes } = await this.client.send(new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['RedrivePolicy'] }));
+      const policy = Attributes?.RedrivePolicy ? (JSON.parse(Attributes.RedrivePolicy) as { deadLetterTargetArn?: string }) : null;
+      const arn = policy?.deadLetterTargetArn;
+      if (!arn) throw new Error(`the SQS queue ${this.queueUrl} has no dead-letter queue: give it a RedrivePolicy, or set SQS_DLQ_URL`);
+      const [, , , , account, name] = arn.split(':');
+      const { QueueUrl } = await this.client.send(new GetQueueUrlCommand({ QueueName: name, ...(account ? { QueueOwnerAWSAccountId: account } : {}) }));
+      if (!QueueUrl) throw new Error(`the dead-letter queue ${arn} was not found`);
+      return QueueUrl;
+    })().catch((error: unknown) => {
+      this.deadUrl = null;
+      throw error;
+    });
+    return this.deadUrl;
+  }
+
+  private async send(queueUrl: string, body: string, attributes: Record<string, string>): Promise<void> {
+    const messageAttributes = Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, text(value)]));
+    const fifo = queueUrl.endsWith('.fifo');
+    await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: body,
+        MessageAttributes: messageAttributes,
+        // One group per message: FIFO's deduplication without serialising unrelated jobs.
+        ...(fifo ? { MessageGroupId: attributes['MessageId'] ?? randomUUID(), MessageDeduplicationId: attributes['MessageId'] ?? randomUUID() } : {}),
+      }),
+    );
+  }
+
+  /**
+   * Receives with visibility 0, so the messages stay visible to consumers. Each such receive counts on SQS (the next
+   * delivery's attempt number grows by one per peek), and SQS shows only visible messages: one held by a consumer or
+   * waiting out a retry delay is not listed. A short round means every visible message was seen.
+   */
+  private async browse(queueUrl: string, max: number): Promise<PeekedMessage[]> {
+    const peeked = new Map<string, PeekedMessage>();
+    while (peeked.size < max) {
+      const wanted = Math.min(10, max - peeked.size);
+      const { Messages } = await this.client.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: wanted, VisibilityTimeout: 0, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+      );
+      const fresh = (Messages ?? []).filter((message) => !peeked.has(message.MessageId ?? ''));
+      for (const message of fresh) peeked.set(message.MessageId ?? '', toPeeked(message));
+      if (fresh.length < wanted) break;
+    }
+    return [...peeked.values()];
+  }
+}
+
+const attribute = (message: Message, name: string): string => message.MessageAttributes?.[name]?.StringValue ?? '';
+
+function toPeeked(message: Message): PeekedMessage {
+  return { id: attribute(message, 'MessageId') || (message.MessageId ?? ''), body: parseBody(message), attributes: { TaskType: attribute(message, 'TaskType'), Environment: attribute(message, 'Environment') } };
+}
+
+function parseBody(message: Message): unknown {
+  try {
+    return JSON.parse(message.Body ?? 'null') as unknown;
+  } catch {
+    return message.Body;
+  }
+}
+
+interface Delivery {
+  message: Message;
+  attempt: number;
+  /** Its visibility ran out: SQS gives it to another consumer; this handler's outcome no longer counts. */
+  expired: boolean;
+  timer: NodeJS.Timeout | null;
+}
+
+/** One consume() call: a receive loop that asks for as many messages as it has free handler slots. */
+class SqsConsumer implements Consumer {
+  private stopped = false;
+  private running = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private deletes: string[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly queue: SqsMessageQueue,
+    private readonly options: ConsumeOptions,
+    private readonly handler: (message: DeliveredMessage) => Promise<HandlerOutcome>,
+    private readonly onStopped: (consumer: SqsConsumer) => void,
+  ) {}
+
+  start(): void {
+    this.loop = this.receiveLoop();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    // The receive in flight is not aborted: SQS may already have hidden the messages it is returning, which would
+    // then stay hidden for a whole visibility timeout. Its answer is handed back at once instead (see the loop).
+    this.wake?.();
+    await this.loop;
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    await this.flush();
+    this.onStopped(this);
+  }
+
+  private async receiveLoop(): Promise<void> {
+    const { queueUrl, waitTimeSeconds, logger } = this.queue.settings;
+    const visibility = wholeSeconds(this.options.visibilitySeconds) || 1;
+    let failures = 0;
+    while (!this.stopped) {
+      const free = this.options.concurrency - this.running;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
+        continue;
+      }
+      let messages: Message[];
+      try {
+        const answer = await this.queue.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: Math.min(10, free),
+            WaitTimeSeconds: waitTimeSeconds,
+            VisibilityTimeout: visibility,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        );
+        messages = answer.Messages ?? [];
+        failures = 0;
+      } catch (error) {
+        if (this.stopped) return;
+        failures += 1;
+        logger.warn('SQS receive failed; retrying', { error: describeError(error), failures });
+        await sleep(Math.min(10_000, 200 * 2 ** Math.min(failures, 6)));
+        continue;
+      }
+      if (this.stopped) {
+        // Received while stopping: not ours to run any more, visible again at once for the other consumers.
+        await Promise.all(messages.map((message) => this.changeVisibility(message, 0).catch(() => undefined)));
+        return;
+      }
+      let foreign = 0;
+      for (const message of messages) {
+        if (attribute(message, 'Environment') !== this.options.environment || !this.options.taskTypes.includes(attribute(message, 'TaskType'))) {
+          // Not ours: visible again at once for the consumers it is for.
+          foreign += 1;
+          await this.changeVisibility(message, 0).catch(() => undefined);
+          continue;
+        }
+        this.run({ message, attempt: Number(message.Attributes?.ApproximateReceiveCount ?? 1), expired: false, timer: null });
+      }
+      if (foreign > 0 && foreign === messages.length) await sleep(200); // only others' messages: do not spin on them
+    }
+  }
+
+  private run(delivery: Delivery): void {
+    this.running += 1;
+    const work = this.handle(delivery).finally(() => {
+      this.inFlight.delete(work);
+      this.running -= 1;
+      this.wake?.();
+    });
+    this.inFlight.add(work);
+  }
+
+  private async handle(delivery: Delivery): Promise<void> {
+    const { options } = this;
+    const { backoff, logger } = this.queue.settings;
+    if (delivery.attempt > options.maxAttempts) {
+      await this.deadLetter(delivery, expiredReason(options.maxAttempts), { ...this.delivered(delivery), attempt: options.maxAttempts });
+      return;
+    }
+    this.arm(delivery, wholeSeconds(options.visibilitySeconds) || 1);
+    let result: { outcome: HandlerOutcome } | { error: unknown };
+    try {
+      result = { outcome: await this.handler(this.delivered(delivery)) };
+    } catch (error) {
+      result = { error };
+    }
+    if (delivery.timer) clearTimeout(delivery.timer);
+    if (delivery.expired) {
+      logger.info('late outcome ignored: the message was handed to another consumer', { messageId: delivery.message.MessageId });
+      return;
+    }
+    if ('error' in result) logger.warn('queue handler failed', { messageId: delivery.message.MessageId, attempt: delivery.attempt, error: describeError(result.error) });
+    await this.settle(delivery, settlementOf(result, delivery.attempt, options.maxAttempts, backoff)).catch((error: unknown) =>
+      logger.warn('SQS message not settled; it will be delivered again', { messageId: delivery.message.MessageId, error: describeError(error) }),
+    );
+  }
+
+  private delivered(delivery: Delivery): DeliveredMessage {
+    const { message, attempt } = delivery;
+    return {
+      id: attribute(message, 'MessageId') || (message.MessageId ?? ''),
+      taskType: attribute(message, 'TaskType'),
+      environment: attribute(message, 'Environment'),
+      body: parseBody(message),
+      attempt,
+      extendVisibility: async (seconds: number) => {
+        if (delivery.expired) throw new Error('the message is no longer held by this consumer (its visibility ran out)');
+        const whole = wholeSeconds(seconds) || 1;
+        await this.changeVisibility(message, whole);
+        this.arm(delivery, whole);
+      },
+    };
+  }
+
+  /** Our view of the visibility: when it runs out SQS redelivers, so the handler's late outcome must not count. */
+  private arm(delivery: Delivery, seconds: number): void {
+    if (delivery.timer) clearTimeout(delivery.timer);
+    delivery.timer = setTimeout(() => (delivery.expired = true), seconds * 1000);
+  }
+
+  private async settle(delivery: Delivery, settlement: Settlement): Promise<void> {
+    if (settlement.kind === 'delete') return this.delete(delivery.message);
+    if (settlement.kind === 'delay') return this.changeVisibility(delivery.message, wholeSeconds(settlement.seconds));
+    return this.deadLetter(delivery, settlement.reason, this.delivered(delivery));
+  }
+
+  private async deadLetter(delivery: Delivery, reason: string, message: DeliveredMessage): Promise<void> {
+    if (this.options.onDeadLetter) {
+      try {
+        await this.options.onDeadLetter(message, reason);
+      } catch (error) {
+        this.queue.settings.logger.warn('onDeadLetter failed; the message stays', { messageId: message.id, error: describeError(error) });
+        await this.changeVisibility(delivery.message, 0).catch(() => undefined);
+        return;
+      }
+    }
+    await this.queue.sendDead(delivery.message, reason);
+    await this.delete(delivery.message);
+  }
+
+  private changeVisibility(message: Message, seconds: number): Promise<void> {
+    const { queueUrl } = this.queue.settings;
+    return this.queue.client.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: seconds })).then(() => undefined);
+  }
+
+  /** Batched: up to 10 receipt handles per DeleteMessageBatch, flushed shortly after the first. */
+  private delete(message: Message): Promise<void> {
+    if (message.ReceiptHandle) this.deletes.push(message.ReceiptHandle);
+    if (this.deletes.length >= 10) return this.flush();
+    this.flushTimer ??= setTimeout(() => void this.flush(), this.queue.settings.deleteFlushMs);
+    return Promise.resolve();
+  }
+
+  private flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.deletes.splice(0, 10);
+    const rest = this.deletes.length > 0;
+    this.flushing = this.flushing.then(async () => {
+      if (batch.length === 0) return;
+      const { queueUrl, logger } = this.queue.settings;
+      const answer = await this.queue.client
+        .send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((handle, index) => ({ Id: String(index), ReceiptHandle: handle })) }))
+        .catch((error: unknown) => {
+          logger.warn('SQS batch delete failed; those messages will be delivered again', { error: describeError(error) });
+          return null;
+        });
+      for (const failed of answer?.Failed ?? []) logger.warn('SQS delete refused; the message will be delivered again', { code: failed.Code, message: failed.Message });
+    });
+    return rest ? this.flushing.then(() => this.flush()) : this.flushing;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
