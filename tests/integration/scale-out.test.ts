@@ -1,6 +1,6 @@
 /**
- * The fleet shape: two API processes and two worker processes on MariaDB, RabbitMQ (queue and event bus) and an S3
- * stand-in, no Redis. Users' sockets are spread over both API processes; jobs are submitted through either.
+ * The fleet shape: two API processes and two worker processes on MariaDB, RabbitMQ (queue and event bus), an S3
+ * stand-in and two ComfyUI protocol servers, no Redis. Users' sockets are spread over both API processes; jobs are submitted through either.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ import amqp from 'amqplib';
 import { startFauxqs } from 'fauxqs';
 import mysql from 'mysql2/promise';
 import { createMariaDatabase, DATABASES } from '../support/databases.ts';
+import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import { startS3StandIn } from '../support/s3-stand-in.ts';
 import { ServiceProcess, WorkerProcess } from '../support/service-process.ts';
 import { openSocket, type SocketMessage } from '../support/socket-client.ts';
@@ -60,6 +61,8 @@ interface Fleet {
 async function startFleet(t: ExecutionContext, env: Record<string, string> = {}): Promise<Fleet> {
   const maria = await createMariaDatabase();
   const s3 = await startS3StandIn();
+  // Two GPU servers, as the builtin engine served over ComfyUI's protocol; the workers share them.
+  const comfy = [await startComfyProtocolServer(), await startComfyProtocolServer()];
   const root = mkdtempSync(path.join(tmpdir(), 'mgs-fleet-'));
   const prefix = `fleet-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
   const shared = {
@@ -74,6 +77,8 @@ async function startFleet(t: ExecutionContext, env: Record<string, string> = {})
     LOG_LEVEL: 'warn',
     WORKER_CONCURRENCY: '2',
     QUEUE_VISIBILITY_SECONDS: '10',
+    ENGINE_DRIVER: 'comfyui',
+    COMFYUI_URLS: comfy.map((server) => server.url).join(','),
     ...env,
   };
   const ports = [await freePort(), await freePort()];
@@ -92,6 +97,7 @@ async function startFleet(t: ExecutionContext, env: Record<string, string> = {})
     await deleteTopology(prefix);
     await maria.drop();
     await s3.stop();
+    for (const server of comfy) await server.close();
     rmSync(root, { recursive: true, force: true });
   });
   for (const api of apis) await api.start(); // one after the other: the first migrates and installs the ready templates
