@@ -15,6 +15,7 @@ export * from './domain/parameter-map.ts';
 export * from './domain/parameter-presets.ts';
 export * from './domain/ready-templates.ts';
 export * from './domain/render-workflow.ts';
+export * from './domain/resource-limits.ts';
 export * from './domain/result.ts';
 export * from './domain/storage-key.ts';
 export * from './domain/template-revision.ts';

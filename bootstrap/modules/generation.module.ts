@@ -99,6 +99,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
       outputNodeTypes: generation.outputNodeTypes,
       allowedNodeTypes: generation.allowedNodeTypes,
       raw: generation.rawWorkflows,
+      limits: generation.limits,
     });
     const common = { uow: ports.uow(), jobs: ports.repos().jobs };
     return generationRoutes({
