@@ -1,5 +1,5 @@
 import type { Container } from 'inversify';
-import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
+import { ThreadedBuiltinEngine } from '../../adapters/builtin-engine/threaded-builtin-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
@@ -25,8 +25,18 @@ import { resolve, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
 function createEngine(config: Readonly<Config>): WorkflowEngine {
-  if (config.engine.driver === 'builtin') return new BuiltinEngine({ workDir: config.engine.workDir });
-  throw new Error(`ENGINE_DRIVER=${config.engine.driver} is not available in this build (only builtin)`);
+  const { engine } = config;
+  if (engine.driver === 'builtin') {
+    return new ThreadedBuiltinEngine({
+      workDir: engine.workDir,
+      limits: config.generation.limits,
+      timeBudgetMs: engine.timeBudgetSeconds * 1000,
+      memoryMb: engine.memoryMb,
+      keepIdle: config.generation.workerConcurrency,
+      prewarm: config.roles.includes('worker'),
+    });
+  }
+  throw new Error(`ENGINE_DRIVER=${engine.driver} is not available in this build (only builtin)`);
 }
 
 /** Generation end to end: jobs and their lifecycle, history, the worker, cancel, refunds, the sweepers and the reconciler. */

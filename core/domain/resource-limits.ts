@@ -141,6 +141,10 @@ export function checkResourceLimits(graph: WorkflowGraph, limits: ResourceLimits
       const input = walk.shape(String((node.inputs?.['images'] as unknown[] | undefined)?.[0] ?? ''));
       if (input) outputBytes += input.width * input.height * 3 * input.frames;
     }
+    const duration = node.class_type === 'EmptyAudio' ? num(node.inputs?.['duration']) : null;
+    if (duration !== null && duration > limits.maxVideoSeconds) {
+      problems.push({ field: `workflow.${id}.inputs.duration`, message: `${label}: duration ${duration} s is above the ${LIMIT_NAMES.maxVideoSeconds} (${limits.maxVideoSeconds} s)` });
+    }
     const shape = walk.shape(id);
     if (!shape) continue;
     const pixels = shape.width * shape.height;
