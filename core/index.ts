@@ -3,6 +3,7 @@
  * inside their own application with their own adapters (or the in-memory ones under adapters/memory).
  */
 export * from './domain/audit.ts';
+export * from './domain/client-error-text.ts';
 export * from './domain/coin.ts';
 export * from './domain/image-type.ts';
 export * from './domain/ids.ts';

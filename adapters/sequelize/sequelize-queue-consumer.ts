@@ -201,7 +201,8 @@ export class SequelizeQueueConsumer implements Consumer {
     } else {
       // If this throws, the message stays taken and comes back after its visibility: ended again, then dead.
       if (this.options.onDeadLetter && message) await this.options.onDeadLetter(message, settlement.reason);
-      changed = await this.write({ status: 'dead', claim_token: null, last_error: settlement.reason, updated_at: clock.now() }, where);
+      // At most 10,000 characters (40 KB in UTF-8): a TEXT column on MariaDB refuses more than 64 KB, and the write with it.
+      changed = await this.write({ status: 'dead', claim_token: null, last_error: settlement.reason.slice(0, 10_000), updated_at: clock.now() }, where);
     }
     if (changed !== 1) {
       this.deps.logger.warn('queue message was taken by another delivery before it was settled (visibility expired)', {
