@@ -198,6 +198,22 @@ export class SequelizeJobRepository implements JobRepository {
     return asRows<JobRow>(rows).map(toJob);
   }
 
+  /**
+   * SQLite: transactions hold the database's one write lock (BEGIN IMMEDIATE), so they run one at a time.
+   * MariaDB: the user's row is locked first (FOR UPDATE), so the submits of one user queue there; the count
+   * that follows is this transaction's first plain read, so its snapshot starts after the lock was granted
+   * and sees every job committed before.
+   */
+  async countActiveForUserExclusively(userId: string): Promise<number> {
+    if (this.scope.dialect === 'mysql') await selectRows(this.scope, 'SELECT id FROM users WHERE id = :userId FOR UPDATE', { userId });
+    const [row] = await selectRows<{ n: number | string }>(
+      this.scope,
+      "SELECT COUNT(*) AS n FROM generation_jobs WHERE user_id = :userId AND status IN ('queued', 'running')",
+      { userId },
+    );
+    return Number(row?.n ?? 0);
+  }
+
   async transition(id: string, move: JobMove, at: Date): Promise<boolean> {
     // The guard: the sources come from the domain's transition table, the fence from the attempt.
     const where: WhereOptions<JobRow> = { id, status: { [Op.in]: sourcesOf(move.to) }, ...(move.fence !== undefined ? { run_id: move.fence } : {}) };

@@ -105,7 +105,9 @@ export class SequelizeQueueConsumer implements Consumer {
   private async takeAndStart(free: number): Promise<boolean> {
     const { clock } = this.deps;
     const now = clock.now();
-    const hinted = this.hints.splice(0, free);
+    // More hints than room: the queue is deep, and the poll's fair order decides (the hinted rows are in it).
+    const pending = this.hints.splice(0);
+    const hinted = pending.length <= free ? pending : [];
     // Polled several times a second by every consumer: plain SQL (see selectRows). A little slack in the limit:
     // some candidates may go to a rival consumer first.
     const candidates =
@@ -115,7 +117,7 @@ export class SequelizeQueueConsumer implements Consumer {
             this.deps.db.autocommit,
             `SELECT id, message_id, task_type, environment, body, attempts FROM queue_messages
              WHERE status = 'ready' AND environment = :environment AND task_type IN (:taskTypes) AND visible_at <= :now
-             ORDER BY visible_at ASC, created_at ASC LIMIT ${free + 4}`,
+             ORDER BY fair_seq ASC, visible_at ASC, created_at ASC LIMIT ${free + 4}`,
             { environment: this.options.environment, taskTypes: this.options.taskTypes, now: sqlTime(now, this.deps.db.dialect) },
           );
     let taken = 0;

@@ -121,6 +121,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
         ids: ports.ids(),
         clock: ports.clock(),
         environment: config.appEnv,
+        maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
       }),
       cancel: new CancelGeneration({ ...common, lifecycle: get(TOKENS.JobLifecycle), logger, requestCancel }),
       queries: get(TOKENS.JobQueries),

@@ -65,6 +65,7 @@ export interface HarnessOptions {
   localStorage?: boolean;
   rawWorkflows?: { roles: ('user' | 'admin')[]; cost: number };
   limits?: ResourceLimits;
+  maxActiveJobsPerUser?: number;
 }
 
 export type Harness = Awaited<ReturnType<typeof generationHarness>>;
@@ -103,7 +104,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     limits: options.limits ?? DEFAULT_RESOURCE_LIMITS,
   });
 
-  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, ids, clock, environment: 'local' });
+  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, ids, clock, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000 });
   const run = new RunGeneration({
     uow,
     jobs: repos.jobs,
