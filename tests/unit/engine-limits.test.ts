@@ -89,8 +89,8 @@ test('threads: a run in a worker thread gives the same files, events and texts a
   t.deepEqual(events.filter((e) => e.type === 'executing').map((e) => e.type === 'executing' && e.classType), ['EmptyImage', 'ImageInvert', 'SaveImage', 'PreviewAny']);
 });
 
-test.serial('threads: a heavy run (8192², about 200 MB of pixels) leaves this event loop free', async (t) => {
-  const engine = threaded(t);
+/** Lags of a 5 ms interval timer (how late each tick came) while `work` runs. */
+const timerLags = async (work: () => Promise<unknown>): Promise<number[]> => {
   const lags: number[] = [];
   let last = performance.now();
   const timer = setInterval(() => {
@@ -98,12 +98,28 @@ test.serial('threads: a heavy run (8192², about 200 MB of pixels) leaves this e
     lags.push(now - last - 5);
     last = now;
   }, 5);
-  const r = await run(engine, image(8192)).result;
-  clearInterval(timer);
-  t.true(r.ok, JSON.stringify(r));
-  const worst = Math.max(...lags);
-  t.log(`worst timer lag ${Math.round(worst)} ms over ${lags.length} ticks`);
-  t.true(worst < 50, `the event loop was held for ${Math.round(worst)} ms`);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return lags;
+};
+
+const p99 = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]!;
+
+test.serial('threads: a heavy run (8192², about 200 MB of pixels) leaves this event loop free', async (t) => {
+  const engine = threaded(t);
+  // What this machine gives with nothing running here (other test files share its CPUs in a full run).
+  const idle = await timerLags(() => new Promise((resolve) => setTimeout(resolve, 1000)));
+  let result: Awaited<ReturnType<WorkflowEngine['run']>> | null = null;
+  const lags = await timerLags(async () => (result = await run(engine, image(8192)).result));
+  t.true(result!.ok, JSON.stringify(result));
+  const [worst, during, before] = [Math.max(...lags), p99(lags), p99(idle)];
+  t.log(`timer lag during the run: p99 ${Math.round(during)} ms, worst ${Math.round(worst)} ms over ${lags.length} ticks; idle p99 ${Math.round(before)} ms`);
+  // In process this graph holds the loop for seconds at a stretch (a p99 of thousands of ms over a handful of ticks).
+  t.true(during < Math.max(50, before + 25), `p99 lag ${Math.round(during)} ms (idle ${Math.round(before)} ms)`);
+  t.true(worst < 1000, `the event loop was held for ${Math.round(worst)} ms`);
 });
 
 test('threads: a run past its time budget is stopped and failed, and the engine runs the next one', async (t) => {
