@@ -75,7 +75,7 @@ test('run-time caps: LoadImage measures a file from its header and refuses a pix
   }).result;
   t.like(r, { ok: false, error: { code: 'ENGINE.EXECUTION' } });
   if (!r.ok) t.regex(r.error.message, /LoadImage #1 failed: ResourceLimitError: 16000×16000 images/);
-  t.true(performance.now() - started < 2000);
+  t.true(performance.now() - started < 5000);
 });
 
 test('threads: a run in a worker thread gives the same files, events and texts as in process', async (t) => {
