@@ -118,7 +118,8 @@ test.serial('threads: a heavy run (8192², about 200 MB of pixels) leaves this e
   const [worst, during, before] = [Math.max(...lags), p99(lags), p99(idle)];
   t.log(`timer lag during the run: p99 ${Math.round(during)} ms, worst ${Math.round(worst)} ms over ${lags.length} ticks; idle p99 ${Math.round(before)} ms`);
   // In process this graph holds the loop for seconds at a stretch (a p99 of thousands of ms over a handful of ticks).
-  t.true(during < Math.max(50, before + 25), `p99 lag ${Math.round(during)} ms (idle ${Math.round(before)} ms)`);
+  // Under 50 ms; on a machine already busier than that with nothing running here, within twice its idle figure plus 25 ms.
+  t.true(during < Math.max(50, 2 * before + 25), `p99 lag ${Math.round(during)} ms (idle ${Math.round(before)} ms)`);
   t.true(worst < 1000, `the event loop was held for ${Math.round(worst)} ms`);
 });
 
