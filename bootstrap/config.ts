@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_RESOURCE_LIMITS as LIMITS, type ResourceLimits } from '../core/domain/resource-limits.ts';
 
 /**
  * The environment is parsed once, here, into a frozen typed object. Every problem is collected so an
@@ -50,7 +51,8 @@ export interface Config {
   cache: { driver: 'memory' } | { driver: 'redis'; url: string };
   /** EVENT_BUS_DRIVER: how user events and cancel requests reach the other processes (memory: this process only). */
   eventBus: { driver: 'memory' } | { driver: 'redis'; url: string } | { driver: 'rabbitmq'; url: string; prefix: string };
-  engine: { driver: 'builtin'; workDir: string } | ComfyEngineConfig;
+  /** builtin: runs in worker threads; a run past `timeBudgetSeconds` (ENGINE_TIME_BUDGET) or `memoryMb` (ENGINE_MEMORY_MB) is stopped and failed. */
+  engine: { driver: 'builtin'; workDir: string; timeBudgetSeconds: number; memoryMb: number } | ComfyEngineConfig;
   auth: {
     jwtSecret: string;
     issuer: string;
@@ -83,6 +85,10 @@ export interface Config {
     workerConcurrency: number;
     /** How long a taken message stays invisible; a running job keeps extending it, a crashed one is retried after it. */
     visibilitySeconds: number;
+    /** Caps on what one job may ask (MAX_IMAGE_PIXELS, MAX_BATCH_SIZE, MAX_FRAMES, MAX_VIDEO_SECONDS, MAX_OUTPUT_MB_PER_JOB, MAX_WORKFLOW_NODES). */
+    limits: ResourceLimits;
+    /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER); beyond it a submit is answered 429. */
+    maxActiveJobsPerUser: number;
   };
   outputs: { viewUrlTtlSeconds: number; downloadUrlTtlSeconds: number; retentionDays: number };
   enableTestEndpoints: boolean;
@@ -313,7 +319,12 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       unavailableWaitMs: read.int('COMFYUI_WAIT_MS', 60_000, 0, 3_600_000),
     };
   } else {
-    engine = { driver: 'builtin', workDir: path.join(dataDir, 'engine') };
+    engine = {
+      driver: 'builtin',
+      workDir: path.join(dataDir, 'engine'),
+      timeBudgetSeconds: read.duration('ENGINE_TIME_BUDGET', 10 * 60),
+      memoryMb: read.int('ENGINE_MEMORY_MB', 2048, 64, 65_536),
+    };
   }
 
   let jwtSecret = read.raw('JWT_SECRET');
@@ -380,6 +391,15 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       workerConcurrency: read.int('WORKER_CONCURRENCY', 1, 1, 64),
       visibilitySeconds: read.int('QUEUE_VISIBILITY_SECONDS', 30, 2, 43_200),
       maxUploadBytes: read.int('MAX_UPLOAD_MB', 20, 1, 1024) * 1024 * 1024,
+      limits: {
+        maxImagePixels: read.int('MAX_IMAGE_PIXELS', LIMITS.maxImagePixels, 1, 2 ** 31),
+        maxBatchSize: read.int('MAX_BATCH_SIZE', LIMITS.maxBatchSize, 1, 4096),
+        maxFrames: read.int('MAX_FRAMES', LIMITS.maxFrames, 1, 100_000),
+        maxVideoSeconds: read.int('MAX_VIDEO_SECONDS', LIMITS.maxVideoSeconds, 1, 86_400),
+        maxOutputBytes: read.int('MAX_OUTPUT_MB_PER_JOB', LIMITS.maxOutputBytes / 1048576, 1, 1_048_576) * 1048576,
+        maxWorkflowNodes: read.int('MAX_WORKFLOW_NODES', LIMITS.maxWorkflowNodes, 1, 100_000),
+      },
+      maxActiveJobsPerUser: read.int('MAX_ACTIVE_JOBS_PER_USER', 20, 1, 100_000),
     },
     outputs: {
       viewUrlTtlSeconds: read.duration('VIEW_URL_TTL', 15 * 60),

@@ -3,6 +3,7 @@
  * inside their own application with their own adapters (or the in-memory ones under adapters/memory).
  */
 export * from './domain/audit.ts';
+export * from './domain/client-error-text.ts';
 export * from './domain/coin.ts';
 export * from './domain/image-type.ts';
 export * from './domain/ids.ts';
@@ -15,6 +16,7 @@ export * from './domain/parameter-map.ts';
 export * from './domain/parameter-presets.ts';
 export * from './domain/ready-templates.ts';
 export * from './domain/render-workflow.ts';
+export * from './domain/resource-limits.ts';
 export * from './domain/result.ts';
 export * from './domain/storage-key.ts';
 export * from './domain/template-revision.ts';

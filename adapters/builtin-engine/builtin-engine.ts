@@ -18,6 +18,7 @@ import type {
   EngineTextOutput,
   WorkflowEngine,
 } from '../../core/ports/workflow-engine.port.ts';
+import { LIMIT_NAMES, type ResourceLimits } from '../../core/domain/resource-limits.ts';
 import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import { BuiltinRuntime } from './builtin-runtime.ts';
 import { createRegistry } from './node-registry.ts';
@@ -27,7 +28,21 @@ import { probeMedia } from './ffmpeg.ts';
 export interface BuiltinEngineOptions {
   workDir: string;
   ffmpegPath?: string;
+  /** Caps the nodes check before allocating, and the total size of a run's output files. */
+  limits?: ResourceLimits;
+  /** Called between nodes and in long loops; a message fails the run (the worker thread's memory budget). */
+  overBudget?: () => string | null;
 }
+
+/** An output file as a path: what a worker thread hands back (a stream cannot cross threads). */
+export type OutputFileAt = Omit<EngineOutputFile, 'open'> & { path: string };
+
+export type PathRunResult =
+  | { ok: true; files: OutputFileAt[]; texts: EngineTextOutput[] }
+  | { ok: false; error: EngineError; transient: boolean };
+
+/** The port's file: opened from its path. */
+export const openable = ({ path: file, ...rest }: OutputFileAt): EngineOutputFile => ({ ...rest, open: async (): Promise<Readable> => createReadStream(file) });
 
 const MIME: Record<string, string> = {
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif',
@@ -92,8 +107,14 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
   }
 
   async run(request: EngineRunRequest): Promise<EngineRunResult> {
+    const result = await this.runToPaths(request);
+    return result.ok ? { ...result, files: result.files.map(openable) } : result;
+  }
+
+  /** run(), with output files as paths. */
+  async runToPaths(request: EngineRunRequest): Promise<PathRunResult> {
     const dirs = this.dirs(request.runId);
-    const runtime = new BuiltinRuntime({ ...dirs, ffmpegPath: this.options.ffmpegPath });
+    const runtime = new BuiltinRuntime({ ...dirs, ffmpegPath: this.options.ffmpegPath, ...(this.options.limits ? { limits: this.options.limits } : {}) });
     for (const input of request.inputs) {
       const target = path.resolve(dirs.inputDir, input.name);
       if (!target.startsWith(dirs.inputDir + path.sep)) {
@@ -122,6 +143,7 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
         onExecuting: (nodeId) => request.onEvent({ type: 'executing', nodeId, classType: prompt[nodeId]?.class_type ?? '' }),
         onProgress: (value, max, nodeId) => request.onEvent({ type: 'progress', value, max, nodeId }),
         isInterrupted: () => request.signal?.aborted === true,
+        ...(this.options.overBudget ? { overBudget: this.options.overBudget } : {}),
       },
       validation.outputs,
     );
@@ -143,7 +165,7 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
         transient: false,
       };
     }
-    const files: EngineOutputFile[] = [];
+    const files: OutputFileAt[] = [];
     const texts: EngineTextOutput[] = [];
     for (const nodeId of result.executed) {
       const ui = result.outputs[nodeId];
@@ -153,6 +175,12 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
       }
       for (const text of (ui['text'] as unknown[] | undefined) ?? []) texts.push({ nodeId, text: String(text) });
     }
+    const total = files.reduce((sum, file) => sum + (file.sizeBytes ?? 0), 0);
+    const max = this.options.limits?.maxOutputBytes;
+    if (max !== undefined && total > max) {
+      const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
+      return { ok: false, error: { code: 'ENGINE.EXECUTION', message: `The outputs are ${mb(total)} MB, above the ${LIMIT_NAMES.maxOutputBytes} (${mb(max)} MB)` }, transient: false };
+    }
     return { ok: true, files, texts };
   }
 
@@ -160,18 +188,18 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
     nodeId: string,
     item: FileItem,
     dirs: { inputDir: string; outputDir: string; tempDir: string },
-  ): Promise<EngineOutputFile> {
+  ): Promise<OutputFileAt> {
     const base = item.type === 'temp' ? dirs.tempDir : item.type === 'input' ? dirs.inputDir : dirs.outputDir;
     const full = path.join(base, item.subfolder ?? '', item.filename);
     const ext = path.extname(item.filename).slice(1).toLowerCase();
     const mimeType = MIME[ext] ?? 'application/octet-stream';
-    const file: EngineOutputFile = {
+    const file: OutputFileAt = {
       nodeId,
       fileName: item.filename,
       mimeType,
       kind: item.type === 'temp' ? 'temp' : 'output',
       sizeBytes: (await stat(full)).size,
-      open: async (): Promise<Readable> => createReadStream(full),
+      path: full,
     };
     if (mimeType.startsWith('image/')) {
       const meta = await sharp(full).metadata();

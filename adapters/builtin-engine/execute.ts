@@ -64,6 +64,10 @@ export const executePrompt = async (
   const targets =
     outputs ?? Object.keys(prompt).filter((id) => registry.get(prompt[id]?.class_type ?? '')?.outputNode === true);
   const interrupted = (): boolean => hooks.isInterrupted?.() === true;
+  const checkBudget = (): void => {
+    const over = hooks.overBudget?.();
+    if (over) throw new NodeError(over, 'MemoryError');
+  };
   hooks.onExecutionStart?.();
   hooks.onCached?.([]);
   let plan: string[];
@@ -93,6 +97,7 @@ export const executePrompt = async (
       async tick() {
         await nextTurn();
         if (interrupted()) throw new InterruptedError();
+        checkBudget();
       },
     };
     try {
@@ -113,6 +118,7 @@ export const executePrompt = async (
         }
       }
       const result = await def.run(inputs, ctx);
+      checkBudget();
       results.set(id, result.outputs ?? []);
       executed.push(id);
       if (result.ui) {

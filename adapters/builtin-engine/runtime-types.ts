@@ -1,4 +1,5 @@
 /** Public types of the builtin runtime (re-exported by builtin-runtime.ts). */
+import type { ResourceLimits } from '../../core/domain/resource-limits.ts';
 
 export interface ComfyValidationError {
   type: string;
@@ -32,6 +33,8 @@ export interface ExecuteHooks {
   onExecuted?(nodeId: string, output: Record<string, unknown>): void;
   /** checked before each node and inside progress loops */
   isInterrupted?(): boolean;
+  /** checked after each node and inside progress loops: a message fails the node (a memory budget ran out) */
+  overBudget?(): string | null;
 }
 
 export type ExecuteResult =
@@ -78,6 +81,7 @@ export interface BuiltinRuntimeOptions {
   outputDir: string;
   tempDir: string;
   ffmpegPath?: string;
+  limits?: ResourceLimits;
 }
 
 export type PromptGraph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;

@@ -1,4 +1,5 @@
 /** Internal value types of the builtin engine (what flows along the graph's links). */
+import type { ResourceLimits } from '../../core/domain/resource-limits.ts';
 
 /** One frame: uint8 interleaved pixels, like a ComfyUI IMAGE slice scaled to 0..255. */
 export interface Frame {
@@ -50,6 +51,8 @@ export interface NodeEnv {
   outputDir: string;
   tempDir: string;
   ffmpegPath?: string;
+  /** Caps checked by the nodes before they allocate (see run-limits.ts); none when absent. */
+  limits?: ResourceLimits;
 }
 
 export interface NodeContext {

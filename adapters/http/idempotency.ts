@@ -54,7 +54,11 @@ export const requestFingerprint = (req: Request): string =>
   createHash('sha256').update(`${req.method}\n${req.path}\n${canonicalJson(req.body ?? null)}`).digest('hex');
 
 /** A server error is not an answer to remember: the same request may succeed when retried. */
-export const rememberResponse = (response: StoredResponse): boolean => response.status < 500;
+/** A server error or a "try again later" (429) is not the request's answer: the key stays free for a retry. */
+export const rememberResponse = (response: StoredResponse): boolean => response.status < 500 && response.status !== 429;
+
+/** A response as a route produces it: headers only on responses that are never stored (see rememberResponse). */
+export type RouteResponse = StoredResponse & { headers?: Record<string, string> };
 
 export function failureResponse(failure: Fail<string>): StoredResponse {
   const status = STATUS_BY_CODE[failure.code as ErrorCode] ?? 500;
@@ -81,7 +85,8 @@ export interface IdempotentResponderOptions {
 /** Thrown inside the use case's transaction to roll its change back when the claim was taken over meanwhile. */
 class ClaimLost extends Error {}
 
-const send = (res: Response, response: StoredResponse): void => {
+const send = (res: Response, response: RouteResponse): void => {
+  for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
   res.status(response.status).json(response.body);
 };
 
@@ -92,7 +97,7 @@ const send = (res: Response, response: StoredResponse): void => {
 export class IdempotentResponder {
   constructor(private readonly options: IdempotentResponderOptions) {}
 
-  async respond(req: Request, res: Response, produce: (commitWith: CommitResponse) => Promise<StoredResponse>): Promise<void> {
+  async respond(req: Request, res: Response, produce: (commitWith: CommitResponse) => Promise<RouteResponse>): Promise<void> {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (key === undefined) return send(res, await produce(() => undefined));
     const claimed = await this.claim(req.principal!.userId, key, requestFingerprint(req));
@@ -135,7 +140,7 @@ export class IdempotentResponder {
     }
   }
 
-  private async runClaimed(claim: IdempotencyClaim, produce: (commitWith: CommitResponse) => Promise<StoredResponse>): Promise<StoredResponse> {
+  private async runClaimed(claim: IdempotencyClaim, produce: (commitWith: CommitResponse) => Promise<RouteResponse>): Promise<RouteResponse> {
     const { store, clock } = this.options;
     let stored = false;
     const commitWith: CommitResponse = (toResponse) => async (tx, value) => {
@@ -146,7 +151,7 @@ export class IdempotentResponder {
         stored = true;
       });
     };
-    let response: StoredResponse;
+    let response: RouteResponse;
     try {
       response = await produce(commitWith);
     } catch (error) {

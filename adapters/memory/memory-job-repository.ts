@@ -50,6 +50,11 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()].filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).map(copy);
   }
 
+  /** The memory unit of work runs one transaction at a time: the count is exclusive as it is. */
+  async countActiveForUserExclusively(userId: string): Promise<number> {
+    return [...this.jobs.values()].filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).length;
+  }
+
   async transition(id: string, move: JobMove, at: Date): Promise<boolean> {
     const job = this.jobs.get(id);
     if (!job || !sourcesOf(move.to).includes(job.status)) return false;

@@ -1,5 +1,5 @@
 import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize, type WhereOptions } from 'sequelize';
-import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
+import { sourcesOf, type GenerationJob, type JobError, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
@@ -89,11 +89,28 @@ const toJob = (row: JobRow): GenerationJob => ({
   finishedAt: row.finished_at ? new Date(row.finished_at) : null,
 });
 
+/** A TEXT column holds 65,535 bytes on MariaDB (a longer value fails the whole write, and the job would stay running). */
+const TEXT_COLUMN_BYTES = 65_535;
+
+/** The error as stored: its message cut (on a character boundary) until the JSON fits the column. */
+export const errorColumn = (error: JobError): string => {
+  let stored = JSON.stringify(error);
+  let message = error.message;
+  while (Buffer.byteLength(stored) > TEXT_COLUMN_BYTES) {
+    const excess = Buffer.byteLength(stored) - TEXT_COLUMN_BYTES;
+    const keep = Math.max(0, Buffer.byteLength(message) - excess - 3);
+    // A cut inside a multi-byte character decodes to U+FFFD: dropped.
+    message = `${Buffer.from(message).subarray(0, keep).toString('utf8').replace(/\uFFFD+$/, '')}…`;
+    stored = JSON.stringify({ ...error, message });
+  }
+  return stored;
+};
+
 const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
   updated_at: at,
   ...(update.progress ? { progress_value: Math.round(update.progress.value), progress_max: Math.max(1, Math.round(update.progress.max)) } : {}),
   ...(update.statusText !== undefined ? { status_text: update.statusText.slice(0, 255) } : {}),
-  ...(update.error !== undefined ? { error: update.error ? JSON.stringify(update.error) : null } : {}),
+  ...(update.error !== undefined ? { error: update.error ? errorColumn(update.error) : null } : {}),
   ...(update.textOutputs ? { text_outputs: JSON.stringify(update.textOutputs) } : {}),
   ...(update.attempts !== undefined ? { attempts: update.attempts } : {}),
   ...(update.startedAt ? { started_at: update.startedAt } : {}),
@@ -179,6 +196,22 @@ export class SequelizeJobRepository implements JobRepository {
       ...this.scope.options,
     });
     return asRows<JobRow>(rows).map(toJob);
+  }
+
+  /**
+   * SQLite: transactions hold the database's one write lock (BEGIN IMMEDIATE), so they run one at a time.
+   * MariaDB: the user's row is locked first (FOR UPDATE), so the submits of one user queue there; the count
+   * that follows is this transaction's first plain read, so its snapshot starts after the lock was granted
+   * and sees every job committed before.
+   */
+  async countActiveForUserExclusively(userId: string): Promise<number> {
+    if (this.scope.dialect === 'mysql') await selectRows(this.scope, 'SELECT id FROM users WHERE id = :userId FOR UPDATE', { userId });
+    const [row] = await selectRows<{ n: number | string }>(
+      this.scope,
+      "SELECT COUNT(*) AS n FROM generation_jobs WHERE user_id = :userId AND status IN ('queued', 'running')",
+      { userId },
+    );
+    return Number(row?.n ?? 0);
   }
 
   async transition(id: string, move: JobMove, at: Date): Promise<boolean> {

@@ -14,7 +14,7 @@ import type {
   PeekedMessage,
 } from '../../core/ports/queue.port.ts';
 import type { OutboxEntry, OutboxWriter } from '../../core/ports/outbox.port.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { selectRows, type SqlScope } from './sql-scope.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { isInsideTransaction, type SequelizeDatabase } from './sequelize-database.ts';
 import { SequelizeQueueConsumer, type Candidate } from './sequelize-queue-consumer.ts';
@@ -32,6 +32,9 @@ export interface QueueMessageRow {
   visible_at: Date;
   claim_token: string | null;
   last_error: string | null;
+  /** The owner of the message (OutgoingMessage.fairnessKey) and its place among that owner's waiting messages. */
+  fair_key: string | null;
+  fair_seq: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -51,6 +54,8 @@ export const queueMessageModel = (sequelize: Sequelize): RowModel<QueueMessageRo
         visible_at: { type: DataTypes.DATE(3), allowNull: false },
         claim_token: { type: DataTypes.STRING(36), allowNull: true },
         last_error: { type: DataTypes.TEXT, allowNull: true },
+        fair_key: { type: DataTypes.STRING(64), allowNull: true },
+        fair_seq: { type: DataTypes.INTEGER, allowNull: false },
         created_at: { type: DataTypes.DATE(3), allowNull: false },
         updated_at: { type: DataTypes.DATE(3), allowNull: false },
       },
@@ -121,7 +126,11 @@ export class SequelizeMessageQueue implements MessageQueue {
     const id = this.ids.newId();
     const messageId = message.messageId ?? id;
     const now = this.clock.now();
+    const fairKey = message.fairnessKey?.slice(0, 64) ?? null;
     try {
+      // Its owner's n-th waiting message takes place n: consumers serve place 1 of every owner before any place 2.
+      // Two messages of one owner inserted at once may share a place; the order among them is then by time.
+      const fairSeq = fairKey === null ? 0 : 1 + (await this.waitingOf(target, fairKey));
       await target.write((scope) => queueMessageModel(scope.sequelize).create({
         id,
         message_id: messageId,
@@ -133,6 +142,8 @@ export class SequelizeMessageQueue implements MessageQueue {
         visible_at: now,
         claim_token: null,
         last_error: null,
+        fair_key: fairKey,
+        fair_seq: fairSeq,
         created_at: now,
         updated_at: now,
       }, scope.options));
@@ -148,6 +159,11 @@ export class SequelizeMessageQueue implements MessageQueue {
       void this.purgeDone(now);
     });
     return { messageId };
+  }
+
+  private async waitingOf(target: SqlScope, fairKey: string): Promise<number> {
+    const [row] = await selectRows<{ n: number | string }>(target, "SELECT COUNT(*) AS n FROM queue_messages WHERE fair_key = :fairKey AND status = 'ready'", { fairKey });
+    return Number(row?.n ?? 0);
   }
 
   async consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer> {

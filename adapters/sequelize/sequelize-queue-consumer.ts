@@ -105,7 +105,9 @@ export class SequelizeQueueConsumer implements Consumer {
   private async takeAndStart(free: number): Promise<boolean> {
     const { clock } = this.deps;
     const now = clock.now();
-    const hinted = this.hints.splice(0, free);
+    // More hints than room: the queue is deep, and the poll's fair order decides (the hinted rows are in it).
+    const pending = this.hints.splice(0);
+    const hinted = pending.length <= free ? pending : [];
     // Polled several times a second by every consumer: plain SQL (see selectRows). A little slack in the limit:
     // some candidates may go to a rival consumer first.
     const candidates =
@@ -115,7 +117,7 @@ export class SequelizeQueueConsumer implements Consumer {
             this.deps.db.autocommit,
             `SELECT id, message_id, task_type, environment, body, attempts FROM queue_messages
              WHERE status = 'ready' AND environment = :environment AND task_type IN (:taskTypes) AND visible_at <= :now
-             ORDER BY visible_at ASC, created_at ASC LIMIT ${free + 4}`,
+             ORDER BY fair_seq ASC, visible_at ASC, created_at ASC LIMIT ${free + 4}`,
             { environment: this.options.environment, taskTypes: this.options.taskTypes, now: sqlTime(now, this.deps.db.dialect) },
           );
     let taken = 0;
@@ -201,7 +203,8 @@ export class SequelizeQueueConsumer implements Consumer {
     } else {
       // If this throws, the message stays taken and comes back after its visibility: ended again, then dead.
       if (this.options.onDeadLetter && message) await this.options.onDeadLetter(message, settlement.reason);
-      changed = await this.write({ status: 'dead', claim_token: null, last_error: settlement.reason, updated_at: clock.now() }, where);
+      // At most 10,000 characters (40 KB in UTF-8): a TEXT column on MariaDB refuses more than 64 KB, and the write with it.
+      changed = await this.write({ status: 'dead', claim_token: null, last_error: settlement.reason.slice(0, 10_000), updated_at: clock.now() }, where);
     }
     if (changed !== 1) {
       this.deps.logger.warn('queue message was taken by another delivery before it was settled (visibility expired)', {

@@ -1,20 +1,31 @@
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import type { ImageDimensions, ImageInspector } from '../../core/ports/image-inspector.port.ts';
 
+const oriented = (metadata: Metadata): ImageDimensions | null => {
+  const shown = metadata.autoOrient ?? metadata;
+  return shown.width && shown.height ? { width: shown.width, height: shown.height } : null;
+};
+
 /**
- * Reads dimensions with sharp and decodes the whole image once (shrunk on load where the format
- * allows, so it stays cheap) to refuse corrupt or truncated files before a job trips over them.
- * sharp's pixel limit (about 268 megapixels) refuses decompression bombs.
+ * sharp's metadata() parses the header only, so a pixel bomb (a small file that decodes to gigapixels) is
+ * measured without being decoded. The decode that follows refuses corrupt or truncated files before a job
+ * trips over them, shrunk on load where the format allows, and bounded by `limitInputPixels`.
  */
 export class SharpImageInspector implements ImageInspector {
-  async inspect(bytes: Uint8Array): Promise<ImageDimensions | null> {
+  async readHeader(bytes: Uint8Array): Promise<ImageDimensions | null> {
     try {
-      const options = { failOn: 'truncated' as const };
+      return oriented(await sharp(bytes, { limitInputPixels: false }).metadata());
+    } catch {
+      return null;
+    }
+  }
+
+  async inspect(bytes: Uint8Array, maxPixels: number): Promise<ImageDimensions | null> {
+    try {
+      const options = { failOn: 'truncated' as const, limitInputPixels: maxPixels };
       const metadata = await sharp(bytes, options).metadata();
       await sharp(bytes, options).resize(32, 32, { fit: 'inside' }).raw().toBuffer();
-      const oriented = metadata.autoOrient ?? metadata;
-      if (!oriented.width || !oriented.height) return null;
-      return { width: oriented.width, height: oriented.height };
+      return oriented(metadata);
     } catch {
       return null;
     }

@@ -1,5 +1,5 @@
 import type { Container } from 'inversify';
-import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
+import { ThreadedBuiltinEngine } from '../../adapters/builtin-engine/threaded-builtin-engine.ts';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
@@ -38,7 +38,20 @@ function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
 function bindEngine(container: Container, config: Readonly<Config>): void {
   const { engine } = config;
   if (engine.driver === 'builtin') {
-    container.bind(TOKENS.Engine).toDynamicValue(() => new BuiltinEngine({ workDir: engine.workDir })).inSingletonScope();
+    container
+      .bind(TOKENS.Engine)
+      .toDynamicValue(
+        () =>
+          new ThreadedBuiltinEngine({
+            workDir: engine.workDir,
+            limits: config.generation.limits,
+            timeBudgetMs: engine.timeBudgetSeconds * 1000,
+            memoryMb: engine.memoryMb,
+            keepIdle: config.generation.workerConcurrency,
+            prewarm: config.roles.includes('worker'),
+          }),
+      )
+      .inSingletonScope();
     return;
   }
   container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine)).inSingletonScope();
@@ -122,6 +135,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
       outputNodeTypes: generation.outputNodeTypes,
       allowedNodeTypes: generation.allowedNodeTypes,
       raw: generation.rawWorkflows,
+      limits: generation.limits,
     });
     const common = { uow: ports.uow(), jobs: ports.repos().jobs };
     return generationRoutes({
@@ -133,6 +147,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
         ids: ports.ids(),
         clock: ports.clock(),
         environment: config.appEnv,
+        maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
       }),
       cancel: new CancelGeneration({ ...common, lifecycle: get(TOKENS.JobLifecycle), logger, requestCancel }),
       queries: get(TOKENS.JobQueries),

@@ -85,6 +85,7 @@ function bindUploads(container: Container, config: Readonly<Config>, storage: ()
         ids: ports.ids(),
         clock: ports.clock(),
         maxBytes: config.generation.maxUploadBytes,
+        maxImagePixels: config.generation.limits.maxImagePixels,
       }),
       maxUploadBytes: config.generation.maxUploadBytes,
     }),

@@ -20,12 +20,15 @@ export interface CatalogueMessage<T extends TaskType = TaskType> {
   environment: string;
   body: MessageCatalogue[T];
   messageId?: string;
+  /** Whose work it is (see OutgoingMessage.fairnessKey). */
+  fairnessKey?: string;
 }
 
 export const generationMessage = (job: Pick<GenerationJob, 'id' | 'userId' | 'workflow' | 'outputType'>, environment: string): CatalogueMessage<'generation'> => ({
   taskType: 'generation',
   environment,
   messageId: job.id,
+  fairnessKey: job.userId,
   body: { jobId: job.id, userId: job.userId, workflow: job.workflow, outputType: job.outputType },
 });
 

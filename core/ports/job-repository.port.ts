@@ -35,6 +35,11 @@ export interface JobRepository {
   listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>>;
   listActiveForUser(userId: string): Promise<GenerationJob[]>;
   /**
+   * The user's queued and running jobs, counted inside a unit of work so that a concurrent call for the same
+   * user waits until this unit of work ends: a check against the count cannot be passed by two racing submits.
+   */
+  countActiveForUserExclusively(userId: string): Promise<number>;
+  /**
    * One conditional update: moves the job to `move.to` only from a status the domain allows
    * (`sourcesOf(move.to)`), and with `fence` only while that attempt holds it. False otherwise.
    */

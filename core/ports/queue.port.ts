@@ -11,6 +11,9 @@ export interface OutgoingMessage {
   body: unknown;
   /** Idempotent publishing: adapters that support it drop a second message with the same id. */
   messageId?: string;
+  /** Whose work this is (a user id): the database queue takes one owner's waiting messages in turn with
+   * everyone else's, so a deep queue of one owner does not starve the others. Other adapters keep FIFO order. */
+  fairnessKey?: string;
 }
 
 export interface DeliveredMessage {

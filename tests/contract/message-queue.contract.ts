@@ -149,6 +149,16 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
   });
 
+  test(`${name}: a dead letter whose reason is 300 KB long still goes to the dead letters`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('long-reason');
+    const published = await queue.publish({ taskType: 'publish', environment, body: { n: 'long' } });
+    const consumer = await queue.consume({ ...base, taskTypes: ['publish'], environment }, async (): Promise<HandlerOutcome> => ({ action: 'dead', reason: '€'.repeat(100_000) }));
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 1, 'the dead letter');
+    await consumer.stop();
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment).map((m) => m.id), [published.messageId]);
+  });
+
   test(`${name}: a handler that throws is retried with growing backoff, then dead-lettered`, async (t) => {
     const { queue } = await open();
     const environment = uniqueEnv('throw');

@@ -6,6 +6,7 @@ import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
 import { InProcessEventBus } from '../../adapters/memory/in-process-event-bus.ts';
 import { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';
 import { MemoryObjectStorage } from '../../adapters/memory/memory-object-storage.ts';
+import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from '../../core/domain/resource-limits.ts';
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
@@ -63,6 +64,8 @@ export interface HarnessOptions {
   /** Real files on disk (local storage) instead of memory. */
   localStorage?: boolean;
   rawWorkflows?: { roles: ('user' | 'admin')[]; cost: number };
+  limits?: ResourceLimits;
+  maxActiveJobsPerUser?: number;
 }
 
 export type Harness = Awaited<ReturnType<typeof generationHarness>>;
@@ -98,9 +101,10 @@ export async function generationHarness(options: HarnessOptions = {}) {
     outputNodeTypes: [],
     allowedNodeTypes: null,
     raw: options.rawWorkflows ?? { roles: ['admin'], cost: 5 },
+    limits: options.limits ?? DEFAULT_RESOURCE_LIMITS,
   });
 
-  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, ids, clock, environment: 'local' });
+  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, ids, clock, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000 });
   const run = new RunGeneration({
     uow,
     jobs: repos.jobs,

@@ -28,7 +28,7 @@ test('an empty environment gives the embedded default', (t) => {
   t.deepEqual(config.queue, { driver: 'db' });
   t.like(config.storage, { driver: 'local', dir: path.join(dataDir, 'storage') });
   t.deepEqual(config.cache, { driver: 'memory' });
-  t.deepEqual(config.engine, { driver: 'builtin', workDir: path.join(dataDir, 'engine') });
+  t.deepEqual(config.engine, { driver: 'builtin', timeBudgetSeconds: 600, memoryMb: 2048, workDir: path.join(dataDir, 'engine') });
   t.is(config.publicUrl, 'http://localhost:3000');
   t.is(config.frontendUrl, 'http://localhost:3000');
   t.deepEqual(config.corsOrigins, ['http://localhost:3000']);

@@ -8,20 +8,20 @@ import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-us
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
 import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
 import { readAll } from '../contract/object-storage.contract.ts';
-import { makeImage, MIME } from '../support/images.ts';
+import { makeImage, makePixelBomb, MIME } from '../support/images.ts';
 
 const USER = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const HOUR = 3600_000;
 
-function setup(maxBytes = 1024 * 1024) {
+function setup(maxBytes = 1024 * 1024, maxImagePixels = 8192 * 8192) {
   const clock = { current: T0, now() { return this.current; } };
   let n = 0;
   const ids = { newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}` };
   const uploads = new MemoryUploadRepository(new MemoryStore());
   const storage = new MemoryObjectStorage();
-  const store = new StoreUpload({ uploads, storage, inspector: new SharpImageInspector(), ids, clock, maxBytes });
+  const store = new StoreUpload({ uploads, storage, inspector: new SharpImageInspector(), ids, clock, maxBytes, maxImagePixels });
   const sweep = new SweepExpiredUploads({ uploads, storage, clock });
   const get = new GetUploadForUser({ uploads });
   return { clock, uploads, storage, store, sweep, get };
@@ -62,6 +62,28 @@ test('the bytes decide: a mismatched claim, a non-image and an undecodable image
     if (!result.ok) t.is(result.details?.[0]?.field, 'file', label);
   }
   t.deepEqual(storage.keys(), []);
+});
+
+test('a pixel bomb (a small PNG that decodes to 16000²) is refused from its header, quickly, naming the limit', async (t) => {
+  const { store, storage } = setup(1024 * 1024);
+  const bomb = makePixelBomb(16000);
+  t.true(bomb.length < 1024 * 1024, `bomb is ${bomb.length} bytes`);
+  const started = performance.now();
+  const result = await store.execute({ userId: USER, body: bomb, claimedMimeType: 'image/png' });
+  const ms = performance.now() - started;
+  t.like(result, { ok: false, code: 'VALIDATION.FAILED' });
+  if (!result.ok) t.regex(result.details?.[0]?.message ?? '', /16000×16000 \(256000000 pixels\), above the pixel limit per image \(67108864\)/);
+  // Decoding it would take seconds and gigabytes; the header takes milliseconds (generous bound for a loaded machine).
+  t.true(ms < 5000, `took ${Math.round(ms)} ms`);
+  t.deepEqual(storage.keys(), []);
+});
+
+test('the decode itself is bounded: sharp refuses an image above the pixel limit without decoding it', async (t) => {
+  const bomb = makePixelBomb(16000);
+  const started = performance.now();
+  t.is(await new SharpImageInspector().inspect(bomb, 8192 * 8192), null);
+  t.true(performance.now() - started < 5000);
+  t.deepEqual(await new SharpImageInspector().inspect(await makeImage('png', 64, 48), 64 * 48), { width: 64, height: 48 });
 });
 
 test('a generic claim (application/octet-stream) lets the bytes decide; image/jpg is an alias', async (t) => {

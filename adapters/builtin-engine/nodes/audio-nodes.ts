@@ -5,6 +5,7 @@ import { NodeError } from '../types.ts';
 import type { AudioValue, NodeContext, NodeDef, NodeResult } from '../types.ts';
 import { counterName, getSavePath } from '../save-paths.ts';
 import { requireEncoder, runWithInput } from '../ffmpeg.ts';
+import { ensureSeconds } from '../run-limits.ts';
 
 const HIDDEN = { prompt: 'PROMPT', extra_pnginfo: 'EXTRA_PNGINFO' };
 
@@ -55,8 +56,9 @@ export const audioNodes: NodeDef[] = [
       },
     }),
     output: ['AUDIO'],
-    async run(i) {
+    async run(i, ctx) {
       const rate = i['sample_rate'] as number;
+      ensureSeconds(ctx.env, i['duration'] as number);
       const samples = Math.trunc((i['duration'] as number) * rate);
       const audio: AudioValue = {
         kind: 'AUDIO',

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { NodeError } from '../types.ts';
 import type { Frame, MaskBatch, NodeDef, NodeEnv } from '../types.ts';
 import { pyStr } from '../py-format.ts';
+import { ensureBatchSize, ensureImages } from '../run-limits.ts';
 import { MAX_RESOLUTION, asImage, batch, gaussianBlurFloat, newFrame, resizeFrame, toU8 } from '../image-ops.ts';
 
 const IMAGE_EXT = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff', '.avif', '.heic']);
@@ -81,8 +82,10 @@ export const imageNodes: NodeDef[] = [
       },
     }),
     output: ['IMAGE'],
-    async run(i) {
+    async run(i, ctx) {
       const [w, h, n, color] = [i['width'] as number, i['height'] as number, i['batch_size'] as number, i['color'] as number];
+      ensureBatchSize(ctx.env, 'batch_size', n);
+      ensureImages(ctx.env, w, h, n);
       const rgb = [(color >> 16) & 0xff, (color >> 8) & 0xff, color & 0xff];
       const proto = newFrame(w, h, 3);
       for (let p = 0; p < w * h; p++) proto.data.set(rgb, p * 3);
@@ -114,8 +117,10 @@ export const imageNodes: NodeDef[] = [
       }
       const pages = meta.pages ?? 1;
       const pageHeight = meta.pageHeight ?? meta.height ?? 0;
+      // From the header, before decoding: a file placed in the input folder is not an upload we measured.
+      ensureImages(ctx.env, meta.width ?? 0, pageHeight, pages);
       // 8-bit sRGB + alpha whatever the source (grey, 16-bit, palette), as PIL's convert("RGB") does.
-      const decoded = await sharp(file, { animated: pages > 1 })
+      const decoded = await sharp(file, { animated: pages > 1, limitInputPixels: ctx.env.limits ? ctx.env.limits.maxImagePixels * pages : true })
         .autoOrient()
         .toColourspace('srgb')
         .ensureAlpha()

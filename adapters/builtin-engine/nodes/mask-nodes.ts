@@ -1,5 +1,6 @@
 /** nodes_mask.py / nodes_compositing.py: SolidMask, MaskToImage, ImageToMask, JoinImageWithAlpha. */
 import type { Frame, MaskBatch, NodeDef } from '../types.ts';
+import { ensureImages } from '../run-limits.ts';
 import { MAX_RESOLUTION, asImage, asMask, batch, maskPlaneFromFrame, newFrame, resizePlane, toU8 } from '../image-ops.ts';
 
 const CHANNELS = ['red', 'green', 'blue', 'alpha'];
@@ -20,8 +21,9 @@ export const maskNodes: NodeDef[] = [
       },
     }),
     output: ['MASK'],
-    async run(i) {
+    async run(i, ctx) {
       const [w, h] = [i['width'] as number, i['height'] as number];
+      ensureImages(ctx.env, w, h, 1);
       const mask: MaskBatch = { kind: 'MASK', width: w, height: h, planes: [new Float32Array(w * h).fill(i['value'] as number)] };
       return { outputs: [mask] };
     },

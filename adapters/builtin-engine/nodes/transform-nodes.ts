@@ -3,6 +3,7 @@ import { NodeError } from '../types.ts';
 import type { Frame, NodeContext, NodeDef } from '../types.ts';
 import { MAX_RESOLUTION, UPSCALE_METHODS, asImage, batch, cropRect, fromSharp, resizeFrame, sharpOf } from '../image-ops.ts';
 import { pyRound } from '../py-format.ts';
+import { ensureBatchSize, ensureImages } from '../run-limits.ts';
 
 const mapFrames = async (frames: Frame[], ctx: NodeContext, fn: (f: Frame) => Promise<Frame>): Promise<Frame[]> => {
   const out: Frame[] = [];
@@ -54,6 +55,7 @@ export const transformNodes: NodeDef[] = [
       const f = img.frames[0]!;
       if (w === 0) w = Math.max(1, pyRound((f.width * h) / f.height));
       else if (h === 0) h = Math.max(1, pyRound((f.height * w) / f.width));
+      ensureImages(ctx.env, w, h, img.frames.length);
       const frames = await mapFrames(img.frames, ctx, (x) => resizeFrame(x, w, h, i['upscale_method'] as string, i['crop'] as string));
       return { outputs: [batch(frames)] };
     },
@@ -70,6 +72,7 @@ export const transformNodes: NodeDef[] = [
       const s = i['scale_by'] as number;
       const [w, h] = [pyRound(f.width * s), pyRound(f.height * s)];
       if (w < 1 || h < 1) throw new NodeError(`Input and output sizes should be greater than 0, but got output (H: ${h}, W: ${w})`);
+      ensureImages(ctx.env, w, h, img.frames.length);
       const frames = await mapFrames(img.frames, ctx, (x) => resizeFrame(x, w, h, i['upscale_method'] as string, 'disabled'));
       return { outputs: [batch(frames)] };
     },
@@ -139,6 +142,7 @@ export const transformNodes: NodeDef[] = [
       let b = asImage(i['image2'], 'image2');
       const fa = a.frames[0]!;
       const fb = b.frames[0]!;
+      ensureImages(ctx.env, fa.width, fa.height, a.frames.length + b.frames.length);
       if (fa.width !== fb.width || fa.height !== fb.height) {
         b = batch(await mapFrames(b.frames, ctx, (f) => resizeFrame(f, fa.width, fa.height, 'bilinear', 'center')));
       }
@@ -159,8 +163,10 @@ export const transformNodes: NodeDef[] = [
     outputNode: false,
     inputTypes: () => ({ required: { image: ['IMAGE'], amount: ['INT', { default: 1, min: 1, max: 4096 }] } }),
     output: ['IMAGE'],
-    async run(i) {
+    async run(i, ctx) {
       const img = asImage(i['image']);
+      ensureBatchSize(ctx.env, 'amount', i['amount'] as number);
+      ensureImages(ctx.env, img.frames[0]!.width, img.frames[0]!.height, img.frames.length * (i['amount'] as number));
       const frames = Array.from({ length: i['amount'] as number }, () => img.frames).flat();
       return { outputs: [batch(frames)] };
     },

@@ -8,6 +8,7 @@ import { asImage } from '../image-ops.ts';
 import { counterName, getSavePath } from '../save-paths.ts';
 import { encodeFrames, requireEncoder } from '../ffmpeg.ts';
 import { interleaveAudio } from './audio-nodes.ts';
+import { ensureSeconds } from '../run-limits.ts';
 
 const PREFIX_TOOLTIP =
   'The prefix for the file to save. This may include formatting information such as %date:yyyy-MM-dd% or %Empty Latent Image.width% to include values from nodes.';
@@ -45,8 +46,9 @@ export const videoNodes: NodeDef[] = [
       optional: { audio: ['AUDIO', { tooltip: 'The audio to add to the video.' }] },
     }),
     output: ['VIDEO'],
-    async run(i) {
+    async run(i, ctx) {
       const video: VideoValue = { kind: 'VIDEO', frames: asImage(i['images'], 'images'), fps: i['fps'] as number };
+      ensureSeconds(ctx.env, video.frames.frames.length / video.fps);
       const audio = i['audio'] as AudioValue | undefined;
       if (audio?.kind === 'AUDIO') video.audio = audio;
       return { outputs: [video] };
@@ -124,6 +126,7 @@ export const videoNodes: NodeDef[] = [
     output: [],
     async run(i, ctx) {
       const img = asImage(i['images'], 'images');
+      ensureSeconds(ctx.env, img.frames.length / (i['fps'] as number));
       const av1 = i['codec'] === 'av1';
       const { path: bin, encoder } = av1
         ? await requireEncoder(ctx.env.ffmpegPath, 'libsvtav1', 'libaom-av1')

@@ -63,6 +63,7 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
         202: { description: 'Queued', schema: jobSchema },
         200: { description: 'The job with this requestId already exists', schema: jobSchema },
         402: { description: 'Not enough coins', schema: ref('Error') },
+        429: { description: 'Too many queued or running jobs (MAX_ACTIVE_JOBS_PER_USER); see Retry-After', schema: ref('Error') },
         409: { description: 'requestId used by someone else, or Idempotency-Key reused with another body', schema: ref('Error') },
       },
     },
@@ -80,7 +81,10 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
           requestId: body.requestId,
           alsoCommit: commitWith(created),
         });
-        if (!result.ok) return failureResponse(result);
+        if (!result.ok) {
+          const refused = failureResponse(result);
+          return 'retryAfterSeconds' in result && result.retryAfterSeconds ? { ...refused, headers: { 'Retry-After': String(result.retryAfterSeconds) } } : refused;
+        }
         return result.value.created ? created(result.value) : { status: 200, body: await deps.queries.view(result.value.job) };
       });
     },

@@ -1,3 +1,4 @@
+import { clientErrorText } from '../../domain/client-error-text.ts';
 import { refundOwed, type GenerationJob, type HistoryItem, type JobError } from '../../domain/job.ts';
 import type { HistoryView } from '../../domain/job-views.ts';
 import type { Clock } from '../../ports/clock.port.ts';
@@ -47,7 +48,9 @@ export class JobLifecycle {
   }
 
   /** Ends a job without output (failed or cancelled): the move, its refund and its event commit together or not at all. */
-  async end(tx: Transaction, jobId: string, ending: Ending): Promise<EndOutcome> {
+  async end(tx: Transaction, jobId: string, given: Ending): Promise<EndOutcome> {
+    // Every failure reaches the client through here: its text is scrubbed of paths and bounded (the caller logs it whole).
+    const ending: Ending = given.to === 'failed' ? { ...given, error: { ...given.error, message: clientErrorText(given.error.message) } } : given;
     const at = this.deps.clock.now();
     const changes = {
       statusText: ending.to === 'failed' ? 'Failed' : 'Cancelled',

@@ -1,5 +1,6 @@
 import { isUuid } from '../../domain/ids.ts';
 import type { ImageRef } from '../../domain/job.ts';
+import { checkResourceLimits, type ResourceLimits } from '../../domain/resource-limits.ts';
 import { checkConformance, renderWorkflow, type RenderedWorkflow } from '../../domain/render-workflow.ts';
 import { ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import type { UserRole } from '../../domain/user.ts';
@@ -22,6 +23,8 @@ export interface PrepareGenerationDeps {
   outputNodeTypes: readonly string[];
   allowedNodeTypes: readonly string[] | null;
   raw: RawWorkflowPolicy;
+  /** The caps every workflow that runs must fit (checked on the rendered graph). */
+  limits: ResourceLimits;
 }
 
 export interface GenerationRequest {
@@ -62,6 +65,13 @@ export class PrepareGeneration {
   constructor(private readonly deps: PrepareGenerationDeps) {}
 
   async execute(request: GenerationRequest): Promise<Result<PreparedGeneration>> {
+    const prepared = await this.prepare(request);
+    if (!prepared.ok) return prepared;
+    const problems = checkResourceLimits(prepared.value.workflow, this.deps.limits);
+    return problems.length > 0 ? validationFailed(problems, `The workflow exceeds a resource limit: ${problems[0]!.message}`) : prepared;
+  }
+
+  private async prepare(request: GenerationRequest): Promise<Result<PreparedGeneration>> {
     const { workflow, templateId, parameters } = request;
     if (workflow === undefined && templateId === undefined) return validationFailed([{ field: 'workflow', message: 'workflow or templateId is required' }]);
     if (workflow !== undefined && !isPlainObject(workflow)) return validationFailed([{ field: 'workflow', message: 'must be a ComfyUI API-format workflow object' }]);

@@ -1,5 +1,6 @@
 import { backoffSeconds } from '../../domain/message-delivery.ts';
 import { generationJobId } from '../../domain/messages.ts';
+import { InvalidStorageKeyError } from '../../domain/storage-key.ts';
 import type { GenerationJob, JobError } from '../../domain/job.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
@@ -60,6 +61,11 @@ export class RunGeneration {
       }
     } catch (error) {
       await this.deps.outputs.discard(attempt.runId);
+      // A key our storage refuses (an output name too long for it, say) is refused again on every retry.
+      if (error instanceof InvalidStorageKeyError) {
+        await this.fail(attempt, { code: 'STORAGE.INVALID_KEY', message: `An output could not be stored: ${error.message}` });
+        return { action: 'ack' };
+      }
       return this.transient(attempt, { code: 'STORAGE.UNAVAILABLE', message: (error as Error).message });
     } finally {
       await this.deps.engine.release?.(attempt.runId).catch(() => undefined);
@@ -131,7 +137,8 @@ export class RunGeneration {
 
   private async fail(attempt: Attempt, error: JobError): Promise<void> {
     const outcome = await this.deps.uow.run((tx) => this.deps.lifecycle.end(tx, attempt.job.id, { to: 'failed', error, fence: attempt.runId }));
-    // A warning, so that an operator running at LOG_LEVEL=warn sees every failed job and why.
+    // A warning, so that an operator running at LOG_LEVEL=warn sees every failed job and why; the whole error,
+    // paths included, for the operator, while the job keeps the client's version.
     if (outcome.ended) {
       const { job } = attempt;
       this.deps.logger.warn('job failed', { jobId: job.id, userId: job.userId, templateId: job.templateId, code: error.code, error: error.message, ...(error.nodeId ? { nodeId: error.nodeId } : {}), refunded: outcome.refunded });

@@ -21,7 +21,14 @@ export interface SubmitGenerationDeps {
   ids: IdGenerator;
   clock: Clock;
   environment: string;
+  /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER). */
+  maxActiveJobsPerUser: number;
 }
+
+/** How long a client refused for too many active jobs is asked to wait (Retry-After). */
+export const ACTIVE_JOBS_RETRY_AFTER_SECONDS = 10;
+
+export type SubmitFailure = Fail & { retryAfterSeconds?: number };
 
 export interface SubmitGenerationInput {
   userId: string;
@@ -41,7 +48,7 @@ export interface SubmittedJob {
 
 /** Thrown inside the transaction to roll every write of the submit back. */
 class Rejected extends Error {
-  constructor(readonly outcome: 'taken' | 'insufficient') {
+  constructor(readonly outcome: 'taken' | 'insufficient' | 'busy') {
     super(outcome);
   }
 }
@@ -54,7 +61,7 @@ class Rejected extends Error {
 export class SubmitGeneration {
   constructor(private readonly deps: SubmitGenerationDeps) {}
 
-  async execute(input: SubmitGenerationInput): Promise<Result<SubmittedJob>> {
+  async execute(input: SubmitGenerationInput): Promise<Result<SubmittedJob> | SubmitFailure> {
     const requestId = isUuid(input.requestId) ? input.requestId.toLowerCase() : null;
     if (input.requestId !== undefined && input.requestId !== null && requestId === null) {
       return validationFailed([{ field: 'requestId', message: 'must be a UUID' }]);
@@ -76,6 +83,11 @@ export class SubmitGeneration {
     } catch (error) {
       if (!(error instanceof Rejected)) throw error;
       if (error.outcome === 'insufficient') return this.reject(input.userId, requestId, fail('COIN.INSUFFICIENT', 'Not enough coins for this generation'));
+      if (error.outcome === 'busy') {
+        const { maxActiveJobsPerUser: max } = this.deps;
+        const busy = fail('JOB.TOO_MANY_ACTIVE', `You have ${max} jobs queued or running, the most one user may have; submit again when one has finished`);
+        return { ...(await this.reject(input.userId, requestId, busy)), retryAfterSeconds: ACTIVE_JOBS_RETRY_AFTER_SECONDS };
+      }
       // Another request with this requestId created the job first (and its transaction has committed).
       const existing = await this.deps.jobs.findById(jobId);
       if (existing) return this.existing(existing, input.userId);
@@ -101,6 +113,8 @@ export class SubmitGeneration {
   private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration): Promise<GenerationJob> {
     const { ids, clock } = this.deps;
     const now = clock.now();
+    // First in the transaction: the count holds off this user's other submits until this one commits (see the port).
+    if ((await tx.jobs.countActiveForUserExclusively(userId)) >= this.deps.maxActiveJobsPerUser) throw new Rejected('busy');
     const linked = requestId ? await tx.claims.findUnclaimed(userId, requestId) : null;
     const linkedPaid = linked && (await tx.claims.claim(linked.id, 'job', jobId, now)) ? linked.amount : 0;
     const due = Math.max(0, prepared.price - linkedPaid);

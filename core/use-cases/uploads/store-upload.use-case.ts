@@ -1,4 +1,5 @@
 import { IMAGE_EXTENSION, parseClaimedImageType, sniffImageType } from '../../domain/image-type.ts';
+import { LIMIT_NAMES } from '../../domain/resource-limits.ts';
 import { fail, ok, validationFailed, type Result } from '../../domain/result.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
@@ -21,6 +22,8 @@ export interface StoreUploadDeps {
   ids: IdGenerator;
   clock: Clock;
   maxBytes: number;
+  /** Pixels an image may have (the pixel limit per image of every job): checked from the header, before any decoding. */
+  maxImagePixels: number;
 }
 
 const problem = (message: string) => validationFailed([{ field: 'file', message }]);
@@ -53,7 +56,7 @@ export class StoreUpload {
   constructor(private readonly deps: StoreUploadDeps) {}
 
   async execute(input: StoreUploadInput): Promise<Result<Upload>> {
-    const { uploads, storage, inspector, ids, clock, maxBytes } = this.deps;
+    const { uploads, storage, inspector, ids, clock, maxBytes, maxImagePixels } = this.deps;
     const bytes = await readAtMost(input.body, maxBytes);
     if (bytes === null) return fail('PAYLOAD.TOO_LARGE', `The file is larger than ${formatBytes(maxBytes)}`);
     if (bytes.length === 0) return problem('is empty');
@@ -64,7 +67,13 @@ export class StoreUpload {
     if (claimed === 'other') return problem(`is declared as ${String(input.claimedMimeType)}; only image/png, image/jpeg and image/webp are accepted`);
     if (claimed !== 'unspecified' && claimed !== real) return problem(`is declared as ${claimed} but its content is ${real}`);
 
-    const dimensions = await inspector.inspect(bytes);
+    const header = await inspector.readHeader(bytes);
+    if (header === null) return problem(`is not a readable ${real} image (no valid header)`);
+    const pixels = header.width * header.height;
+    if (pixels > maxImagePixels) {
+      return problem(`is ${header.width}×${header.height} (${pixels} pixels), above the ${LIMIT_NAMES.maxImagePixels} (${maxImagePixels})`);
+    }
+    const dimensions = await inspector.inspect(bytes, maxImagePixels);
     if (dimensions === null) return problem(`is not a readable ${real} image (corrupt, truncated or too large in pixels)`);
 
     const id = ids.newId();

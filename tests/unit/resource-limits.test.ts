@@ -1,0 +1,84 @@
+import test from 'ava';
+import { checkResourceLimits, DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from '../../core/domain/resource-limits.ts';
+import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
+import { generationHarness } from '../support/generation-harness.ts';
+
+const L: ResourceLimits = { ...DEFAULT_RESOURCE_LIMITS };
+const canvas = (width: number, height: number, batch_size = 1): WorkflowGraph => ({
+  '1': { class_type: 'EmptyImage', inputs: { width, height, batch_size, color: 0 } },
+  '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'x' } },
+});
+
+test('pixels per image: an EmptyImage above the limit is named with its node and the limit; scaling up a small canvas is caught too', (t) => {
+  t.deepEqual(checkResourceLimits(canvas(8192, 8192), L), []);
+  const [problem] = checkResourceLimits(canvas(16384, 16384), L);
+  t.is(problem!.field, 'workflow.1');
+  t.regex(problem!.message, /^EmptyImage #1 makes 16384×16384 images \(268435456 pixels\), above the pixel limit per image \(67108864\)$/);
+  const scaled: WorkflowGraph = {
+    '1': { class_type: 'EmptyImage', inputs: { width: 4096, height: 4096, batch_size: 1, color: 0 } },
+    '2': { class_type: 'ImageScaleBy', inputs: { image: ['1', 0], upscale_method: 'bilinear', scale_by: 4 } },
+    '3': { class_type: 'ImageInvert', inputs: { image: ['2', 0] } },
+    '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'x' } },
+  };
+  t.deepEqual(checkResourceLimits(scaled, L).map((p) => p.field), ['workflow.2', 'workflow.3', 'workflow']);
+});
+
+test('batch size: batch_size, amount and length above the limit are refused by input name', (t) => {
+  const problems = checkResourceLimits(canvas(16, 16, 4096), L);
+  t.true(problems.some((p) => p.field === 'workflow.1.inputs.batch_size' && /batch_size 4096 is above the batch size limit \(64\)/.test(p.message)));
+  const repeat: WorkflowGraph = { ...canvas(16, 16), '3': { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 65 } } };
+  t.deepEqual(checkResourceLimits(repeat, L).map((p) => p.field), ['workflow.3.inputs.amount']);
+});
+
+test('frames: a batch multiplied past the frame limit is refused at the node that makes it', (t) => {
+  const frames: WorkflowGraph = {
+    '1': { class_type: 'EmptyImage', inputs: { width: 16, height: 16, batch_size: 20, color: 0 } },
+    '2': { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 40 } },
+    '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'x' } },
+  };
+  const problems = checkResourceLimits(frames, L);
+  t.deepEqual(problems.map((p) => p.field), ['workflow.2']);
+  t.regex(problems[0]!.message, /RepeatImageBatch #2 makes a batch of 800 images, above the frame limit \(600\)/);
+});
+
+test('video seconds: frames over fps past the limit are refused at the video node', (t) => {
+  const video: WorkflowGraph = {
+    '1': { class_type: 'EmptyImage', inputs: { width: 16, height: 16, batch_size: 50, color: 0 } },
+    '2': { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 5 } },
+    '3': { class_type: 'CreateVideo', inputs: { images: ['2', 0], fps: 2 } },
+    '4': { class_type: 'SaveVideo', inputs: { video: ['3', 0], filename_prefix: 'v', format: 'auto', codec: 'auto' } },
+  };
+  const problems = checkResourceLimits(video, L);
+  t.deepEqual(problems.map((p) => p.field), ['workflow.3.inputs.fps']);
+  t.regex(problems[0]!.message, /CreateVideo #3 makes 125 s of video, above the video length limit \(120 s\)/);
+  t.deepEqual(checkResourceLimits(video, { ...L, maxVideoSeconds: 125 }), []);
+});
+
+test('output bytes: images saved beyond the per-job output limit are refused', (t) => {
+  const problems = checkResourceLimits(canvas(8192, 8192, 4), L);
+  t.deepEqual(problems.map((p) => p.field), ['workflow']);
+  t.regex(problems[0]!.message, /would save about 768 MB of uncompressed images, above the output size limit per job \(512 MB\)/);
+});
+
+test('nodes: a workflow with more nodes than the limit is refused', (t) => {
+  const many: WorkflowGraph = Object.fromEntries(
+    Array.from({ length: 201 }, (_, k) => [String(k + 1), { class_type: 'PreviewAny', inputs: { source: 'x' } }]),
+  );
+  const problems = checkResourceLimits(many, L);
+  t.deepEqual(problems, [{ field: 'workflow', message: 'has 201 nodes; the node limit per workflow is 200' }]);
+  t.deepEqual(checkResourceLimits(many, { ...L, maxWorkflowNodes: 201 }), []);
+});
+
+test('POST /generate: a 16384² × 4096 canvas is refused with 400 before anything is charged or queued', async (t) => {
+  const h = await generationHarness();
+  t.teardown(() => h.dispose());
+  const adminId = await h.newUser(100, 'admin');
+  const result = await h.submit.execute({ userId: adminId, role: 'admin', workflow: canvas(16384, 16384, 4096) });
+  t.like(result, { ok: false, code: 'VALIDATION.FAILED' });
+  if (result.ok) return;
+  t.regex(result.message, /^The workflow exceeds a resource limit: EmptyImage #1/);
+  t.true(result.details!.some((d) => d.field === 'workflow.1' && /pixel limit per image/.test(d.message)));
+  t.is(await h.balance(adminId), 100);
+  t.is(await h.pendingMessages(), 0);
+  t.like(await h.submit.execute({ userId: adminId, role: 'admin', workflow: canvas(64, 64) }), { ok: true });
+});
