@@ -25,4 +25,9 @@ export class MemorySessionRepository implements SessionRepository {
       if (session.familyId === familyId && !session.revokedAt) session.revokedAt = at;
     }
   }
+
+  async familyRevoked(familyId: string): Promise<boolean> {
+    for (const session of this.store.sessions.values()) if (session.familyId === familyId && session.revokedAt) return true;
+    return false;
+  }
 }

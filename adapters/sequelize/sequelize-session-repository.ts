@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import { asRow, sessionModel, type SessionRow } from './models.ts';
 import type { SqlScope } from './sql-scope.ts';
@@ -44,5 +45,15 @@ export class SequelizeSessionRepository implements SessionRepository {
 
   async revokeFamily(familyId: string, at: Date): Promise<void> {
     await this.scope.write((s) => sessionModel(s.sequelize).update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null }, ...s.options }));
+  }
+
+  async familyRevoked(familyId: string): Promise<boolean> {
+    // On every authenticated request: plain SQL on the family index, no model round trip.
+    const rows = await this.scope.sequelize.query('SELECT 1 AS revoked FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1', {
+      replacements: [familyId],
+      type: QueryTypes.SELECT,
+      ...this.scope.options,
+    });
+    return rows.length > 0;
   }
 }

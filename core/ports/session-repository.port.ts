@@ -17,4 +17,6 @@ export interface SessionRepository {
   /** Marks the token used, only if it is still fresh. False means someone else used it first. */
   markRotated(id: string, at: Date): Promise<boolean>;
   revokeFamily(familyId: string, at: Date): Promise<void>;
+  /** True once `revokeFamily` ran for this family (logout, reuse detection): its access tokens are dead too. */
+  familyRevoked(familyId: string): Promise<boolean>;
 }

@@ -79,4 +79,20 @@ export function sessionRepositoryContract(name: string, make: MakeBackend): void
     t.true(await sessions.markRotated(sameUserOtherLogin.id, at(10)), 'the other login still works');
     await sessions.revokeFamily(randomUUID(), at(11));
   });
+
+  test(`${name}: familyRevoked is true only for a family that was revoked, rotated or not`, async (t) => {
+    const userId = await addUser(repos.users);
+    const familyId = randomUUID();
+    const first = token(userId, familyId, at(1));
+    const other = token(userId, randomUUID(), at(2));
+    for (const session of [first, other]) await sessions.create(session);
+    t.false(await sessions.familyRevoked(familyId));
+    t.true(await sessions.markRotated(first.id, at(3)));
+    t.false(await sessions.familyRevoked(familyId), 'a rotation is no revocation');
+    await sessions.create(token(userId, familyId, at(4)));
+    await sessions.revokeFamily(familyId, at(5));
+    t.true(await sessions.familyRevoked(familyId));
+    t.false(await sessions.familyRevoked(other.familyId));
+    t.false(await sessions.familyRevoked(randomUUID()), 'an unknown family');
+  });
 }
