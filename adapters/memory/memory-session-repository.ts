@@ -1,4 +1,4 @@
-import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { LoginState, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
 export class MemorySessionRepository implements SessionRepository {
@@ -26,8 +26,9 @@ export class MemorySessionRepository implements SessionRepository {
     }
   }
 
-  async familyRevoked(familyId: string): Promise<boolean> {
-    for (const session of this.store.sessions.values()) if (session.familyId === familyId && session.revokedAt) return true;
-    return false;
+  async loginState(userId: string, familyId: string | null): Promise<LoginState> {
+    if (!this.store.users.has(userId)) return 'no-user';
+    for (const session of this.store.sessions.values()) if (familyId !== null && session.familyId === familyId && session.revokedAt) return 'revoked';
+    return 'active';
   }
 }

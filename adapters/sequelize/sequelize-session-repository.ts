@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { LoginState, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import { asRow, sessionModel, type SessionRow } from './models.ts';
 import type { SqlScope } from './sql-scope.ts';
 
@@ -47,13 +47,13 @@ export class SequelizeSessionRepository implements SessionRepository {
     await this.scope.write((s) => sessionModel(s.sequelize).update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null }, ...s.options }));
   }
 
-  async familyRevoked(familyId: string): Promise<boolean> {
-    // On every authenticated request: plain SQL on the family index, no model round trip.
-    const rows = await this.scope.sequelize.query('SELECT 1 AS revoked FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1', {
-      replacements: [familyId],
-      type: QueryTypes.SELECT,
-      ...this.scope.options,
-    });
-    return rows.length > 0;
+  async loginState(userId: string, familyId: string | null): Promise<LoginState> {
+    // On every authenticated request: one plain-SQL read on the primary key and the family index.
+    const rows = await this.scope.sequelize.query<{ revoked: number | string | null }>(
+      'SELECT (SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?',
+      { replacements: [familyId, userId], type: QueryTypes.SELECT, ...this.scope.options },
+    );
+    if (rows.length === 0) return 'no-user';
+    return rows[0]!.revoked === null ? 'active' : 'revoked';
   }
 }

@@ -24,7 +24,7 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
       accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
     }),
   );
-  container.bind(TOKENS.Authenticate).toDynamicValue(() => new Authenticate({ tokens: ports.tokens(), cache: ports.cache(), users: ports.repos().users, sessions: ports.repos().sessions })).inSingletonScope();
+  container.bind(TOKENS.Authenticate).toDynamicValue(() => new Authenticate({ tokens: ports.tokens(), cache: ports.cache(), sessions: ports.repos().sessions })).inSingletonScope();
   container
     .bind(TOKENS.SessionRevocations)
     .toDynamicValue(() => new SessionRevocations({ sessions: ports.repos().sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() }))

@@ -1,13 +1,11 @@
 import type { AccessClaims, TokenIssuer } from '../../ports/token-issuer.port.ts';
 import type { Cache } from '../../ports/cache.port.ts';
 import type { SessionRepository } from '../../ports/session-repository.port.ts';
-import type { UserRepository } from '../../ports/user-repository.port.ts';
 import { revokedAccessKey } from './logout-user.use-case.ts';
 
 export interface AuthenticateDeps {
   tokens: TokenIssuer;
   cache: Cache;
-  users: UserRepository;
   sessions: SessionRepository;
 }
 
@@ -20,15 +18,11 @@ export class Authenticate {
   constructor(private readonly deps: AuthenticateDeps) {}
 
   async execute(token: string): Promise<AccessClaims | null> {
-    const { tokens, cache, users, sessions } = this.deps;
+    const { tokens, cache, sessions } = this.deps;
     const claims = tokens.verifyAccessToken(token);
     if (!claims) return null;
-    const [denied, user, revoked] = await Promise.all([
-      cache.get(revokedAccessKey(claims.tokenId)),
-      users.findById(claims.userId),
-      claims.sessionId ? sessions.familyRevoked(claims.sessionId) : false,
-    ]);
-    if (denied || !user || revoked) return null;
+    const [denied, state] = await Promise.all([cache.get(revokedAccessKey(claims.tokenId)), sessions.loginState(claims.userId, claims.sessionId)]);
+    if (denied || state !== 'active') return null;
     return claims;
   }
 }
