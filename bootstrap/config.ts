@@ -62,7 +62,11 @@ export interface Config {
     secureCookies: boolean;
     adminEmails: string[];
     loginMaxFailures: number;
+    loginMaxFailuresPerAccount: number;
+    loginMaxFailuresPerAddress: number;
     loginWindowSeconds: number;
+    registerMaxPerAddress: number;
+    registerWindowSeconds: number;
   };
   corsOrigins: string[];
   /** WebSocket gateway: ping period (WS_PING_INTERVAL, default 30 s); a socket that missed the previous ping is dropped. */
@@ -374,7 +378,11 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       secureCookies: read.bool('SECURE_COOKIES', appEnv === 'production'),
       adminEmails: read.list('ADMIN_EMAILS').map((email) => email.toLowerCase()),
       loginMaxFailures: read.int('LOGIN_MAX_FAILURES', 10, 1, 1000),
+      loginMaxFailuresPerAccount: read.int('LOGIN_MAX_FAILURES_PER_ACCOUNT', 100, 1, 100_000),
+      loginMaxFailuresPerAddress: read.int('LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100_000),
       loginWindowSeconds: read.duration('LOGIN_WINDOW', 15 * 60),
+      registerMaxPerAddress: read.int('REGISTER_MAX_PER_ADDRESS', 5, 1, 100_000),
+      registerWindowSeconds: read.duration('REGISTER_WINDOW', 60 * 60),
     },
     corsOrigins: corsOrigins.length > 0 ? corsOrigins : [new URL(frontendUrl).origin],
     realtime: { pingIntervalSeconds: read.duration('WS_PING_INTERVAL', 30) },

@@ -9,6 +9,7 @@ import { ApiRouter } from './api-router.ts';
 import type { AuthDeps } from './auth-middleware.ts';
 import { setXsrfCookie, XSRF_COOKIE, type CookiePolicy } from './cookies.ts';
 import { errorBody, HttpError } from './error-table.ts';
+import { JSON_DEPTH_MAX, jsonDepth } from './json-shape.ts';
 import { OpenApiDocument } from './openapi.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -77,6 +78,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   );
   app.use(cookieParser());
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
+  // Every route after this point may walk the body; none has to guard against a stack-deep one.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (jsonDepth(req.body) > JSON_DEPTH_MAX) throw new HttpError(400, `Request body is nested deeper than ${JSON_DEPTH_MAX} levels`);
+    next();
+  });
   // Any response gives a browser its CSRF token when it has none yet.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!(req.cookies as Record<string, string>)[XSRF_COOKIE]) setXsrfCookie(res, options.cookies);

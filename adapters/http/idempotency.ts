@@ -7,6 +7,9 @@ import type { IdGenerator } from '../../core/ports/id-generator.port.ts';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyStore, StoredResponse } from '../../core/ports/idempotency-store.port.ts';
 import type { CommitHook } from '../../core/ports/unit-of-work.port.ts';
 import { errorBody, sendFail, STATUS_BY_CODE } from './error-table.ts';
+import { canonicalJson } from './json-shape.ts';
+
+export { canonicalJson };
 
 /**
  * `Idempotency-Key` for any state-changing route (API.md §2): spread `idempotencyKeyValidation` into the
@@ -36,18 +39,6 @@ export const idempotencyKeyHeader = {
     description: 'A repeat with the same key and body within 24 h returns the first response and changes nothing; the same key with another body gets 409.',
   },
 };
-
-/** JSON with object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, inner]) => inner !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
 
 /** Method, path below the API prefix (so /api and /api/v1 agree) and canonical body. */
 export const requestFingerprint = (req: Request): string =>

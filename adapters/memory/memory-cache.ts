@@ -46,6 +46,11 @@ export class MemoryCache implements Cache {
     return { count: Number(entry.value), ttlSeconds: Math.ceil((entry.expiresAt - this.now()) / 1000) };
   }
 
+  async decrement(key: string): Promise<void> {
+    const entry = this.live(key);
+    if (entry) entry.value = String(Math.max(0, Number(entry.value) - 1));
+  }
+
   async counter(key: string): Promise<{ count: number; ttlSeconds: number } | null> {
     const entry = this.live(key);
     return entry ? { count: Number(entry.value), ttlSeconds: Math.ceil((entry.expiresAt - this.now()) / 1000) } : null;

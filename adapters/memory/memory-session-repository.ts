@@ -1,4 +1,4 @@
-import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { LoginState, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
 export class MemorySessionRepository implements SessionRepository {
@@ -24,5 +24,11 @@ export class MemorySessionRepository implements SessionRepository {
     for (const session of this.store.sessions.values()) {
       if (session.familyId === familyId && !session.revokedAt) session.revokedAt = at;
     }
+  }
+
+  async loginState(userId: string, familyId: string | null): Promise<LoginState> {
+    if (!this.store.users.has(userId)) return 'no-user';
+    for (const session of this.store.sessions.values()) if (familyId !== null && session.familyId === familyId && session.revokedAt) return 'revoked';
+    return 'active';
   }
 }

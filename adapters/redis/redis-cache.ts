@@ -8,6 +8,13 @@ if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return {count, redis.call('TTL', KEYS[1])}
 `;
 
+// A refund: only a live counter above zero goes down, and its expiry stays as it was.
+const DECREMENT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
 export class RedisCache implements Cache {
   private readonly redis: Redis;
 
@@ -30,6 +37,10 @@ export class RedisCache implements Cache {
   async increment(key: string, windowSeconds: number): Promise<{ count: number; ttlSeconds: number }> {
     const [count, ttl] = (await this.redis.eval(INCREMENT, 1, this.prefix + key, Math.max(1, Math.ceil(windowSeconds)))) as [number, number];
     return { count, ttlSeconds: ttl };
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.redis.eval(DECREMENT, 1, this.prefix + key);
   }
 
   async counter(key: string): Promise<{ count: number; ttlSeconds: number } | null> {

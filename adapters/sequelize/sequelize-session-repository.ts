@@ -1,4 +1,5 @@
-import type { RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import { QueryTypes } from 'sequelize';
+import type { LoginState, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import { asRow, sessionModel, type SessionRow } from './models.ts';
 import type { SqlScope } from './sql-scope.ts';
 
@@ -44,5 +45,15 @@ export class SequelizeSessionRepository implements SessionRepository {
 
   async revokeFamily(familyId: string, at: Date): Promise<void> {
     await this.scope.write((s) => sessionModel(s.sequelize).update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null }, ...s.options }));
+  }
+
+  async loginState(userId: string, familyId: string | null): Promise<LoginState> {
+    // On every authenticated request: one plain-SQL read on the primary key and the family index.
+    const rows = await this.scope.sequelize.query<{ revoked: number | string | null }>(
+      'SELECT (SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?',
+      { replacements: [familyId, userId], type: QueryTypes.SELECT, ...this.scope.options },
+    );
+    if (rows.length === 0) return 'no-user';
+    return rows[0]!.revoked === null ? 'active' : 'revoked';
   }
 }

@@ -110,6 +110,8 @@ export async function startService(db: BenchDb, env: Record<string, string> = {}
     LOG_LEVEL: 'warn',
     APP_ENV: 'local',
     JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256-0000',
+    // Every bench user signs up from 127.0.0.1.
+    REGISTER_MAX_PER_ADDRESS: '100000',
     DATABASE_URL: databaseUrl,
     ...env,
   });

@@ -24,7 +24,7 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
       accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
     }),
   );
-  container.bind(TOKENS.Authenticate).toDynamicValue(() => new Authenticate({ tokens: ports.tokens(), cache: ports.cache() })).inSingletonScope();
+  container.bind(TOKENS.Authenticate).toDynamicValue(() => new Authenticate({ tokens: ports.tokens(), cache: ports.cache(), sessions: ports.repos().sessions })).inSingletonScope();
   container
     .bind(TOKENS.SessionRevocations)
     .toDynamicValue(() => new SessionRevocations({ sessions: ports.repos().sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() }))
@@ -43,6 +43,8 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
         clock: ports.clock(),
         adminEmails: config.auth.adminEmails,
         signupBonusCoins: config.signupBonusCoins,
+        cache: ports.cache(),
+        limits: { perAddress: config.auth.registerMaxPerAddress, windowSeconds: config.auth.registerWindowSeconds },
       }),
       login: new LoginUser({
         ...sessionDeps,
@@ -50,8 +52,12 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
         hasher: ports.hasher(),
         cache: ports.cache(),
         adminEmails: config.auth.adminEmails,
-        maxFailures: config.auth.loginMaxFailures,
-        windowSeconds: config.auth.loginWindowSeconds,
+        limits: {
+          perAccountAndAddress: config.auth.loginMaxFailures,
+          perAccount: config.auth.loginMaxFailuresPerAccount,
+          perAddress: config.auth.loginMaxFailuresPerAddress,
+          windowSeconds: config.auth.loginWindowSeconds,
+        },
       }),
       refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
       logout: new LogoutUser({ sessions, tokens: ports.tokens(), cache: ports.cache(), clock: ports.clock(), revocations }),

@@ -5,6 +5,8 @@ export interface Cache {
   delete(key: string): Promise<void>;
   /** Adds one and returns the new count and the seconds left in the window (which starts at the first hit). */
   increment(key: string, windowSeconds: number): Promise<{ count: number; ttlSeconds: number }>;
+  /** Takes back one hit of a live counter (a refund); never below zero, never creates one, keeps its window. */
+  decrement(key: string): Promise<void>;
   /** Reads a counter made by increment without changing it; null when absent or expired. */
   counter(key: string): Promise<{ count: number; ttlSeconds: number } | null>;
   close(): Promise<void>;

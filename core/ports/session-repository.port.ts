@@ -11,10 +11,18 @@ export interface RefreshTokenRecord {
   createdAt: Date;
 }
 
+export type LoginState = 'active' | 'revoked' | 'no-user';
+
 export interface SessionRepository {
   create(session: Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>): Promise<void>;
   findByTokenHash(tokenHash: string): Promise<RefreshTokenRecord | null>;
   /** Marks the token used, only if it is still fresh. False means someone else used it first. */
   markRotated(id: string, at: Date): Promise<boolean>;
   revokeFamily(familyId: string, at: Date): Promise<void>;
+  /**
+   * Whether an access token of this user and login may still be used, in one read: `no-user` once the user
+   * is gone, `revoked` once `revokeFamily` ran for the family (logout, reuse detection), else `active`.
+   * A null family (a token that names none) is judged by the user alone.
+   */
+  loginState(userId: string, familyId: string | null): Promise<LoginState>;
 }

@@ -86,4 +86,29 @@ export function cacheContract(name: string, make: () => Promise<CacheFixture>): 
     await sleep(1300);
     t.is(await cache.counter(k), null);
   });
+
+  test(`${name}: 40 parallel increments of one key each get a different count (atomic)`, async (t) => {
+    const cache = await open(t);
+    const k = key('burst');
+    const counts = (await Promise.all(Array.from({ length: 40 }, () => cache.increment(k, 60)))).map((hit) => hit.count);
+    t.deepEqual(counts.sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i + 1));
+    t.true((await cache.counter(k))!.ttlSeconds > 0, 'the window has an expiry');
+  });
+
+  test(`${name}: decrement takes back one hit, never below zero and never creating a counter`, async (t) => {
+    const cache = await open(t);
+    const k = key('give-back');
+    await cache.decrement(k);
+    t.is(await cache.counter(k), null, 'no counter made');
+    await cache.increment(k, 60);
+    await cache.increment(k, 60);
+    await cache.decrement(k);
+    const read = await cache.counter(k);
+    t.is(read?.count, 1);
+    t.true(read!.ttlSeconds > 0 && read!.ttlSeconds <= 60, 'the window is kept');
+    await cache.decrement(k);
+    await cache.decrement(k);
+    t.true(((await cache.counter(k))?.count ?? 0) === 0);
+    t.is((await cache.increment(k, 60)).count, 1);
+  });
 }

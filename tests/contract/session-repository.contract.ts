@@ -79,4 +79,23 @@ export function sessionRepositoryContract(name: string, make: MakeBackend): void
     t.true(await sessions.markRotated(sameUserOtherLogin.id, at(10)), 'the other login still works');
     await sessions.revokeFamily(randomUUID(), at(11));
   });
+
+  test(`${name}: loginState is revoked only for a family that was revoked (rotated or not), no-user for an unknown user`, async (t) => {
+    const userId = await addUser(repos.users);
+    const familyId = randomUUID();
+    const first = token(userId, familyId, at(1));
+    const other = token(userId, randomUUID(), at(2));
+    for (const session of [first, other]) await sessions.create(session);
+    t.is(await sessions.loginState(userId, familyId), 'active');
+    t.true(await sessions.markRotated(first.id, at(3)));
+    t.is(await sessions.loginState(userId, familyId), 'active', 'a rotation is no revocation');
+    await sessions.create(token(userId, familyId, at(4)));
+    await sessions.revokeFamily(familyId, at(5));
+    t.is(await sessions.loginState(userId, familyId), 'revoked');
+    t.is(await sessions.loginState(userId, other.familyId), 'active');
+    t.is(await sessions.loginState(userId, randomUUID()), 'active', 'an unknown family');
+    t.is(await sessions.loginState(userId, null), 'active', 'no family: the user decides');
+    t.is(await sessions.loginState(randomUUID(), familyId), 'no-user');
+    t.is(await sessions.loginState(randomUUID(), null), 'no-user');
+  });
 }

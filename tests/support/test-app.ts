@@ -59,6 +59,9 @@ export async function startTestApp(db: TestDatabase, env: Record<string, string>
     PORT: String(await freePort()),
     HOST: '127.0.0.1',
     JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-000',
+    // Every test client comes from 127.0.0.1: the per-address limits are tested with their own values.
+    REGISTER_MAX_PER_ADDRESS: '100000',
+    LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
     ...(maria ? { DATABASE_URL: maria.url } : {}),
     ...env,
   });

@@ -5,6 +5,7 @@ import type { LoginUser } from '../../../core/use-cases/auth/login-user.use-case
 import type { LogoutUser } from '../../../core/use-cases/auth/logout-user.use-case.ts';
 import type { RefreshSession } from '../../../core/use-cases/auth/refresh-session.use-case.ts';
 import type { RegisterUser } from '../../../core/use-cases/auth/register-user.use-case.ts';
+import type { Fail } from '../../../core/domain/result.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { clearSessionCookies, REFRESH_COOKIE, setSessionCookies, setXsrfCookie, type CookiePolicy } from '../cookies.ts';
 import { messageSchema, userDto, userSchema } from '../dto.ts';
@@ -27,6 +28,15 @@ const credentials = {
   properties: { email: { type: 'string', format: 'email' }, password: { type: 'string', minLength: 8, maxLength: 128 } },
 };
 
+/** The client's address as Express sees it (X-Forwarded-For only from a trusted proxy, see `trust proxy`). */
+export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+/** A refusal, with Retry-After when it is a rate limit. */
+function sendLimitedFail(res: Response, failure: Fail & { retryAfterSeconds?: number }): void {
+  if (failure.retryAfterSeconds) res.setHeader('Retry-After', String(failure.retryAfterSeconds));
+  sendFail(res, failure);
+}
+
 export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
   api.add(
     {
@@ -36,12 +46,17 @@ export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
       tag: 'auth',
       auth: 'public',
       body: { ...credentials, required: ['email', 'password', 'displayName'], properties: { ...credentials.properties, displayName: { type: 'string', minLength: 1, maxLength: 64 } } },
-      responses: { 201: { description: 'Created', schema: userSchema }, 409: { description: 'Email taken', schema: ref('Error') } },
+      responses: {
+        201: { description: 'Created', schema: userSchema },
+        400: { description: 'Invalid field, or a password that is common, repetitive or only whitespace', schema: ref('Error') },
+        409: { description: 'Email taken', schema: ref('Error') },
+        429: { description: 'Too many sign-ups from this address (Retry-After)', schema: ref('Error') },
+      },
     },
     async (req: Request, res: Response) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const result = await deps.register.execute({ email: body.email, password: body.password, displayName: body.displayName });
-      if (!result.ok) return sendFail(res, result);
+      const result = await deps.register.execute({ email: body.email, password: body.password, displayName: body.displayName, clientAddress: clientAddress(req) });
+      if (!result.ok) return sendLimitedFail(res, result);
       res.status(201).json(userDto(result.value));
     },
   );
@@ -63,16 +78,13 @@ export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
           },
         },
         401: { description: 'Wrong email or password', schema: ref('Error') },
-        429: { description: 'Too many failures for this email', schema: ref('Error') },
+        429: { description: 'Too many failed logins for this account from this address, for this account, or from this address (Retry-After)', schema: ref('Error') },
       },
     },
     async (req: Request, res: Response) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const result = await deps.login.execute({ email: body.email, password: body.password });
-      if (!result.ok) {
-        if ('retryAfterSeconds' in result && result.retryAfterSeconds) res.setHeader('Retry-After', String(result.retryAfterSeconds));
-        return sendFail(res, result);
-      }
+      const result = await deps.login.execute({ email: body.email, password: body.password, clientAddress: clientAddress(req) });
+      if (!result.ok) return sendLimitedFail(res, result);
       const session = result.value;
       setSessionCookies(res, deps.cookies, session);
       setXsrfCookie(res, deps.cookies);

@@ -1,20 +1,28 @@
 import type { AccessClaims, TokenIssuer } from '../../ports/token-issuer.port.ts';
 import type { Cache } from '../../ports/cache.port.ts';
+import type { SessionRepository } from '../../ports/session-repository.port.ts';
 import { revokedAccessKey } from './logout-user.use-case.ts';
 
 export interface AuthenticateDeps {
   tokens: TokenIssuer;
   cache: Cache;
+  sessions: SessionRepository;
 }
 
-/** Turns an access token into claims, or null when it is invalid, expired or logged out. */
+/**
+ * Turns an access token into claims, or null when it is invalid, expired, logged out, or its user no
+ * longer exists. Logout revokes the token's login (its `sid` family) in the database, so a logged-out
+ * token stays dead across restarts and processes; the cache deny-list covers a token without a family.
+ */
 export class Authenticate {
   constructor(private readonly deps: AuthenticateDeps) {}
 
   async execute(token: string): Promise<AccessClaims | null> {
-    const claims = this.deps.tokens.verifyAccessToken(token);
+    const { tokens, cache, sessions } = this.deps;
+    const claims = tokens.verifyAccessToken(token);
     if (!claims) return null;
-    if (await this.deps.cache.get(revokedAccessKey(claims.tokenId))) return null;
+    const [denied, state] = await Promise.all([cache.get(revokedAccessKey(claims.tokenId)), sessions.loginState(claims.userId, claims.sessionId)]);
+    if (denied || state !== 'active') return null;
     return claims;
   }
 }

@@ -1,15 +1,19 @@
 import { DISPLAY_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, isValidEmail, normalizeEmail, type User } from '../../domain/user.ts';
-import { fail, ok, validationFailed, type FieldProblem, type Result } from '../../domain/result.ts';
+import { weakPasswordReason } from '../../domain/password-policy.ts';
+import { fail, ok, validationFailed, type Fail, type FieldProblem, type Result } from '../../domain/result.ts';
+import type { Cache } from '../../ports/cache.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
+import { reserveAttempt } from './attempt-limits.ts';
 
 export interface RegisterUserInput {
   email: unknown;
   password: unknown;
   displayName: unknown;
+  clientAddress: string;
 }
 
 export interface RegisterUserDeps {
@@ -20,14 +24,22 @@ export interface RegisterUserDeps {
   clock: Clock;
   adminEmails: readonly string[];
   signupBonusCoins: number;
+  cache: Cache;
+  /** Accounts one client address may create per window (each one mints the sign-up bonus). */
+  limits: { perAddress: number; windowSeconds: number };
 }
 
-export function checkRegistration(input: RegisterUserInput): Result<{ email: string; password: string; displayName: string }> {
+export type RegisterFailure = Fail & { retryAfterSeconds?: number };
+
+export function checkRegistration(input: Omit<RegisterUserInput, 'clientAddress'>): Result<{ email: string; password: string; displayName: string }> {
   const problems: FieldProblem[] = [];
   const { email, password, displayName } = input;
   if (typeof email !== 'string' || !isValidEmail(email.trim())) problems.push({ field: 'email', message: 'must be a valid email' });
   if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     problems.push({ field: 'password', message: `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` });
+  } else {
+    const weak = weakPasswordReason(password);
+    if (weak) problems.push({ field: 'password', message: weak });
   }
   if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) {
     problems.push({ field: 'displayName', message: `must be 1 to ${DISPLAY_NAME_MAX} characters` });
@@ -39,10 +51,13 @@ export function checkRegistration(input: RegisterUserInput): Result<{ email: str
 export class RegisterUser {
   constructor(private readonly deps: RegisterUserDeps) {}
 
-  async execute(input: RegisterUserInput): Promise<Result<User>> {
+  async execute(input: RegisterUserInput): Promise<Result<User> | RegisterFailure> {
     const checked = checkRegistration(input);
     if (!checked.ok) return checked;
-    const { users, hasher, uow, ids, clock, adminEmails, signupBonusCoins } = this.deps;
+    const { users, hasher, uow, ids, clock, adminEmails, signupBonusCoins, cache, limits } = this.deps;
+    // Counted before the account exists, so parallel sign-ups cannot all slip in under the limit (ADR 020).
+    const reserved = await reserveAttempt(cache, [{ key: `register:address:${input.clientAddress}`, max: limits.perAddress }], limits.windowSeconds);
+    if (!reserved.ok) return { ...fail('AUTH.RATE_LIMITED', 'Too many sign-ups from this address; try again later'), retryAfterSeconds: reserved.retryAfterSeconds };
     const { email, password, displayName } = checked.value;
     const passwordHash = await hasher.hash(password);
     const id = ids.newId();
@@ -65,7 +80,10 @@ export class RegisterUser {
       }
       return true;
     });
-    if (!created) return fail('USER.EMAIL_TAKEN', 'An account with this email already exists');
+    if (!created) {
+      await reserved.release();
+      return fail('USER.EMAIL_TAKEN', 'An account with this email already exists');
+    }
     const user = await users.findById(id);
     if (!user) throw new Error('registered user vanished');
     return ok(user);

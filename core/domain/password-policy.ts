@@ -1,0 +1,38 @@
+import { COMMON_PASSWORDS } from './common-passwords.ts';
+
+const LEET: Record<string, string> = { '@': 'a', '4': 'a', '3': 'e', '1': 'i', '!': 'i', '0': 'o', '$': 's', '5': 's', '7': 't' };
+
+/** Listed, or listed once a trailing run of digits and symbols is cut off or l33t spelling undone. */
+export function isCommonPassword(password: string): boolean {
+  const lower = password.trim().toLowerCase();
+  const stem = lower.replace(/[\d\W_]+$/u, '');
+  const unleet = (text: string) => text.replace(/[@4310!$57]/g, (c) => LEET[c]!);
+  return [lower, stem, unleet(lower), unleet(lower).replace(/[\d\W_]+$/u, '')].some((candidate) => candidate.length >= 3 && COMMON_PASSWORDS.has(candidate));
+}
+
+/** A run of characters whose codes go up (or down) by one: "12345678", "abcdefgh", "98765432". */
+function isSequence(text: string): boolean {
+  const step = text.charCodeAt(1) - text.charCodeAt(0);
+  if (step !== 1 && step !== -1) return false;
+  for (let i = 2; i < text.length; i++) if (text.charCodeAt(i) - text.charCodeAt(i - 1) !== step) return false;
+  return true;
+}
+
+/** A unit of at most half the length repeated to fill it: "aaaaaaaa", "abababab", "abcabcab". */
+function isRepetition(text: string): boolean {
+  for (let unit = 1; unit <= text.length / 2; unit++) {
+    let repeats = true;
+    for (let i = unit; i < text.length && repeats; i++) repeats = text[i] === text[i % unit];
+    if (repeats) return true;
+  }
+  return false;
+}
+
+/** Why a password of acceptable length is refused, or null. */
+export function weakPasswordReason(password: string): string | null {
+  if (password.trim().length === 0) return 'must not be only whitespace';
+  const folded = password.toLowerCase();
+  if (new Set(folded).size < 3 || isRepetition(folded) || isSequence(folded)) return 'is too repetitive or a simple sequence';
+  if (isCommonPassword(password)) return 'is too common (it appears in lists of breached passwords)';
+  return null;
+}
