@@ -73,9 +73,9 @@ export class CompleteOidcLogin {
     const { identities, clock } = this.deps;
     const existing = await identities.findBySubject(login.provider, identity.subject);
     if (existing?.userId === userId) return ok({ kind: 'linked', provider: login.provider });
-    if (existing) return refuse('identity_in_use', `this ${login.provider} identity is linked to another user`);
     const linked = await identities.link({ userId, provider: login.provider, subject: identity.subject, email: identity.email, createdAt: clock.now() });
-    if (!linked) return refuse('identity_in_use', `the user has another ${login.provider} identity linked already`);
+    // Refused by the store when the identity belongs to another user or the user has one at this provider.
+    if (!linked) return refuse('identity_in_use', `this ${login.provider} identity is linked to another user, or the user has another one there`);
     return ok({ kind: 'linked', provider: login.provider });
   }
 

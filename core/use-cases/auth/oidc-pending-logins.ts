@@ -30,8 +30,8 @@ export class PendingLogins {
     const claim = await this.cache.increment(usedKey(state), PENDING_LOGIN_SECONDS);
     if (claim.count > 1) return null;
     const stored = await this.cache.get(pendingKey(state));
+    // Left to expire rather than deleted: the claim above is what makes it single-use, atomically.
     if (stored === null) return null;
-    await this.cache.delete(pendingKey(state));
     const pending = JSON.parse(stored) as Partial<PendingLogin>;
     const secrets = [pending.state, pending.nonce, pending.codeVerifier, pending.provider];
     if (secrets.some((secret) => typeof secret !== 'string' || secret.length === 0) || pending.state !== state) return null;
