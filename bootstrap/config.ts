@@ -87,8 +87,8 @@ export interface LlmConfig {
   timeoutMs: number;
   /** Prompts one user may send per minute (429 with Retry-After beyond). */
   perMinute: number;
-  /** Prompt characters one user may send per UTC day (429 until midnight beyond). */
-  dailyChars: number;
+  /** Answered prompts one user may have per UTC day (429 until midnight beyond). */
+  dailyPrompts: number;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -391,7 +391,7 @@ function llmConfig(read: Reader): LlmConfig {
     apiKey: read.raw('LLM_API_KEY') ?? null,
     timeoutMs: read.int('LLM_TIMEOUT_MS', 60_000, 100, 600_000),
     perMinute: read.int('LLM_RATE_LIMIT_PER_MINUTE', 10, 1, 10_000),
-    dailyChars: read.int('LLM_DAILY_CHAR_BUDGET', 200_000, 1, 1_000_000_000),
+    dailyPrompts: read.int('LLM_DAILY_PROMPTS', 200, 1, 1_000_000),
   };
 }
 
