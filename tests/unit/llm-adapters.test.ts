@@ -40,7 +40,7 @@ test.serial('ollama: an error status, an error in the stream, a stream cut short
   t.like(notFound, { ok: false, reason: 'failed' });
   t.regex(notFound.ok ? '' : notFound.cause, /404.*not found/);
   nock(URL_).post('/api/generate').reply(200, '{"response":"a","done":false}\n{"error":"out of memory"}\n');
-  t.like(await new OllamaLanguageModel(server()).generate('x', { onText: () => undefined }), { ok: false, reason: 'failed' });
+  t.deepEqual(await new OllamaLanguageModel(server()).generate('x', { onText: () => undefined }), { ok: false, reason: 'failed', cause: 'Ollama: out of memory' });
   nock(URL_).post('/api/generate').reply(200, '{"response":"a","done":false}\n');
   const cut = await new OllamaLanguageModel(server()).generate('x', { onText: () => undefined });
   t.deepEqual(cut, { ok: false, reason: 'failed', cause: 'the stream ended before "done"' });
@@ -73,6 +73,11 @@ test.serial('openai: streaming reads server-sent deltas until [DONE]', async (t)
   const pieces: string[] = [];
   t.deepEqual(await new OpenAiLanguageModel(server()).generate('Hello', { onText: (text) => pieces.push(text) }), { ok: true, response: 'Hi there' });
   t.deepEqual(pieces, ['Hi', ' there']);
+});
+
+test.serial('openai: a stream that ends without [DONE] is a failure, not a short answer', async (t) => {
+  nock(URL_).post('/v1/chat/completions').reply(200, `data: ${JSON.stringify({ choices: [{ delta: { content: 'Hi' } }] })}\n\n`, { 'content-type': 'text/event-stream' });
+  t.deepEqual(await new OpenAiLanguageModel(server()).generate('x', { onText: () => undefined }), { ok: false, reason: 'failed', cause: 'the stream ended before [DONE]' });
 });
 
 test.serial('openai: an error status and a slow answer are a failure and a timeout', async (t) => {
