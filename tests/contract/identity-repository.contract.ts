@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { IdentityRepository, LinkedIdentity } from '../../core/ports/identity-repository.port.ts';
 import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+import { UnlinkIdentity } from '../../core/use-cases/auth/unlink-identity.use-case.ts';
 import { addUser, at, sharedBackend, type MakeBackend } from './fixtures.ts';
 
 /** Registers the IdentityRepository contract for one backend; `make()` returns a fresh, empty backend. */
@@ -76,5 +77,17 @@ export function identityRepositoryContract(name: string, make: MakeBackend): voi
       }),
     );
     t.is(await fixture.identities.findBySubject('acme', lost.subject), null);
+  });
+
+  test(`${name}: listing a user's identities in a transaction holds them: two removals at once never leave a passwordless user with none`, async (t) => {
+    const unlink = new UnlinkIdentity({ uow: fixture.uow });
+    for (let round = 0; round < 8; round += 1) {
+      const user = await addUser((await backend()).repos.users, { passwordHash: null });
+      await fixture.identities.link(identity(user, 'acme'));
+      await fixture.identities.link(identity(user, 'google'));
+      const results = await Promise.all([unlink.execute({ userId: user, provider: 'acme' }), unlink.execute({ userId: user, provider: 'google' })]);
+      t.is(results.filter((result) => result.ok).length, 1, `round ${round}: ${JSON.stringify(results)}`);
+      t.is((await fixture.identities.listForUser(user)).length, 1);
+    }
   });
 }

@@ -23,6 +23,7 @@ async function setUp(db: (typeof DATABASES)[number]): Promise<Setup> {
     PORT: String(port),
     PUBLIC_URL: publicUrl,
     FRONTEND_URL: FRONTEND,
+    ADMIN_EMAILS: 'first-admin@example.com,later-admin@example.com',
     OIDC_PROVIDERS: 'acme,twin',
     OIDC_ACME_ISSUER: idp.issuer,
     OIDC_ACME_CLIENT_ID: idp.clientId,
@@ -126,6 +127,18 @@ for (const db of DATABASES) {
       if (email === stranger) t.is(await repos().users.findByEmail(stranger), null);
     }
     t.deepEqual(await repos().identities.listForUser(owner.id), []);
+  });
+
+  test(`${db}: emails in ADMIN_EMAILS get the admin role on an OIDC sign-up, and on an OIDC login of an existing user`, async (t) => {
+    const first = setup().app.client();
+    await signIn(first, account(setup().idp, { email: 'first-admin@example.com', email_verified: true }));
+    t.is((await first.get('/auth/profile')).body.role, 'admin');
+    // Listed after the account was made (made here without the registration route, which would promote it).
+    const id = randomUUID();
+    await repos().users.create({ id, email: 'later-admin@example.com', displayName: 'Later', role: 'user', passwordHash: null, createdAt: new Date() });
+    const later = setup().app.client();
+    await signIn(later, account(setup().idp, { email: 'later-admin@example.com', email_verified: true }));
+    t.like((await later.get('/auth/profile')).body, { id, role: 'admin' });
   });
 
   test(`${db}: a tampered state is refused`, async (t) => {
