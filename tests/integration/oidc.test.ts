@@ -24,7 +24,7 @@ async function setUp(db: (typeof DATABASES)[number]): Promise<Setup> {
     PUBLIC_URL: publicUrl,
     FRONTEND_URL: FRONTEND,
     ADMIN_EMAILS: 'first-admin@example.com,later-admin@example.com',
-    OIDC_PROVIDERS: 'acme,twin',
+    OIDC_PROVIDERS: 'acme,twin,down',
     OIDC_ACME_ISSUER: idp.issuer,
     OIDC_ACME_CLIENT_ID: idp.clientId,
     OIDC_ACME_CLIENT_SECRET: idp.clientSecret,
@@ -32,6 +32,10 @@ async function setUp(db: (typeof DATABASES)[number]): Promise<Setup> {
     OIDC_TWIN_ISSUER: idp.issuer,
     OIDC_TWIN_CLIENT_ID: idp.clientId,
     OIDC_TWIN_CLIENT_SECRET: idp.clientSecret,
+    // A provider whose issuer nobody serves: discovery fails.
+    OIDC_DOWN_ISSUER: `http://127.0.0.1:${await freePort()}`,
+    OIDC_DOWN_CLIENT_ID: 'x',
+    OIDC_DOWN_CLIENT_SECRET: 'y',
   });
   return { app, idp };
 }
@@ -224,6 +228,7 @@ for (const db of DATABASES) {
     const denied = await client.get(`/auth/acme/callback?error=access_denied&state=${authorization.searchParams.get('state')}`);
     t.is(errorOf(denied), 'provider_error');
     t.is(errorOf(await client.get('/auth/nobody/callback?code=x&state=y')), 'unknown_provider');
+    t.is((await client.get('/auth/down')).headers.get('location'), `${FRONTEND}/login?error=provider_unavailable`);
     const unknown = await client.get('/auth/nobody');
     t.is(unknown.status, 404);
     t.is(unknown.body.statusCode, 404);
