@@ -96,6 +96,10 @@ export interface Config {
   };
   outputs: { viewUrlTtlSeconds: number; downloadUrlTtlSeconds: number; retentionDays: number };
   enableTestEndpoints: boolean;
+  /** OpenID Connect sign-in providers (OIDC_PROVIDERS and OIDC_<NAME>_*), each by discovery from its issuer. */
+  oidc: { providers: OidcProviderConfig[]; timeoutMs: number };
+  /** The chat's language-model server (LLM_*); `provider: null` when not configured (the route answers 503). */
+  llm: LlmConfig;
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
 }
@@ -112,6 +116,26 @@ export interface ComfyEngineConfig {
   timeoutMs: number;
   jobsPerServer: number;
   unavailableWaitMs: number;
+}
+
+export interface OidcProviderConfig {
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+}
+
+export interface LlmConfig {
+  provider: 'ollama' | 'openai' | null;
+  url: string;
+  model: string;
+  apiKey: string | null;
+  timeoutMs: number;
+  /** Prompts one user may send per minute (429 with Retry-After beyond). */
+  perMinute: number;
+  /** Answered prompts one user may have per UTC day (429 until midnight beyond). */
+  dailyPrompts: number;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -415,11 +439,60 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
       retentionDays: read.int('OUTPUT_RETENTION_DAYS', 30, 1, 36500),
     },
     enableTestEndpoints: read.bool('ENABLE_TEST_ENDPOINTS', appEnv !== 'production'),
+    oidc: { providers: oidcProviders(read, appEnv), timeoutMs: read.int('OIDC_TIMEOUT_MS', 10_000, 100, 120_000) },
+    llm: llmConfig(read),
     seedTemplates: read.bool('SEED_TEMPLATES', appEnv === 'local'),
   };
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   return { ok: true, config: deepFreeze(config) };
+}
+
+const GOOGLE_ISSUER = 'https://accounts.google.com';
+/** Words of /auth/... that are routes of their own, so never a provider's name. */
+const RESERVED_PROVIDER_NAMES = new Set(['register', 'login', 'refresh', 'profile', 'logout', 'identities']);
+
+/**
+ * OIDC_PROVIDERS=google,acme names the providers; each reads OIDC_<NAME>_ISSUER (google's is known),
+ * OIDC_<NAME>_CLIENT_ID, OIDC_<NAME>_CLIENT_SECRET and OIDC_<NAME>_SCOPES (default "openid email profile").
+ */
+function oidcProviders(read: Reader, appEnv: AppEnv): OidcProviderConfig[] {
+  return [...new Set(read.list('OIDC_PROVIDERS').map((name) => name.toLowerCase()))].map((name) => {
+    const prefix = `OIDC_${name.toUpperCase().replace(/-/g, '_')}_`;
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name) || RESERVED_PROVIDER_NAMES.has(name)) {
+      read.problems.push(`OIDC_PROVIDERS: "${name}" is not a usable provider name (letters, digits and dashes, starting with a letter; not ${[...RESERVED_PROVIDER_NAMES].join(', ')})`);
+    }
+    const issuer = read.raw(`${prefix}ISSUER`) ?? (name === 'google' ? GOOGLE_ISSUER : read.required(`${prefix}ISSUER`, `for the OIDC provider ${name}`));
+    if (issuer) {
+      read.url(`${prefix}ISSUER`, issuer, ['http:', 'https:']);
+      if (appEnv === 'production' && issuer.startsWith('http:')) read.problems.push(`${prefix}ISSUER must use https: when APP_ENV=production`);
+    }
+    const scopes = (read.raw(`${prefix}SCOPES`) ?? 'openid email profile').split(/[\s,]+/).filter(Boolean);
+    if (!scopes.includes('openid')) read.problems.push(`${prefix}SCOPES must include openid`);
+    return {
+      name,
+      issuer,
+      clientId: read.required(`${prefix}CLIENT_ID`, `for the OIDC provider ${name}`),
+      clientSecret: read.required(`${prefix}CLIENT_SECRET`, `for the OIDC provider ${name}`),
+      scopes,
+    };
+  });
+}
+
+/** LLM_PROVIDER (ollama or openai) with LLM_URL and LLM_MODEL; unset: the chat answers 503. */
+function llmConfig(read: Reader): LlmConfig {
+  const provider = read.raw('LLM_PROVIDER') === undefined ? null : read.oneOf('LLM_PROVIDER', 'ollama', ['ollama', 'openai'] as const);
+  const url = (provider ? read.required('LLM_URL', 'when LLM_PROVIDER is set') : read.string('LLM_URL', '')).replace(/\/$/, '');
+  if (url) read.url('LLM_URL', url, ['http:', 'https:']);
+  return {
+    provider,
+    url,
+    model: provider ? read.required('LLM_MODEL', 'when LLM_PROVIDER is set') : read.string('LLM_MODEL', ''),
+    apiKey: read.raw('LLM_API_KEY') ?? null,
+    timeoutMs: read.int('LLM_TIMEOUT_MS', 60_000, 100, 600_000),
+    perMinute: read.int('LLM_RATE_LIMIT_PER_MINUTE', 10, 1, 10_000),
+    dailyPrompts: read.int('LLM_DAILY_PROMPTS', 200, 1, 1_000_000),
+  };
 }
 
 /** ALLOW_RAW_WORKFLOWS: `admin` (default), `user,admin` (or `all`), or `none`. */

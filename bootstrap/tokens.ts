@@ -9,6 +9,7 @@ import type { IdGenerator } from '../core/ports/id-generator.port.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
 import type { ObjectStorage } from '../core/ports/object-storage.port.ts';
 import type { Outbox } from '../core/ports/outbox.port.ts';
+import type { OidcProviders } from '../core/ports/oidc-providers.port.ts';
 import type { PasswordHasher } from '../core/ports/password-hasher.port.ts';
 import type { MessageQueue } from '../core/ports/queue.port.ts';
 import type { TokenIssuer } from '../core/ports/token-issuer.port.ts';
@@ -82,6 +83,8 @@ export const TOKENS = {
   TokenIssuer: token<TokenIssuer>('TokenIssuer'),
   Authenticate: token<Authenticate>('Authenticate'),
   SessionRevocations: token<SessionRevocations>('SessionRevocations'),
+  /** The configured OpenID Connect providers (oidc.module.ts). */
+  OidcProviders: token<OidcProviders>('OidcProviders'),
   /** The `Idempotency-Key` responder shared by the coin routes and POST /generate. */
   Idempotency: token<IdempotentResponder>('IdempotentResponder'),
   /** ObjectStorage port, chosen by STORAGE_DRIVER (storage.module.ts). */

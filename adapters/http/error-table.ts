@@ -22,6 +22,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'UPSTREAM.FAILED': 502,
   'UPSTREAM.TIMEOUT': 504,
   'INTEGRATION.NOT_CONFIGURED': 503,
+  RATE_LIMITED: 429,
 };
 
 const REASON: Record<number, string> = {

@@ -4,6 +4,7 @@ import { MemoryAuditLog } from './memory-audit-log.ts';
 import { MemoryCoinLedger } from './memory-coin-ledger.ts';
 import { MemoryDeductionClaims } from './memory-deduction-claims.ts';
 import { MemoryHistoryRepository } from './memory-history-repository.ts';
+import { MemoryIdentityRepository } from './memory-identity-repository.ts';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.ts';
 import { MemoryJobRepository } from './memory-job-repository.ts';
 import { MemoryOutbox, MemoryOutboxSignal } from './memory-outbox.ts';
@@ -34,6 +35,7 @@ function memoryRepositories(store: MemoryStore, signal: MemoryOutboxSignal, afte
     templates: new MemoryTemplateRepository(store),
     uploads: new MemoryUploadRepository(store),
     events: new MemoryUserEventStore(store),
+    identities: new MemoryIdentityRepository(store),
   };
 }
 

@@ -5,6 +5,7 @@ import { SequelizeCoinLedger } from './sequelize-coin-ledger.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
 import { SequelizeDeductionClaims } from './sequelize-deduction-claims.ts';
 import { SequelizeHistoryRepository } from './sequelize-history-repository.ts';
+import { SequelizeIdentityRepository } from './sequelize-identity-repository.ts';
 import { SequelizeIdempotencyStore } from './sequelize-idempotency-store.ts';
 import { SequelizeJobRepository } from './sequelize-job-repository.ts';
 import { OutboxSignal, SequelizeOutbox } from './sequelize-outbox.ts';
@@ -50,6 +51,7 @@ export class SequelizeRepositories implements Omit<Transaction, 'afterCommit'> {
   get templates() { return this.once('templates', () => new SequelizeTemplateRepository(this.scope)); }
   get uploads() { return this.once('uploads', () => new SequelizeUploadRepository(this.scope)); }
   get events() { return this.once('events', () => new SequelizeUserEventStore(this.scope)); }
+  get identities() { return this.once('identities', () => new SequelizeIdentityRepository(this.scope)); }
 }
 
 class SequelizeTransaction extends SequelizeRepositories implements Transaction {

@@ -7,6 +7,9 @@ import { bindEvents } from './events.module.ts';
 import { bindStorage } from './storage.module.ts';
 import { bindQueue } from './queue.module.ts';
 import { bindGeneration } from './generation.module.ts';
+import { bindDiagnostics } from './diagnostics.module.ts';
+import { bindOidc } from './oidc.module.ts';
+import { bindChat } from './chat.module.ts';
 import { resolve, TOKENS } from '../tokens.ts';
 
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
@@ -18,6 +21,10 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   bindTemplates(container, config);
   bindEvents(container, config);
   bindGeneration(container, config);
+  bindDiagnostics(container, config);
+  bindChat(container, config);
+  // After every other module's routes: GET /auth/:provider takes any word under /auth.
+  bindOidc(container, config);
   // Last: starts after every part it runs tasks of, and stops first.
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => resolve(container, TOKENS.Scheduler));
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Container } from 'inversify';
 import { API_PREFIX } from '../../adapters/http/http-app.ts';
 import { filesRoutes } from '../../adapters/http/routes/files.routes.ts';
@@ -7,6 +6,7 @@ import { LocalObjectStorage } from '../../adapters/local-storage/local-object-st
 import { S3ObjectStorage } from '../../adapters/s3/s3-object-storage.ts';
 import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
 import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
+import { ProbeStorage } from '../../core/use-cases/diagnostics/probe-storage.use-case.ts';
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
 import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
 import type { Config } from '../config.ts';
@@ -21,7 +21,10 @@ export function bindStorage(container: Container, config: Readonly<Config>): voi
   const storageConfig = config.storage;
   const ports = portsOf(container);
   const storage = () => container.get<ObjectStorage>(TOKENS.ObjectStorage);
-  container.bind(TOKENS.HealthCheck).toConstantValue({ name: 'storage', check: () => probe(storage()) });
+  container.bind(TOKENS.HealthCheck).toConstantValue({
+    name: 'storage',
+    check: async () => void (await new ProbeStorage({ storage: storage(), ids: ports.ids(), clock: ports.clock() }).execute()),
+  });
 
   if (storageConfig.driver === 's3') {
     // Presigned URLs are served by the store itself: no files route here.
@@ -102,21 +105,4 @@ function bindUploads(container: Container, config: Readonly<Config>, storage: ()
       return report.deleted;
     },
   });
-}
-
-/** A put/get/delete round trip of a small object: proves the storage is reachable and writable. */
-async function probe(storage: ObjectStorage): Promise<void> {
-  await storage.check();
-  const key = `health/probe-${randomUUID()}.txt`;
-  const body = Buffer.from(`probe ${key}`);
-  await storage.put(key, body, { contentType: 'text/plain', contentLength: body.length });
-  try {
-    const read = await storage.get(key);
-    if (!read) throw new Error('storage lost the probe object');
-    const chunks: Buffer[] = [];
-    for await (const chunk of read.body) chunks.push(chunk as Buffer);
-    if (!Buffer.concat(chunks).equals(body)) throw new Error('storage returned different bytes for the probe object');
-  } finally {
-    await storage.delete(key);
-  }
 }

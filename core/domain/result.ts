@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   'UPSTREAM.FAILED',
   'UPSTREAM.TIMEOUT',
   'INTEGRATION.NOT_CONFIGURED',
+  'RATE_LIMITED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

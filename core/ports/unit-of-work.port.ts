@@ -2,6 +2,7 @@ import type { AuditLog } from './audit-log.port.ts';
 import type { CoinLedger } from './coin-ledger.port.ts';
 import type { DeductionClaims } from './deduction-claims.port.ts';
 import type { HistoryRepository } from './history-repository.port.ts';
+import type { IdentityRepository } from './identity-repository.port.ts';
 import type { IdempotencyStore } from './idempotency-store.port.ts';
 import type { JobRepository } from './job-repository.port.ts';
 import type { OutboxWriter } from './outbox.port.ts';
@@ -31,6 +32,7 @@ export interface Transaction {
   readonly templates: TemplateRepository;
   readonly uploads: UploadRepository;
   readonly events: UserEventStore;
+  readonly identities: IdentityRepository;
   /**
    * Runs `hook` once this transaction has committed, never when it rolls back: notifications, bus
    * publishes and socket fan-out go here, so nobody hears of a change that did not happen. A hook that

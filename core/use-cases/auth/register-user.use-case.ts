@@ -8,6 +8,7 @@ import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 import { reserveAttempt } from './attempt-limits.ts';
+import { createAccount } from './create-account.ts';
 
 export interface RegisterUserInput {
   email: unknown;
@@ -64,22 +65,7 @@ export class RegisterUser {
     const now = clock.now();
     const role = adminEmails.includes(email) ? 'admin' : 'user';
 
-    const created = await uow.run(async (tx) => {
-      if (!(await tx.users.create({ id, email, displayName, role, passwordHash, createdAt: now }))) return false;
-      if (signupBonusCoins > 0) {
-        const bonus = await tx.ledger.apply({
-          id: ids.newId(),
-          userId: id,
-          amount: signupBonusCoins,
-          reason: 'signup_bonus',
-          relatedEntityId: null,
-          actorId: null,
-          createdAt: now,
-        });
-        if (!bonus.ok) throw new Error(`signup bonus failed: ${bonus.reason}`);
-      }
-      return true;
-    });
+    const created = await uow.run((tx) => createAccount(tx, { ids, signupBonusCoins }, { id, email, displayName, role, passwordHash, createdAt: now }));
     if (!created) {
       await reserved.release();
       return fail('USER.EMAIL_TAKEN', 'An account with this email already exists');

@@ -1,0 +1,21 @@
+import type { Container } from 'inversify';
+import { chatRoutes } from '../../adapters/http/routes/chat.routes.ts';
+import { OllamaLanguageModel } from '../../adapters/llm/ollama-language-model.ts';
+import { OpenAiLanguageModel } from '../../adapters/llm/openai-language-model.ts';
+import type { LanguageModel } from '../../core/ports/language-model.port.ts';
+import { Chat } from '../../core/use-cases/chat/chat.use-case.ts';
+import type { Config } from '../config.ts';
+import { TOKENS } from '../tokens.ts';
+import { portsOf } from './ports.ts';
+
+/** The chat of API.md §9: the language model chosen by LLM_PROVIDER, none when it is unset (503). */
+export function bindChat(container: Container, config: Readonly<Config>): void {
+  const ports = portsOf(container);
+  const { provider, url, model, apiKey, timeoutMs, perMinute, dailyPrompts } = config.llm;
+  const server = { url, model, apiKey, timeoutMs };
+  const languageModel: LanguageModel | null =
+    provider === 'ollama' ? new OllamaLanguageModel(server) : provider === 'openai' ? new OpenAiLanguageModel(server) : null;
+  container.bind(TOKENS.RouteModule).toDynamicValue(() =>
+    chatRoutes({ chat: new Chat({ model: languageModel, cache: ports.cache(), clock: ports.clock(), perMinute, dailyPrompts }) }),
+  );
+}

@@ -1,0 +1,52 @@
+import test from 'ava';
+import { loadConfig, type Config } from '../../bootstrap/config.ts';
+
+const load = (env: Record<string, string>): Readonly<Config> => {
+  const result = loadConfig(env, { persistLocalSecret: false });
+  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join('; ')}`);
+  return result.config;
+};
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  const result = loadConfig(env, { persistLocalSecret: false });
+  if (result.ok) throw new Error('configuration unexpectedly valid');
+  return result.problems;
+};
+
+test('no OIDC provider and no chat by default', (t) => {
+  const config = load({});
+  t.deepEqual(config.oidc, { providers: [], timeoutMs: 10_000 });
+  t.deepEqual(config.llm, { provider: null, url: '', model: '', apiKey: null, timeoutMs: 60_000, perMinute: 10, dailyPrompts: 200 });
+});
+
+test('google needs only its client id and secret; other providers name their issuer, scopes default to openid email profile', (t) => {
+  const config = load({
+    OIDC_PROVIDERS: 'Google, acme-id',
+    OIDC_GOOGLE_CLIENT_ID: 'gid',
+    OIDC_GOOGLE_CLIENT_SECRET: 'gsecret',
+    OIDC_ACME_ID_ISSUER: 'https://login.acme.example/realms/main',
+    OIDC_ACME_ID_CLIENT_ID: 'aid',
+    OIDC_ACME_ID_CLIENT_SECRET: 'asecret',
+    OIDC_ACME_ID_SCOPES: 'openid email',
+  });
+  t.deepEqual(config.oidc.providers, [
+    { name: 'google', issuer: 'https://accounts.google.com', clientId: 'gid', clientSecret: 'gsecret', scopes: ['openid', 'email', 'profile'] },
+    { name: 'acme-id', issuer: 'https://login.acme.example/realms/main', clientId: 'aid', clientSecret: 'asecret', scopes: ['openid', 'email'] },
+  ]);
+});
+
+test('a provider missing its issuer, id or secret, a reserved or odd name, scopes without openid and an http issuer in production are all reported', (t) => {
+  const problems = problemsOf({ OIDC_PROVIDERS: 'acme,profile,9x', OIDC_ACME_SCOPES: 'email', OIDC_9X_ISSUER: 'https://x.example' });
+  for (const expected of [/OIDC_ACME_ISSUER is required/, /OIDC_ACME_CLIENT_ID is required/, /OIDC_ACME_CLIENT_SECRET is required/, /OIDC_ACME_SCOPES must include openid/, /"profile" is not a usable provider name/, /"9x" is not a usable provider name/]) {
+    t.true(problems.some((problem) => expected.test(problem)), `${expected}: ${problems.join(' | ')}`);
+  }
+  const production = problemsOf({ APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40), OIDC_PROVIDERS: 'acme', OIDC_ACME_ISSUER: 'http://idp.example', OIDC_ACME_CLIENT_ID: 'a', OIDC_ACME_CLIENT_SECRET: 'b' });
+  t.deepEqual(production, ['OIDC_ACME_ISSUER must use https: when APP_ENV=production']);
+});
+
+test('LLM_PROVIDER needs LLM_URL and LLM_MODEL; the limits are read', (t) => {
+  t.deepEqual(problemsOf({ LLM_PROVIDER: 'ollama' }), ['LLM_URL is required when LLM_PROVIDER is set', 'LLM_MODEL is required when LLM_PROVIDER is set']);
+  t.true(problemsOf({ LLM_PROVIDER: 'claude', LLM_URL: 'http://x', LLM_MODEL: 'm' }).some((p) => p.startsWith('LLM_PROVIDER must be one of ollama, openai')));
+  const config = load({ LLM_PROVIDER: 'openai', LLM_URL: 'https://api.example/v1/', LLM_MODEL: 'm', LLM_API_KEY: 'k', LLM_TIMEOUT_MS: '5000', LLM_RATE_LIMIT_PER_MINUTE: '2', LLM_DAILY_PROMPTS: '7' });
+  t.deepEqual(config.llm, { provider: 'openai', url: 'https://api.example/v1', model: 'm', apiKey: 'k', timeoutMs: 5000, perMinute: 2, dailyPrompts: 7 });
+});
