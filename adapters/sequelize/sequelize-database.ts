@@ -181,13 +181,25 @@ export class SequelizeDatabase {
       options,
       inTransaction,
       atomic: (work) => (inTransaction ? work(scope) : this.transaction(work)),
-      write: (work) => (inTransaction || this.dialect === 'mysql' ? work(scope) : this.transaction(work)),
+      write: (work) => (inTransaction ? work(scope) : this.dialect === 'mysql' ? this.retried(() => work(scope)) : this.transaction(work)),
       afterCommit: (hook) => {
         if (hooks) hooks.push(hook);
         else void this.runHooks([hook]);
       },
     };
     return scope;
+  }
+
+  /** One autocommit statement on MariaDB: a deadlock rolled it back whole, so it runs again (like a transaction). */
+  private async retried<T>(statement: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await statement();
+      } catch (error) {
+        if (!retryable(error) || attempt >= RETRIES) throw error;
+        await pause(attempt);
+      }
+    }
   }
 
   /** Outside the transaction's async context, so a hook may start units of work of its own. */
