@@ -45,7 +45,8 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   if (config.roles.includes('api')) {
     const checks = Object.fromEntries(container.getAll<HealthCheckBinding>(TOKENS.HealthCheck).map((binding) => [binding.name, binding.check]));
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
-    const features = mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
+    const features = () =>
+      mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
     const modules = [healthRoutes({ version: VERSION, checks }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
     const built = createHttpApp({
       version: VERSION,
@@ -54,7 +55,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       logger,
       modules,
       webRoot: defaultWebRoot(),
-      mediaOrigins: mediaOrigins(config),
+      // Signed view URLs are links of PUBLIC_URL (local storage, the only driver this build has); an object
+      // store that signs its own URLs must add its origin here, or the client's CSP blocks the media.
+      mediaOrigins: [new URL(config.publicUrl).origin],
       auth: {
         authenticate: (token) => authenticate.execute(token),
         currentRole: async (userId) => (await ports.repos().users.findById(userId))?.role ?? null,
@@ -114,21 +117,6 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       await ports.db().close();
     },
   };
-}
-
-/** Where signed view URLs point: the service itself (local storage) or the object store. */
-function mediaOrigins(config: Readonly<Config>): string[] {
-  const origins = [new URL(config.publicUrl).origin];
-  const storage = config.storage;
-  if (storage.driver === 's3') {
-    if (storage.endpoint) {
-      const endpoint = new URL(storage.endpoint);
-      origins.push(endpoint.origin, `${endpoint.protocol}//${storage.bucket}.${endpoint.host}`);
-    } else {
-      origins.push(`https://${storage.bucket}.s3.${storage.region}.amazonaws.com`, `https://s3.${storage.region}.amazonaws.com`);
-    }
-  }
-  return origins;
 }
 
 /** Two processes starting together race on the same migration; the loser waits and finds it done. */

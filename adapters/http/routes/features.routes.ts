@@ -24,8 +24,9 @@ export function mergeFeatures(contributions: readonly FeatureContribution[]): Fe
   return merged;
 }
 
+/** `features` is read on each request: contributions bound after the app was built still count. */
 export const featuresRoutes =
-  (features: Features): RouteModule =>
+  (features: () => Features): RouteModule =>
   (api) => {
     api.add(
       {
@@ -50,7 +51,7 @@ export const featuresRoutes =
         },
       },
       (_req: Request, res: Response) => {
-        res.json(features);
+        res.json(features());
       },
     );
   };
