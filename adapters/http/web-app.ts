@@ -22,6 +22,8 @@ export const WEB_APP_CSP: Readonly<Record<string, string[]>> = {
   'frame-ancestors': ["'none'"],
 };
 
+const API_PATH = /^\/api(\/|$)/;
+
 export interface WebAppOptions {
   secure: boolean;
   /** Origins signed view URLs point at (PUBLIC_URL, an S3 endpoint), allowed in img-src and media-src. */
@@ -44,8 +46,9 @@ export function webAppRouter(root: string, options: WebAppOptions): Router {
   if (!options.secure) directives['upgrade-insecure-requests'] = null;
   router.use(helmet({ strictTransportSecurity: options.secure, contentSecurityPolicy: { useDefaults: false, directives } }));
   router.use(express.static(root, { index: 'index.html', maxAge: 0, fallthrough: true }));
-  router.get(/^(?!\/api(\/|$)).*/, (req: Request, res: Response, next: NextFunction) => {
-    if (!req.accepts('html') || path.extname(req.path) !== '') return next();
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (API_PATH.test(req.path) || !req.accepts('html') || path.extname(req.path) !== '') return next();
     res.sendFile(index, (error) => error && next(error));
   });
   return router;

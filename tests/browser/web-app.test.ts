@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import test from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { READY_TEMPLATES } from '../../core/domain/ready-templates.ts';
-import { launchChromium, PageProblems, screenshot } from '../support/browser.ts';
+import { launchChromium, PageProblems, screenshot } from './browser-support.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 // The web client against the real application on the embedded default (SQLite, builtin engine).
