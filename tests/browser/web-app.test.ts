@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import test from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { READY_TEMPLATES } from '../../core/domain/ready-templates.ts';
 import { launchChromium, PageProblems, screenshot } from './browser-support.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -243,6 +243,64 @@ test.serial('a non-admin is sent away from admin pages and sees no admin links',
   t.is(await page.getByRole('link', { name: 'Audit log' }).count(), 0);
   await screenshot(page, '11-admin-denied');
   t.deepEqual(problems.problems, []);
+});
+
+test.serial('after a dropped socket the client reconnects and syncs from its last seq: the job that ran meanwhile completes on the page', async (t) => {
+  const { context, page } = await newPage();
+  const sockets: { route: WebSocketRoute; sent: string[]; received: string[] }[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  await context.routeWebSocket(/\/api\/v1\/ws$/, async (route) => {
+    const socket = { route, sent: [] as string[], received: [] as string[] };
+    sockets.push(socket);
+    const held: string[] = [];
+    route.onMessage((message) => held.push(String(message)));
+    // The first connection passes straight through; a reconnection waits at the gate, as on a network that is down.
+    if (sockets.length > 1) await gate;
+    const server = route.connectToServer();
+    server.onMessage((message) => {
+      socket.received.push(String(message));
+      route.send(message);
+    });
+    const forward = (message: string | Buffer) => {
+      socket.sent.push(String(message));
+      server.send(message);
+    };
+    route.onMessage(forward);
+    for (const message of held.splice(0)) forward(message);
+  });
+  await signUp(page, `s-${Date.now()}@example.com`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="balance"]') !== null);
+  await t.notThrowsAsync(async () => {
+    while (sockets.length === 0 || sockets[0]!.sent.length === 0) await page.waitForTimeout(50);
+  });
+  t.deepEqual(JSON.parse(sockets[0]!.sent[0]!), { type: 'sync' }, 'a fresh page asks for the snapshot only');
+  // Let the first socket see one event so it has a seq to resume from.
+  await generate(page, 'Solid colour image', async (p) => p.getByLabel(/^Prompt/).fill('before the drop'));
+  const lastSeq = Math.max(...sockets[0]!.received.map((m) => (JSON.parse(m) as { seq?: number }).seq ?? 0));
+  t.true(lastSeq > 0);
+
+  await sockets[0]!.route.close({ code: 4000, reason: 'network dropped (test)' });
+  const picker = page.getByLabel('Template');
+  await picker.selectOption((await picker.locator('option', { hasText: 'Solid colour image' }).getAttribute('value'))!);
+  await page.getByLabel(/^Prompt/).fill('while the socket is down');
+  const submitted = page.waitForResponse((response) => response.url().endsWith('/api/v1/generate') && response.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Generate', exact: true }).click();
+  const job = (await (await submitted).json()) as { id: string };
+  for (let status = 'queued'; status === 'queued' || status === 'running'; ) {
+    await page.waitForTimeout(100);
+    status = ((await (await page.request.get(`/api/v1/generate/${job.id}`)).json()) as { status: string }).status;
+  }
+  t.is(await page.locator('.jobs li:first-child .job-status').textContent(), 'Queued', 'nothing reached the page while the socket was down');
+  release();
+  await page.locator('.jobs li:first-child .job-status', { hasText: 'Done' }).waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[aria-label="Outputs of this session"] img').length === 2);
+  const reconnect = sockets[1]!;
+  t.deepEqual(JSON.parse(reconnect.sent[0]!), { type: 'sync', since: lastSeq });
+  const replayed = reconnect.received.map((m) => JSON.parse(m) as { type: string; jobId?: string; seq?: number });
+  t.true(replayed.some((event) => event.type === 'job.completed' && event.jobId === job.id && (event.seq ?? 0) > lastSeq), 'the completion was replayed');
+  t.deepEqual(problems.problems, []);
+  await context.close();
 });
 
 test.serial('an expired access token is refreshed transparently, for requests and for the socket', async (t) => {
