@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import test from 'ava';
 import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { READY_TEMPLATES } from '../../core/domain/ready-templates.ts';
+import { makeImage } from '../support/images.ts';
 import { launchChromium, PageProblems, screenshot } from './browser-support.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -125,9 +126,30 @@ test.serial('the video template: the video appears in the session gallery and pl
   t.deepEqual(problems.problems, []);
 });
 
+test.serial('an image template takes an uploaded file: the preview shows, the upload is used, the output has the scaled size', async (t) => {
+  const { page } = user;
+  const picker = page.getByLabel('Template');
+  await picker.selectOption((await picker.locator('option', { hasText: 'Resize image' }).getAttribute('value'))!);
+  const uploaded = page.waitForResponse((response) => response.url().endsWith('/api/v1/uploads'));
+  await page.getByLabel(/^Input image/).setInputFiles({ name: 'input.png', mimeType: 'image/png', buffer: await makeImage('png', 100, 60) });
+  t.is((await uploaded).status(), 201);
+  await page.getByRole('img', { name: /^Chosen/ }).waitFor();
+  await page.getByLabel(/^Scale factor/).fill('2');
+  const before = await page.locator('.jobs li').count();
+  await page.getByRole('button', { name: 'Generate', exact: true }).click();
+  await page.waitForFunction((count) => document.querySelectorAll('.jobs li').length > count, before);
+  await page.locator('.jobs li:first-child .job-status', { hasText: 'Done' }).waitFor();
+  await page.waitForFunction(() => {
+    const img = document.querySelector<HTMLImageElement>('[aria-label="Outputs of this session"] li:first-child img');
+    return img !== null && img.complete && img.naturalWidth === 200 && img.naturalHeight === 120;
+  });
+  await screenshot(page, '05-generate-from-upload');
+  t.deepEqual(problems.problems, []);
+});
+
 test.serial('history pages through outputs, downloads one and deletes one', async (t) => {
   const { page } = user;
-  // Three more runs of four images each: 14 outputs, two pages of 12.
+  // Three more runs of four images each: 15 outputs, two pages of 12.
   const xsrf = (await user.context.cookies()).find((cookie) => cookie.name === 'XSRF-TOKEN')!.value;
   const templates = (await (await page.request.get('/api/v1/templates')).json()) as { id: string; name: string }[];
   const imageTemplate = templates.find((template) => template.name === 'Solid colour image')!;
@@ -148,12 +170,12 @@ test.serial('history pages through outputs, downloads one and deletes one', asyn
   const tiles = page.locator('[aria-label="Outputs"] li.tile');
   await page.getByText('Page 1 of 2').waitFor();
   t.is(await tiles.count(), 12);
-  await screenshot(page, '05-history-page-1');
+  await screenshot(page, '06-history-page-1');
   await page.getByRole('button', { name: 'Next' }).click();
   await page.getByText('Page 2 of 2').waitFor();
-  t.is(await tiles.count(), 2);
-  t.is(await page.locator('[aria-label="Outputs"] video').count(), 1, 'the oldest outputs are the image and the video');
-  await screenshot(page, '06-history-page-2');
+  t.is(await tiles.count(), 3);
+  t.is(await page.locator('[aria-label="Outputs"] video').count(), 1, 'the oldest outputs are the image, the video and the resize');
+  await screenshot(page, '07-history-page-2');
 
   const download = page.waitForEvent('download');
   await tiles.first().getByRole('button', { name: 'Download' }).click();
@@ -166,7 +188,7 @@ test.serial('history pages through outputs, downloads one and deletes one', asyn
   await tiles.first().getByRole('button', { name: 'Delete' }).click();
   await tiles.first().getByRole('button', { name: 'Confirm delete' }).click();
   await page.getByRole('status').filter({ hasText: 'deleted' }).waitFor();
-  await page.waitForFunction(() => document.querySelectorAll('[aria-label="Outputs"] li.tile').length === 1);
+  await page.waitForFunction(() => document.querySelectorAll('[aria-label="Outputs"] li.tile').length === 2);
   await page.getByText('Page 2 of 2').waitFor();
   t.not(await tiles.first().getAttribute('data-output'), first);
   const gone = await page.request.get(`/api/v1/my-outputs/${first}/view-url`);
@@ -200,24 +222,24 @@ test.serial('an admin creates a template in two steps from a pasted workflow; a 
   t.is(await page.getByLabel('Input for parameter width').inputValue(), 'width');
   t.is(await page.getByLabel('Preset').locator('option[value="width"]').count(), 0);
   t.is(await page.getByLabel('Preset').locator('option[value="prompt"]').count(), 0);
-  await screenshot(page, '07-admin-template-step-2');
+  await screenshot(page, '08-admin-template-step-2');
   await page.getByRole('button', { name: 'Save parameter map' }).click();
   await page.getByRole('status').filter({ hasText: `Saved ${name}: version 2, 2 parameters.` }).waitFor();
-  await screenshot(page, '08-admin-templates');
+  await screenshot(page, '09-admin-templates');
 
   // Users and coins, then the audit log.
   await page.getByRole('link', { name: 'Users' }).click();
   await page.getByLabel('Search by email or name').fill(user.email);
   await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
   await page.getByRole('cell', { name: user.email, exact: true }).waitFor();
-  t.is(await page.locator('tbody tr').count(), 1);
   await page.getByLabel(`Coins for ${user.email}`).fill('5');
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.getByRole('status').filter({ hasText: `${user.email} now has` }).waitFor();
-  await screenshot(page, '09-admin-users');
+  await screenshot(page, '10-admin-users');
   await page.getByRole('link', { name: 'Audit log' }).click();
   await page.getByRole('cell', { name: 'coin.add' }).or(page.getByRole('cell', { name: /add/ })).first().waitFor();
-  await screenshot(page, '10-admin-audit');
+  await screenshot(page, '11-admin-audit');
 
   // The user sees the new template (after a reload of the page) and generates from it.
   await user.page.goto('/');
@@ -241,7 +263,7 @@ test.serial('a non-admin is sent away from admin pages and sees no admin links',
   }
   t.is(await page.getByRole('link', { name: 'Templates' }).count(), 0);
   t.is(await page.getByRole('link', { name: 'Audit log' }).count(), 0);
-  await screenshot(page, '11-admin-denied');
+  await screenshot(page, '12-admin-denied');
   t.deepEqual(problems.problems, []);
 });
 
