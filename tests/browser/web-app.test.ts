@@ -88,7 +88,7 @@ test.serial('sign-up page loads within budget; a new user signs up and generates
       }
     }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['value', 'max'] });
   });
-  // <progress>.value is a property; the observer sees attribute changes, so mirror the property in a poll too.
+  const submit = page.waitForRequest((request) => request.url().endsWith('/api/v1/generate') && request.method() === 'POST');
   await generate(page, 'Solid colour image', async (p) => {
     await p.getByLabel(/^Prompt/).fill('a browser test');
     await p.getByLabel(/^Width/).fill('128');
@@ -101,7 +101,18 @@ test.serial('sign-up page loads within budget; a new user signs up and generates
     return img !== null && img.complete && img.naturalWidth === 128 && img.naturalHeight === 96;
   });
   await page.getByTestId('balance').filter({ hasText: '99 coins' }).waitFor();
+  // The submit carries an Idempotency-Key (the job's requestId) and the CSRF header copied from the cookie.
+  const sent = await submit;
+  const body = sent.postDataJSON() as { requestId: string; parameters: Record<string, unknown> };
+  t.regex(body.requestId, /^[0-9a-f-]{36}$/);
+  t.is(sent.headers()['idempotency-key'], body.requestId);
+  t.is(sent.headers()['x-xsrf-token'], (await context.cookies()).find((cookie) => cookie.name === 'XSRF-TOKEN')!.value);
+  t.like(body.parameters, { prompt: 'a browser test', width: 128, height: 96 });
   t.is(await page.locator('.jobs li:first-child .job-status').textContent(), 'Done');
+  // The bar started empty and moved to full as the job.progress events came in (the builtin engine's solid
+  // colour runs report each node 0 → 1, so there are no values in between to see).
+  t.is(progressSeen[0], 0, JSON.stringify(progressSeen));
+  t.is(progressSeen.at(-1), 1);
   await screenshot(page, '03-generate-image');
   t.deepEqual(problems.problems, []);
 });
