@@ -63,11 +63,16 @@ test.serial('sign-up page loads within budget; a new user signs up and generates
   await page.goto('/login');
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   const wall = Date.now() - started;
-  const timing = await page.evaluate(() => {
-    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    return { domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd), loadMs: Math.round(nav.loadEventEnd) };
-  });
-  console.log(JSON.stringify({ bench: 'web-first-page-load', url: '/login', ...timing, untilFormVisibleMs: wall }));
+  const navigationTiming = () =>
+    page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      return { domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd), loadMs: Math.round(nav.loadEventEnd), transferBytes: nav.transferSize };
+    });
+  const timing = await navigationTiming();
+  await page.reload();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  const warm = await navigationTiming();
+  console.log(JSON.stringify({ bench: 'web-first-page-load', url: '/login', cold: { ...timing, untilFormVisibleMs: wall }, reload: warm }));
   t.true(timing.loadMs < 2000, `first page load took ${timing.loadMs} ms`);
   await screenshot(page, '01-sign-in');
 
@@ -275,6 +280,15 @@ test.serial('a non-admin is sent away from admin pages and sees no admin links',
   t.is(await page.getByRole('link', { name: 'Templates' }).count(), 0);
   t.is(await page.getByRole('link', { name: 'Audit log' }).count(), 0);
   await screenshot(page, '12-admin-denied');
+  // Keyboard first: Tab reaches the skip link, which moves focus to the content. Narrow screens get one column.
+  await page.keyboard.press('Tab');
+  t.is(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+  await page.keyboard.press('Enter');
+  await page.setViewportSize({ width: 390, height: 844 });
+  const columns = await page.locator('.columns').evaluate((element) => getComputedStyle(element).gridTemplateColumns.split(' ').length);
+  t.is(columns, 1);
+  await screenshot(page, '13-generate-mobile');
+  await page.setViewportSize({ width: 1100, height: 800 });
   t.deepEqual(problems.problems, []);
 });
 
