@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import test from 'ava';
 import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { READY_TEMPLATES } from '../../core/domain/ready-templates.ts';
+import { TOKENS } from '../../bootstrap/tokens.ts';
 import { makeImage } from '../support/images.ts';
 import { launchChromium, PageProblems, screenshot } from './browser-support.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -381,5 +382,36 @@ test.serial('an expired access token is refreshed transparently, for requests an
   } finally {
     await context.close();
     await short.close();
+  }
+});
+
+test.serial('provider buttons, Connections, Chat and Publish appear only when GET /features lists them', async (t) => {
+  const featured = await startTestApp('sqlite', {}, {
+    beforeStart({ container }) {
+      container.bind(TOKENS.FeatureContribution).toConstantValue({ oidcProviders: ['google'], socialPlatforms: ['YOUTUBE'], chat: true });
+    },
+  });
+  const context = await browser.newContext({ baseURL: featured.app.config.publicUrl });
+  try {
+    await problems.watch(context);
+    const page = await context.newPage();
+    await page.goto('/login');
+    t.is(await page.getByRole('link', { name: 'Google' }).getAttribute('href'), '/api/v1/auth/google');
+    await screenshot(page, '14-sign-in-with-provider');
+    await signUp(page, `f-${Date.now()}@example.com`);
+    t.is(await page.getByRole('link', { name: 'Connections' }).count(), 1);
+    t.is(await page.getByRole('link', { name: 'Chat' }).count(), 1);
+    // The main app lists none of them: the same pages there have no such links.
+    t.is(await user.page.getByRole('link', { name: 'Connections' }).count(), 0);
+    t.is(await user.page.getByRole('link', { name: 'Chat' }).count(), 0);
+    await user.page.getByRole('link', { name: 'History' }).click();
+    await user.page.getByRole('button', { name: 'Download' }).first().waitFor();
+    t.is(await user.page.getByRole('button', { name: 'Publish' }).count(), 0);
+    await user.page.goto('/login');
+    t.is(await user.page.getByRole('link', { name: 'Google' }).count(), 0);
+    t.deepEqual(problems.problems, []);
+  } finally {
+    await context.close();
+    await featured.close();
   }
 });
