@@ -41,12 +41,13 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   };
 
   const tile = (item: HistoryItem): HTMLElement => {
-    const remove = h('button', { type: 'button', className: 'danger' }, 'Delete');
+    const hiddenName = () => h('span', { className: 'sr-only' }, ` ${item.fileName}`);
+    const remove = h('button', { type: 'button', className: 'danger' }, 'Delete', hiddenName());
     let armed = false;
     remove.addEventListener('click', async () => {
       if (!armed) {
         armed = true;
-        remove.textContent = 'Confirm delete';
+        replace(remove, 'Confirm delete', hiddenName());
         return;
       }
       remove.disabled = true;
@@ -59,7 +60,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<void> {
         remove.disabled = false;
       }
     });
-    const download = h('button', { type: 'button', className: 'secondary' }, 'Download');
+    const download = h('button', { type: 'button', className: 'secondary' }, 'Download', hiddenName());
     download.addEventListener('click', async () => {
       const { downloadUrl } = await api.get<{ downloadUrl: string }>(`/my-outputs/${item.id}/download-url`);
       const link = h('a', { href: downloadUrl, download: item.fileName, hidden: true });
