@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { Container } from 'inversify';
 import type { Express } from 'express';
 import { createHttpApp, type RouteModule } from '../adapters/http/http-app.ts';
+import { featuresRoutes, mergeFeatures, type FeatureContribution } from '../adapters/http/routes/features.routes.ts';
 import { healthRoutes } from '../adapters/http/routes/health.routes.ts';
+import { defaultWebRoot } from '../adapters/http/web-app.ts';
 import { JsonLogger } from '../adapters/logging/json-logger.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
@@ -43,13 +45,19 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   if (config.roles.includes('api')) {
     const checks = Object.fromEntries(container.getAll<HealthCheckBinding>(TOKENS.HealthCheck).map((binding) => [binding.name, binding.check]));
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
-    const modules = [healthRoutes({ version: VERSION, checks }), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
+    const features = () =>
+      mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
+    const modules = [healthRoutes({ version: VERSION, checks }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
     const built = createHttpApp({
       version: VERSION,
       corsOrigins: config.corsOrigins,
       cookies: { secure: config.auth.secureCookies },
       logger,
       modules,
+      webRoot: defaultWebRoot(),
+      // Signed view URLs are links of PUBLIC_URL (local storage, the only driver this build has); an object
+      // store that signs its own URLs must add its origin here, or the client's CSP blocks the media.
+      mediaOrigins: [new URL(config.publicUrl).origin],
       auth: {
         authenticate: (token) => authenticate.execute(token),
         currentRole: async (userId) => (await ports.repos().users.findById(userId))?.role ?? null,

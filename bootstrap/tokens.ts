@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Container } from 'inversify';
 import type { RouteModule } from '../adapters/http/http-app.ts';
+import type { FeatureContribution } from '../adapters/http/routes/features.routes.ts';
 import type { IdempotentResponder } from '../adapters/http/idempotency.ts';
 import type { SequelizeDatabase } from '../adapters/sequelize/sequelize-database.ts';
 import type { Cache } from '../core/ports/cache.port.ts';
@@ -103,6 +104,8 @@ export const TOKENS = {
   HttpServer: token<HttpServerRef>('HttpServer'),
   /** Multi-bound: every feature adds its HTTP routes. */
   RouteModule: token<RouteModule>('RouteModule'),
+  /** Multi-bound: what an optional feature adds to `GET /features` (login providers, platforms, chat). */
+  FeatureContribution: token<FeatureContribution>('FeatureContribution'),
   /** Multi-bound: `{ name, check }` for the health route. */
   HealthCheck: token<HealthCheckBinding>('HealthCheck'),
   /** Multi-bound: background parts started after migrations and stopped on shutdown, in reverse order. */

@@ -11,6 +11,7 @@ import { setXsrfCookie, XSRF_COOKIE, type CookiePolicy } from './cookies.ts';
 import { errorBody, HttpError } from './error-table.ts';
 import { JSON_DEPTH_MAX, jsonDepth } from './json-shape.ts';
 import { OpenApiDocument } from './openapi.ts';
+import { webAppRouter } from './web-app.ts';
 
 export const API_PREFIX = '/api/v1';
 export const LEGACY_PREFIX = '/api';
@@ -25,6 +26,10 @@ export interface HttpAppOptions {
   logger: Logger;
   modules: RouteModule[];
   bodyLimit?: string;
+  /** The built web client (web/dist), served at `/` with client-route fallback; none when null. */
+  webRoot?: string | null;
+  /** Origins of signed media URLs, allowed by the client's Content-Security-Policy. */
+  mediaOrigins?: readonly string[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -119,6 +124,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     },
     api.router,
   );
+  if (options.webRoot) app.use(webAppRouter(options.webRoot, { secure: options.cookies.secure, mediaOrigins: options.mediaOrigins ?? [] }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));

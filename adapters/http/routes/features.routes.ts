@@ -1,0 +1,57 @@
+import type { Request, Response } from 'express';
+import type { RouteModule } from '../http-app.ts';
+
+/** What optional parts this deployment runs; the web client shows their pages only when they are here. */
+export interface Features {
+  /** Keys of configured OpenID Connect providers (`GET /auth/{provider}`). */
+  oidcProviders: string[];
+  /** Social platforms a user may connect and publish to (`GET /connect/{platform}`). */
+  socialPlatforms: string[];
+  /** `POST /llm/chat` answers. */
+  chat: boolean;
+}
+
+/** A feature module's contribution; contributions are merged (lists concatenated, flags or-ed). */
+export type FeatureContribution = Partial<Features>;
+
+export function mergeFeatures(contributions: readonly FeatureContribution[]): Features {
+  const merged: Features = { oidcProviders: [], socialPlatforms: [], chat: false };
+  for (const part of contributions) {
+    merged.oidcProviders.push(...(part.oidcProviders ?? []));
+    merged.socialPlatforms.push(...(part.socialPlatforms ?? []));
+    merged.chat ||= part.chat ?? false;
+  }
+  return merged;
+}
+
+/** `features` is read on each request: contributions bound after the app was built still count. */
+export const featuresRoutes =
+  (features: () => Features): RouteModule =>
+  (api) => {
+    api.add(
+      {
+        method: 'get',
+        path: '/features',
+        summary: 'Optional parts this deployment runs (login providers, social platforms, chat)',
+        tag: 'health',
+        auth: 'public',
+        responses: {
+          200: {
+            description: 'The features',
+            schema: {
+              type: 'object',
+              required: ['oidcProviders', 'socialPlatforms', 'chat'],
+              properties: {
+                oidcProviders: { type: 'array', items: { type: 'string' } },
+                socialPlatforms: { type: 'array', items: { type: 'string' } },
+                chat: { type: 'boolean' },
+              },
+            },
+          },
+        },
+      },
+      (_req: Request, res: Response) => {
+        res.json(features());
+      },
+    );
+  };

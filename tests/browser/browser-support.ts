@@ -1,0 +1,53 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../.scratch/screenshots');
+
+/**
+ * Debian's Chromium, headless, without the background traffic it would otherwise send to the network.
+ * A missing browser is a failure, never a skip (.ci/run installs it).
+ */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH; .ci/run installs it`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Everything a page complained about: console errors, uncaught exceptions and CSP violations. */
+export class PageProblems {
+  readonly problems: string[] = [];
+
+  constructor(private readonly allowed: RegExp[] = []) {}
+
+  async watch(context: BrowserContext): Promise<void> {
+    // Runs before the app's own script; init scripts are injected by the browser, not subject to the CSP.
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => {
+        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+      });
+    });
+    context.on('page', (page) => this.attach(page));
+  }
+
+  attach(page: Page): void {
+    page.on('console', (message) => {
+      if (message.type() !== 'error' && !/Content.Security.Policy/i.test(message.text())) return;
+      if (this.allowed.some((pattern) => pattern.test(message.text()))) return;
+      this.problems.push(`console ${message.type()}: ${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => this.problems.push(`page error: ${error.message}`));
+  }
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

@@ -1,0 +1,56 @@
+/** Small DOM helpers: the client builds every element through `h`, never through innerHTML. */
+export type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, unknown> & { on?: Partial<Record<keyof HTMLElementEventMap, (event: any) => void>> };
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs ?? {})) {
+    if (name === 'on') {
+      for (const [event, listener] of Object.entries(value as Record<string, EventListener>)) element.addEventListener(event, listener);
+    } else if (value === false || value === null || value === undefined) {
+      continue;
+    } else if (name in element && name !== 'list' && name !== 'form' && !name.startsWith('aria-') && !name.startsWith('data-')) {
+      (element as unknown as Record<string, unknown>)[name] = value;
+    } else {
+      element.setAttribute(name, value === true ? '' : String(value));
+    }
+  }
+  append(element, children);
+  return element;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(parent, child);
+    else parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function replace(parent: Node, ...children: Child[]): void {
+  while (parent.firstChild) parent.removeChild(parent.firstChild);
+  append(parent, children);
+}
+
+let nextId = 0;
+/** A labelled form field: the label points at the control by id. */
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  control.id ||= `f${++nextId}`;
+  const hintEl = hint ? h('small', { id: `${control.id}-hint`, className: 'hint' }, hint) : null;
+  if (hintEl) control.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { className: control instanceof HTMLInputElement && control.type === 'checkbox' ? 'field check' : 'field' }, h('label', { htmlFor: control.id }, label), control, hintEl);
+}
+
+/** A status line read out by screen readers. */
+export function statusLine(className = 'status'): HTMLElement {
+  return h('p', { className, role: 'status', 'aria-live': 'polite' });
+}
+
+export function uuid(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,156 @@
+import './app.css';
+import { api, setSignedOutHandler, type User } from './api.ts';
+import { h, replace } from './dom.ts';
+import { EventSocket } from './socket.ts';
+import { authPage } from './pages/auth.ts';
+import { generatePage } from './pages/generate.ts';
+import { historyPage } from './pages/history.ts';
+import { adminTemplatesPage } from './pages/admin-templates.ts';
+import { adminUsersPage } from './pages/admin-users.ts';
+import { auditPage } from './pages/audit.ts';
+import { chatPage, connectionsPage } from './pages/extras.ts';
+
+export interface Features {
+  oidcProviders: string[];
+  socialPlatforms: string[];
+  chat: boolean;
+}
+
+/** What every page gets: the signed-in user, the server's features, the socket and navigation. */
+export interface Ctx {
+  user: User | null;
+  features: Features;
+  socket: EventSocket;
+  navigate(path: string): void;
+  setUser(user: User | null): void;
+  /** Reloads the profile (balance) into the header. */
+  refreshUser(): Promise<void>;
+}
+
+type Page = (ctx: Ctx, main: HTMLElement) => void | (() => void) | Promise<void | (() => void)>;
+interface Route {
+  path: string;
+  title: string;
+  page: Page;
+  access: 'public' | 'user' | 'admin';
+  nav?: (ctx: Ctx) => boolean;
+}
+
+const ROUTES: Route[] = [
+  { path: '/login', title: 'Sign in', page: authPage('login'), access: 'public' },
+  { path: '/signup', title: 'Sign up', page: authPage('signup'), access: 'public' },
+  { path: '/', title: 'Generate', page: generatePage, access: 'user', nav: () => true },
+  { path: '/history', title: 'History', page: historyPage, access: 'user', nav: () => true },
+  { path: '/connections', title: 'Connections', page: connectionsPage, access: 'user', nav: (ctx) => ctx.features.socialPlatforms.length > 0 },
+  { path: '/chat', title: 'Chat', page: chatPage, access: 'user', nav: (ctx) => ctx.features.chat },
+  { path: '/admin/templates', title: 'Templates', page: adminTemplatesPage, access: 'admin', nav: () => true },
+  { path: '/admin/users', title: 'Users', page: adminUsersPage, access: 'admin', nav: () => true },
+  { path: '/admin/audit', title: 'Audit log', page: auditPage, access: 'admin', nav: () => true },
+];
+
+const SIGNED_IN_HINT = 'signed-in';
+
+const root = document.getElementById('app')!;
+const header = h('header', { className: 'top' });
+const main = h('main', { id: 'main', tabIndex: -1 });
+replace(root, h('a', { className: 'skip', href: '#main' }, 'Skip to content'), header, main);
+
+let cleanup: (() => void) | void = undefined;
+
+const ctx: Ctx = {
+  user: null,
+  features: { oidcProviders: [], socialPlatforms: [], chat: false },
+  socket: new EventSocket(),
+  navigate(path) {
+    if (path !== location.pathname + location.search) history.pushState(null, '', path);
+    void render();
+  },
+  setUser(user) {
+    ctx.user = user;
+    if (user) {
+      localStorage.setItem(SIGNED_IN_HINT, '1');
+      ctx.socket.start();
+    } else {
+      localStorage.removeItem(SIGNED_IN_HINT);
+      ctx.socket.stop();
+    }
+    renderHeader();
+  },
+  async refreshUser() {
+    ctx.user = await api.get<User>('/auth/profile');
+    renderHeader();
+  },
+};
+
+function renderHeader(): void {
+  const current = location.pathname;
+  const links = ctx.user
+    ? ROUTES.filter((route) => route.nav?.(ctx) && (route.access !== 'admin' || ctx.user?.role === 'admin')).map((route) =>
+        h('li', null, h('a', { href: route.path, 'aria-current': route.path === current ? 'page' : undefined, 'data-link': '' }, route.title)),
+      )
+    : [];
+  replace(
+    header,
+    h('a', { className: 'brand', href: '/', 'data-link': '' }, 'Media studio'),
+    h('nav', { 'aria-label': 'Main' }, h('ul', null, links)),
+    ctx.user
+      ? h(
+          'div',
+          { className: 'who' },
+          h('span', { className: 'balance', 'data-testid': 'balance' }, `${ctx.user.coinBalance} coins`),
+          h('span', null, ctx.user.displayName),
+          h('button', { type: 'button', className: 'link', on: { click: () => void signOut() } }, 'Sign out'),
+        )
+      : null,
+  );
+}
+
+async function signOut(): Promise<void> {
+  await api.post('/auth/logout').catch(() => undefined);
+  ctx.setUser(null);
+  ctx.navigate('/login');
+}
+
+async function render(): Promise<void> {
+  if (typeof cleanup === 'function') cleanup();
+  cleanup = undefined;
+  const route = ROUTES.find((candidate) => candidate.path === location.pathname);
+  if (!route) {
+    document.title = 'Not found · Media studio';
+    replace(main, h('h1', null, 'Page not found'), h('p', null, h('a', { href: '/', 'data-link': '' }, 'Back to the start')));
+    return;
+  }
+  if (route.access !== 'public' && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);
+  if (route.access === 'admin' && ctx.user?.role !== 'admin') return ctx.navigate('/?denied=admin');
+  if (route.access === 'public' && ctx.user) return ctx.navigate('/');
+  document.title = `${route.title} · Media studio`;
+  renderHeader();
+  replace(main);
+  cleanup = await route.page(ctx, main);
+}
+
+document.addEventListener('click', (event) => {
+  const link = (event.target as Element).closest?.('a[data-link]') as HTMLAnchorElement | null;
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+  event.preventDefault();
+  ctx.navigate(link.getAttribute('href')!);
+  main.focus();
+});
+window.addEventListener('popstate', () => void render());
+setSignedOutHandler(() => {
+  if (!ctx.user) return;
+  ctx.setUser(null);
+  ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);
+});
+
+async function boot(): Promise<void> {
+  ctx.features = await api.get<Features>('/features').catch(() => ctx.features);
+  if (localStorage.getItem(SIGNED_IN_HINT)) {
+    const user = await api.get<User>('/auth/profile').catch(() => null);
+    ctx.setUser(user);
+  }
+  renderHeader();
+  await render();
+}
+
+void boot();

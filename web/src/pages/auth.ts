@@ -1,0 +1,81 @@
+import { api, ApiError, type User } from '../api.ts';
+import { field, h, statusLine } from '../dom.ts';
+import type { Ctx } from '../main.ts';
+
+const PROVIDER_ERRORS: Record<string, string> = {
+  access_denied: 'The sign-in was cancelled.',
+};
+
+/** Sign in and sign up share one form; the provider buttons appear when the server has providers. */
+export const authPage =
+  (mode: 'login' | 'signup') =>
+  (ctx: Ctx, main: HTMLElement): void => {
+    const params = new URLSearchParams(location.search);
+    const next = params.get('next') ?? '/';
+    const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
+    const password = h('input', {
+      type: 'password',
+      name: 'password',
+      autocomplete: mode === 'login' ? 'current-password' : 'new-password',
+      required: true,
+      minLength: mode === 'signup' ? 8 : undefined,
+      maxLength: 128,
+    });
+    const displayName = h('input', { type: 'text', name: 'displayName', autocomplete: 'nickname', required: true, maxLength: 64 });
+    const status = statusLine('status error');
+    const error = params.get('error');
+    if (error) status.textContent = PROVIDER_ERRORS[error] ?? `Sign-in with the provider failed (${error}).`;
+    const submit = h('button', { type: 'submit' }, mode === 'login' ? 'Sign in' : 'Create account');
+
+    const form = h(
+      'form',
+      {
+        className: 'card narrow',
+        on: {
+          submit: async (event: SubmitEvent) => {
+            event.preventDefault();
+            submit.disabled = true;
+            status.textContent = '';
+            try {
+              if (mode === 'signup') await api.post('/auth/register', { email: email.value, password: password.value, displayName: displayName.value });
+              const login = await api.post<{ user: User }>('/auth/login', { email: email.value, password: password.value });
+              ctx.setUser(login.user);
+              ctx.navigate(next.startsWith('/') && !next.startsWith('//') ? next : '/');
+            } catch (failure) {
+              status.textContent = failure instanceof ApiError ? failure.message : 'The service could not be reached.';
+              submit.disabled = false;
+            }
+          },
+        },
+      },
+      h('h1', null, mode === 'login' ? 'Sign in' : 'Create an account'),
+      mode === 'signup' ? field('Display name', displayName) : null,
+      field('Email', email),
+      field('Password', password, mode === 'signup' ? '8 to 128 characters.' : undefined),
+      status,
+      submit,
+      ctx.features.oidcProviders.length > 0
+        ? h(
+            'div',
+            { className: 'providers' },
+            h('p', null, 'Or continue with'),
+            ctx.features.oidcProviders.map((provider) =>
+              h(
+                'a',
+                { className: 'button secondary', href: `/api/v1/auth/${encodeURIComponent(provider)}`, on: { click: () => localStorage.setItem('signed-in', '1') } },
+                provider.charAt(0).toUpperCase() + provider.slice(1),
+              ),
+            ),
+          )
+        : null,
+      h(
+        'p',
+        null,
+        mode === 'login'
+          ? ['No account yet? ', h('a', { href: '/signup', 'data-link': '' }, 'Sign up')]
+          : ['Already registered? ', h('a', { href: '/login', 'data-link': '' }, 'Sign in')],
+      ),
+    );
+    main.append(form);
+    (mode === 'signup' ? displayName : email).focus();
+  };

@@ -1,0 +1,98 @@
+import { api, ApiError, query, type Page } from '../api.ts';
+import { field, h, replace, statusLine } from '../dom.ts';
+import type { Ctx } from '../main.ts';
+import { mediaFor, type HistoryItem } from '../media.ts';
+
+const PAGE_SIZE = 12;
+
+/** A pager: previous/next buttons and "page n of m". */
+export function pager(page: number, totalPages: number, go: (page: number) => void): HTMLElement {
+  return h(
+    'nav',
+    { className: 'pager', 'aria-label': 'Pages' },
+    h('button', { type: 'button', className: 'secondary', disabled: page <= 1, on: { click: () => go(page - 1) } }, 'Previous'),
+    h('span', null, `Page ${page} of ${Math.max(1, totalPages)}`),
+    h('button', { type: 'button', className: 'secondary', disabled: page >= totalPages, on: { click: () => go(page + 1) } }, 'Next'),
+  );
+}
+
+export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<void> {
+  const grid = h('ul', { className: 'grid', 'aria-label': 'Outputs' });
+  const nav = h('div');
+  const status = statusLine();
+  replace(main, h('h1', null, 'History'), status, grid, nav);
+  const params = new URLSearchParams(location.search);
+  let page = Math.max(1, Number(params.get('page')) || 1);
+
+  const publishControls = (item: HistoryItem): HTMLElement | null => {
+    const platforms = ctx.features.socialPlatforms;
+    if (platforms.length === 0) return null;
+    const select = h('select', null, platforms.map((platform) => h('option', { value: platform }, platform)));
+    const button = h('button', { type: 'button', className: 'secondary' }, 'Publish');
+    button.addEventListener('click', async () => {
+      try {
+        const answer = await api.post<{ message: string }>(`/my-outputs/${item.id}/publish`, { platforms: [select.value] });
+        status.textContent = answer.message;
+      } catch (failure) {
+        status.textContent = failure instanceof ApiError ? failure.message : 'Publishing failed.';
+      }
+    });
+    return h('div', { className: 'inline' }, field(`Publish ${item.fileName} to`, select), button);
+  };
+
+  const tile = (item: HistoryItem): HTMLElement => {
+    const hiddenName = () => h('span', { className: 'sr-only' }, ` ${item.fileName}`);
+    const remove = h('button', { type: 'button', className: 'danger' }, 'Delete', hiddenName());
+    let armed = false;
+    remove.addEventListener('click', async () => {
+      if (!armed) {
+        armed = true;
+        replace(remove, 'Confirm delete', hiddenName());
+        return;
+      }
+      remove.disabled = true;
+      try {
+        await api.delete(`/my-outputs/${item.id}`);
+        status.textContent = `${item.fileName} deleted.`;
+        await load();
+      } catch (failure) {
+        status.textContent = failure instanceof ApiError ? failure.message : 'Delete failed.';
+        remove.disabled = false;
+      }
+    });
+    const download = h('button', { type: 'button', className: 'secondary' }, 'Download', hiddenName());
+    download.addEventListener('click', async () => {
+      const { downloadUrl } = await api.get<{ downloadUrl: string }>(`/my-outputs/${item.id}/download-url`);
+      const link = h('a', { href: downloadUrl, download: item.fileName, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+    });
+    return h(
+      'li',
+      { className: 'tile', 'data-output': item.id },
+      mediaFor(item, `${item.fileName}, made ${new Date(item.createdAt).toLocaleString()}`),
+      h('span', { className: 'hint' }, `${item.fileName} · ${Math.ceil(item.sizeBytes / 1024)} KiB`),
+      h('div', { className: 'inline' }, download, remove),
+      publishControls(item),
+    );
+  };
+
+  async function load(): Promise<void> {
+    const result = await api.get<Page<HistoryItem>>(`/my-outputs${query({ page, limit: PAGE_SIZE })}`);
+    if (result.items.length === 0 && page > 1 && result.totalPages > 0) {
+      page = result.totalPages;
+      return load();
+    }
+    replace(grid, result.items.length === 0 ? h('li', null, 'Nothing yet: generate something first.') : result.items.map(tile));
+    replace(
+      nav,
+      pager(page, result.totalPages, (next) => {
+        page = next;
+        history.replaceState(null, '', `/history?page=${page}`);
+        void load();
+      }),
+    );
+  }
+  await load();
+}
