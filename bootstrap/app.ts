@@ -55,9 +55,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       logger,
       modules,
       webRoot: defaultWebRoot(),
-      // Signed view URLs are links of PUBLIC_URL (local storage, the only driver this build has); an object
-      // store that signs its own URLs must add its origin here, or the client's CSP blocks the media.
-      mediaOrigins: [new URL(config.publicUrl).origin],
+      // Signed view URLs are links of PUBLIC_URL with local storage; with S3 they are presigned URLs of the store
+      // (its public endpoint, else its endpoint, else the bucket's AWS host): the client's CSP must allow them.
+      mediaOrigins: mediaOriginsOf(config),
       auth: {
         authenticate: (token) => authenticate.execute(token),
         currentRole: async (userId) => (await ports.repos().users.findById(userId))?.role ?? null,
@@ -130,4 +130,16 @@ async function migrateWithRetry(migrate: () => Promise<string[]>, logger: Logger
       await new Promise((resolve) => setTimeout(resolve, 500 * attempt + Math.random() * 500));
     }
   }
+}
+
+/** Origins the web client loads images and videos from: the service itself, and the object store that signs URLs. */
+function mediaOriginsOf(config: Readonly<Config>): string[] {
+  const origins = [new URL(config.publicUrl).origin];
+  const { storage } = config;
+  if (storage.driver === 's3') {
+    const endpoint = storage.publicEndpoint ?? storage.endpoint;
+    if (endpoint) origins.push(new URL(endpoint).origin);
+    else origins.push(`https://${storage.bucket}.s3.${storage.region}.amazonaws.com`, `https://s3.${storage.region}.amazonaws.com`);
+  }
+  return origins;
 }

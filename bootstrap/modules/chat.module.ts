@@ -10,6 +10,8 @@ import { portsOf } from './ports.ts';
 
 /** The chat of API.md §9: the language model chosen by LLM_PROVIDER, none when it is unset (503). */
 export function bindChat(container: Container, config: Readonly<Config>): void {
+  // The web client shows its chat page when a language model is configured.
+  container.bind(TOKENS.FeatureContribution).toConstantValue({ chat: config.llm.provider !== null });
   const ports = portsOf(container);
   const { provider, url, model, apiKey, timeoutMs, perMinute, dailyPrompts } = config.llm;
   const server = { url, model, apiKey, timeoutMs };

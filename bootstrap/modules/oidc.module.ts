@@ -17,6 +17,8 @@ import { portsOf } from './ports.ts';
  * auth routes: `/auth/:provider` must not shadow them.
  */
 export function bindOidc(container: Container, config: Readonly<Config>): void {
+  // The web client shows a sign-in button per configured provider.
+  container.bind(TOKENS.FeatureContribution).toConstantValue({ oidcProviders: config.oidc.providers.map((provider) => provider.name) });
   const ports = portsOf(container);
   container.bind(TOKENS.OidcProviders).toConstantValue(
     new OpenIdClientProviders({

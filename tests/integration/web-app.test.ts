@@ -1,5 +1,6 @@
 import test from 'ava';
 import { TOKENS } from '../../bootstrap/tokens.ts';
+import { startS3StandIn } from '../support/s3-stand-in.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 // How the service serves the web client (web/dist) next to the API. Independent of the database: SQLite only.
@@ -61,4 +62,28 @@ test('GET /features merges what the optional modules contribute', async (t) => {
   t.deepEqual(res.body, { oidcProviders: ['google'], socialPlatforms: ['YOUTUBE'], chat: true });
   const legacy = await app.client().get('/api/features');
   t.deepEqual(legacy.body, res.body);
+});
+
+test('the features come from the configuration: OIDC providers and chat; with S3 the CSP allows the store’s media', async (t) => {
+  const configured = await startTestApp('sqlite', {
+    OIDC_PROVIDERS: 'acme',
+    OIDC_ACME_ISSUER: 'http://127.0.0.1:9/',
+    OIDC_ACME_CLIENT_ID: 'client',
+    OIDC_ACME_CLIENT_SECRET: 'secret',
+    LLM_PROVIDER: 'ollama',
+    LLM_URL: 'http://127.0.0.1:9',
+    LLM_MODEL: 'llama3.2',
+  });
+  t.teardown(() => configured.close());
+  t.deepEqual((await configured.client().get('/features')).body, { oidcProviders: ['acme'], socialPlatforms: [], chat: true });
+
+  const s3 = await startS3StandIn();
+  t.teardown(() => s3.stop());
+  const onS3 = await startTestApp('sqlite', { ...s3.env, S3_PUBLIC_ENDPOINT: 'http://media.example.test:9000' });
+  t.teardown(() => onS3.close());
+  t.deepEqual((await onS3.client().get('/features')).body, { oidcProviders: [], socialPlatforms: [], chat: false });
+  const page = await fetch(`${onS3.baseUrl}/`, { headers: html });
+  const csp = page.headers.get('content-security-policy') ?? '';
+  t.regex(csp, /img-src [^;]*http:\/\/media\.example\.test:9000/);
+  t.regex(csp, /media-src [^;]*http:\/\/media\.example\.test:9000/);
 });
