@@ -116,7 +116,7 @@ export class ComfyClient {
   /** POST /upload/image with overwrite: returns the name LoadImage must use. */
   async upload(name: string, data: Buffer, mimeType: string): Promise<string> {
     const form = new FormData();
-    form.append('image', new Blob([data], { type: mimeType }), name);
+    form.append('image', new Blob([new Uint8Array(data)], { type: mimeType }), name);
     form.append('type', 'input');
     form.append('overwrite', 'true');
     const res = await this.request('POST', '/upload/image', form);
