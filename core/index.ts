@@ -22,6 +22,7 @@ export * from './domain/storage-key.ts';
 export * from './domain/template-revision.ts';
 export * from './domain/user.ts';
 export * from './domain/common-passwords.ts';
+export * from './domain/content-disposition.ts';
 export * from './domain/password-policy.ts';
 export * from './domain/user-events.ts';
 export * from './domain/workflow-graph.ts';

@@ -271,7 +271,6 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     const { queue } = await open();
     const other = (await open(true)).queue;
     const environment = uniqueEnv('pair');
-    for (let n = 0; n < 200; n += 1) await queue.publish({ taskType: 'generation', environment, body: { n } });
     const handled: number[][] = [[], []];
     const handler = (index: number) => async (message: DeliveredMessage) => {
       handled[index]!.push((message.body as { n: number }).n);
@@ -280,6 +279,9 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     };
     const options = { ...base, concurrency: 4, taskTypes: ['generation' as const], environment, visibilitySeconds: 30 };
     const consumers = await Promise.all([queue.consume(options, handler(0)), other.consume(options, handler(1))]);
+    // Both consumers wait for work before it arrives, so neither can drain the queue before the other has started.
+    await sleep(100);
+    for (let n = 0; n < 200; n += 1) await queue.publish({ taskType: 'generation', environment, body: { n } });
     await waitFor(() => handled[0]!.length + handled[1]!.length >= 200, '200 deliveries', 20_000);
     await sleep(200);
     await Promise.all(consumers.map((consumer) => consumer.stop()));
