@@ -25,6 +25,8 @@ export interface ComfyFileRef {
 export type ComfyQueueItem = [number, string, unknown, Record<string, unknown>, unknown];
 
 export interface ComfyHistoryEntry {
+  /** `[number, prompt_id, prompt, extra_data, outputs_to_execute]`. */
+  prompt?: unknown[];
   outputs: Record<string, Record<string, unknown>>;
   status?: { status_str?: string; completed?: boolean; messages?: [string, Record<string, unknown>][] };
 }
@@ -100,6 +102,11 @@ export class ComfyClient {
   async history(promptId: string): Promise<ComfyHistoryEntry | null> {
     const body = (await this.getJson(`/history/${encodeURIComponent(promptId)}`)) as Record<string, ComfyHistoryEntry>;
     return body[promptId] ?? null;
+  }
+
+  /** The newest `maxItems` history entries, by prompt id (GET /history?max_items=N). */
+  async recentHistory(maxItems: number): Promise<Record<string, ComfyHistoryEntry>> {
+    return (await this.getJson(`/history?max_items=${maxItems}`)) as Record<string, ComfyHistoryEntry>;
   }
 
   /** Streams a file from /view: the deadline covers the response headers, never the body. */

@@ -87,9 +87,13 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     for (const client of this.pool.reachableClients()) {
       try {
         const { running, pending } = await client.queue();
-        if ([...running, ...pending].some((item) => item[1] === promptId)) {
+        // The superseded attempt's prompt, or any earlier attempt's prompt of the same job still queued or running
+        // (the superseded attempt may only have adopted one itself).
+        const found = [...running, ...pending].find((item) => item[1] === promptId || (request.jobId !== undefined && jobOf(item) === request.jobId));
+        if (found) {
+          const foundId = String(found[1]);
           request.onEvent({ type: 'status', text: 'Resuming the earlier attempt' });
-          const watch = this.watch(client, promptId, request, await client.openSocket(promptId).catch(() => null));
+          const watch = this.watch(client, foundId, request, await client.openSocket(foundId).catch(() => null));
           try {
             return await watch.run();
           } finally {
@@ -99,6 +103,12 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
         const entry = await client.history(promptId);
         // A failed or interrupted earlier run is run again; only success is adopted.
         if (entry && entry.status?.status_str !== 'error') return resultOf(client, entry);
+        // An earlier attempt of the same job that finished while the attempt it superseded only adopted it.
+        if (request.jobId !== undefined) {
+          const recent = Object.values(await client.recentHistory(RECENT_HISTORY));
+          const done = recent.reverse().find((item) => jobOf(item.prompt ?? []) === request.jobId && item.status?.status_str !== 'error');
+          if (done) return resultOf(client, done);
+        }
       } catch (error) {
         if (!(error instanceof ComfyUnavailable)) throw error;
         this.pool.markFailed(client, error);
@@ -121,7 +131,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     try {
       const workflow = await this.uploadInputs(client, request);
       if (request.signal?.aborted) return interruptedBeforeStart();
-      const outcome = await client.submit(workflow, promptId, promptId, { mgs_run: promptId });
+      const outcome = await client.submit(workflow, promptId, promptId, { mgs_run: promptId, ...(request.jobId ? { mgs_job: request.jobId } : {}) });
       if (outcome.kind === 'rejected') {
         return {
           ok: false,
@@ -198,4 +208,13 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     for (const watch of this.watches) watch.close();
     this.pool.close();
   }
+}
+
+/** How far back a redelivered attempt looks in a server's history for its job's finished prompt. */
+const RECENT_HISTORY = 200;
+
+/** The job a queued prompt belongs to, from the `extra_data` this adapter submitted it with. */
+function jobOf(item: readonly unknown[]): string | undefined {
+  const extra = item[3];
+  return typeof extra === 'object' && extra !== null && typeof (extra as { mgs_job?: unknown }).mgs_job === 'string' ? (extra as { mgs_job: string }).mgs_job : undefined;
 }

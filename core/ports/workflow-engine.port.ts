@@ -53,6 +53,9 @@ export interface EngineRunRequest {
    * for that prompt and adopts it (waits for it, or reads its outputs) rather than running the job twice.
    */
   supersedes?: string;
+  /** The job this run is an attempt of: an engine that can find any earlier attempt's prompt still running by it
+   * (a chain of redeliveries, where `supersedes` names an attempt that only adopted a prompt) uses it. */
+  jobId?: string;
   workflow: WorkflowGraph;
   inputs: EngineInputFile[];
   onEvent(event: EngineEvent): void;

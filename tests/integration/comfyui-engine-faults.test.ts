@@ -129,6 +129,35 @@ test.serial('a redelivered attempt that supersedes a still-running prompt adopts
   t.deepEqual(await historyIds(target), [first.req.runId]);
 });
 
+test.serial('a chain of redeliveries: an attempt that only adopted the prompt dies too; the next one still finds the prompt by its job, never submitting twice', async (t) => {
+  const target = await server(t);
+  const proxy = await proxied(t, target);
+  const jobId = randomUUID();
+  const crashed = new ComfyEngine({ ...FAST, urls: [proxy.url] });
+  const first = request(shortBlur(8), { jobId });
+  const abandoned = crashed.run(first.req);
+  await first.running;
+  await crashed.close(); // attempt 1 died; its prompt runs on
+  await abandoned;
+
+  // Attempt 2 adopts attempt 1's prompt, then dies as well.
+  const adopter = new ComfyEngine({ ...FAST, urls: [proxy.url] });
+  const second = request(shortBlur(8), { jobId, supersedes: first.req.runId });
+  const adopting = adopter.run(second.req);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await adopter.close();
+  await adopting;
+
+  // Attempt 3 supersedes attempt 2, whose run id names no prompt: the job's prompt is found all the same.
+  const engine = engineFor(t, [proxy.url]);
+  const third = request(shortBlur(8), { jobId, supersedes: second.req.runId });
+  const outcome = await engine.run(third.req);
+  if (!outcome.ok) return t.fail(JSON.stringify(outcome.error));
+  t.is(outcome.files.length, 8);
+  t.is(proxy.count('POST /prompt '), 1, 'the workflow ran once on the engine');
+  t.deepEqual(await historyIds(target), [first.req.runId]);
+});
+
 test.serial('a redelivered attempt whose earlier prompt already succeeded reads its outputs without running again', async (t) => {
   const target = await server(t);
   const proxy = await proxied(t, target);

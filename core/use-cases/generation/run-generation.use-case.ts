@@ -101,7 +101,7 @@ export class RunGeneration {
       const { workflow, files } = await this.deps.inputs.load(job);
       // The previous attempt's prompt may still be on the engine: the engine adopts it rather than running the job twice.
       const supersedes = previousRunId ? { supersedes: previousRunId } : {};
-      return await this.deps.engine.run({ runId, ...supersedes, workflow, inputs: files, onEvent: relay.handle, signal: controller.signal });
+      return await this.deps.engine.run({ runId, jobId: job.id, ...supersedes, workflow, inputs: files, onEvent: relay.handle, signal: controller.signal });
     } finally {
       clearInterval(heartbeat);
       unregister();
