@@ -42,7 +42,7 @@ export interface SqsMessageQueueOptions {
   waitTimeSeconds?: number;
   backoff?: BackoffPolicy;
   logger?: Logger;
-  /** Deletes are batched (up to 10) and flushed this often. */
+  /** Deletes are batched (up to 10, those settled together) and flushed this soon after the first (default 0 ms). */
   deleteFlushMs?: number;
 }
 
@@ -123,7 +123,7 @@ export class SqsMessageQueue implements MessageQueue {
   // --- used by consumers ---------------------------------------------------------------------------
 
   get settings(): { queueUrl: string; waitTimeSeconds: number; backoff: BackoffPolicy; logger: Logger; deleteFlushMs: number } {
-    return { queueUrl: this.queueUrl, waitTimeSeconds: this.waitTimeSeconds, backoff: this.backoff, logger: this.logger, deleteFlushMs: this.options.deleteFlushMs ?? 50 };
+    return { queueUrl: this.queueUrl, waitTimeSeconds: this.waitTimeSeconds, backoff: this.backoff, logger: this.logger, deleteFlushMs: this.options.deleteFlushMs ?? 0 };
   }
 
   async sendDead(message: Message, reason: string): Promise<void> {
@@ -345,7 +345,9 @@ class SqsConsumer implements Consumer {
   /** Our view of the visibility: when it runs out SQS redelivers, so the handler's late outcome must not count. */
   private arm(delivery: Delivery, seconds: number): void {
     if (delivery.timer) clearTimeout(delivery.timer);
-    delivery.timer = setTimeout(() => (delivery.expired = true), seconds * 1000);
+    // A little before SQS's own clock runs out (it started when SQS answered the receive): a receipt handle used
+    // after that is stale, so the outcome is dropped and the message comes back instead.
+    delivery.timer = setTimeout(() => (delivery.expired = true), Math.max(500, seconds * 1000 - 250));
   }
 
   private async settle(delivery: Delivery, settlement: Settlement): Promise<void> {
