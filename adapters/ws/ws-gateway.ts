@@ -59,6 +59,8 @@ interface Client {
   /** The seq of the last event sent on this socket (null before the first): a later one that skips ahead makes the
    * gateway fill the gap from the store, and an older or repeated one is not sent twice. */
   lastSeq: number | null;
+  /** A catch-up from the store the gateway started on its own (not the client's sync), while it runs. */
+  catchingUp: Promise<void> | null;
 }
 
 const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024;
@@ -208,7 +210,7 @@ export class WsGateway {
       return;
     }
     const { userId } = claims;
-    const client: Client = { ws, userId, tokenId: claims.tokenId, sessionId: claims.sessionId, expiry: null, alive: true, held: null, overflowed: false, lastSeq: null };
+    const client: Client = { ws, userId, tokenId: claims.tokenId, sessionId: claims.sessionId, expiry: null, alive: true, held: null, overflowed: false, lastSeq: null, catchingUp: null };
     this.expireAt(client, claims.expiresAt);
     let clients = this.byUser.get(userId);
     if (!clients) {
@@ -245,8 +247,10 @@ export class WsGateway {
     if (since !== undefined && (!Number.isSafeInteger(since) || (since as number) < 0)) {
       return this.sendError(client, '"since" must be a non-negative integer (a seq) or absent');
     }
-    if (client.held !== null) return this.sendError(client, 'A sync is already in progress');
-    this.sync(client, since as number | undefined).catch((error: unknown) => {
+    // The client's own sync waits for a catch-up the gateway started; only a second client sync is refused.
+    if (client.held !== null && client.catchingUp === null) return this.sendError(client, 'A sync is already in progress');
+    const after = client.catchingUp ?? Promise.resolve();
+    after.then(() => (client.held !== null ? this.sendError(client, 'A sync is already in progress') : this.sync(client, since as number | undefined))).catch((error: unknown) => {
       this.deps.logger.error('ws: sync failed', { userId: client.userId, error: String(error) });
       this.sendError(client, 'Sync failed; try again');
     });
@@ -356,8 +360,12 @@ export class WsGateway {
 
   private catchUp(client: Client, pending: HeldEvent[]): void {
     const since = client.lastSeq ?? 0;
-    const replaying = this.replay(client, since, pending);
-    replaying.catch((error: unknown) => this.deps.logger.warn('ws: catching up from the event store failed', { userId: client.userId, error: String(error) }));
+    const replaying = this.replay(client, since, pending)
+      .catch((error: unknown) => this.deps.logger.warn('ws: catching up from the event store failed', { userId: client.userId, error: String(error) }))
+      .finally(() => {
+        if (client.catchingUp === replaying) client.catchingUp = null;
+      });
+    client.catchingUp = replaying;
   }
 
   private readonly heartbeat = (): void => {

@@ -171,6 +171,23 @@ for (const db of DATABASES) {
     await tab.close();
   });
 
+  test(`${db}: a client's sync sent while the gateway fills a gap waits for it instead of being refused`, async (t) => {
+    const alice = await signedUp();
+    const tab = await connectWs(wsUrl, { cookie: alice.token });
+    const jobId = randomUUID();
+    await publish(alice.id, progress(jobId, 1, 3));
+    await tab.waitFor(isEvent);
+    const repos = resolve(app.app.container, TOKENS.Repositories);
+    await repos.events.append(alice.id, progress(jobId, 2, 3) as unknown as UserEvent, new Date());
+    await publish(alice.id, progress(jobId, 3, 3)); // a gap: the gateway reads seq 2 from the (slowed) store
+    tab.send({ type: 'sync', since: 0 });
+    const snapshot = await tab.waitFor((m) => m.type === 'job.snapshot');
+    t.truthy(snapshot);
+    t.false(tab.messages.some((m) => m.type === 'error'), JSON.stringify(tab.messages.filter((m) => m.type === 'error')));
+    t.deepEqual(seqsOf(tab.messages), [1, 2, 3, 1, 2, 3], 'the gap filled in order, then the replay the client asked for');
+    await tab.close();
+  });
+
   test(`${db}: sync since=1 replays the later events in order, then one job.snapshot`, async (t) => {
     const user = await signedUp();
     const jobId = randomUUID();
