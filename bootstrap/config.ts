@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_RESOURCE_LIMITS as LIMITS, type ResourceLimits } from '../core/domain/resource-limits.ts';
+import { parseTokenKeys } from '../adapters/crypto/aes-gcm-token-cipher.ts';
 
 /**
  * The environment is parsed once, here, into a frozen typed object. Every problem is collected so an
@@ -102,6 +103,20 @@ export interface Config {
   llm: LlmConfig;
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
+  /** Social platforms outputs are published to (YOUTUBE_*, TIKTOK_*), and the key(s) their tokens are sealed with. */
+  social: SocialConfig;
+}
+
+export interface SocialConfig {
+  youtube: { clientId: string; clientSecret: string } | null;
+  tiktok: { clientKey: string; clientSecret: string } | null;
+  /** TOKEN_ENCRYPTION_KEY as given (checked here, parsed by the cipher): `[id:]key[,...]`, the first seals. Empty with no platform. */
+  tokenEncryptionKey: string;
+  /** Each platform call without progress (SOCIAL_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** How long one attempt waits for TikTok to finish processing a post (TIKTOK_POLL_TIMEOUT); a retry resumes. */
+  tiktokPollTimeoutMs: number;
+  tiktokPollIntervalMs: number;
 }
 
 /**
@@ -442,6 +457,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     oidc: { providers: oidcProviders(read, appEnv), timeoutMs: read.int('OIDC_TIMEOUT_MS', 10_000, 100, 120_000) },
     llm: llmConfig(read),
     seedTemplates: read.bool('SEED_TEMPLATES', appEnv === 'local'),
+    social: socialConfig(read, appEnv, dataDir, options.persistLocalSecret ?? true),
   };
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
@@ -509,13 +525,49 @@ function rawWorkflowRoles(read: Reader): ('user' | 'admin')[] {
   return [...new Set(listed)] as ('user' | 'admin')[];
 }
 
-/** APP_ENV=local keeps a generated signing secret under DATA_DIR so sessions survive restarts. */
-function localSecret(dataDir: string, persist: boolean): string {
-  if (!persist) return randomBytes(48).toString('base64url');
-  const file = path.join(dataDir, 'jwt-secret');
+/**
+ * YOUTUBE_CLIENT_ID/YOUTUBE_CLIENT_SECRET (a Google OAuth client with the YouTube Data API enabled) and
+ * TIKTOK_CLIENT_KEY/TIKTOK_CLIENT_SECRET; each platform is on when both of its values are set. With any platform,
+ * TOKEN_ENCRYPTION_KEY is required (APP_ENV=local generates one and keeps it under DATA_DIR).
+ */
+function socialConfig(read: Reader, appEnv: AppEnv, dataDir: string, persist: boolean): SocialConfig {
+  const pair = (idName: string, secretName: string): [string, string] | null => {
+    const id = read.raw(idName);
+    const secret = read.raw(secretName);
+    if (!id && !secret) return null;
+    if (!id || !secret) {
+      read.problems.push(`${id ? secretName : idName} is required when ${id ? idName : secretName} is set`);
+      return null;
+    }
+    return [id, secret];
+  };
+  const youtube = pair('YOUTUBE_CLIENT_ID', 'YOUTUBE_CLIENT_SECRET');
+  const tiktok = pair('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
+  let tokenEncryptionKey = read.raw('TOKEN_ENCRYPTION_KEY') ?? '';
+  if (tokenEncryptionKey) {
+    const parsed = parseTokenKeys(tokenEncryptionKey);
+    if ('problem' in parsed) read.problems.push(`TOKEN_ENCRYPTION_KEY: ${parsed.problem}`);
+  } else if (youtube || tiktok) {
+    if (appEnv === 'local') tokenEncryptionKey = localSecret(dataDir, persist, 'token-encryption-key', () => randomBytes(32).toString('hex'));
+    else read.problems.push(`TOKEN_ENCRYPTION_KEY is required when a social platform is configured and APP_ENV=${appEnv} (32 bytes as 64 hex characters or base64; "id:key,oldid:oldkey" to rotate)`);
+  }
+  return {
+    youtube: youtube ? { clientId: youtube[0], clientSecret: youtube[1] } : null,
+    tiktok: tiktok ? { clientKey: tiktok[0], clientSecret: tiktok[1] } : null,
+    tokenEncryptionKey,
+    timeoutMs: read.int('SOCIAL_TIMEOUT_MS', 30_000, 100, 600_000),
+    tiktokPollTimeoutMs: read.duration('TIKTOK_POLL_TIMEOUT', 10 * 60) * 1000,
+    tiktokPollIntervalMs: read.int('TIKTOK_POLL_INTERVAL_MS', 5_000, 10, 600_000),
+  };
+}
+
+/** APP_ENV=local keeps a generated secret under DATA_DIR (the JWT signing secret, the token key) so it survives restarts. */
+function localSecret(dataDir: string, persist: boolean, fileName = 'jwt-secret', make = () => randomBytes(48).toString('base64url')): string {
+  if (!persist) return make();
+  const file = path.join(dataDir, fileName);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
+  const secret = make();
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
 }

@@ -12,7 +12,8 @@ import type { ObjectStorage } from '../core/ports/object-storage.port.ts';
 import type { Outbox } from '../core/ports/outbox.port.ts';
 import type { OidcProviders } from '../core/ports/oidc-providers.port.ts';
 import type { PasswordHasher } from '../core/ports/password-hasher.port.ts';
-import type { MessageQueue } from '../core/ports/queue.port.ts';
+import type { DeliveredMessage, HandlerOutcome, MessageQueue } from '../core/ports/queue.port.ts';
+import type { TaskType } from '../core/domain/messages.ts';
 import type { TokenIssuer } from '../core/ports/token-issuer.port.ts';
 import type { Transaction, UnitOfWork } from '../core/ports/unit-of-work.port.ts';
 import type { EventBus } from '../core/ports/user-events.port.ts';
@@ -125,4 +126,13 @@ export const TOKENS = {
   OutputHistory: token<OutputHistory>('OutputHistory'),
   JobQueries: token<JobQueries>('JobQueries'),
   RunGeneration: token<RunGeneration>('RunGeneration'),
+  /** Multi-bound: the worker's handler of one task type (generation, publish); one consumer serves them all. */
+  TaskHandler: token<TaskHandlerBinding>('TaskHandler'),
 } as const;
+
+/** How the worker handles messages of one task type, and ends their work when they go to the dead letters. */
+export interface TaskHandlerBinding {
+  taskType: TaskType;
+  handle(message: DeliveredMessage): Promise<HandlerOutcome>;
+  onDeadLetter(message: DeliveredMessage, reason: string): Promise<void>;
+}

@@ -12,6 +12,7 @@ import { errorBody, HttpError } from './error-table.ts';
 import { JSON_DEPTH_MAX, jsonDepth } from './json-shape.ts';
 import { OpenApiDocument } from './openapi.ts';
 import { webAppRouter } from './web-app.ts';
+import { connectPagesRouter } from './connect-pages.ts';
 
 export const API_PREFIX = '/api/v1';
 export const LEGACY_PREFIX = '/api';
@@ -30,6 +31,8 @@ export interface HttpAppOptions {
   webRoot?: string | null;
   /** Origins of signed media URLs, allowed by the client's Content-Security-Policy. */
   mediaOrigins?: readonly string[];
+  /** Where the social connection pages link back to (FRONTEND_URL). */
+  frontendUrl?: string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -124,6 +127,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     },
     api.router,
   );
+  app.use(connectPagesRouter(options.frontendUrl ?? ''));
   if (options.webRoot) app.use(webAppRouter(options.webRoot, { secure: options.cookies.secure, mediaOrigins: options.mediaOrigins ?? [] }));
 
   app.use((req: Request, res: Response) => {

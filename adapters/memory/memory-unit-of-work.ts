@@ -5,6 +5,8 @@ import { MemoryCoinLedger } from './memory-coin-ledger.ts';
 import { MemoryDeductionClaims } from './memory-deduction-claims.ts';
 import { MemoryHistoryRepository } from './memory-history-repository.ts';
 import { MemoryIdentityRepository } from './memory-identity-repository.ts';
+import { MemoryPublicationRepository } from './memory-publication-repository.ts';
+import { MemorySocialConnectionRepository } from './memory-social-connection-repository.ts';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.ts';
 import { MemoryJobRepository } from './memory-job-repository.ts';
 import { MemoryOutbox, MemoryOutboxSignal } from './memory-outbox.ts';
@@ -36,6 +38,8 @@ function memoryRepositories(store: MemoryStore, signal: MemoryOutboxSignal, afte
     uploads: new MemoryUploadRepository(store),
     events: new MemoryUserEventStore(store),
     identities: new MemoryIdentityRepository(store),
+    connections: new MemorySocialConnectionRepository(store),
+    publications: new MemoryPublicationRepository(store),
   };
 }
 

@@ -6,6 +6,8 @@ import type { SequelizeDatabase } from './sequelize-database.ts';
 import { SequelizeDeductionClaims } from './sequelize-deduction-claims.ts';
 import { SequelizeHistoryRepository } from './sequelize-history-repository.ts';
 import { SequelizeIdentityRepository } from './sequelize-identity-repository.ts';
+import { SequelizePublicationRepository } from './sequelize-publication-repository.ts';
+import { SequelizeSocialConnectionRepository } from './sequelize-social-connection-repository.ts';
 import { SequelizeIdempotencyStore } from './sequelize-idempotency-store.ts';
 import { SequelizeJobRepository } from './sequelize-job-repository.ts';
 import { OutboxSignal, SequelizeOutbox } from './sequelize-outbox.ts';
@@ -52,6 +54,8 @@ export class SequelizeRepositories implements Omit<Transaction, 'afterCommit'> {
   get uploads() { return this.once('uploads', () => new SequelizeUploadRepository(this.scope)); }
   get events() { return this.once('events', () => new SequelizeUserEventStore(this.scope)); }
   get identities() { return this.once('identities', () => new SequelizeIdentityRepository(this.scope)); }
+  get connections() { return this.once('connections', () => new SequelizeSocialConnectionRepository(this.scope)); }
+  get publications() { return this.once('publications', () => new SequelizePublicationRepository(this.scope)); }
 }
 
 class SequelizeTransaction extends SequelizeRepositories implements Transaction {

@@ -10,6 +10,7 @@ import { bindGeneration } from './generation.module.ts';
 import { bindDiagnostics } from './diagnostics.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
+import { bindSocial } from './social.module.ts';
 import { resolve, TOKENS } from '../tokens.ts';
 
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
@@ -23,6 +24,7 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   bindGeneration(container, config);
   bindDiagnostics(container, config);
   bindChat(container, config);
+  bindSocial(container, config);
   // After every other module's routes: GET /auth/:provider takes any word under /auth.
   bindOidc(container, config);
   // Last: starts after every part it runs tasks of, and stops first.

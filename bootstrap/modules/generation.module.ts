@@ -21,7 +21,7 @@ import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import { SweepUnclaimedDeductions } from '../../core/use-cases/generation/sweep-unclaimed-deductions.use-case.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
-import { resolve, TOKENS, type LifecycleBinding } from '../tokens.ts';
+import { resolve, resolveAll, TOKENS, type LifecycleBinding, type TaskHandlerBinding } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
 function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
@@ -156,6 +156,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
   });
   container.bind(TOKENS.RouteModule).toDynamicValue(() => outputsRoutes({ history: get(TOKENS.OutputHistory) }));
 
+  bindGenerationHandler(container);
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => workerLifecycle(container, config));
 
   const scheduler = ports.scheduler();
@@ -193,22 +194,34 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
   });
 }
 
+function bindGenerationHandler(container: Container): void {
+  const ports = portsOf(container);
+  // Generation's own handler; other modules (publishing) bind theirs.
+  container.bind(TOKENS.TaskHandler).toDynamicValue(() => {
+    const control = resolve(container, TOKENS.JobControl);
+    const run = resolve(container, TOKENS.RunGeneration);
+    const deadLetters = new FailDeadLetteredJob({
+      uow: ports.uow(),
+      lifecycle: resolve(container, TOKENS.JobLifecycle),
+      logger: ports.logger().child({ component: 'worker' }),
+      requestCancel: (jobId) => control.requestCancel(jobId),
+    });
+    const binding: TaskHandlerBinding = { taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) };
+    return binding;
+  });
+}
+
 function workerLifecycle(container: Container, config: Readonly<Config>): LifecycleBinding {
   let consumer: Consumer | null = null;
-  const ports = portsOf(container);
   return {
     name: 'generation-worker',
     roles: ['worker'],
     async start() {
-      const control = resolve(container, TOKENS.JobControl);
-      await control.start();
-      const run = resolve(container, TOKENS.RunGeneration);
-      const deadLetters = new FailDeadLetteredJob({
-        uow: ports.uow(),
-        lifecycle: resolve(container, TOKENS.JobLifecycle),
-        logger: ports.logger().child({ component: 'worker' }),
-        requestCancel: (jobId) => control.requestCancel(jobId),
-      });
+      await resolve(container, TOKENS.JobControl).start();
+      // One consumer for every task type (SQS keeps them on one queue: a consumer of some types would hand the others back).
+      const handlers = new Map(resolveAll(container, TOKENS.TaskHandler).map((binding) => [binding.taskType as string, binding]));
+      const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
+      if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
       consumer = await resolve(container, TOKENS.Queue).consume(
         {
           taskTypes: [...TASK_TYPES],
@@ -216,9 +229,9 @@ function workerLifecycle(container: Container, config: Readonly<Config>): Lifecy
           concurrency: config.generation.workerConcurrency,
           maxAttempts: config.generation.maxAttempts,
           visibilitySeconds: config.generation.visibilitySeconds,
-          onDeadLetter: (message, reason) => deadLetters.execute(message, reason),
+          onDeadLetter: async (message, reason) => handlers.get(message.taskType)?.onDeadLetter(message, reason),
         },
-        (message) => run.execute(message),
+        async (message) => handlers.get(message.taskType)?.handle(message) ?? { action: 'dead', reason: `no handler for task type ${message.taskType}` },
       );
     },
     async stop() {

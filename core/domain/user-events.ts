@@ -13,7 +13,10 @@ export type UserEvent =
   | { type: 'job.output'; jobId: string; output: HistoryView }
   | { type: 'job.completed'; jobId: string; outputs: HistoryView[]; texts: string[] }
   | { type: 'job.failed'; jobId: string; error: { code: string; message: string; nodeId?: string }; refunded: number }
-  | { type: 'job.cancelled'; jobId: string; refunded: number };
+  | { type: 'job.cancelled'; jobId: string; refunded: number }
+  // Publishing an output (API.md §6); `jobId` is the output's job.
+  | { type: 'publish.completed'; jobId: string; outputId: string; platform: string; url: string | null }
+  | { type: 'publish.failed'; jobId: string; outputId: string; platform: string; error: string };
 
 export type UserEventType = UserEvent['type'];
 
@@ -32,6 +35,8 @@ export const USER_EVENT_TYPES: readonly UserEventType[] = [
   'job.completed',
   'job.failed',
   'job.cancelled',
+  'publish.completed',
+  'publish.failed',
 ];
 
 /** A stored event read back (from the database or the bus): a known type with a job id, or null. */

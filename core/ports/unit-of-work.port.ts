@@ -6,6 +6,8 @@ import type { IdentityRepository } from './identity-repository.port.ts';
 import type { IdempotencyStore } from './idempotency-store.port.ts';
 import type { JobRepository } from './job-repository.port.ts';
 import type { OutboxWriter } from './outbox.port.ts';
+import type { PublicationRepository } from './publication-repository.port.ts';
+import type { SocialConnectionRepository } from './social-connection-repository.port.ts';
 import type { SessionRepository } from './session-repository.port.ts';
 import type { StagedOutputs } from './staged-outputs.port.ts';
 import type { TemplateRepository } from './template-repository.port.ts';
@@ -33,6 +35,8 @@ export interface Transaction {
   readonly uploads: UploadRepository;
   readonly events: UserEventStore;
   readonly identities: IdentityRepository;
+  readonly connections: SocialConnectionRepository;
+  readonly publications: PublicationRepository;
   /**
    * Runs `hook` once this transaction has committed, never when it rolls back: notifications, bus
    * publishes and socket fan-out go here, so nobody hears of a change that did not happen. A hook that

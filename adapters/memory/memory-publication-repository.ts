@@ -1,0 +1,67 @@
+import type { Publication, SocialPlatform } from '../../core/domain/social.ts';
+import type { HistoryItem } from '../../core/domain/job.ts';
+import type { PublicationEnd, PublicationRepository } from '../../core/ports/publication-repository.port.ts';
+import type { MemoryStore } from './memory-store.ts';
+
+const keyOf = (outputId: string, platform: string) => `${outputId}\u0000${platform}`;
+const copy = (publication: Publication): Publication => ({ ...publication, createdAt: new Date(publication.createdAt), updatedAt: new Date(publication.updatedAt) });
+
+export class MemoryPublicationRepository implements PublicationRepository {
+  private readonly publications: Map<string, Publication>;
+  private readonly history: Map<string, HistoryItem>;
+
+  constructor(private readonly store: MemoryStore) {
+    this.publications = store.table<Publication>('publications');
+    this.history = store.table<HistoryItem>('history_items');
+  }
+
+  async request(publication: Publication): Promise<{ started: boolean; publication: Publication }> {
+    if (!this.history.has(publication.outputId)) throw new Error(`no output ${publication.outputId}`);
+    const key = keyOf(publication.outputId, publication.platform);
+    const existing = this.live(publication.outputId, publication.platform);
+    if (existing && existing.status !== 'failed') return { started: false, publication: copy(existing) };
+    const row: Publication = existing ? { ...publication, createdAt: existing.createdAt } : publication;
+    this.publications.set(key, copy({ ...row, status: 'pending', url: null, error: null, remoteRef: null }));
+    return { started: true, publication: copy(this.publications.get(key)!) };
+  }
+
+  async find(outputId: string, platform: SocialPlatform): Promise<Publication | null> {
+    const found = this.live(outputId, platform);
+    return found ? copy(found) : null;
+  }
+
+  async listForOutput(outputId: string): Promise<Publication[]> {
+    return [...this.publications.values()].filter((p) => p.outputId === outputId && this.history.has(outputId)).sort((a, b) => a.platform.localeCompare(b.platform)).map(copy);
+  }
+
+  async begin(outputId: string, platform: SocialPlatform, attemptId: string, now: Date): Promise<boolean> {
+    const found = this.live(outputId, platform);
+    if (!found || found.attemptId !== attemptId || (found.status !== 'pending' && found.status !== 'uploading')) return false;
+    this.publications.set(keyOf(outputId, platform), { ...found, status: 'uploading', updatedAt: new Date(now) });
+    return true;
+  }
+
+  async saveRemoteRef(outputId: string, platform: SocialPlatform, attemptId: string, remoteRef: string, now: Date): Promise<boolean> {
+    const found = this.live(outputId, platform);
+    if (!found || found.attemptId !== attemptId || found.status !== 'uploading') return false;
+    this.publications.set(keyOf(outputId, platform), { ...found, remoteRef, updatedAt: new Date(now) });
+    return true;
+  }
+
+  async end(outputId: string, platform: SocialPlatform, attemptId: string, end: PublicationEnd, now: Date): Promise<boolean> {
+    const found = this.live(outputId, platform);
+    if (!found || found.attemptId !== attemptId || (found.status !== 'pending' && found.status !== 'uploading')) return false;
+    const result = end.status === 'published' ? { status: end.status, url: end.url, error: null } : { status: end.status, url: null, error: end.error };
+    this.publications.set(keyOf(outputId, platform), { ...found, ...result, updatedAt: new Date(now) });
+    return true;
+  }
+
+  async deleteForOutput(outputId: string): Promise<void> {
+    for (const [key, publication] of this.publications) if (publication.outputId === outputId) this.publications.delete(key);
+  }
+
+  /** A row whose output was deleted is gone (the foreign key cascades in SQL). */
+  private live(outputId: string, platform: SocialPlatform): Publication | undefined {
+    return this.history.has(outputId) ? this.publications.get(keyOf(outputId, platform)) : undefined;
+  }
+}

@@ -1,0 +1,57 @@
+import type { SocialConnection, SocialPlatform } from '../../core/domain/social.ts';
+import type { SocialConnectionRepository } from '../../core/ports/social-connection-repository.port.ts';
+import type { MemoryStore } from './memory-store.ts';
+
+const keyOf = (userId: string, platform: string) => `${userId}\u0000${platform}`;
+const copy = (connection: SocialConnection): SocialConnection => ({
+  ...connection,
+  expiresAt: connection.expiresAt ? new Date(connection.expiresAt) : null,
+  createdAt: new Date(connection.createdAt),
+  updatedAt: new Date(connection.updatedAt),
+});
+
+export class MemorySocialConnectionRepository implements SocialConnectionRepository {
+  private readonly connections: Map<string, SocialConnection>;
+
+  constructor(private readonly store: MemoryStore) {
+    this.connections = store.table<SocialConnection>('social_connections');
+  }
+
+  async save(connection: Omit<SocialConnection, 'version'>): Promise<void> {
+    // Like the foreign key: a connection needs its user.
+    if (!this.store.users.has(connection.userId)) throw new Error(`no user ${connection.userId}`);
+    this.connections.set(keyOf(connection.userId, connection.platform), copy({ ...connection, version: 1 }));
+  }
+
+  async find(userId: string, platform: SocialPlatform): Promise<SocialConnection | null> {
+    const found = this.live(userId, platform);
+    return found ? copy(found) : null;
+  }
+
+  async listForUser(userId: string): Promise<SocialConnection[]> {
+    return [...this.connections.values()].filter((c) => c.userId === userId && this.store.users.has(userId)).sort((a, b) => a.platform.localeCompare(b.platform)).map(copy);
+  }
+
+  async replaceTokens(
+    userId: string,
+    platform: SocialPlatform,
+    fromVersion: number,
+    tokens: Pick<SocialConnection, 'accessToken' | 'refreshToken' | 'expiresAt' | 'updatedAt'>,
+  ): Promise<boolean> {
+    const found = this.live(userId, platform);
+    if (!found || found.version !== fromVersion) return false;
+    this.connections.set(keyOf(userId, platform), copy({ ...found, ...tokens, version: found.version + 1 }));
+    return true;
+  }
+
+  async delete(userId: string, platform: SocialPlatform): Promise<SocialConnection | null> {
+    const found = this.live(userId, platform);
+    this.connections.delete(keyOf(userId, platform));
+    return found ? copy(found) : null;
+  }
+
+  /** A row whose user was deleted is gone (the foreign key cascades in SQL). */
+  private live(userId: string, platform: SocialPlatform): SocialConnection | undefined {
+    return this.store.users.has(userId) ? this.connections.get(keyOf(userId, platform)) : undefined;
+  }
+}

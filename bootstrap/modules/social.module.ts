@@ -1,0 +1,109 @@
+import type { Container } from 'inversify';
+import { AesGcmTokenCipher, parseTokenKeys } from '../../adapters/crypto/aes-gcm-token-cipher.ts';
+import { API_PREFIX } from '../../adapters/http/http-app.ts';
+import { socialRoutes } from '../../adapters/http/routes/social.routes.ts';
+import { TikTokPlatform } from '../../adapters/social/tiktok-platform.ts';
+import { YouTubePlatform } from '../../adapters/social/youtube-platform.ts';
+import type { SocialPlatform } from '../../core/domain/social.ts';
+import type { SocialPlatformClient, SocialPlatforms } from '../../core/ports/social-platform.port.ts';
+import type { TokenCipher } from '../../core/ports/token-cipher.port.ts';
+import { CompleteConnection, ManageConnections, StartConnection } from '../../core/use-cases/social/connect-platform.use-case.ts';
+import { ConnectionTokens } from '../../core/use-cases/social/connection-tokens.ts';
+import { ListPublications } from '../../core/use-cases/social/list-publications.use-case.ts';
+import { PendingConnections } from '../../core/use-cases/social/pending-connections.ts';
+import { RequestPublication } from '../../core/use-cases/social/request-publication.use-case.ts';
+import { FailDeadLetteredPublication, PublicationEnds, RunPublication } from '../../core/use-cases/social/run-publication.use-case.ts';
+import type { Config } from '../config.ts';
+import { resolve, TOKENS, type TaskHandlerBinding } from '../tokens.ts';
+import { portsOf } from './ports.ts';
+
+/** The platforms with credentials in the configuration (YOUTUBE_*, TIKTOK_*). */
+export function socialPlatformsOf(config: Readonly<Config>): SocialPlatforms {
+  const { social } = config;
+  const clients = new Map<SocialPlatform, SocialPlatformClient>();
+  if (social.youtube) clients.set('YOUTUBE', new YouTubePlatform({ ...social.youtube, timeoutMs: social.timeoutMs }));
+  if (social.tiktok) {
+    clients.set('TIKTOK', new TikTokPlatform({ ...social.tiktok, timeoutMs: social.timeoutMs, pollIntervalMs: social.tiktokPollIntervalMs, pollTimeoutMs: social.tiktokPollTimeoutMs }));
+  }
+  return { get: (platform) => clients.get(platform) ?? null, configured: () => [...clients.keys()] };
+}
+
+/** A cipher that refuses to work: no platform is configured, so there are no tokens to seal. */
+const NO_CIPHER: TokenCipher = {
+  seal: () => {
+    throw new Error('TOKEN_ENCRYPTION_KEY is not set');
+  },
+  open: () => {
+    throw new Error('TOKEN_ENCRYPTION_KEY is not set');
+  },
+  isStale: () => false,
+};
+
+function cipherOf(config: Readonly<Config>): TokenCipher {
+  if (!config.social.tokenEncryptionKey) return NO_CIPHER;
+  const parsed = parseTokenKeys(config.social.tokenEncryptionKey);
+  // The configuration checked it at start-up already.
+  if ('problem' in parsed) throw new Error(`TOKEN_ENCRYPTION_KEY: ${parsed.problem}`);
+  return new AesGcmTokenCipher(parsed.keys);
+}
+
+/**
+ * Social connections and publishing (API.md §7, §8; ADR 022). The routes exist with no platform configured
+ * too (connect answers 503, publish 400), so the API document is the same everywhere; the worker always
+ * handles `publish` messages (a platform configured on the API only fails them with a clear reason).
+ */
+export function bindSocial(container: Container, config: Readonly<Config>): void {
+  const ports = portsOf(container);
+  const platforms = socialPlatformsOf(config);
+  container.bind(TOKENS.FeatureContribution).toConstantValue({ socialPlatforms: platforms.configured() });
+  const redirectUri = (platform: SocialPlatform) => `${config.publicUrl}${API_PREFIX}/connect/${platform.toLowerCase()}/callback`;
+  let tokens: ConnectionTokens | null = null;
+  const connectionTokens = () =>
+    (tokens ??= new ConnectionTokens({ connections: ports.repos().connections, cipher: cipherOf(config), platforms, clock: ports.clock(), logger: ports.logger().child({ component: 'social' }) }));
+  const ends = () => new PublicationEnds({ uow: ports.uow(), events: resolve(container, TOKENS.UserEventLog), clock: ports.clock(), logger: ports.logger().child({ component: 'publish' }) });
+
+  container.bind(TOKENS.RouteModule).toDynamicValue(() => {
+    const repos = ports.repos();
+    const pending = new PendingConnections(ports.cache());
+    const logger = ports.logger().child({ component: 'social' });
+    return socialRoutes({
+      start: new StartConnection({ platforms, pending, redirectUri }),
+      complete: new CompleteConnection({ platforms, pending, connections: repos.connections, tokens: connectionTokens(), redirectUri, logger }),
+      manage: new ManageConnections({ platforms, connections: repos.connections, tokens: connectionTokens(), logger }),
+      publish: new RequestPublication({
+        uow: ports.uow(),
+        history: repos.history,
+        connections: repos.connections,
+        publications: repos.publications,
+        platforms,
+        ids: ports.ids(),
+        clock: ports.clock(),
+        environment: config.appEnv,
+      }),
+      publications: new ListPublications({ history: repos.history, publications: repos.publications }),
+      cookies: { secure: config.auth.secureCookies },
+      pagesUrl: config.publicUrl,
+      logger,
+    });
+  });
+
+  container.bind(TOKENS.TaskHandler).toDynamicValue(() => {
+    const repos = ports.repos();
+    const logger = ports.logger().child({ component: 'publish' });
+    const run = new RunPublication({
+      publications: repos.publications,
+      history: repos.history,
+      storage: resolve(container, TOKENS.ObjectStorage),
+      platforms,
+      tokens: connectionTokens(),
+      ends: ends(),
+      clock: ports.clock(),
+      logger,
+      maxAttempts: config.generation.maxAttempts,
+      visibilitySeconds: config.generation.visibilitySeconds,
+    });
+    const deadLetters = new FailDeadLetteredPublication({ publications: repos.publications, history: repos.history, ends: ends(), logger });
+    const binding: TaskHandlerBinding = { taskType: 'publish', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) };
+    return binding;
+  });
+}
