@@ -531,9 +531,7 @@ function rawWorkflowRoles(read: Reader): ('user' | 'admin')[] {
  * TOKEN_ENCRYPTION_KEY is required (APP_ENV=local generates one and keeps it under DATA_DIR).
  */
 function socialConfig(read: Reader, appEnv: AppEnv, dataDir: string, persist: boolean): SocialConfig {
-  const pair = (idName: string, secretName: string): [string, string] | null => {
-    const id = read.raw(idName);
-    const secret = read.raw(secretName);
+  const pair = (idName: string, id: string | undefined, secretName: string, secret: string | undefined): [string, string] | null => {
     if (!id && !secret) return null;
     if (!id || !secret) {
       read.problems.push(`${id ? secretName : idName} is required when ${id ? idName : secretName} is set`);
@@ -541,8 +539,8 @@ function socialConfig(read: Reader, appEnv: AppEnv, dataDir: string, persist: bo
     }
     return [id, secret];
   };
-  const youtube = pair('YOUTUBE_CLIENT_ID', 'YOUTUBE_CLIENT_SECRET');
-  const tiktok = pair('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
+  const youtube = pair('YOUTUBE_CLIENT_ID', read.raw('YOUTUBE_CLIENT_ID'), 'YOUTUBE_CLIENT_SECRET', read.raw('YOUTUBE_CLIENT_SECRET'));
+  const tiktok = pair('TIKTOK_CLIENT_KEY', read.raw('TIKTOK_CLIENT_KEY'), 'TIKTOK_CLIENT_SECRET', read.raw('TIKTOK_CLIENT_SECRET'));
   let tokenEncryptionKey = read.raw('TOKEN_ENCRYPTION_KEY') ?? '';
   if (tokenEncryptionKey) {
     const parsed = parseTokenKeys(tokenEncryptionKey);
