@@ -32,6 +32,15 @@ export class MemorySocialConnectionRepository implements SocialConnectionReposit
     return [...this.connections.values()].filter((c) => c.userId === userId && this.store.users.has(userId)).sort((a, b) => a.platform.localeCompare(b.platform)).map(copy);
   }
 
+  async listAfter(after: { userId: string; platform: SocialPlatform } | null, max: number): Promise<SocialConnection[]> {
+    return [...this.connections.values()]
+      .filter((c) => this.store.users.has(c.userId))
+      .filter((c) => !after || c.userId > after.userId || (c.userId === after.userId && c.platform > after.platform))
+      .sort((a, b) => (a.userId === b.userId ? (a.platform < b.platform ? -1 : 1) : a.userId < b.userId ? -1 : 1))
+      .slice(0, max)
+      .map(copy);
+  }
+
   async replaceTokens(
     userId: string,
     platform: SocialPlatform,

@@ -1,4 +1,4 @@
-import { DataTypes, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, type Model, type Sequelize } from 'sequelize';
 import type { SocialConnection, SocialPlatform } from '../../core/domain/social.ts';
 import type { SocialConnectionRepository } from '../../core/ports/social-connection-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
@@ -80,6 +80,14 @@ export class SequelizeSocialConnectionRepository implements SocialConnectionRepo
 
   async listForUser(userId: string): Promise<SocialConnection[]> {
     const rows = await this.model.findAll({ where: { user_id: userId }, order: [['platform', 'ASC']], raw: true, ...this.scope.options });
+    return asRows<ConnectionRow>(rows).map(toConnection);
+  }
+
+  async listAfter(after: { userId: string; platform: SocialPlatform } | null, max: number): Promise<SocialConnection[]> {
+    const where = after
+      ? { [Op.or]: [{ user_id: { [Op.gt]: after.userId } }, { user_id: after.userId, platform: { [Op.gt]: after.platform } }] }
+      : {};
+    const rows = await this.model.findAll({ where, order: [['user_id', 'ASC'], ['platform', 'ASC']], limit: max, raw: true, ...this.scope.options });
     return asRows<ConnectionRow>(rows).map(toConnection);
   }
 

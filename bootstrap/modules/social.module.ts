@@ -87,6 +87,11 @@ export function bindSocial(container: Container, config: Readonly<Config>): void
     });
   });
 
+  // Tokens still sealed with an older TOKEN_ENCRYPTION_KEY are sealed again with the current one.
+  if (platforms.configured().length > 0) {
+    ports.scheduler().add({ name: 'token-reseal', roles: ['worker'], everyMs: 60 * 60_000, run: async () => void (await connectionTokens().resealStale()) });
+  }
+
   container.bind(TOKENS.TaskHandler).toDynamicValue(() => {
     const repos = ports.repos();
     const logger = ports.logger().child({ component: 'publish' });

@@ -15,6 +15,8 @@ export interface SocialConnectionRepository {
     fromVersion: number,
     tokens: Pick<SocialConnection, 'accessToken' | 'refreshToken' | 'expiresAt' | 'updatedAt'>,
   ): Promise<boolean>;
+  /** Every connection after `after` (by user id, then platform), at most `max`: a walk over all of them. */
+  listAfter(after: { userId: string; platform: SocialPlatform } | null, max: number): Promise<SocialConnection[]>;
   /** Removes the connection and answers what it held (to revoke its tokens), or null when there was none. */
   delete(userId: string, platform: SocialPlatform): Promise<SocialConnection | null>;
 }

@@ -79,6 +79,25 @@ export function socialRepositoriesContract(name: string, make: MakeBackend): voi
     t.false(await connections.replaceTokens(userId, 'TIKTOK', 1, { accessToken: 'x', refreshToken: null, expiresAt: null, updatedAt: at(3) }), 'no connection, no write');
   });
 
+  test(`${name}: connections: listAfter walks every connection once, by user then platform`, async (t) => {
+    const users = [await addUser(b.repos.users), await addUser(b.repos.users)];
+    for (const userId of users) {
+      await b.repos.connections.save(connection(userId));
+      await b.repos.connections.save(connection(userId, { platform: 'TIKTOK' }));
+    }
+    const seen: string[] = [];
+    let after: { userId: string; platform: 'YOUTUBE' | 'TIKTOK' } | null = null;
+    for (;;) {
+      const page = await b.repos.connections.listAfter(after, 3);
+      seen.push(...page.map((c) => `${c.userId}/${c.platform}`));
+      if (page.length < 3) break;
+      after = { userId: page[2]!.userId, platform: page[2]!.platform };
+    }
+    t.is(new Set(seen).size, seen.length, 'none twice');
+    const ours = seen.filter((key) => users.some((userId) => key.startsWith(userId)));
+    t.deepEqual(ours, [...users].sort().flatMap((userId) => [`${userId}/TIKTOK`, `${userId}/YOUTUBE`]));
+  });
+
   test(`${name}: publications: request starts once; a repeat keeps the row; only a failed one starts again, cleared`, async (t) => {
     const { userId, outputId } = await output();
     const { publications } = b.repos;

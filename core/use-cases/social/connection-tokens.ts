@@ -84,6 +84,32 @@ export class ConnectionTokens {
     throw new PlatformError('transient', `the ${platform} tokens kept changing while being refreshed`);
   }
 
+  /**
+   * Key rotation: seals every connection still sealed with an older key again with the current one (those
+   * in use are resealed when used anyway; this reaches the idle ones). Answers how many were resealed.
+   */
+  async resealStale(batch = 200): Promise<number> {
+    const { connections, cipher } = this.deps;
+    let after: { userId: string; platform: SocialPlatform } | null = null;
+    let resealed = 0;
+    for (;;) {
+      const page = await connections.listAfter(after, batch);
+      for (const connection of page) {
+        if (!cipher.isStale(connection.accessToken) && (connection.refreshToken === null || !cipher.isStale(connection.refreshToken))) continue;
+        try {
+          await this.reseal(connection, this.open(connection, 'access'));
+          resealed += 1;
+        } catch (error) {
+          // Sealed with a key no longer configured: its user must connect again; nothing to do here.
+          this.deps.logger.warn('connection tokens cannot be opened with the configured keys', { userId: connection.userId, platform: connection.platform, error: String(error) });
+        }
+      }
+      if (page.length < batch) return resealed;
+      const last = page[page.length - 1]!;
+      after = { userId: last.userId, platform: last.platform };
+    }
+  }
+
   private open(connection: SocialConnection, field: 'access' | 'refresh'): string {
     const sealed = field === 'access' ? connection.accessToken : connection.refreshToken;
     if (sealed === null) throw new PlatformError('unauthorized', `the ${connection.platform} connection holds no ${field} token`);

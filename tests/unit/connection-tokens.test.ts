@@ -1,0 +1,59 @@
+import test from 'ava';
+import { AesGcmTokenCipher } from '../../adapters/crypto/aes-gcm-token-cipher.ts';
+import { SystemClock } from '../../adapters/system/system-clock.ts';
+import type { PlatformTokens, SocialPlatformClient } from '../../core/ports/social-platform.port.ts';
+import { ConnectionTokens } from '../../core/use-cases/social/connection-tokens.ts';
+import { addUser } from '../contract/fixtures.ts';
+import { openBackend } from '../support/backends.ts';
+import { quietLogger } from '../support/generation-harness.ts';
+
+const OLD = { id: 'k1', key: Buffer.alloc(32, 1) };
+const NEW = { id: 'k2', key: Buffer.alloc(32, 2) };
+const clock = new SystemClock();
+
+function platform(refresh: (token: string) => Promise<PlatformTokens>) {
+  const client = { platform: 'YOUTUBE', refresh } as unknown as SocialPlatformClient;
+  return { get: () => client, configured: () => ['YOUTUBE' as const] };
+}
+
+test('key rotation: resealStale seals every connection again with the current key; an unknown key is left and logged', async (t) => {
+  const backend = await openBackend('memory');
+  const before = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([OLD]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  const users = await Promise.all([1, 2, 3].map(() => addUser(backend.repos.users)));
+  for (const userId of users) {
+    await backend.repos.connections.save(before.sealNew(userId, 'YOUTUBE', { accessToken: `access-${userId}`, refreshToken: `refresh-${userId}`, expiresInSeconds: 3600, accountId: null, scope: null }));
+  }
+  const rotated = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([NEW, OLD]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  t.is(await rotated.resealStale(2), 3);
+  t.is(await rotated.resealStale(2), 0, 'nothing stale is left');
+  const onlyNew = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([NEW]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  for (const userId of users) {
+    t.is(await onlyNew.accessToken(userId, 'YOUTUBE'), `access-${userId}`);
+    const row = (await backend.repos.connections.find(userId, 'YOUTUBE'))!;
+    t.true(row.accessToken.startsWith('v1.k2.') && row.refreshToken!.startsWith('v1.k2.'));
+    t.is(row.version, 2);
+  }
+});
+
+test('two workers refreshing an expiring token at once: one refresh is stored, both get a working token', async (t) => {
+  const backend = await openBackend('memory');
+  const cipher = new AesGcmTokenCipher([NEW]);
+  let issued = 0;
+  const refresh = async (token: string) => {
+    t.is(token, 'refresh-0');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    issued += 1;
+    return { accessToken: `access-${issued}`, refreshToken: null, expiresInSeconds: 3600, accountId: null, scope: null };
+  };
+  const tokens = new ConnectionTokens({ connections: backend.repos.connections, cipher, platforms: platform(refresh), clock, logger: quietLogger });
+  const userId = await addUser(backend.repos.users);
+  await backend.repos.connections.save(tokens.sealNew(userId, 'YOUTUBE', { accessToken: 'access-0', refreshToken: 'refresh-0', expiresInSeconds: 10, accountId: null, scope: null }));
+  const [a, b] = await Promise.all([tokens.accessToken(userId, 'YOUTUBE'), tokens.accessToken(userId, 'YOUTUBE')]);
+  const row = (await backend.repos.connections.find(userId, 'YOUTUBE'))!;
+  t.is(row.version, 2, 'one refresh stored');
+  const stored = cipher.open(row.accessToken, `${userId}:YOUTUBE:access`);
+  t.true([a, b].includes(stored));
+  t.is(cipher.open(row.refreshToken!, `${userId}:YOUTUBE:refresh`), 'refresh-0', 'the refresh token is kept when the platform sends none');
+  t.is(await tokens.accessToken(userId, 'YOUTUBE'), stored, 'fresh now: no third refresh');
+  t.true(issued <= 2);
+});
