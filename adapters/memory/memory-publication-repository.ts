@@ -31,7 +31,7 @@ export class MemoryPublicationRepository implements PublicationRepository {
   }
 
   async listForOutput(outputId: string): Promise<Publication[]> {
-    return [...this.publications.values()].filter((p) => p.outputId === outputId && this.history.has(outputId)).sort((a, b) => a.platform.localeCompare(b.platform)).map(copy);
+    return [...this.publications.values()].filter((p) => p.outputId === outputId && this.live(outputId, p.platform)).sort((a, b) => a.platform.localeCompare(b.platform)).map(copy);
   }
 
   async begin(outputId: string, platform: SocialPlatform, attemptId: string, now: Date): Promise<boolean> {
@@ -60,8 +60,9 @@ export class MemoryPublicationRepository implements PublicationRepository {
     for (const [key, publication] of this.publications) if (publication.outputId === outputId) this.publications.delete(key);
   }
 
-  /** A row whose output was deleted is gone (the foreign key cascades in SQL). */
+  /** A row whose output or user was deleted is gone (the foreign keys cascade in SQL). */
   private live(outputId: string, platform: SocialPlatform): Publication | undefined {
-    return this.history.has(outputId) ? this.publications.get(keyOf(outputId, platform)) : undefined;
+    const found = this.history.has(outputId) ? this.publications.get(keyOf(outputId, platform)) : undefined;
+    return found && this.store.users.has(found.userId) ? found : undefined;
   }
 }

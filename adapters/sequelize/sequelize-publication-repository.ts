@@ -1,4 +1,4 @@
-import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, Transaction, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import type { Publication, PublicationPrivacy, PublicationStatus, SocialPlatform } from '../../core/domain/social.ts';
 import type { PublicationEnd, PublicationRepository } from '../../core/ports/publication-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
@@ -82,17 +82,33 @@ export class SequelizePublicationRepository implements PublicationRepository {
       updated_at: publication.updatedAt,
     };
     const where = { output_id: publication.outputId, platform: publication.platform };
-    let started: boolean;
-    try {
-      await this.scope.write((s) => publicationModel(s.sequelize).create({ ...where, ...fresh, created_at: publication.createdAt }, s.options));
-      started = true;
-    } catch (error) {
-      if (!(error instanceof UniqueConstraintError)) throw error;
-      // Only a failed publication starts again; one pending, uploading or published stays as it is.
+    for (;;) {
+      try {
+        await this.scope.write((s) => publicationModel(s.sequelize).create({ ...where, ...fresh, created_at: publication.createdAt }, s.options));
+        return { started: true, publication: (await this.current(publication.outputId, publication.platform))! };
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintError)) throw error;
+      }
+      const current = await this.current(publication.outputId, publication.platform);
+      // Removed since the insert failed (its output is being deleted): try the insert again, which then fails on the output.
+      if (!current) continue;
+      // Only a failed publication starts again; one pending, uploading or published stays as it is. Checked on the
+      // row read first, so a repeated request takes no exclusive lock: concurrent requests in transactions each hold
+      // a shared lock on the row since their failed insert, and would deadlock upgrading it all at once.
+      if (current.status !== 'failed') return { started: false, publication: current };
       const [changed] = await this.scope.write((s) => publicationModel(s.sequelize).update(fresh, { where: { ...where, status: 'failed' }, ...s.options }));
-      started = changed > 0;
+      return { started: changed > 0, publication: (await this.current(publication.outputId, publication.platform))! };
     }
-    return { started, publication: (await this.find(publication.outputId, publication.platform))! };
+  }
+
+  /**
+   * The row as committed now. Inside a MariaDB transaction a plain SELECT answers from the snapshot taken at the
+   * transaction's first read, which misses a row that another request committed since; a locking read does not.
+   */
+  private async current(outputId: string, platform: SocialPlatform): Promise<Publication | null> {
+    const lock = this.scope.dialect === 'mysql' && this.scope.inTransaction ? { lock: Transaction.LOCK.SHARE } : {};
+    const row = await this.model.findOne({ where: { output_id: outputId, platform }, raw: true, ...lock, ...this.scope.options });
+    return row ? toPublication(asRow<PublicationRow>(row)) : null;
   }
 
   async find(outputId: string, platform: SocialPlatform): Promise<Publication | null> {

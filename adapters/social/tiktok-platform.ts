@@ -68,8 +68,20 @@ export class TikTokPlatform implements SocialPlatformClient {
       const status = await this.status(ref, request);
       if (status.kind === 'done') return { url: status.url };
       if (status.kind === 'processing') return this.awaitPost(ref, request);
-      // 'failed': TikTok posted nothing from it; 'upload': the file never arrived completely.
+      // 'failed': TikTok posted nothing from it. 'upload': the file never arrived completely: send it again,
+      // unless the upload URL has expired (an hour): then that post can never complete, and a new one starts.
       if (status.kind === 'failed') ref = null;
+      else {
+        const sent = await this.upload(ref, request).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof PlatformError && error.kind === 'rejected') return false;
+            throw error;
+          },
+        );
+        if (sent) return this.awaitPost(ref, request);
+        ref = null;
+      }
     }
     if (!ref) {
       ref = await this.init(request);

@@ -68,12 +68,13 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     await queue.check();
     const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { jobId: 'j1', nested: { a: [1, 2] } } });
     const seen: DeliveredMessage[] = [];
-    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 0.3 }, async (message) => {
+    // A visibility the ack fits in under a loaded run (SQS treats a receipt within 250 ms of expiry as lost).
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 1 }, async (message) => {
       seen.push(message);
       return { action: 'ack' };
     });
     await waitFor(() => seen.length === 1, 'the delivery');
-    await sleep(500); // longer than the visibility: an acked message never comes back
+    await sleep(1200); // longer than the visibility: an acked message never comes back
     await consumer.stop();
     t.is(seen.length, 1);
     t.like(seen[0], { id: messageId, taskType: 'generation', environment, attempt: 1 });

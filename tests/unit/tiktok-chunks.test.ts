@@ -66,3 +66,28 @@ test.serial('unlisted posts and privacy levels the account does not allow are re
   t.is((refused as { kind?: string }).kind, 'rejected');
   t.true(nock.isDone());
 });
+
+test.serial('a saved post whose upload URL expired before the file arrived is replaced by a new one (the old can never be posted)', async (t) => {
+  const tiktok = new TikTokPlatform({ clientKey: 'k', clientSecret: 's', timeoutMs: 1000, pollIntervalMs: 5, pollTimeoutMs: 1000 });
+  const api = nock('https://open.tiktokapis.com');
+  const ok = (data: object) => ({ data, error: { code: 'ok' } });
+  api.post('/v2/post/publish/status/fetch/', { publish_id: 'old' }).reply(200, ok({ status: 'PROCESSING_UPLOAD' }));
+  nock('https://open-upload.tiktokapis.com').put('/video/').query({ upload_id: 'old' }).reply(403, { error: { code: 'upload_url_expired', message: 'expired' } });
+  api.post('/v2/post/publish/creator_info/query/').reply(200, ok({ privacy_level_options: ['SELF_ONLY'] }));
+  api.post('/v2/post/publish/video/init/').reply(200, ok({ publish_id: 'new', upload_url: 'https://open-upload.tiktokapis.com/video/?upload_id=new' }));
+  nock('https://open-upload.tiktokapis.com').put('/video/').query({ upload_id: 'new' }).reply(201, '');
+  api.post('/v2/post/publish/status/fetch/', { publish_id: 'new' }).reply(200, ok({ status: 'PUBLISH_COMPLETE' }));
+  const refs: string[] = [];
+  const result = await tiktok.publish({
+    accessToken: 'a',
+    file: { sizeBytes: 10, contentType: 'video/mp4', fileName: 'a.mp4', read: zeros(10) },
+    title: '',
+    description: '',
+    privacy: 'private',
+    remoteRef: JSON.stringify({ publishId: 'old', uploadUrl: 'https://open-upload.tiktokapis.com/video/?upload_id=old' }),
+    saveRemoteRef: async (ref) => void refs.push(ref),
+  });
+  t.deepEqual(result, { url: null });
+  t.deepEqual(refs.map((ref) => JSON.parse(ref).publishId), ['new']);
+  t.true(nock.isDone());
+});

@@ -1,0 +1,80 @@
+import test from 'ava';
+import type { SocialConnection } from '../../core/domain/social.ts';
+import type { Backend } from '../support/backends.ts';
+import { addUser, at, sharedBackend, within, type MakeBackend } from './fixtures.ts';
+import { deleteUser } from './publication-repository.contract.ts';
+
+/**
+ * The SocialConnectionRepository guards that social-repositories.contract.ts leaves out: a stale refresh
+ * changes no field, a removal hands the tokens to one caller only, and connections go with their user.
+ */
+export function socialConnectionRepositoryContract(name: string, make: MakeBackend): void {
+  const backend = sharedBackend(make);
+  let b: Backend;
+  test.before(async () => {
+    b = await backend();
+  });
+
+  const connection = (userId: string, over: Partial<SocialConnection> = {}): Omit<SocialConnection, 'version'> => ({
+    userId,
+    platform: 'TIKTOK',
+    accessToken: `v1.k.${'a'.repeat(2000)}`,
+    refreshToken: 'v1.k.refresh',
+    expiresAt: at(86_400_000),
+    accountId: 'o'.repeat(255),
+    scope: 's'.repeat(1024),
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...over,
+  });
+
+  test(`${name}: connections: a refresh from a stale version changes no field; the current one keeps what it does not replace`, async (t) => {
+    const userId = await addUser(b.repos.users);
+    const { connections } = b.repos;
+    await connections.save(connection(userId));
+    const saved = (await connections.find(userId, 'TIKTOK'))!;
+    t.deepEqual(saved, { ...connection(userId), version: 1 }, 'stored at the column limits');
+    const tokens = { accessToken: 'v1.k.new', refreshToken: null, expiresAt: null, updatedAt: at(5) };
+    t.false(await connections.replaceTokens(userId, 'TIKTOK', 0, tokens));
+    t.deepEqual(await connections.find(userId, 'TIKTOK'), saved);
+    t.true(await connections.replaceTokens(userId, 'TIKTOK', 1, tokens));
+    t.deepEqual(await connections.find(userId, 'TIKTOK'), { ...saved, ...tokens, version: 2 });
+    t.false(await connections.replaceTokens(userId, 'TIKTOK', 1, { ...tokens, accessToken: 'v1.k.late' }), 'the same version wins once');
+    t.is((await connections.find(userId, 'TIKTOK'))!.accessToken, 'v1.k.new');
+  });
+
+  test(`${name}: connections: a refresh in a transaction that rolls back leaves the version and the tokens`, async (t) => {
+    const userId = await addUser(b.repos.users);
+    await b.repos.connections.save(connection(userId));
+    const saved = await b.repos.connections.find(userId, 'TIKTOK');
+    await t.throwsAsync(
+      b.uow.run(async (tx) => {
+        t.true(await tx.connections.replaceTokens(userId, 'TIKTOK', 1, { accessToken: 'x', refreshToken: 'y', expiresAt: null, updatedAt: at(1) }));
+        throw new Error('boom');
+      }),
+      { message: 'boom' },
+    );
+    t.deepEqual(await b.repos.connections.find(userId, 'TIKTOK'), saved);
+  });
+
+  test(`${name}: connections: of concurrent removals exactly one answers the tokens`, async (t) => {
+    const userId = await addUser(b.repos.users);
+    await b.repos.connections.save(connection(userId));
+    const removed = await within(Promise.all(Array.from({ length: 5 }, () => b.repos.connections.delete(userId, 'TIKTOK'))), 15_000, 'five removals');
+    t.is(removed.filter((r) => r !== null).length, 1, 'the grant is revoked once');
+    t.like(removed.find((r) => r !== null), { accessToken: connection(userId).accessToken, refreshToken: 'v1.k.refresh' });
+    t.is(await b.repos.connections.find(userId, 'TIKTOK'), null);
+  });
+
+  test(`${name}: connections go with their user`, async (t) => {
+    const userId = await addUser(b.repos.users);
+    await b.repos.connections.save(connection(userId));
+    await b.repos.connections.save(connection(userId, { platform: 'YOUTUBE' }));
+    await deleteUser(b, userId);
+    t.is(await b.repos.connections.find(userId, 'TIKTOK'), null);
+    t.deepEqual(await b.repos.connections.listForUser(userId), []);
+    t.false(await b.repos.connections.replaceTokens(userId, 'YOUTUBE', 1, { accessToken: 'x', refreshToken: null, expiresAt: null, updatedAt: at(1) }));
+    t.is(await b.repos.connections.delete(userId, 'YOUTUBE'), null);
+    t.false((await b.repos.connections.listAfter(null, 1000)).some((c) => c.userId === userId), 'not walked');
+  });
+}
