@@ -415,3 +415,56 @@ test.serial('provider buttons, Connections, Chat and Publish appear only when GE
     await featured.close();
   }
 });
+
+test.serial('Connections: connect YouTube through its consent page, publish a video from History, see it published; disconnect', async (t) => {
+  const { default: nock } = await import('nock');
+  const social = await import('../support/social-platforms.ts');
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  const platformApp = await startTestApp('sqlite', social.SOCIAL_ENV);
+  const context = await browser.newContext({ baseURL: platformApp.app.config.publicUrl, viewport: { width: 1100, height: 800 } });
+  try {
+    await problems.watch(context);
+    // Google's consent page, as the browser sees it: the user agrees and Google sends the browser back with a code.
+    await context.route('https://accounts.google.com/**', async (route) => {
+      const asked = new URL(route.request().url());
+      const back = new URL(asked.searchParams.get('redirect_uri')!);
+      back.search = new URLSearchParams({ state: asked.searchParams.get('state')!, code: '4/0AX-browser', scope: social.YOUTUBE_SCOPE_FOR_TESTS }).toString();
+      await route.fulfill({ status: 302, headers: { location: back.toString() } });
+    });
+    social.googleTokenExchange({ access: 'ya29.access-1', refresh: '1//refresh-1' });
+    const page = await context.newPage();
+    await signUp(page, `p-${Date.now()}@example.com`);
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('link', { name: 'Connect YOUTUBE' }).click();
+    await page.getByRole('heading', { name: 'Connected' }).waitFor();
+    t.regex(await page.locator('main').innerText(), /YOUTUBE is connected/);
+    await screenshot(page, '20-connected');
+    await page.getByRole('link', { name: 'Back to your connections' }).click();
+    await page.getByRole('button', { name: 'Disconnect YOUTUBE' }).waitFor();
+
+    await page.getByRole('link', { name: 'Generate' }).click();
+    await generate(page, 'Solid colour video', async (p) => p.getByLabel(/^Prompt/).fill('to publish'));
+    social.youtubeInitiation('browser');
+    social.youtubeUpload('browser', 'fromTheBrowser');
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByRole('button', { name: 'Publish' }).first().click();
+    const link = page.getByRole('link', { name: 'view post' }).first();
+    await link.waitFor();
+    t.is(await link.getAttribute('href'), 'https://www.youtube.com/watch?v=fromTheBrowser');
+    t.regex(await page.locator('.publications').first().innerText(), /YOUTUBE: published/);
+    await screenshot(page, '21-published');
+
+    nock(social.GOOGLE_OAUTH).post('/revoke').reply(200, {});
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('button', { name: 'Disconnect YOUTUBE' }).click();
+    await page.getByRole('link', { name: 'Connect YOUTUBE' }).waitFor();
+    t.true(nock.isDone());
+    t.deepEqual(problems.problems, []);
+  } finally {
+    await context.close();
+    await platformApp.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+  }
+});

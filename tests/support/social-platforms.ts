@@ -89,3 +89,5 @@ export function youtubeUpload(id: string, videoId: string, seen: Record<string, 
 }
 
 export const youtubeVideo = (videoId: string) => ({ kind: 'youtube#video', id: videoId, snippet: {}, status: { uploadStatus: 'uploaded', privacyStatus: 'private' } });
+
+export const YOUTUBE_SCOPE_FOR_TESTS = 'https://www.googleapis.com/auth/youtube.upload';

@@ -16,7 +16,27 @@ export function pager(page: number, totalPages: number, go: (page: number) => vo
   );
 }
 
-export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<void> {
+interface Publication {
+  platform: string;
+  status: 'pending' | 'uploading' | 'published' | 'failed';
+  url?: string;
+  error?: string;
+}
+
+/** One line per platform: its status, the post's link once published, the reason when it failed. */
+function publicationLines(list: Publication[]): HTMLElement[] {
+  return list.map((publication) =>
+    h(
+      'span',
+      { className: publication.status === 'failed' ? 'hint error' : 'hint' },
+      `${publication.platform}: ${publication.status}`,
+      publication.url ? [' ', h('a', { href: publication.url, target: '_blank', rel: 'noopener noreferrer' }, 'view post')] : null,
+      publication.error ? ` (${publication.error})` : null,
+    ),
+  );
+}
+
+export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => void> {
   const grid = h('ul', { className: 'grid', 'aria-label': 'Outputs' });
   const nav = h('div');
   const status = statusLine();
@@ -24,20 +44,35 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   const params = new URLSearchParams(location.search);
   let page = Math.max(1, Number(params.get('page')) || 1);
 
+  const publicationStates = new Map<string, HTMLElement>();
+  const showPublications = async (outputId: string): Promise<void> => {
+    const state = publicationStates.get(outputId);
+    if (!state) return;
+    replace(state, publicationLines(await api.get<Publication[]>(`/my-outputs/${outputId}/publications`)));
+  };
+  // publish.completed / publish.failed of an output on this page: show its new state.
+  const off = ctx.socket.on((event) => {
+    if (event.type.startsWith('publish.') && typeof event.outputId === 'string') void showPublications(event.outputId);
+  });
+
   const publishControls = (item: HistoryItem): HTMLElement | null => {
     const platforms = ctx.features.socialPlatforms;
-    if (platforms.length === 0) return null;
+    if (platforms.length === 0 || !item.mimeType.startsWith('video/')) return null;
+    const state = h('div', { className: 'publications', 'aria-live': 'polite' });
+    publicationStates.set(item.id, state);
+    void showPublications(item.id);
     const select = h('select', null, platforms.map((platform) => h('option', { value: platform }, platform)));
     const button = h('button', { type: 'button', className: 'secondary' }, 'Publish');
     button.addEventListener('click', async () => {
       try {
         const answer = await api.post<{ message: string }>(`/my-outputs/${item.id}/publish`, { platforms: [select.value] });
         status.textContent = answer.message;
+        await showPublications(item.id);
       } catch (failure) {
         status.textContent = failure instanceof ApiError ? failure.message : 'Publishing failed.';
       }
     });
-    return h('div', { className: 'inline' }, field(`Publish ${item.fileName} to`, select), button);
+    return h('div', null, h('div', { className: 'inline' }, field(`Publish ${item.fileName} to`, select), button), state);
   };
 
   const tile = (item: HistoryItem): HTMLElement => {
@@ -79,6 +114,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   };
 
   async function load(): Promise<void> {
+    publicationStates.clear();
     const result = await api.get<Page<HistoryItem>>(`/my-outputs${query({ page, limit: PAGE_SIZE })}`);
     if (result.items.length === 0 && page > 1 && result.totalPages > 0) {
       page = result.totalPages;
@@ -95,4 +131,5 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<void> {
     );
   }
   await load();
+  return off;
 }
