@@ -82,7 +82,7 @@ export class SequelizePublicationRepository implements PublicationRepository {
       updated_at: publication.updatedAt,
     };
     const where = { output_id: publication.outputId, platform: publication.platform };
-    for (;;) {
+    for (let tries = 1; ; tries++) {
       try {
         await this.scope.write((s) => publicationModel(s.sequelize).create({ ...where, ...fresh, created_at: publication.createdAt }, s.options));
         return { started: true, publication: (await this.current(publication.outputId, publication.platform))! };
@@ -90,8 +90,11 @@ export class SequelizePublicationRepository implements PublicationRepository {
         if (!(error instanceof UniqueConstraintError)) throw error;
       }
       const current = await this.current(publication.outputId, publication.platform);
-      // Removed since the insert failed (its output is being deleted): try the insert again, which then fails on the output.
-      if (!current) continue;
+      if (!current) {
+        // Removed since the insert failed (its output is being deleted): insert again, which then fails on the output.
+        if (tries < 3) continue;
+        throw new Error(`publication ${publication.outputId}/${publication.platform} is neither insertable nor readable`);
+      }
       // Only a failed publication starts again; one pending, uploading or published stays as it is. Checked on the
       // row read first, so a repeated request takes no exclusive lock: concurrent requests in transactions each hold
       // a shared lock on the row since their failed insert, and would deadlock upgrading it all at once.

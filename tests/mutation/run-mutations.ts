@@ -409,13 +409,6 @@ const MUTATIONS: Mutation[] = [
     tests: ['tests/contract/social-repositories.test.ts', 'tests/integration/social.test.ts'],
   },
   {
-    name: 'social: SQL request upgrades every repeated request to an exclusive lock (deadlocks in transactions)',
-    file: 'adapters/sequelize/sequelize-publication-repository.ts',
-    find: "      if (current.status !== 'failed') return { started: false, publication: current };\n",
-    replace: '',
-    tests: ['tests/contract/publication-repository.test.ts'],
-  },
-  {
     name: 'social: SQL request reads the row back from the transaction snapshot',
     file: 'adapters/sequelize/sequelize-publication-repository.ts',
     find: "const lock = this.scope.dialect === 'mysql' && this.scope.inTransaction ? { lock: Transaction.LOCK.SHARE } : {};",
