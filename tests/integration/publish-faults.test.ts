@@ -220,3 +220,54 @@ for (const db of DATABASES) {
     t.true(nock.isDone());
   });
 }
+
+for (const db of DATABASES) {
+  for (const step of ['publications.request', 'outbox.add', 'events.appendAll', 'publications.end'] as const) {
+    test.serial(`[${db}] a failure at ${step} leaves no half-done publication: the request or the end is whole or absent, and a retry completes it once`, async (t) => {
+      const { interceptTransactions, failOnce } = await import('../support/faults.ts');
+      const { RequestPublication } = await import('../../core/use-cases/social/request-publication.use-case.ts');
+      const w = await world(t, db, 'YOUTUBE');
+      // A second output, requested through the use case (the world's publication was recorded directly).
+      const item = historyItem(w.item.userId, randomUUID(), { mimeType: 'video/mp4', fileName: 'second.mp4', sizeBytes: SIZE });
+      await w.backend.repos.history.add(item);
+      const fault = failOnce((call) => `${call.repo}.${call.method}` === step);
+      const uow = interceptTransactions(w.backend.uow, fault.interceptor);
+      const request = new RequestPublication({
+        uow,
+        history: w.backend.repos.history,
+        connections: w.backend.repos.connections,
+        publications: w.backend.repos.publications,
+        platforms: { get: () => ({ platform: 'YOUTUBE' }) as SocialPlatformClient, configured: () => ['YOUTUBE'] },
+        ids: { newId: () => randomUUID() },
+        clock,
+        environment: 'local',
+      });
+      const queued = async () => (await w.backend.outbox.lease(100, { token: randomUUID(), until: new Date(Date.now() + 1000) }, new Date())).filter((entry) => (entry.message.body as { outputId?: string }).outputId === item.id);
+      const ask = () => request.execute({ userId: item.userId, outputId: item.id, body: { platforms: ['YOUTUBE'] } });
+      if (step === 'publications.request' || step === 'outbox.add') {
+        await t.throwsAsync(ask(), { message: 'injected fault' });
+        t.is(await w.backend.repos.publications.find(item.id, 'YOUTUBE'), null, 'no publication without its message');
+        t.deepEqual(await queued(), [], 'no message without its publication');
+        const answered = await ask();
+        t.true(answered.ok && answered.value.started.length === 1);
+        const publication = (await w.backend.repos.publications.find(item.id, 'YOUTUBE'))!;
+        t.is(publication.status, 'pending');
+        const messages = await queued();
+        t.is(messages.length, 1);
+        t.like(messages[0]!.message, { taskType: 'publish', messageId: publication.attemptId, body: { outputId: item.id, platforms: ['YOUTUBE'], attemptId: publication.attemptId } });
+        return;
+      }
+      // The end (and its event) of the world's publication: a failing write ends nothing and tells nobody; the retry does both once.
+      const ends = new PublicationEnds({ uow, events: new UserEventLog({ bus: new InProcessEventBus(), clock, logger: quietLogger }), clock, logger: quietLogger });
+      const publication = (await w.outcome()).publication;
+      await w.backend.repos.publications.begin(w.item.id, 'YOUTUBE', publication.attemptId, clock.now());
+      const target = { outputId: w.item.id, userId: w.item.userId, platform: 'YOUTUBE' as const, attemptId: publication.attemptId };
+      await t.throwsAsync(ends.end(target, w.item.jobId, { status: 'published', url: 'https://www.youtube.com/watch?v=x' }), { message: 'injected fault' });
+      t.is((await w.outcome()).publication.status, 'uploading');
+      t.deepEqual((await w.outcome()).events, []);
+      t.true(await ends.end(target, w.item.jobId, { status: 'published', url: 'https://www.youtube.com/watch?v=x' }));
+      t.false(await ends.end(target, w.item.jobId, { status: 'published', url: 'https://www.youtube.com/watch?v=x' }));
+      t.deepEqual((await w.outcome()).events.map((e) => e.type), ['publish.completed']);
+    });
+  }
+}

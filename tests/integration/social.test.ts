@@ -142,6 +142,26 @@ for (const db of DATABASES) {
   });
 }
 
+test.serial('[rabbitmq] publishing goes through the broker queue like generation: connect, publish, published', async (t) => {
+  const prefix = `social-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const app = await startTestApp(DATABASES[DATABASES.length - 1]!, {
+    ...SOCIAL_ENV,
+    QUEUE_DRIVER: 'rabbitmq',
+    AMQP_URL: process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    AMQP_PREFIX: prefix,
+  });
+  t.teardown(() => app.close());
+  const alice = app.client();
+  await alice.signUp();
+  await connectYouTube(alice);
+  const output = await videoOutput(alice);
+  youtubeInitiation('session-rabbit');
+  youtubeUpload('session-rabbit', 'via-rabbit');
+  t.is((await alice.post(`/my-outputs/${output.id}/publish`, { platforms: ['YOUTUBE'] })).status, 202);
+  const [record] = await publications(alice, output.id, (list) => ['published', 'failed'].includes(list[0]?.status));
+  t.like(record, { platform: 'YOUTUBE', status: 'published', url: 'https://www.youtube.com/watch?v=via-rabbit' });
+});
+
 const DB = DATABASES[0]!;
 let shared: TestApp;
 test.before(async () => {
