@@ -58,10 +58,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       // Signed view URLs are links of PUBLIC_URL with local storage; with S3 they are presigned URLs of the store
       // (its public endpoint, else its endpoint, else the bucket's AWS host): the client's CSP must allow them.
       mediaOrigins: mediaOriginsOf(config),
-      auth: {
-        authenticate: (token) => authenticate.execute(token),
-        currentRole: async (userId) => (await ports.repos().users.findById(userId))?.role ?? null,
-      },
+      auth: { authenticate: (token) => authenticate.execute(token) },
     });
     http = built.app;
     drainHandlers = built.drain;

@@ -1,6 +1,6 @@
-import { QueryTypes } from 'sequelize';
-import type { LoginState, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
-import { asRow, sessionModel, type SessionRow } from './models.ts';
+import type { LoginCheck, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import { asRow, sessionModel, type SessionRow, type UserRow } from './models.ts';
+import { toUser } from './sequelize-user-repository.ts';
 import type { SqlScope } from './sql-scope.ts';
 
 const toSession = (row: SessionRow): RefreshTokenRecord => ({
@@ -47,13 +47,16 @@ export class SequelizeSessionRepository implements SessionRepository {
     await this.scope.write((s) => sessionModel(s.sequelize).update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null }, ...s.options }));
   }
 
-  async loginState(userId: string, familyId: string | null): Promise<LoginState> {
-    // On every authenticated request: one plain-SQL read on the primary key and the family index.
-    const rows = await this.scope.sequelize.query<{ revoked: number | string | null }>(
-      'SELECT (SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?',
-      { replacements: [familyId, userId], type: QueryTypes.SELECT, ...this.scope.options },
+  async loginState(userId: string, familyId: string | null): Promise<LoginCheck> {
+    // On every authenticated request: one plain read on the primary key and the family index, which also
+    // brings the user's current record (the profile, the role for admin routes).
+    const rows = await this.scope.read<UserRow & { revoked: number | string | null }>(
+      'SELECT id, email, display_name, role, coin_balance, created_at, updated_at, ' +
+        '(SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?',
+      [familyId, userId],
     );
-    if (rows.length === 0) return 'no-user';
-    return rows[0]!.revoked === null ? 'active' : 'revoked';
+    const row = rows[0];
+    if (!row) return { state: 'no-user' };
+    return row.revoked === null ? { state: 'active', user: toUser(row) } : { state: 'revoked' };
   }
 }
