@@ -45,6 +45,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  // No weak ETag hashed over every JSON answer: the API's answers are per user and change with every write,
+  // and no client of ours revalidates them. Static files (web client, downloads) keep their own validators.
+  app.set('etag', false);
   const openapi = new OpenApiDocument({
     title: 'Media generation service',
     version: options.version,

@@ -78,6 +78,7 @@ export class SequelizeDatabase {
   private readonly writeLock = new Mutex();
   private prepared: Promise<void> | null = null;
   private plainReader: PlainReader | null = null;
+  private openingReader: Promise<PlainReader> | null = null;
   private closed = false;
 
   constructor(private readonly options: DatabaseOptions) {
@@ -149,8 +150,9 @@ export class SequelizeDatabase {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.plainReader?.close();
+    const reader = this.plainReader;
     this.plainReader = null;
+    await reader?.close();
     await this.writer?.close();
     await this.sequelize.close();
   }
@@ -202,13 +204,21 @@ export class SequelizeDatabase {
 
   /** Opened on first use: on SQLite the read handle needs the file in WAL mode, which `prepare` makes sure of. */
   private async plainRead<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
-    if (!this.plainReader) {
-      if (this.closed) throw new Error('the database is closed');
-      await this.prepare();
-      this.plainReader ??=
-        this.dialect === 'sqlite' ? new SqlitePlainReader(this.options.storagePath!) : new MysqlPlainReader(this.options.url, this.options.readPoolMax ?? 10);
+    const reader = this.plainReader ?? (await (this.openingReader ??= this.openPlainReader()));
+    return reader.all<T>(sql, params);
+  }
+
+  private async openPlainReader(): Promise<PlainReader> {
+    if (this.closed) throw new Error('the database is closed');
+    await this.prepare();
+    const reader =
+      this.dialect === 'sqlite' ? new SqlitePlainReader(this.options.storagePath!) : new MysqlPlainReader(this.options.url, this.options.readPoolMax ?? 10);
+    if (this.closed) {
+      await reader.close();
+      throw new Error('the database is closed');
     }
-    return this.plainReader.all<T>(sql, params);
+    this.plainReader = reader;
+    return reader;
   }
 
   /** One autocommit statement on MariaDB: a deadlock rolled it back whole, so it runs again (like a transaction). */
