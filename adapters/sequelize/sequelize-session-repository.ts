@@ -1,6 +1,7 @@
 import type { LoginCheck, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import { asRow, sessionModel, type SessionRow, type UserRow } from './models.ts';
 import { toUser } from './sequelize-user-repository.ts';
+import { ReadBatcher } from './read-batcher.ts';
 import type { SqlScope } from './sql-scope.ts';
 
 const toSession = (row: SessionRow): RefreshTokenRecord => ({
@@ -14,7 +15,26 @@ const toSession = (row: SessionRow): RefreshTokenRecord => ({
   createdAt: new Date(row.created_at),
 });
 
+interface LoginKey {
+  userId: string;
+  familyId: string | null;
+}
+
+const LOGIN_BATCH_MAX = 64;
+const USER_COLUMNS = 'id, email, display_name, role, coin_balance, created_at, updated_at';
+/** One key: the user's row if it exists, with `revoked` set when its family was revoked. */
+const ONE_LOGIN_SQL = `SELECT ${USER_COLUMNS}, (SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?`;
+const inLists = new Map<number, string>();
+/** `(?, ?, ...)`: IN lists keep both dialects on the primary key and the family index whatever the table statistics. */
+const inList = (count: number): string => {
+  let list = inLists.get(count);
+  if (!list) inLists.set(count, (list = `(${Array.from({ length: count }, () => '?').join(', ')})`));
+  return list;
+};
+
 export class SequelizeSessionRepository implements SessionRepository {
+  private batcher: ReadBatcher<LoginKey, LoginCheck> | null = null;
+
   constructor(private readonly scope: SqlScope) {}
 
   async create(session: Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>): Promise<void> {
@@ -47,16 +67,41 @@ export class SequelizeSessionRepository implements SessionRepository {
     await this.scope.write((s) => sessionModel(s.sequelize).update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null }, ...s.options }));
   }
 
+  /**
+   * On every authenticated request. Outside a transaction, concurrent checks share one statement
+   * (`ReadBatcher`): one plain read on the users primary key and the family index per batch, which also
+   * brings each user's current record (the profile, the role for admin routes).
+   */
   async loginState(userId: string, familyId: string | null): Promise<LoginCheck> {
-    // On every authenticated request: one plain read on the primary key and the family index, which also
-    // brings the user's current record (the profile, the role for admin routes).
-    const rows = await this.scope.read<UserRow & { revoked: number | string | null }>(
-      'SELECT id, email, display_name, role, coin_balance, created_at, updated_at, ' +
-        '(SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?',
-      [familyId, userId],
-    );
-    const row = rows[0];
-    if (!row) return { state: 'no-user' };
-    return row.revoked === null ? { state: 'active', user: toUser(row) } : { state: 'revoked' };
+    if (this.scope.inTransaction) return (await this.loginStates([{ userId, familyId }]))[0]!;
+    this.batcher ??= new ReadBatcher((keys) => this.loginStates(keys), { maxBatch: LOGIN_BATCH_MAX, concurrency: this.scope.dialect === 'sqlite' ? 1 : 4 });
+    return this.batcher.load({ userId, familyId });
   }
+
+  private async loginStates(keys: LoginKey[]): Promise<LoginCheck[]> {
+    if (keys.length === 1) {
+      const { userId, familyId } = keys[0]!;
+      const [row] = await this.scope.read<UserRow & { revoked: number | string | null }>(ONE_LOGIN_SQL, [familyId, userId]);
+      return [!row ? { state: 'no-user' } : row.revoked === null ? { state: 'active', user: toUser(row) } : { state: 'revoked' }];
+    }
+    // Several keys (a batch): the users and the revoked families in two indexed reads, both made after every
+    // key was asked for. One user may come with several logins.
+    const userIds = [...new Set(keys.map((key) => key.userId))];
+    const familyIds = [...new Set(keys.flatMap((key) => (key.familyId === null ? [] : [key.familyId])))];
+    const [users, revoked] = await Promise.all([
+      this.scope.read<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id IN ${inList(userIds.length)}`, userIds),
+      familyIds.length === 0
+        ? Promise.resolve([])
+        : this.scope.read<{ family_id: string }>(`SELECT DISTINCT family_id FROM refresh_sessions WHERE family_id IN ${inList(familyIds.length)} AND revoked_at IS NOT NULL`, familyIds),
+    ]);
+    const byId = new Map(users.map((row) => [row.id, row]));
+    const revokedFamilies = new Set(revoked.map((row) => row.family_id));
+    return keys.map(({ userId, familyId }): LoginCheck => {
+      const row = byId.get(userId);
+      if (!row) return { state: 'no-user' };
+      return familyId !== null && revokedFamilies.has(familyId) ? { state: 'revoked' } : { state: 'active', user: toUser(row) };
+    });
+  }
+
+
 }

@@ -101,4 +101,32 @@ export function sessionRepositoryContract(name: string, make: MakeBackend): void
     const active = await sessions.loginState(userId, other.familyId);
     t.deepEqual(active, { state: 'active', user: (await repos.users.findById(userId))! }, 'an active login brings the user as stored');
   });
+
+  test(`${name}: loginState calls made at once (batched by the SQL adapters) answer each as a lone call does`, async (t) => {
+    const [alice, bob] = [await addUser(repos.users), await addUser(repos.users)];
+    const [aliceIn, aliceOut, bobIn] = [token(alice), token(alice), token(bob)];
+    for (const session of [aliceIn, aliceOut, bobIn]) await sessions.create(session);
+    await sessions.revokeFamily(aliceOut.familyId, at(1));
+    const keys: [string, string | null][] = [
+      [alice, aliceIn.familyId],
+      [alice, aliceOut.familyId],
+      [alice, null],
+      [bob, bobIn.familyId],
+      [randomUUID(), aliceIn.familyId],
+      [alice, aliceIn.familyId],
+      [bob, aliceOut.familyId],
+      [bob, null],
+      [randomUUID(), null],
+      [alice, randomUUID()],
+    ];
+    const alone = [];
+    for (const [userId, familyId] of keys) alone.push(await sessions.loginState(userId, familyId));
+    t.deepEqual(
+      alone.map((check) => check.state),
+      ['active', 'revoked', 'active', 'active', 'no-user', 'active', 'revoked', 'active', 'no-user', 'active'],
+    );
+    for (let round = 0; round < 3; round++) {
+      t.deepEqual(await Promise.all(keys.map(([userId, familyId]) => sessions.loginState(userId, familyId))), alone, `round ${round}`);
+    }
+  });
 }
