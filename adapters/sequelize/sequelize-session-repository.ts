@@ -24,6 +24,7 @@ const LOGIN_BATCH_MAX = 64;
 const USER_COLUMNS = 'id, email, display_name, role, coin_balance, created_at, updated_at';
 /** One key: the user's row if it exists, with `revoked` set when its family was revoked. */
 const ONE_LOGIN_SQL = `SELECT ${USER_COLUMNS}, (SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?`;
+const NULL_USER_COLUMNS = USER_COLUMNS.replace(/\w+/g, 'NULL');
 const inLists = new Map<number, string>();
 /** `(?, ?, ...)`: IN lists keep both dialects on the primary key and the family index whatever the table statistics. */
 const inList = (count: number): string => {
@@ -84,18 +85,20 @@ export class SequelizeSessionRepository implements SessionRepository {
       const [row] = await this.scope.read<UserRow & { revoked: number | string | null }>(ONE_LOGIN_SQL, [familyId, userId]);
       return [!row ? { state: 'no-user' } : row.revoked === null ? { state: 'active', user: toUser(row) } : { state: 'revoked' }];
     }
-    // Several keys (a batch): the users and the revoked families in two indexed reads, both made after every
-    // key was asked for. One user may come with several logins.
+    // Several keys (a batch): the users and the revoked families in one statement of two indexed reads, made
+    // after every key was asked for. One user may come with several logins.
     const userIds = [...new Set(keys.map((key) => key.userId))];
     const familyIds = [...new Set(keys.flatMap((key) => (key.familyId === null ? [] : [key.familyId])))];
-    const [users, revoked] = await Promise.all([
-      this.scope.read<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id IN ${inList(userIds.length)}`, userIds),
-      familyIds.length === 0
-        ? Promise.resolve([])
-        : this.scope.read<{ family_id: string }>(`SELECT DISTINCT family_id FROM refresh_sessions WHERE family_id IN ${inList(familyIds.length)} AND revoked_at IS NOT NULL`, familyIds),
-    ]);
+    const rows = await this.scope.read<UserRow & { revoked_family: string | null }>(
+      `SELECT ${USER_COLUMNS}, NULL AS revoked_family FROM users WHERE id IN ${inList(userIds.length)}` +
+        (familyIds.length === 0
+          ? ''
+          : ` UNION ALL SELECT DISTINCT ${NULL_USER_COLUMNS}, family_id FROM refresh_sessions WHERE family_id IN ${inList(familyIds.length)} AND revoked_at IS NOT NULL`),
+      [...userIds, ...familyIds],
+    );
+    const users = rows.filter((row) => row.revoked_family === null);
+    const revokedFamilies = new Set(rows.flatMap((row) => (row.revoked_family === null ? [] : [row.revoked_family])));
     const byId = new Map(users.map((row) => [row.id, row]));
-    const revokedFamilies = new Set(revoked.map((row) => row.family_id));
     return keys.map(({ userId, familyId }): LoginCheck => {
       const row = byId.get(userId);
       if (!row) return { state: 'no-user' };
