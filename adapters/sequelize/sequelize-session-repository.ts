@@ -75,7 +75,7 @@ export class SequelizeSessionRepository implements SessionRepository {
    */
   async loginState(userId: string, familyId: string | null): Promise<LoginCheck> {
     if (this.scope.inTransaction) return (await this.loginStates([{ userId, familyId }]))[0]!;
-    this.batcher ??= new ReadBatcher((keys) => this.loginStates(keys), { maxBatch: LOGIN_BATCH_MAX, concurrency: this.scope.dialect === 'sqlite' ? 1 : 4 });
+    this.batcher ??= new ReadBatcher((keys) => this.loginStates(keys), { maxBatch: LOGIN_BATCH_MAX, concurrency: this.scope.dialect === 'sqlite' ? 1 : 2 });
     return this.batcher.load({ userId, familyId });
   }
 
