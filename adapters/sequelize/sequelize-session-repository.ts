@@ -105,6 +105,4 @@ export class SequelizeSessionRepository implements SessionRepository {
       return familyId !== null && revokedFamilies.has(familyId) ? { state: 'revoked' } : { state: 'active', user: toUser(row) };
     });
   }
-
-
 }

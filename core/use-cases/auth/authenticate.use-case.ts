@@ -10,7 +10,7 @@ export interface AuthenticateDeps {
   sessions: SessionRepository;
 }
 
-/** The token's claims and its user as stored now (the role that counts is `user.role`, not the token's). */
+/** The token's claims and its user as stored now: `user.role` is the role today, `role` the one the token was issued with. */
 export interface Authenticated extends AccessClaims {
   user: User;
 }
