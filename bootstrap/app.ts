@@ -59,10 +59,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       // (its public endpoint, else its endpoint, else the bucket's AWS host): the client's CSP must allow them.
       mediaOrigins: mediaOriginsOf(config),
       frontendUrl: config.frontendUrl,
-      auth: {
-        authenticate: (token) => authenticate.execute(token),
-        currentRole: async (userId) => (await ports.repos().users.findById(userId))?.role ?? null,
-      },
+      auth: { authenticate: (token) => authenticate.execute(token) },
     });
     http = built.app;
     drainHandlers = built.drain;

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { AccessClaims } from '../../core/ports/token-issuer.port.ts';
+import type { Authenticated } from '../../core/use-cases/auth/authenticate.use-case.ts';
 import { ACCESS_COOKIE, XSRF_COOKIE, XSRF_HEADER } from './cookies.ts';
 import { HttpError } from './error-table.ts';
 
 export type AuthLevel = 'public' | 'access' | 'admin';
 
-export interface Principal extends AccessClaims {
+export interface Principal extends Authenticated {
   via: 'cookie' | 'bearer';
 }
 
@@ -18,9 +18,8 @@ declare module 'express-serve-static-core' {
 }
 
 export interface AuthDeps {
-  authenticate(token: string): Promise<AccessClaims | null>;
-  /** The user's current role from storage, so a demoted administrator loses access at once. */
-  currentRole(userId: string): Promise<'user' | 'admin' | null>;
+  /** Claims and the user as stored now: a demoted administrator loses access at once (`user.role`, not the token's). */
+  authenticate(token: string): Promise<Authenticated | null>;
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -51,11 +50,7 @@ export function requireAuth(deps: AuthDeps, level: Exclude<AuthLevel, 'public'>)
     if (found.via === 'cookie' && STATE_CHANGING.has(req.method) && !csrfOk(req)) {
       throw new HttpError(403, 'Missing or invalid CSRF token (send the XSRF-TOKEN cookie value in X-XSRF-TOKEN)');
     }
-    if (level === 'admin') {
-      const role = await deps.currentRole(claims.userId);
-      if (role === null) throw new HttpError(401, 'The account no longer exists');
-      if (role !== 'admin') throw new HttpError(403, 'Administrator role required');
-    }
+    if (level === 'admin' && claims.user.role !== 'admin') throw new HttpError(403, 'Administrator role required');
     req.principal = { ...claims, via: found.via };
     next();
   };

@@ -48,6 +48,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  // No weak ETag hashed over every JSON answer: the API's answers are per user and change with every write,
+  // and no client of ours revalidates them. Static files (web client, downloads) keep their own validators.
+  app.set('etag', false);
   const openapi = new OpenApiDocument({
     title: 'Media generation service',
     version: options.version,
@@ -86,19 +89,19 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   );
   app.use(cookieParser());
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
-  // Every route after this point may walk the body; none has to guard against a stack-deep one.
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    if (jsonDepth(req.body) > JSON_DEPTH_MAX) throw new HttpError(400, `Request body is nested deeper than ${JSON_DEPTH_MAX} levels`);
-    next();
-  });
-  // Any response gives a browser its CSRF token when it has none yet.
+  // One layer for two checks (each layer costs every request a little): every route after this point may walk
+  // the body, none has to guard against a stack-deep one; any response gives a browser its CSRF token when
+  // it has none yet.
   app.use((req: Request, res: Response, next: NextFunction) => {
+    if (jsonDepth(req.body) > JSON_DEPTH_MAX) throw new HttpError(400, `Request body is nested deeper than ${JSON_DEPTH_MAX} levels`);
     if (!(req.cookies as Record<string, string>)[XSRF_COOKIE]) setXsrfCookie(res, options.cookies);
     next();
   });
 
   const api = new ApiRouter(options.auth, openapi);
   for (const register of options.modules) register(api);
+  // The API first: its requests skip the document and Swagger UI layers below.
+  app.use(API_PREFIX, api.router);
 
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openapi.toJSON(API_PREFIX));
@@ -117,7 +120,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     swaggerUi.serve,
     swaggerUi.setup(undefined, { swaggerOptions: { url: `${API_PREFIX}/openapi.json`, persistAuthorization: true } }),
   );
-  app.use(API_PREFIX, api.router);
   app.use(
     LEGACY_PREFIX,
     (req: Request, res: Response, next: NextFunction) => {

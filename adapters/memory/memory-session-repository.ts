@@ -1,4 +1,4 @@
-import type { LoginState, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
+import type { LoginCheck, RefreshTokenRecord, SessionRepository } from '../../core/ports/session-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
 export class MemorySessionRepository implements SessionRepository {
@@ -26,9 +26,11 @@ export class MemorySessionRepository implements SessionRepository {
     }
   }
 
-  async loginState(userId: string, familyId: string | null): Promise<LoginState> {
-    if (!this.store.users.has(userId)) return 'no-user';
-    for (const session of this.store.sessions.values()) if (familyId !== null && session.familyId === familyId && session.revokedAt) return 'revoked';
-    return 'active';
+  async loginState(userId: string, familyId: string | null): Promise<LoginCheck> {
+    const stored = this.store.users.get(userId);
+    if (!stored) return { state: 'no-user' };
+    for (const session of this.store.sessions.values()) if (familyId !== null && session.familyId === familyId && session.revokedAt) return { state: 'revoked' };
+    const { passwordHash: _hidden, ...user } = stored;
+    return { state: 'active', user: { ...user } };
   }
 }

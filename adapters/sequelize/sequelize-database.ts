@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Sequelize, type Options, type Transaction } from 'sequelize';
+import { QueryTypes, Sequelize, type Options, type Transaction } from 'sequelize';
 import { Umzug } from 'umzug';
 import { MIGRATIONS } from './migrations/index.ts';
+import { MysqlPlainReader, SqlitePlainReader, type PlainReader } from './plain-reader.ts';
 import type { Dialect, SqlScope } from './sql-scope.ts';
 
 export type { Dialect };
@@ -13,6 +14,8 @@ export interface DatabaseOptions {
   storagePath?: string;
   logging?: (sql: string) => void;
   poolMax?: number;
+  /** MariaDB: connections of the plain-driver pool for autocommit reads (`SqlScope.read`). */
+  readPoolMax?: number;
   /** An after-commit hook threw (the commit stands). */
   onHookError?(error: unknown): void;
 }
@@ -74,6 +77,9 @@ export class SequelizeDatabase {
   private readonly writer: Sequelize | null;
   private readonly writeLock = new Mutex();
   private prepared: Promise<void> | null = null;
+  private plainReader: PlainReader | null = null;
+  private openingReader: Promise<PlainReader> | null = null;
+  private closed = false;
 
   constructor(private readonly options: DatabaseOptions) {
     this.dialect = options.dialect;
@@ -143,6 +149,10 @@ export class SequelizeDatabase {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    const reader = this.plainReader;
+    this.plainReader = null;
+    await reader?.close();
     await this.writer?.close();
     await this.sequelize.close();
   }
@@ -180,6 +190,8 @@ export class SequelizeDatabase {
       dialect: this.dialect,
       options,
       inTransaction,
+      read: <T extends object>(sql: string, params: readonly unknown[]) =>
+        inTransaction ? sequelize.query<T>(sql, { replacements: [...params], type: QueryTypes.SELECT, ...options }) : this.plainRead<T>(sql, params),
       atomic: (work) => (inTransaction ? work(scope) : this.transaction(work)),
       write: (work) => (inTransaction ? work(scope) : this.dialect === 'mysql' ? this.retried(() => work(scope)) : this.transaction(work)),
       afterCommit: (hook) => {
@@ -188,6 +200,25 @@ export class SequelizeDatabase {
       },
     };
     return scope;
+  }
+
+  /** Opened on first use: on SQLite the read handle needs the file in WAL mode, which `prepare` makes sure of. */
+  private async plainRead<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+    const reader = this.plainReader ?? (await (this.openingReader ??= this.openPlainReader()));
+    return reader.all<T>(sql, params);
+  }
+
+  private async openPlainReader(): Promise<PlainReader> {
+    if (this.closed) throw new Error('the database is closed');
+    await this.prepare();
+    const reader =
+      this.dialect === 'sqlite' ? new SqlitePlainReader(this.options.storagePath!) : new MysqlPlainReader(this.options.url, this.options.readPoolMax ?? 10);
+    if (this.closed) {
+      await reader.close();
+      throw new Error('the database is closed');
+    }
+    this.plainReader = reader;
+    return reader;
   }
 
   /** One autocommit statement on MariaDB: a deadlock rolled it back whole, so it runs again (like a transaction). */

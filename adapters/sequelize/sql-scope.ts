@@ -24,6 +24,12 @@ export interface SqlScope {
    * writer (a tiny transaction), so concurrent writers queue in process instead of busy-waiting on the file lock.
    */
   write<T>(work: (scope: SqlScope) => Promise<T>): Promise<T>;
+  /**
+   * A plain SELECT with positional `?` parameters, rows as stored (like `selectRows`). From the autocommit
+   * scope it runs on the plain driver (see `PlainReader`): for reads made on every request. In a transaction,
+   * on the transaction's connection.
+   */
+  read<T extends object>(sql: string, params: readonly unknown[]): Promise<T[]>;
   /** After the transaction commits (at once in the autocommit scope, whose statements have committed already). */
   afterCommit(hook: () => void | Promise<void>): void;
 }

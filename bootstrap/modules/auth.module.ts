@@ -3,7 +3,6 @@ import { JwtTokenIssuer } from '../../adapters/crypto/jwt-token-issuer.ts';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.ts';
 import { authRoutes } from '../../adapters/http/routes/auth.routes.ts';
 import { Authenticate } from '../../core/use-cases/auth/authenticate.use-case.ts';
-import { GetProfile } from '../../core/use-cases/auth/get-profile.use-case.ts';
 import { LoginUser } from '../../core/use-cases/auth/login-user.use-case.ts';
 import { LogoutUser } from '../../core/use-cases/auth/logout-user.use-case.ts';
 import { RefreshSession } from '../../core/use-cases/auth/refresh-session.use-case.ts';
@@ -61,7 +60,6 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
       }),
       refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
       logout: new LogoutUser({ sessions, tokens: ports.tokens(), cache: ports.cache(), clock: ports.clock(), revocations }),
-      profile: new GetProfile({ users }),
       authenticate: resolve(container, TOKENS.Authenticate),
       cookies: { secure: config.auth.secureCookies },
     });

@@ -1,3 +1,5 @@
+import type { User } from '../domain/user.ts';
+
 /** A refresh token, stored only as its hash. Tokens of one login form a family. */
 export interface RefreshTokenRecord {
   id: string;
@@ -13,6 +15,9 @@ export interface RefreshTokenRecord {
 
 export type LoginState = 'active' | 'revoked' | 'no-user';
 
+/** An active login comes with the user's current record, read in the same statement. */
+export type LoginCheck = { state: 'active'; user: User } | { state: 'revoked' | 'no-user' };
+
 export interface SessionRepository {
   create(session: Omit<RefreshTokenRecord, 'rotatedAt' | 'revokedAt'>): Promise<void>;
   findByTokenHash(tokenHash: string): Promise<RefreshTokenRecord | null>;
@@ -21,8 +26,8 @@ export interface SessionRepository {
   revokeFamily(familyId: string, at: Date): Promise<void>;
   /**
    * Whether an access token of this user and login may still be used, in one read: `no-user` once the user
-   * is gone, `revoked` once `revokeFamily` ran for the family (logout, reuse detection), else `active`.
-   * A null family (a token that names none) is judged by the user alone.
+   * is gone, `revoked` once `revokeFamily` ran for the family (logout, reuse detection), else `active` with
+   * the user as stored now. A null family (a token that names none) is judged by the user alone.
    */
-  loginState(userId: string, familyId: string | null): Promise<LoginState>;
+  loginState(userId: string, familyId: string | null): Promise<LoginCheck>;
 }

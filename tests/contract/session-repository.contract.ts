@@ -86,16 +86,47 @@ export function sessionRepositoryContract(name: string, make: MakeBackend): void
     const first = token(userId, familyId, at(1));
     const other = token(userId, randomUUID(), at(2));
     for (const session of [first, other]) await sessions.create(session);
-    t.is(await sessions.loginState(userId, familyId), 'active');
+    t.is((await sessions.loginState(userId, familyId)).state, 'active');
     t.true(await sessions.markRotated(first.id, at(3)));
-    t.is(await sessions.loginState(userId, familyId), 'active', 'a rotation is no revocation');
+    t.is((await sessions.loginState(userId, familyId)).state, 'active', 'a rotation is no revocation');
     await sessions.create(token(userId, familyId, at(4)));
     await sessions.revokeFamily(familyId, at(5));
-    t.is(await sessions.loginState(userId, familyId), 'revoked');
-    t.is(await sessions.loginState(userId, other.familyId), 'active');
-    t.is(await sessions.loginState(userId, randomUUID()), 'active', 'an unknown family');
-    t.is(await sessions.loginState(userId, null), 'active', 'no family: the user decides');
-    t.is(await sessions.loginState(randomUUID(), familyId), 'no-user');
-    t.is(await sessions.loginState(randomUUID(), null), 'no-user');
+    t.is((await sessions.loginState(userId, familyId)).state, 'revoked');
+    t.is((await sessions.loginState(userId, other.familyId)).state, 'active');
+    t.is((await sessions.loginState(userId, randomUUID())).state, 'active', 'an unknown family');
+    t.is((await sessions.loginState(userId, null)).state, 'active', 'no family: the user decides');
+    t.is((await sessions.loginState(randomUUID(), familyId)).state, 'no-user');
+    t.is((await sessions.loginState(randomUUID(), null)).state, 'no-user');
+    t.deepEqual(await sessions.loginState(userId, familyId), { state: 'revoked' }, 'no user record with a refusal');
+    const active = await sessions.loginState(userId, other.familyId);
+    t.deepEqual(active, { state: 'active', user: (await repos.users.findById(userId))! }, 'an active login brings the user as stored');
+  });
+
+  test(`${name}: loginState calls made at once (batched by the SQL adapters) answer each as a lone call does`, async (t) => {
+    const [alice, bob] = [await addUser(repos.users), await addUser(repos.users)];
+    const [aliceIn, aliceOut, bobIn] = [token(alice), token(alice), token(bob)];
+    for (const session of [aliceIn, aliceOut, bobIn]) await sessions.create(session);
+    await sessions.revokeFamily(aliceOut.familyId, at(1));
+    const keys: [string, string | null][] = [
+      [alice, aliceIn.familyId],
+      [alice, aliceOut.familyId],
+      [alice, null],
+      [bob, bobIn.familyId],
+      [randomUUID(), aliceIn.familyId],
+      [alice, aliceIn.familyId],
+      [bob, aliceOut.familyId],
+      [bob, null],
+      [randomUUID(), null],
+      [alice, randomUUID()],
+    ];
+    const alone = [];
+    for (const [userId, familyId] of keys) alone.push(await sessions.loginState(userId, familyId));
+    t.deepEqual(
+      alone.map((check) => check.state),
+      ['active', 'revoked', 'active', 'active', 'no-user', 'active', 'revoked', 'active', 'no-user', 'active'],
+    );
+    for (let round = 0; round < 3; round++) {
+      t.deepEqual(await Promise.all(keys.map(([userId, familyId]) => sessions.loginState(userId, familyId))), alone, `round ${round}`);
+    }
   });
 }

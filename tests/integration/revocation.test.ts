@@ -91,6 +91,24 @@ function suite(db: TestDatabase): void {
     await statusOf(t, client.get('/auth/profile'), 401, 'by cookie');
     await t.throwsAsync(openSocket(client), { message: 'upgrade refused: 401' });
   });
+
+  test.serial(`[${db}] an administrator demoted in storage loses admin routes at once, with the token that still says admin`, async (t) => {
+    const testApp = await startTestApp(db, { ADMIN_EMAILS: 'admin@example.com' });
+    t.teardown(() => testApp.close());
+    const client = testApp.client();
+    const admin = await client.signUp({ email: 'admin@example.com' });
+    const token = client.cookies.get('access_token')!;
+    const asAdmin = bearer(testApp.baseUrl, token);
+    await statusOf(t, asAdmin.get('/admin/users'), 200, 'an administrator');
+
+    const database = testApp.app.container.get<SequelizeDatabase>(TOKENS.Database);
+    await database.sequelize.query("UPDATE users SET role = 'user' WHERE id = ?", { replacements: [admin.id] });
+
+    await statusOf(t, asAdmin.get('/admin/users'), 403, 'demoted, same token');
+    const profile = await asAdmin.get('/auth/profile');
+    t.is(profile.status, 200);
+    t.is(profile.body.role, 'user', 'the profile shows the role as stored');
+  });
 }
 
 for (const db of DATABASES) suite(db);

@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
 import type { Authenticate } from '../../../core/use-cases/auth/authenticate.use-case.ts';
-import type { GetProfile } from '../../../core/use-cases/auth/get-profile.use-case.ts';
 import type { LoginUser } from '../../../core/use-cases/auth/login-user.use-case.ts';
 import type { LogoutUser } from '../../../core/use-cases/auth/logout-user.use-case.ts';
 import type { RefreshSession } from '../../../core/use-cases/auth/refresh-session.use-case.ts';
@@ -17,7 +16,6 @@ export interface AuthRoutesDeps {
   login: LoginUser;
   refresh: RefreshSession;
   logout: LogoutUser;
-  profile: GetProfile;
   authenticate: Authenticate;
   cookies: CookiePolicy;
 }
@@ -115,10 +113,9 @@ export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
 
   api.add(
     { method: 'get', path: '/auth/profile', summary: 'The current user', tag: 'auth', auth: 'access', responses: { 200: { description: 'Profile', schema: userSchema } } },
-    async (req: Request, res: Response) => {
-      const result = await deps.profile.execute({ userId: req.principal!.userId });
-      if (!result.ok) return sendFail(res, result);
-      res.json(userDto(result.value));
+    // Authenticate read the user as stored now in the statement that checked the login: no second read.
+    (req: Request, res: Response) => {
+      res.json(userDto(req.principal!.user));
     },
   );
 

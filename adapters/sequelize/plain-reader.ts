@@ -1,0 +1,82 @@
+import mysql from 'mysql2';
+import sqlite3 from 'sqlite3';
+
+/**
+ * Point reads on the plain driver, for statements run on every request (authentication, the profile).
+ * Sequelize's query path costs several times the statement itself there: on SQLite it formats a stack trace
+ * (through the source maps tsx installs) and serializes the call on its connection for every SELECT, on both
+ * dialects it builds a query object, logs and post-processes. Rows come back as stored, like `selectRows`:
+ * dates as text on SQLite, Dates on MariaDB.
+ *
+ * Only for autocommit reads: a transaction's reads stay on its own connection (see `SqlScope.read`).
+ */
+export interface PlainReader {
+  all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A read-only handle of its own on the database file: under WAL it reads beside the writer, and each
+ * statement is prepared once. A statement runs one call at a time (node-sqlite3 queues the next), as SQLite
+ * would serialize calls on one connection anyway.
+ *
+ * Not Node's built-in `node:sqlite`, although its synchronous point read costs a tenth of this one: it is a
+ * second copy of SQLite in the process, and two copies on one file do not see each other's POSIX locks
+ * (sqlite.org/howtocorrupt.html, 2.2.1), so its reads could overlap the writer's commits unguarded.
+ */
+export class SqlitePlainReader implements PlainReader {
+  private readonly db: sqlite3.Database;
+  private readonly statements = new Map<string, sqlite3.Statement>();
+
+  constructor(storagePath: string) {
+    this.db = new sqlite3.Database(storagePath, sqlite3.OPEN_READONLY);
+    // A reader waits for a writer only while a WAL checkpoint or recovery holds the file; as long as the writers do.
+    this.db.configure('busyTimeout', 15_000);
+  }
+
+  all<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    const prepared = statement;
+    return new Promise((resolve, reject) => {
+      prepared.all<T>(params, (error, rows) => (error ? reject(error) : resolve(rows)));
+    });
+  }
+
+  close(): Promise<void> {
+    for (const statement of this.statements.values()) statement.finalize();
+    this.statements.clear();
+    return new Promise((resolve, reject) => this.db.close((error) => (error ? reject(error) : resolve())));
+  }
+}
+
+/** A small mysql2 pool of its own (the same settings as Sequelize's: UTC, big numbers as numbers), prepared statements. */
+export class MysqlPlainReader implements PlainReader {
+  private readonly pool: mysql.Pool;
+
+  constructor(url: string, connections: number) {
+    this.pool = mysql.createPool({
+      uri: url,
+      connectionLimit: connections,
+      maxIdle: connections,
+      idleTimeout: 60_000,
+      timezone: '+00:00',
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      dateStrings: false,
+    });
+  }
+
+  all<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+    return new Promise((resolve, reject) => {
+      this.pool.execute(sql, params as mysql.ExecuteValues[], (error, rows) => (error ? reject(error) : resolve(rows as T[])));
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => this.pool.end((error) => (error ? reject(error) : resolve())));
+  }
+}
