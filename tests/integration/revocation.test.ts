@@ -108,6 +108,9 @@ function suite(db: TestDatabase): void {
     const profile = await asAdmin.get('/auth/profile');
     t.is(profile.status, 200);
     t.is(profile.body.role, 'user', 'the profile shows the role as stored');
+    // A raw workflow matching no template is for administrators only: the stored role decides, not the token's.
+    const raw = { workflow: { '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: 1, color: 12345 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'demoted' } } } };
+    await statusOf(t, asAdmin.post('/generate', raw), 400, 'demoted: no raw workflows');
   });
 }
 

@@ -74,7 +74,7 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
         const created = ({ job }: SubmittedJob) => ({ status: 202, body: jobView(job, []) });
         const result = await deps.submit.execute({
           userId: req.principal!.userId,
-          role: req.principal!.role,
+          role: req.principal!.user.role,
           workflow: body.workflow,
           templateId: body.templateId,
           parameters: body.parameters,
