@@ -213,8 +213,8 @@ const MUTATIONS: Mutation[] = [
   {
     name: 'comfyui: a superseded prompt still queued or running is not adopted',
     file: 'adapters/comfyui/comfy-engine.ts',
-    find: 'if ([...running, ...pending].some((item) => item[1] === promptId)) {',
-    replace: 'if (false) {',
+    find: '        if (found) {\n          const foundId = String(found[1]);',
+    replace: '        if (false as boolean) {\n          const foundId = String(found![1]);',
     tests: ['tests/integration/comfyui-engine-faults.test.ts'],
   },
   {
