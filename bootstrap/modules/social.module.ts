@@ -74,7 +74,6 @@ export function bindSocial(container: Container, config: Readonly<Config>): void
         uow: ports.uow(),
         history: repos.history,
         connections: repos.connections,
-        publications: repos.publications,
         platforms,
         ids: ports.ids(),
         clock: ports.clock(),
@@ -107,7 +106,7 @@ export function bindSocial(container: Container, config: Readonly<Config>): void
       maxAttempts: config.generation.maxAttempts,
       visibilitySeconds: config.generation.visibilitySeconds,
     });
-    const deadLetters = new FailDeadLetteredPublication({ publications: repos.publications, history: repos.history, ends: ends(), logger });
+    const deadLetters = new FailDeadLetteredPublication({ history: repos.history, ends: ends(), logger });
     const binding: TaskHandlerBinding = { taskType: 'publish', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) };
     return binding;
   });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import type { HistoryItem } from '../../core/domain/job.ts';
+import type { Publication, SocialConnection } from '../../core/domain/social.ts';
+import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
 import type { NewJob } from '../../core/ports/job-repository.port.ts';
 import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
 import type { Backend } from '../support/backends.ts';
@@ -111,3 +113,41 @@ export const historyItem = (userId: string, jobId: string, over: Partial<History
     ...over,
   };
 };
+
+/** A user with one video output in history, for the social repositories. */
+export async function videoOutput(repos: { users: UserRepository; history: HistoryRepository }): Promise<{ userId: string; outputId: string }> {
+  const userId = await addUser(repos.users);
+  const item = historyItem(userId, randomUUID(), { mimeType: 'video/mp4', fileName: 'clip.mp4' });
+  await repos.history.add(item);
+  return { userId, outputId: item.id };
+}
+
+export const newPublication = (outputId: string, userId: string, over: Partial<Publication> = {}): Publication => ({
+  outputId,
+  userId,
+  platform: 'YOUTUBE',
+  status: 'pending',
+  attemptId: randomUUID(),
+  title: 'Clip',
+  description: 'ünïcødé ✓',
+  privacy: 'private',
+  url: null,
+  error: null,
+  remoteRef: null,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...over,
+});
+
+export const newConnection = (userId: string, over: Partial<SocialConnection> = {}): Omit<SocialConnection, 'version'> => ({
+  userId,
+  platform: 'YOUTUBE',
+  accessToken: 'v1.k.sealed-access',
+  refreshToken: 'v1.k.sealed-refresh',
+  expiresAt: at(3600_000),
+  accountId: 'channel-1',
+  scope: 'https://www.googleapis.com/auth/youtube.upload',
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...over,
+});

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Publication } from '../../core/domain/social.ts';
 import type { Backend } from '../support/backends.ts';
-import { addUser, at, historyItem, sharedBackend, sleep, within, type MakeBackend } from './fixtures.ts';
+import { at, newPublication, sharedBackend, sleep, videoOutput, within, type MakeBackend } from './fixtures.ts';
 
 /**
  * The PublicationRepository guards that social-repositories.contract.ts leaves out: a failed attempt stays
@@ -16,28 +15,10 @@ export function publicationRepositoryContract(name: string, make: MakeBackend): 
     b = await backend();
   });
 
-  const output = async () => {
-    const userId = await addUser(b.repos.users);
-    const item = historyItem(userId, randomUUID(), { mimeType: 'video/mp4', fileName: 'clip.mp4' });
-    await b.repos.history.add(item);
-    return { userId, outputId: item.id };
-  };
-  const publication = (outputId: string, userId: string, over: Partial<Publication> = {}): Publication => ({
-    outputId,
-    userId,
-    platform: 'YOUTUBE',
-    status: 'pending',
-    attemptId: randomUUID(),
-    title: 'T'.repeat(100),
-    description: 'd'.repeat(4999) + '✓',
-    privacy: 'unlisted',
-    url: null,
-    error: null,
-    remoteRef: null,
-    createdAt: at(0),
-    updatedAt: at(0),
-    ...over,
-  });
+  const output = () => videoOutput(b.repos);
+  // At the domain's limits: the longest title and description fit their columns.
+  const publication = (outputId: string, userId: string, over: Partial<Publication> = {}): Publication =>
+    newPublication(outputId, userId, { title: 'T'.repeat(100), description: 'd'.repeat(4999) + '✓', privacy: 'unlisted', ...over });
 
   test(`${name}: publications: a failed attempt neither begins, keeps a remote ref nor ends again`, async (t) => {
     const { userId, outputId } = await output();

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { SocialConnection } from '../../core/domain/social.ts';
 import type { Backend } from '../support/backends.ts';
-import { addUser, at, sharedBackend, within, type MakeBackend } from './fixtures.ts';
+import { addUser, at, newConnection, sharedBackend, within, type MakeBackend } from './fixtures.ts';
 import { deleteUser } from './publication-repository.contract.ts';
 
 /**
@@ -15,18 +15,9 @@ export function socialConnectionRepositoryContract(name: string, make: MakeBacke
     b = await backend();
   });
 
-  const connection = (userId: string, over: Partial<SocialConnection> = {}): Omit<SocialConnection, 'version'> => ({
-    userId,
-    platform: 'TIKTOK',
-    accessToken: `v1.k.${'a'.repeat(2000)}`,
-    refreshToken: 'v1.k.refresh',
-    expiresAt: at(86_400_000),
-    accountId: 'o'.repeat(255),
-    scope: 's'.repeat(1024),
-    createdAt: at(0),
-    updatedAt: at(0),
-    ...over,
-  });
+  // At the columns' limits: a long sealed token, the longest account id and scope.
+  const connection = (userId: string, over: Partial<SocialConnection> = {}): Omit<SocialConnection, 'version'> =>
+    newConnection(userId, { platform: 'TIKTOK', accessToken: `v1.k.${'a'.repeat(2000)}`, refreshToken: 'v1.k.refresh', expiresAt: at(86_400_000), accountId: 'o'.repeat(255), scope: 's'.repeat(1024), ...over });
 
   test(`${name}: connections: a refresh from a stale version changes no field; the current one keeps what it does not replace`, async (t) => {
     const userId = await addUser(b.repos.users);

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import type { Publication, SocialConnection } from '../../core/domain/social.ts';
 import type { Backend } from '../support/backends.ts';
-import { addUser, at, historyItem, sharedBackend, type MakeBackend } from './fixtures.ts';
+import { addUser, at, newConnection, newPublication, sharedBackend, videoOutput, type MakeBackend } from './fixtures.ts';
 
 /** The SocialConnectionRepository and PublicationRepository contracts for one backend. */
 export function socialRepositoriesContract(name: string, make: MakeBackend): void {
@@ -12,40 +11,9 @@ export function socialRepositoriesContract(name: string, make: MakeBackend): voi
     b = await backend();
   });
 
-  const connection = (userId: string, over: Partial<SocialConnection> = {}): Omit<SocialConnection, 'version'> => ({
-    userId,
-    platform: 'YOUTUBE',
-    accessToken: 'v1.k.sealed-access',
-    refreshToken: 'v1.k.sealed-refresh',
-    expiresAt: at(3600_000),
-    accountId: 'channel-1',
-    scope: 'https://www.googleapis.com/auth/youtube.upload',
-    createdAt: at(0),
-    updatedAt: at(0),
-    ...over,
-  });
-  const output = async () => {
-    const userId = await addUser(b.repos.users);
-    const item = historyItem(userId, randomUUID(), { mimeType: 'video/mp4', fileName: 'clip.mp4' });
-    await b.repos.history.add(item);
-    return { userId, outputId: item.id };
-  };
-  const publication = (outputId: string, userId: string, over: Partial<Publication> = {}): Publication => ({
-    outputId,
-    userId,
-    platform: 'YOUTUBE',
-    status: 'pending',
-    attemptId: randomUUID(),
-    title: 'Clip',
-    description: 'ünïcødé ✓',
-    privacy: 'private',
-    url: null,
-    error: null,
-    remoteRef: null,
-    createdAt: at(0),
-    updatedAt: at(0),
-    ...over,
-  });
+  const connection = newConnection;
+  const output = () => videoOutput(b.repos);
+  const publication = newPublication;
 
   test(`${name}: connections: save (version 1), find, list; save again replaces; delete answers what it removed`, async (t) => {
     const userId = await addUser(b.repos.users);

@@ -106,7 +106,7 @@ async function world(t: ExecutionContext, db: (typeof DATABASES)[number], platfo
       maxAttempts: 5,
       visibilitySeconds: 30,
     });
-    return { run, deadLetters: new FailDeadLetteredPublication({ publications: backend.repos.publications, history: backend.repos.history, ends, logger: quietLogger }) };
+    return { run, deadLetters: new FailDeadLetteredPublication({ history: backend.repos.history, ends, logger: quietLogger }) };
   }
   const message = (attempt: number): DeliveredMessage => ({ id: attemptId, taskType: 'publish', environment: 'local', body, attempt, extendVisibility: async () => undefined });
   const outcome = async () => ({
@@ -236,7 +236,6 @@ for (const db of DATABASES) {
         uow,
         history: w.backend.repos.history,
         connections: w.backend.repos.connections,
-        publications: w.backend.repos.publications,
         platforms: { get: () => ({ platform: 'YOUTUBE' }) as SocialPlatformClient, configured: () => ['YOUTUBE'] },
         ids: { newId: () => randomUUID() },
         clock,

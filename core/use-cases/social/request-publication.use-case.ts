@@ -12,7 +12,6 @@ import {
 import type { Clock } from '../../ports/clock.port.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
-import type { PublicationRepository } from '../../ports/publication-repository.port.ts';
 import type { SocialConnectionRepository } from '../../ports/social-connection-repository.port.ts';
 import type { SocialPlatforms } from '../../ports/social-platform.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
@@ -22,7 +21,6 @@ export interface RequestPublicationDeps {
   uow: UnitOfWork;
   history: HistoryRepository;
   connections: SocialConnectionRepository;
-  publications: PublicationRepository;
   platforms: SocialPlatforms;
   ids: IdGenerator;
   clock: Clock;

@@ -174,7 +174,6 @@ export class RunPublication {
 }
 
 export interface FailDeadLetteredPublicationDeps {
-  publications: PublicationRepository;
   history: HistoryRepository;
   ends: PublicationEnds;
   logger: Logger;
