@@ -132,3 +132,4 @@ export * from './use-cases/social/list-publications.use-case.ts';
 export * from './use-cases/social/pending-connections.ts';
 export * from './use-cases/social/request-publication.use-case.ts';
 export * from './use-cases/social/run-publication.use-case.ts';
+export * from './use-cases/single-use-states.ts';

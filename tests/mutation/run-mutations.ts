@@ -522,11 +522,11 @@ const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/social.test.ts'],
   },
   {
-    name: 'social: pending connections are not single-use',
-    file: 'core/use-cases/social/pending-connections.ts',
+    name: 'social and OIDC: pending authorizations are not single-use',
+    file: 'core/use-cases/single-use-states.ts',
     find: '    if (claim.count > 1) return null;\n',
     replace: '',
-    tests: ['tests/integration/social.test.ts'],
+    tests: ['tests/integration/social.test.ts', 'tests/integration/oidc.test.ts'],
   },
   {
     name: 'social: publishing a platform that is not connected',
