@@ -1,0 +1,26 @@
+/** One edit of a mutation: `find` must occur in `file` (the first occurrence is replaced). */
+export interface Edit {
+  file: string;
+  find: string;
+  replace: string;
+}
+
+/** Deletes (or weakens) one guard; `tests` are the files that must go red without it. */
+export interface Mutation extends Edit {
+  name: string;
+  /** Further edits made together with the first (a guard defended twice is only gone when both are). */
+  also?: Edit[];
+  tests: string[];
+}
+
+export type Verdict = 'caught' | 'survived' | 'crashed' | 'timed-out';
+
+/** Reads an ava run (its exit status, its output, whether the harness had to kill it): which tests failed an assertion, whether a file crashed, whether ava timed out. */
+export function judge(run: { status: number | null; output: string; killed: boolean }): { verdict: Verdict; red: string[] } {
+  const lines = run.output.split('\n').map((line) => line.trim());
+  const red = lines.filter((line) => line.startsWith('✘ [fail]:'));
+  if (run.killed) return { verdict: 'timed-out', red };
+  if (red.length > 0) return { verdict: 'caught', red };
+  if (run.status === 0) return { verdict: 'survived', red };
+  return { verdict: lines.some((line) => line.startsWith('✘ Timed out')) ? 'timed-out' : 'crashed', red: lines.filter((line) => line.startsWith('✘')) };
+}

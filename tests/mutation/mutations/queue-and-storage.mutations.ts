@@ -1,0 +1,46 @@
+import type { Mutation } from '../mutation.ts';
+
+export const MUTATIONS: Mutation[] = [
+  {
+    name: 'dead letters do not end their job',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: 'if (this.options.onDeadLetter && message) await this.options.onDeadLetter(message, settlement.reason);',
+    replace: '',
+    tests: ['tests/integration/exactly-once-defects.test.ts', 'tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'queue acks delete (no tombstone)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: "changed = await this.write({ status: 'done', claim_token: null, updated_at: clock.now() }, where);",
+    replace: 'changed = await this.deps.db.autocommit.write((scope) => queueMessageModel(scope.sequelize).destroy({ where, ...scope.options }));',
+    tests: ['tests/integration/worker-defects.test.ts', 'tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'relays do not respect leases',
+    file: 'adapters/sequelize/sequelize-outbox.ts',
+    find: "{ where: { id: { [Op.in]: candidates.map((row) => row.id) }, ...free(now) }, ...s.options },",
+    replace: "{ where: { id: { [Op.in]: candidates.map((row) => row.id) } }, ...s.options },",
+    tests: ['tests/contract/outbox.test.ts', 'tests/integration/queue.test.ts'],
+  },
+  {
+    name: 'memory unit of work does not roll back',
+    file: 'adapters/memory/memory-store.ts',
+    find: '        this.restore(before);',
+    replace: '',
+    tests: ['tests/contract/unit-of-work.test.ts', 'tests/unit/generation.test.ts'],
+  },
+  {
+    name: 'queue: last_error not cut',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: 'last_error: settlement.reason.slice(0, 10_000)',
+    replace: 'last_error: settlement.reason',
+    tests: ['tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'database queue: FIFO instead of users in turn',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: 'ORDER BY fair_seq ASC, visible_at ASC',
+    replace: 'ORDER BY visible_at ASC',
+    tests: ['tests/integration/fairness.test.ts'],
+  },
+];
