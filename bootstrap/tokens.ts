@@ -26,6 +26,7 @@ import type { ActiveTemplates } from '../core/use-cases/generation/active-templa
 import type { InputImages } from '../core/use-cases/generation/input-images.ts';
 import type { JobControl } from '../core/use-cases/generation/job-control.ts';
 import type { JobLifecycle } from '../core/use-cases/generation/job-lifecycle.ts';
+import type { JobPayment } from '../core/use-cases/coins/job-payment.ts';
 import type { JobQueries } from '../core/use-cases/generation/job-queries.use-case.ts';
 import type { OutputHistory } from '../core/use-cases/generation/history.use-case.ts';
 import type { RunGeneration } from '../core/use-cases/generation/run-generation.use-case.ts';
@@ -121,6 +122,7 @@ export const TOKENS = {
   NodeCatalog: token<NodeCatalog>('NodeCatalog'),
   JobControl: token<JobControl>('JobControl'),
   JobLifecycle: token<JobLifecycle>('JobLifecycle'),
+  JobPayment: token<JobPayment>('JobPayment'),
   ActiveTemplates: token<ActiveTemplates>('ActiveTemplates'),
   InputImages: token<InputImages>('InputImages'),
   OutputHistory: token<OutputHistory>('OutputHistory'),

@@ -2,7 +2,7 @@ import type { Outbox } from '../../core/ports/outbox.port.ts';
 import type { Transaction, UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
 import { MemoryAuditLog } from './memory-audit-log.ts';
 import { MemoryCoinLedger } from './memory-coin-ledger.ts';
-import { MemoryDeductionClaims } from './memory-deduction-claims.ts';
+import { MemoryLinkedDeductions } from './memory-linked-deductions.ts';
 import { MemoryHistoryRepository } from './memory-history-repository.ts';
 import { MemoryIdentityRepository } from './memory-identity-repository.ts';
 import { MemoryPublicationRepository } from './memory-publication-repository.ts';
@@ -27,7 +27,7 @@ function memoryRepositories(store: MemoryStore, signal: MemoryOutboxSignal, afte
     users: new MemoryUserRepository(store),
     sessions: new MemorySessionRepository(store),
     ledger: new MemoryCoinLedger(store),
-    claims: new MemoryDeductionClaims(store),
+    deductions: new MemoryLinkedDeductions(store),
     jobs: new MemoryJobRepository(store),
     history: new MemoryHistoryRepository(store),
     staged: new MemoryStagedOutputs(store),

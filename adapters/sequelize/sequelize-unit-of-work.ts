@@ -3,7 +3,7 @@ import type { Transaction, UnitOfWork } from '../../core/ports/unit-of-work.port
 import { SequelizeAuditLog } from './sequelize-audit-log.ts';
 import { SequelizeCoinLedger } from './sequelize-coin-ledger.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
-import { SequelizeDeductionClaims } from './sequelize-deduction-claims.ts';
+import { SequelizeLinkedDeductions } from './sequelize-linked-deductions.ts';
 import { SequelizeHistoryRepository } from './sequelize-history-repository.ts';
 import { SequelizeIdentityRepository } from './sequelize-identity-repository.ts';
 import { SequelizePublicationRepository } from './sequelize-publication-repository.ts';
@@ -43,7 +43,7 @@ export class SequelizeRepositories implements Omit<Transaction, 'afterCommit'> {
   get users() { return this.once('users', () => new SequelizeUserRepository(this.scope)); }
   get sessions() { return this.once('sessions', () => new SequelizeSessionRepository(this.scope)); }
   get ledger() { return this.once('ledger', () => new SequelizeCoinLedger(this.scope)); }
-  get claims() { return this.once('claims', () => new SequelizeDeductionClaims(this.scope)); }
+  get deductions() { return this.once('deductions', () => new SequelizeLinkedDeductions(this.scope)); }
   get jobs() { return this.once('jobs', () => new SequelizeJobRepository(this.scope)); }
   get history() { return this.once('history', () => new SequelizeHistoryRepository(this.scope)); }
   get staged() { return this.once('staged', () => new SequelizeStagedOutputs(this.scope)); }

@@ -19,7 +19,6 @@ import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.us
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
-import { SweepUnclaimedDeductions } from '../../core/use-cases/generation/sweep-unclaimed-deductions.use-case.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding, type TaskHandlerBinding } from '../tokens.ts';
 import { portsOf } from './ports.ts';
@@ -74,7 +73,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
     container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'engine', check: async () => (await get(TOKENS.Engine).check()) ?? undefined }));
   }
   single(TOKENS.JobControl, () => new JobControl(ports.bus()));
-  single(TOKENS.JobLifecycle, () => new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events: get(TOKENS.UserEventLog) }));
+  single(TOKENS.JobLifecycle, () => new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events: get(TOKENS.UserEventLog), payment: get(TOKENS.JobPayment) }));
   single(TOKENS.ActiveTemplates, () => new ActiveTemplates(ports.repos().templates));
   single(TOKENS.InputImages, () => new InputImages({ uploads: ports.repos().uploads, history: ports.repos().history }));
   single(TOKENS.OutputHistory, () =>
@@ -144,6 +143,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
         prepare,
         images: get(TOKENS.InputImages),
         events: get(TOKENS.UserEventLog),
+        payment: get(TOKENS.JobPayment),
         ids: ports.ids(),
         clock: ports.clock(),
         environment: config.appEnv,
@@ -160,20 +160,6 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => workerLifecycle(container, config));
 
   const scheduler = ports.scheduler();
-  scheduler.add({
-    name: 'unclaimed-deduction-sweep',
-    roles: ['api'],
-    everyMs: 60_000,
-    run: () =>
-      new SweepUnclaimedDeductions({
-        uow: ports.uow(),
-        claims: ports.repos().claims,
-        ids: ports.ids(),
-        clock: ports.clock(),
-        logger: ports.logger(),
-        unclaimedMinutes: generation.unclaimedDeductionMinutes,
-      }).execute(),
-  });
   scheduler.add({ name: 'output-retention-sweep', roles: ['api'], everyMs: 60_000, run: () => get(TOKENS.OutputHistory).sweepExpired() });
   scheduler.add({
     name: 'job-reconciler',
@@ -186,6 +172,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
         staged: ports.repos().staged,
         storage: get(TOKENS.ObjectStorage),
         lifecycle: get(TOKENS.JobLifecycle),
+        payment: get(TOKENS.JobPayment),
         clock: ports.clock(),
         logger: ports.logger().child({ component: 'reconciler' }),
         stalledAfterSeconds: generation.stalledJobSeconds,

@@ -27,10 +27,6 @@ export const canMove = (from: JobStatus, to: JobStatus): boolean => TRANSITIONS[
 /** The statuses a job may be in for a move to `to` (the guard of every conditional transition). */
 export const sourcesOf = (to: JobStatus): JobStatus[] => JOB_STATUSES.filter((from) => canMove(from, to));
 
-/** A job that ends without output gives its payment back; a succeeded one keeps it. */
-export const refundOwed = (job: Pick<GenerationJob, 'status' | 'paidCoins' | 'refundedCoins'>): number =>
-  job.status === 'failed' || job.status === 'cancelled' ? Math.max(0, job.paidCoins - job.refundedCoins) : 0;
-
 export interface JobError {
   code: string;
   message: string;
@@ -95,6 +91,3 @@ export interface HistoryItem {
 export const outputKey = (userId: string, jobId: string, runId: string, fileName: string): string =>
   `outputs/${userId}/${jobId}/${runId.replace(/-/g, '').slice(0, 12)}-${fileName}`;
 
-/** Reason of the charge for a job: video jobs are `video_generation`. */
-export const chargeReason = (outputType: 'image' | 'video'): 'video_generation' | 'image_generation' =>
-  outputType === 'video' ? 'video_generation' : 'image_generation';

@@ -1,6 +1,6 @@
 import type { AuditLog } from './audit-log.port.ts';
 import type { CoinLedger } from './coin-ledger.port.ts';
-import type { DeductionClaims } from './deduction-claims.port.ts';
+import type { LinkedDeductions } from './linked-deductions.port.ts';
 import type { HistoryRepository } from './history-repository.port.ts';
 import type { IdentityRepository } from './identity-repository.port.ts';
 import type { IdempotencyStore } from './idempotency-store.port.ts';
@@ -24,7 +24,7 @@ export interface Transaction {
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly ledger: CoinLedger;
-  readonly claims: DeductionClaims;
+  readonly deductions: LinkedDeductions;
   readonly jobs: JobRepository;
   readonly history: HistoryRepository;
   readonly staged: StagedOutputs;

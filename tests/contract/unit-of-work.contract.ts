@@ -31,6 +31,8 @@ const additions = () => {
     idempotencyKey: `key-${randomUUID()}`,
     templateId: randomUUID(),
     uploadId: randomUUID(),
+    deductionId: randomUUID(),
+    requestId: randomUUID(),
   };
 };
 type Additions = ReturnType<typeof additions>;
@@ -69,6 +71,7 @@ async function seed(repos: Repositories): Promise<World> {
   const deductionId = randomUUID();
   const requestId = randomUUID();
   await repos.ledger.apply({ id: deductionId, userId, amount: -5, reason: 'image_generation', relatedEntityId: requestId, actorId: userId, createdAt: at(2) });
+  await repos.deductions.add({ id: deductionId, userId, relatedEntityId: requestId, amount: 5, createdAt: at(2) });
   const job = newJob(userId);
   await repos.jobs.create(job);
   const uploadId = randomUUID();
@@ -85,7 +88,7 @@ async function writeEverything(tx: Transaction, world: World, add: Additions): P
   await tx.sessions.markRotated((await tx.sessions.findByTokenHash(world.sessionHash))!.id, now);
   const credited = await tx.ledger.apply({ id: randomUUID(), userId: world.userId, amount: 7, reason: 'admin_adjustment', relatedEntityId: null, actorId: null, createdAt: now });
   if (!credited.ok) throw new Error(credited.reason);
-  if (!(await tx.claims.claim(world.deductionId, 'job', world.jobId, now))) throw new Error('not claimed');
+  if (!(await tx.deductions.end(world.deductionId, 'job', world.jobId, now))) throw new Error('not claimed');
   if (!(await tx.jobs.create(newJob(world.userId, { id: add.jobId, createdAt: now })))) throw new Error('job not created');
   if (!(await tx.jobs.transition(world.jobId, { to: 'running', runId: add.runId, changes: { attempts: 1, startedAt: now } }, now))) throw new Error('not moved');
   if (!(await tx.history.add(historyItem(world.userId, world.jobId, { id: add.historyId, createdAt: now })))) throw new Error('history not added');
@@ -98,6 +101,7 @@ async function writeEverything(tx: Transaction, world: World, add: Additions): P
   await tx.uploads.create(upload(add.uploadId, world.userId));
   if (!(await tx.uploads.markUsed(world.uploadId, now))) throw new Error('upload not marked');
   await tx.events.append(world.userId, { type: 'job.started', jobId: world.jobId, attempt: 1 }, now);
+  await tx.deductions.add({ id: add.deductionId, userId: world.userId, relatedEntityId: add.requestId, amount: 3, createdAt: now });
 }
 
 /**
@@ -118,7 +122,8 @@ async function observe(repos: Repositories, world: World, add: Additions, n: num
     ledgerRows: (await repos.ledger.list(world.userId, { page: 1, limit: 100 })).total,
     newSession: (await repos.sessions.findByTokenHash(add.sessionHash)) !== null,
     rotated: (await repos.sessions.findByTokenHash(world.sessionHash))!.rotatedAt !== null,
-    deductionUnclaimed: (await repos.claims.findUnclaimed(world.userId, world.requestId)) !== null,
+    deductionUnclaimed: (await repos.deductions.findOpen(world.userId, world.requestId)) !== null,
+    newDeduction: (await repos.deductions.findOpen(world.userId, add.requestId)) !== null,
     newJob: (await repos.jobs.findById(add.jobId)) !== null,
     jobStatus: (await repos.jobs.findById(world.jobId))!.status,
     history: (await repos.history.findForUser(add.historyId, world.userId)) !== null,
@@ -142,6 +147,7 @@ const UNTOUCHED = {
   newSession: false,
   rotated: false,
   deductionUnclaimed: true,
+  newDeduction: false,
   newJob: false,
   jobStatus: 'queued',
   history: false,
@@ -164,6 +170,7 @@ const written = (add: Additions) => ({
   newSession: true,
   rotated: true,
   deductionUnclaimed: false,
+  newDeduction: true,
   newJob: true,
   jobStatus: 'running',
   history: true,

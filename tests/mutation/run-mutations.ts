@@ -2,7 +2,8 @@
  * The mutation check of the guards: each mutation deletes one guard (a conditional update, a fence, a
  * refund, a state check, an ownership check...) in a scratch copy of the project, runs the tests that should
  * catch it, and reports whether they went red. Every mutation must be caught. Not part of `npm test` (it runs
- * the suites many times); run it with `npm run mutation` (optionally a name filter) and read the JSON lines.
+ * the suites many times); run it with `npm run mutation` (optionally `--area=money,jobs` to take only those
+ * list files, and a name filter) and read the JSON lines.
  *
  * A mutation counts as caught only when a test of its files fails an assertion. Before any mutation, the
  * same files run unmutated and must all pass (green first): otherwise a missing server, a flaky file or a
@@ -21,9 +22,12 @@ const LIST_DIR = path.join(ROOT, 'tests/mutation/mutations');
 /** A run of one mutation's files that takes longer than this is stopped and reported, not counted as caught. */
 const RUN_LIMIT_MS = 900_000;
 
-async function loadMutations(): Promise<Mutation[]> {
+async function loadMutations(areas: string[] | null): Promise<Mutation[]> {
   const all: Mutation[] = [];
-  for (const file of readdirSync(LIST_DIR).filter((name) => name.endsWith('.mutations.ts')).sort()) {
+  const lists = readdirSync(LIST_DIR).filter((name) => name.endsWith('.mutations.ts')).sort();
+  const unknown = (areas ?? []).filter((area) => !lists.includes(`${area}.mutations.ts`));
+  if (unknown.length > 0) throw new Error(`no mutation list for area ${unknown.join(', ')} (there are ${lists.map((name) => name.replace('.mutations.ts', '')).join(', ')})`);
+  for (const file of lists.filter((name) => !areas || areas.includes(name.replace('.mutations.ts', '')))) {
     const module = (await import(pathToFileURL(path.join(LIST_DIR, file)).href)) as { MUTATIONS: Mutation[] };
     all.push(...module.MUTATIONS);
   }
@@ -54,8 +58,11 @@ const print = (line: object): void => {
 };
 
 async function main(): Promise<number> {
-  const filter = process.argv[2];
-  const chosen = (await loadMutations()).filter((mutation) => !filter || mutation.name.includes(filter));
+  const args = process.argv.slice(2);
+  const areaArg = args.find((arg) => arg.startsWith('--area='));
+  const areas = areaArg ? areaArg.slice('--area='.length).split(',').filter(Boolean) : null;
+  const filter = args.find((arg) => !arg.startsWith('--'));
+  const chosen = (await loadMutations(areas)).filter((mutation) => !filter || mutation.name.includes(filter));
   if (chosen.length === 0) {
     print({ error: `no mutation matches ${JSON.stringify(filter)}` });
     return 2;

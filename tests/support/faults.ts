@@ -3,7 +3,7 @@ import type { Repositories } from './backends.ts';
 
 export type RepositoryName = keyof Repositories;
 
-const REPOSITORIES = new Set<PropertyKey>(['users', 'sessions', 'ledger', 'claims', 'jobs', 'history', 'staged', 'outbox', 'audit', 'idempotency', 'templates', 'uploads', 'events', 'identities', 'connections', 'publications'] satisfies RepositoryName[]);
+const REPOSITORIES = new Set<PropertyKey>(['users', 'sessions', 'ledger', 'deductions', 'jobs', 'history', 'staged', 'outbox', 'audit', 'idempotency', 'templates', 'uploads', 'events', 'identities', 'connections', 'publications'] satisfies RepositoryName[]);
 
 /**
  * Decides, for every repository call made inside a transaction, whether to let it through (`call()`) or to

@@ -29,7 +29,8 @@ import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.us
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
-import { SweepUnclaimedDeductions } from '../../core/use-cases/generation/sweep-unclaimed-deductions.use-case.ts';
+import { SweepUnclaimedDeductions } from '../../core/use-cases/coins/sweep-unclaimed-deductions.use-case.ts';
+import { JobPayment } from '../../core/use-cases/coins/job-payment.ts';
 import { openBackend, type Backend, type BackendName } from './backends.ts';
 
 export const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quietLogger };
@@ -87,7 +88,8 @@ export async function generationHarness(options: HarnessOptions = {}) {
   const engine = options.engine ?? (options.wrapEngine ? options.wrapEngine(new BuiltinEngine({ workDir: engineDir }), engineDir) : new BuiltinEngine({ workDir: engineDir }));
   const bus = new InProcessEventBus();
   const events = new UserEventLog({ bus, clock, logger: quietLogger });
-  const lifecycle = new JobLifecycle({ ids, clock, events });
+  const payment = new JobPayment({ ids });
+  const lifecycle = new JobLifecycle({ ids, clock, events, payment });
   const templates = new ActiveTemplates(repos.templates);
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
   const outputs = new OutputHistory({ history: repos.history, storage, clock, logger: quietLogger, viewUrlTtlSeconds: 900, downloadUrlTtlSeconds: 300 });
@@ -104,7 +106,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     limits: options.limits ?? DEFAULT_RESOURCE_LIMITS,
   });
 
-  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, ids, clock, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000 });
+  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, payment, ids, clock, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000 });
   const run = new RunGeneration({
     uow,
     jobs: repos.jobs,
@@ -124,8 +126,8 @@ export async function generationHarness(options: HarnessOptions = {}) {
     progressIntervalMs: 0,
   });
   const cancel = new CancelGeneration({ uow, jobs: repos.jobs, lifecycle, logger: quietLogger, requestCancel });
-  const sweeper = new SweepUnclaimedDeductions({ uow, claims: repos.claims, ids, clock, logger: quietLogger, unclaimedMinutes: 15 });
-  const deductCoins = new DeductCoins({ users: repos.users, uow, ids, clock });
+  const sweeper = new SweepUnclaimedDeductions({ uow, deductions: repos.deductions, payment, clock, logger: quietLogger, unclaimedMinutes: 15 });
+  const deductCoins = new DeductCoins({ users: repos.users, uow, payment, ids, clock });
   const deadLetters = new FailDeadLetteredJob({ uow, lifecycle, logger: quietLogger, requestCancel });
   const reconciler = new ReconcileJobs({
     uow,
@@ -133,6 +135,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     staged: repos.staged,
     storage,
     lifecycle,
+    payment,
     clock,
     logger: quietLogger,
     stalledAfterSeconds: 30 * 60,
@@ -157,6 +160,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     reconciler,
     outputs,
     lifecycle,
+    payment,
     advance(minutes: number) {
       now = new Date(now.getTime() + minutes * 60_000);
     },

@@ -4,6 +4,7 @@ import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
 import { AdminAdjustCoins } from '../../core/use-cases/coins/admin-adjust-coins.use-case.ts';
 import { DeductCoins } from '../../core/use-cases/coins/deduct-coins.use-case.ts';
+import { JobPayment } from '../../core/use-cases/coins/job-payment.ts';
 import { GetAuditLog } from '../../core/use-cases/coins/get-audit-log.use-case.ts';
 import { ListTransactions } from '../../core/use-cases/coins/list-transactions.use-case.ts';
 import { ListUserTransactions } from '../../core/use-cases/coins/list-user-transactions.use-case.ts';
@@ -15,7 +16,8 @@ function setup() {
   const store = new MemoryStore();
   const uow = new MemoryUnitOfWork(store);
   const { users, ledger, audit } = uow.autocommit;
-  const deps = { users, uow, ids: { newId: () => randomUUID() }, clock: { now: () => NOW } };
+  const ids = { newId: () => randomUUID() };
+  const deps = { users, uow, ids, payment: new JobPayment({ ids }), clock: { now: () => NOW } };
   const addUser = async (balance: number, email = `${randomUUID()}@example.com`, displayName = 'Someone') => {
     const id = randomUUID();
     await users.create({ id, email, displayName, role: 'user', passwordHash: null, createdAt: NOW });

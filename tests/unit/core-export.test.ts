@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 // The package's `./core` export, exactly as an integrator imports it.
-import { DeductCoins, RegisterUser, renderWorkflow, validateWorkflowGraph, type Clock, type PasswordHasher } from 'media-gen-service/core';
+import { DeductCoins, JobPayment, RegisterUser, renderWorkflow, validateWorkflowGraph, type Clock, type PasswordHasher } from 'media-gen-service/core';
 import { MemoryCache } from '../../adapters/memory/memory-cache.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
@@ -23,7 +23,7 @@ test('an integrator runs core use cases with adapters of their own choosing', as
   t.is(registered.value.email, 'embed@example.com');
   t.is(registered.value.coinBalance, 10);
 
-  const deduct = new DeductCoins({ users, uow, ids, clock });
+  const deduct = new DeductCoins({ users, uow, payment: new JobPayment({ ids }), ids, clock });
   const spent = await deduct.execute({ userId: registered.value.id, amount: 4, reason: 'image_generation' });
   t.true(spent.ok);
   const tooMuch = await deduct.execute({ userId: registered.value.id, amount: 7, reason: 'image_generation' });

@@ -234,7 +234,7 @@ test('a refund is made once however many transactions race for it', async (t) =>
   // Finished without its refund (as a job from before the lifecycle was one transaction could be).
   await h.repos.jobs.transition(id, { to: 'failed', changes: { finishedAt: h.clock.now() } }, h.clock.now());
   const refunded = await Promise.all(
-    Array.from({ length: 5 }, () => h.uow.run(async (tx) => h.lifecycle.refund(tx, (await tx.jobs.findById(id))!, h.clock.now()))),
+    Array.from({ length: 5 }, () => h.uow.run(async (tx) => h.payment.refundJob(tx, (await tx.jobs.findById(id))!, h.clock.now()))),
   );
   t.deepEqual(refunded.sort(), [0, 0, 0, 0, 4]);
   t.is(await h.balance(userId), 10);

@@ -21,6 +21,7 @@ const setup = async (t: { teardown(fn: () => Promise<void>): void }, storage?: (
     staged: h.repos.staged,
     storage: h.storage,
     lifecycle: h.lifecycle,
+    payment: h.payment,
     clock: h.clock,
     logger,
     stalledAfterSeconds: 30 * 60,

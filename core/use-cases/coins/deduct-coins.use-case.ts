@@ -13,6 +13,7 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { CommitHook, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
+import type { JobPayment } from './job-payment.ts';
 
 export interface DeductCoinsInput {
   userId: string;
@@ -26,6 +27,8 @@ export interface DeductCoinsInput {
 export interface DeductCoinsDeps {
   users: UserRepository;
   uow: UnitOfWork;
+  /** A deduction naming a request is kept for the job of that request (or refunded). */
+  payment: JobPayment;
   ids: IdGenerator;
   clock: Clock;
 }
@@ -57,7 +60,10 @@ export function checkDeduction(input: Omit<DeductCoinsInput, 'userId'>): Result<
   return ok({ amount: input.amount as number, reason: input.reason as CoinReason, relatedEntityId });
 }
 
-/** A user spends their own coins; the balance never goes below zero (402 otherwise). */
+/**
+ * A user spends their own coins; the balance never goes below zero (402 otherwise). A deduction naming the
+ * request it pays for is held for that job (see JobPayment), in the same transaction.
+ */
 export class DeductCoins {
   constructor(private readonly deps: DeductCoinsDeps) {}
 
@@ -78,6 +84,7 @@ export class DeductCoins {
           ? fail('COIN.INSUFFICIENT', `Not enough coins: this costs ${amount}`)
           : fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
       }
+      await this.deps.payment.recordDeduction(tx, applied.transaction);
       // The balance this deduction left, exactly (later ones may already have moved it on).
       const after: User = { ...user, coinBalance: applied.transaction.balanceAfter, updatedAt: now };
       await input.alsoCommit?.(tx, after);

@@ -1,16 +1,17 @@
 import { clientErrorText } from '../../domain/client-error-text.ts';
-import { refundOwed, type GenerationJob, type HistoryItem, type JobError } from '../../domain/job.ts';
+import type { GenerationJob, HistoryItem, JobError } from '../../domain/job.ts';
 import type { HistoryView } from '../../domain/job-views.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
+import type { JobPayment } from '../coins/job-payment.ts';
 import type { UserEventLog } from '../events/user-event-log.ts';
-import { creditRefund } from './refund-credit.ts';
 
 export interface JobLifecycleDeps {
   ids: IdGenerator;
   clock: Clock;
   events: UserEventLog;
+  payment: JobPayment;
 }
 
 export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
@@ -21,7 +22,8 @@ export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: 
 
 /**
  * Every move of a job, each inside the caller's transaction together with what must go with it: the
- * events it reports, the refund of a job that ends without output, the history of one that succeeds.
+ * events it reports, the refund of a job that ends without output (`JobPayment.refundJob`), the history of one
+ * that succeeds.
  * The repository's guarded transition (allowed sources from the domain's table, the attempt's fence)
  * decides; when it refuses, nothing else is written.
  */
@@ -62,7 +64,7 @@ export class JobLifecycle {
     const moved = await tx.jobs.transition(jobId, { to: ending.to, ...(fence !== undefined ? { fence } : {}), changes }, at);
     const job = await tx.jobs.findById(jobId);
     if (!moved || !job) return { ended: false, job };
-    const refunded = await this.refund(tx, job, at);
+    const refunded = await this.deps.payment.refundJob(tx, job, at);
     if (ending.to === 'failed') {
       const { code, message, nodeId } = ending.error;
       await this.deps.events.record(tx, job.userId, { type: 'job.failed', jobId, error: { code, message, ...(nodeId ? { nodeId } : {}) }, refunded });
@@ -70,15 +72,6 @@ export class JobLifecycle {
       await this.deps.events.record(tx, job.userId, { type: 'job.cancelled', jobId, refunded });
     }
     return { ended: true, job: { ...job, refundedCoins: job.refundedCoins + refunded }, refunded };
-  }
-
-  /** Pays back what a finished job owes, once (the repository's guard), with its ledger credit; returns the coins. */
-  async refund(tx: Transaction, job: GenerationJob, at: Date): Promise<number> {
-    const owed = refundOwed(job);
-    if (owed <= 0 || !(await tx.jobs.markRefunded(job.id, owed, at))) return 0;
-    // Throwing rolls the whole ending back: a job is never finished without the refund it owes.
-    await creditRefund(tx, this.deps.ids, { userId: job.userId, amount: owed, relatedEntityId: job.id, at });
-    return owed;
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Logger } from '../../ports/logger.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import type { StagedOutputs } from '../../ports/staged-outputs.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { JobPayment } from '../coins/job-payment.ts';
 import type { JobLifecycle } from './job-lifecycle.ts';
 
 export interface ReconcileJobsDeps {
@@ -12,6 +13,7 @@ export interface ReconcileJobsDeps {
   staged: StagedOutputs;
   storage: ObjectStorage;
   lifecycle: JobLifecycle;
+  payment: JobPayment;
   clock: Clock;
   logger: Logger;
   /** A running job whose attempt's lease ended this long ago has no live claim: no delivery will finish it. */
@@ -37,13 +39,13 @@ export class ReconcileJobs {
   constructor(private readonly deps: ReconcileJobsDeps) {}
 
   async execute(): Promise<ReconcileReport> {
-    const { uow, jobs, lifecycle, clock, logger } = this.deps;
+    const { uow, jobs, lifecycle, payment, clock, logger } = this.deps;
     const max = this.deps.batchSize ?? 100;
     const report: ReconcileReport = { refunded: [], abandoned: [], filesDeleted: 0 };
     for (const owed of await jobs.listUnrefunded(max)) {
       const refunded = await uow.run(async (tx) => {
         const job = await tx.jobs.findById(owed.id);
-        return job ? lifecycle.refund(tx, job, clock.now()) : 0;
+        return job ? payment.refundJob(tx, job, clock.now()) : 0;
       });
       if (refunded > 0) {
         report.refunded.push(owed.id);

@@ -1,5 +1,5 @@
 import { isUuid } from '../../domain/ids.ts';
-import { chargeReason, type GenerationJob } from '../../domain/job.ts';
+import type { GenerationJob } from '../../domain/job.ts';
 import { generationMessage } from '../../domain/messages.ts';
 import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import type { UserRole } from '../../domain/user.ts';
@@ -7,10 +7,10 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { JobPayment } from '../coins/job-payment.ts';
 import type { UserEventLog } from '../events/user-event-log.ts';
 import type { InputImages } from './input-images.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.ts';
-import { creditRefund } from './refund-credit.ts';
 
 export interface SubmitGenerationDeps {
   uow: UnitOfWork;
@@ -18,6 +18,7 @@ export interface SubmitGenerationDeps {
   prepare: PrepareGeneration;
   images: InputImages;
   events: UserEventLog;
+  payment: JobPayment;
   ids: IdGenerator;
   clock: Clock;
   environment: string;
@@ -54,8 +55,8 @@ class Rejected extends Error {
 }
 
 /**
- * POST /generate. One transaction pays for the job (claims the client's linked deduction, returns what it
- * paid above the price, charges what is missing), creates it, queues its message and records `job.queued`;
+ * POST /generate. One transaction pays for the job (`JobPayment.payForJob`: the client's linked deduction,
+ * then a charge for what is missing, and what was paid above the price goes back), creates it, queues its message and records `job.queued`;
  * nothing of it exists unless all of it does. A request that is refused gives the linked deduction back at once.
  */
 export class SubmitGeneration {
@@ -101,12 +102,7 @@ export class SubmitGeneration {
 
   /** A refused request gives back the deduction the client made for it, at once (the seed's client order). */
   private async reject(userId: string, requestId: string | null, failure: Fail): Promise<Fail> {
-    if (!requestId) return failure;
-    await this.deps.uow.run(async (tx) => {
-      const linked = await tx.claims.findUnclaimed(userId, requestId);
-      if (!linked || !(await tx.claims.claim(linked.id, 'refunded', null, this.deps.clock.now()))) return;
-      await creditRefund(tx, this.deps.ids, { userId, amount: linked.amount, relatedEntityId: requestId, at: this.deps.clock.now() });
-    });
+    if (requestId) await this.deps.uow.run((tx) => this.deps.payment.releaseRequest(tx, userId, requestId, this.deps.clock.now()));
     return failure;
   }
 
@@ -115,17 +111,8 @@ export class SubmitGeneration {
     const now = clock.now();
     // First in the transaction: the count holds off this user's other submits until this one commits (see the port).
     if ((await tx.jobs.countActiveForUserExclusively(userId)) >= this.deps.maxActiveJobsPerUser) throw new Rejected('busy');
-    const linked = requestId ? await tx.claims.findUnclaimed(userId, requestId) : null;
-    const linkedPaid = linked && (await tx.claims.claim(linked.id, 'job', jobId, now)) ? linked.amount : 0;
-    const due = Math.max(0, prepared.price - linkedPaid);
-    if (due > 0) {
-      const charge = await tx.ledger.apply({ id: ids.newId(), userId, amount: -due, reason: chargeReason(prepared.outputType), relatedEntityId: jobId, actorId: userId, createdAt: now });
-      if (!charge.ok) throw new Rejected('insufficient');
-      // Claimed at once, so the unclaimed-deduction sweeper can never mistake it for a client's deduction.
-      await tx.claims.claim(charge.transaction.id, 'job', jobId, now);
-    }
-    // A linked deduction above the price: the difference goes back with the job, not later.
-    if (linkedPaid > prepared.price) await creditRefund(tx, ids, { userId, amount: linkedPaid - prepared.price, relatedEntityId: jobId, at: now });
+    const paid = await this.deps.payment.payForJob(tx, { userId, jobId, requestId, price: prepared.price, outputType: prepared.outputType, at: now });
+    if (paid === 'insufficient') throw new Rejected('insufficient');
     const job: GenerationJob = {
       id: jobId,
       userId,

@@ -2,6 +2,13 @@ import type { Mutation } from '../mutation.ts';
 
 export const MUTATIONS: Mutation[] = [
   {
+    name: 'a succeeded job may still fail',
+    file: 'core/domain/job.ts',
+    find: '  succeeded: [],',
+    replace: "  succeeded: ['failed'],",
+    tests: ['tests/contract/job-repository.test.ts', 'tests/unit/job-payment.test.ts'],
+  },
+  {
     name: 'SQL job transition: no status guard',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
     find: 'const where: WhereOptions<JobRow> = { id, status: { [Op.in]: sourcesOf(move.to) }, ',
