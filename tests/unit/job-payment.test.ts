@@ -183,6 +183,22 @@ for (const backend of BACKENDS) {
     t.is((await refundsOf(h, userId, jobId)).length, 1);
   });
 
+  test(`[${backend}] a refund credit the ledger refuses undoes the whole ending`, async (t) => {
+    const { h, userId, jobId } = await submittedJob(t, backend);
+    const job = (await h.repos.jobs.findById(jobId))!;
+    const failed = { ...job, status: 'failed' as const };
+    await t.throwsAsync(
+      h.uow.run(async (tx) => {
+        await tx.jobs.transition(jobId, { to: 'failed', changes: { finishedAt: h.clock.now() } }, h.clock.now());
+        const ledger = Object.create(tx.ledger, { apply: { value: async () => ({ ok: false, reason: 'user_not_found' }) } }) as typeof tx.ledger;
+        return h.payment.refundJob(Object.create(tx, { ledger: { value: ledger } }) as typeof tx, failed, h.clock.now());
+      }),
+      { message: /refund of 4 coins/ },
+    );
+    t.like(await h.repos.jobs.findById(jobId), { status: job.status, refundedCoins: 0 });
+    t.is(await h.balance(userId), 6);
+  });
+
   test(`[${backend}] a late dead letter of a succeeded job neither fails it nor refunds it`, async (t) => {
     const { h, userId, jobId } = await submittedJob(t, backend);
     t.is((await h.run.execute(h.delivery(jobId))).action, 'ack');

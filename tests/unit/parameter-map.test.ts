@@ -231,7 +231,14 @@ test('withClassTypes adds each item\'s node class_type', (t) => {
 
 test('presets: categories, required keys, filtering and self-consistent defaults', (t) => {
   t.deepEqual([...CATEGORIES], ['text-to-image', 'image-to-image', 'text-to-video', 'image-to-video', 'upscale']);
-  t.deepEqual([...REQUIRED_BY_CATEGORY['image-to-video']], ['image', 'duration']);
+  // Pinned literally: what each category promises its users they can steer.
+  t.deepEqual(Object.fromEntries(Object.entries(REQUIRED_BY_CATEGORY).map(([category, keys]) => [category, [...keys]])), {
+    'text-to-image': ['prompt'],
+    'image-to-image': ['prompt', 'image'],
+    'text-to-video': ['prompt', 'duration'],
+    'image-to-video': ['image', 'duration'],
+    upscale: ['image'],
+  });
   const keys = PARAMETER_PRESETS.map((p) => p.key);
   for (const key of ['prompt', 'negative_prompt', 'seed', 'steps', 'cfg', 'width', 'height', 'batch_size', 'denoise',
     'sampler_name', 'scheduler', 'image', 'duration', 'fps']) {
