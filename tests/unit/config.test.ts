@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { loadConfig, type Config } from '../../bootstrap/config.ts';
+import { readQueue } from '../../bootstrap/config/queue.ts';
+import { Reader } from '../../bootstrap/config/reader.ts';
 
 const load = (env: Record<string, string>): Readonly<Config> => {
   const result = loadConfig(env, { persistLocalSecret: false });
@@ -154,6 +156,12 @@ test('QUEUE_DRIVER=sqs without SQS_QUEUE_URL and AWS_REGION names both variables
   t.deepEqual(problemsOf({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1' }), ['SQS_QUEUE_URL is required when QUEUE_DRIVER=sqs']);
   const config = load({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1', SQS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/jobs' });
   t.deepEqual(config.queue, { driver: 'sqs', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs', region: 'eu-west-1', waitTimeSeconds: 10 });
+});
+
+test('a section reader can be called alone: it gives its section and adds only its own problems', (t) => {
+  const read = new Reader({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1', SQS_WAIT_SECONDS: '99', PORT: 'eighty' });
+  t.deepEqual(readQueue(read), { driver: 'sqs', queueUrl: '', region: 'eu-west-1', waitTimeSeconds: 10 });
+  t.deepEqual(read.problems, ['SQS_QUEUE_URL is required when QUEUE_DRIVER=sqs', 'SQS_WAIT_SECONDS must be an integer from 0 to 20 (got "99")']);
 });
 
 test('a JWT secret is required outside APP_ENV=local', (t) => {

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Reader } from './reader.ts';
+import type { AppEnv } from './server.ts';
+
+export interface AuthConfig {
+  jwtSecret: string;
+  issuer: string;
+  audience: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  secureCookies: boolean;
+  adminEmails: string[];
+  loginMaxFailures: number;
+  loginMaxFailuresPerAccount: number;
+  loginMaxFailuresPerAddress: number;
+  loginWindowSeconds: number;
+  registerMaxPerAddress: number;
+  registerWindowSeconds: number;
+}
+
+/** What a generated local secret needs: APP_ENV=local generates one, kept under DATA_DIR unless `persistLocalSecret` is false. */
+export interface LocalSecretContext {
+  appEnv: AppEnv;
+  dataDir: string;
+  persistLocalSecret: boolean;
+}
+
+/**
+ * JWT_SECRET (at least 32 characters), required outside APP_ENV=local. It is read before the URLs and the rest of
+ * the auth section (`readAuth`), so its problem comes first.
+ */
+export function readJwtSecret(read: Reader, ctx: LocalSecretContext): string {
+  let jwtSecret = read.raw('JWT_SECRET');
+  if (jwtSecret === undefined) {
+    if (ctx.appEnv === 'local') {
+      jwtSecret = localSecret(ctx.dataDir, ctx.persistLocalSecret);
+    } else {
+      read.problems.push(`JWT_SECRET is required when APP_ENV=${ctx.appEnv}`);
+      jwtSecret = '';
+    }
+  } else if (jwtSecret.length < 32) {
+    read.problems.push('JWT_SECRET must be at least 32 characters');
+  }
+  return jwtSecret;
+}
+
+/** Tokens (JWT_*, *_TOKEN_TTL), cookies, administrators and the login and registration limits, around the secret `readJwtSecret` gave. */
+export function readAuth(read: Reader, ctx: { appEnv: AppEnv; jwtSecret: string }): AuthConfig {
+  return {
+    jwtSecret: ctx.jwtSecret,
+    issuer: read.string('JWT_ISSUER', 'media-gen-service'),
+    audience: read.string('JWT_AUDIENCE', 'media-gen-service'),
+    accessTokenTtlSeconds: read.duration('ACCESS_TOKEN_TTL', 15 * 60),
+    refreshTokenTtlSeconds: read.duration('REFRESH_TOKEN_TTL', 7 * 86400),
+    secureCookies: read.bool('SECURE_COOKIES', ctx.appEnv === 'production'),
+    adminEmails: read.list('ADMIN_EMAILS').map((email) => email.toLowerCase()),
+    loginMaxFailures: read.int('LOGIN_MAX_FAILURES', 10, 1, 1000),
+    loginMaxFailuresPerAccount: read.int('LOGIN_MAX_FAILURES_PER_ACCOUNT', 100, 1, 100_000),
+    loginMaxFailuresPerAddress: read.int('LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100_000),
+    loginWindowSeconds: read.duration('LOGIN_WINDOW', 15 * 60),
+    registerMaxPerAddress: read.int('REGISTER_MAX_PER_ADDRESS', 5, 1, 100_000),
+    registerWindowSeconds: read.duration('REGISTER_WINDOW', 60 * 60),
+  };
+}
+
+/** APP_ENV=local keeps a generated secret under DATA_DIR (the JWT signing secret, the token key) so it survives restarts. */
+export function localSecret(dataDir: string, persist: boolean, fileName = 'jwt-secret', make = () => randomBytes(48).toString('base64url')): string {
+  if (!persist) return make();
+  const file = path.join(dataDir, fileName);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = make();
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

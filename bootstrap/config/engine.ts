@@ -1,0 +1,52 @@
+import path from 'node:path';
+import type { Reader } from './reader.ts';
+
+/**
+ * ENGINE_DRIVER=comfyui: the GPU servers (COMFYUI_URLS; userinfo = basic auth), a bearer token for the others
+ * (COMFYUI_TOKEN), each call's deadline (COMFYUI_TIMEOUT_MS), jobs per server from one worker process
+ * (COMFYUI_JOBS_PER_SERVER) and how long a job waits while no server is healthy (COMFYUI_WAIT_MS).
+ */
+export interface ComfyEngineConfig {
+  driver: 'comfyui';
+  urls: string[];
+  token?: string;
+  timeoutMs: number;
+  jobsPerServer: number;
+  unavailableWaitMs: number;
+}
+
+/** builtin: runs in worker threads; a run past `timeBudgetSeconds` (ENGINE_TIME_BUDGET) or `memoryMb` (ENGINE_MEMORY_MB) is stopped and failed. */
+export type EngineConfig = { driver: 'builtin'; workDir: string; timeBudgetSeconds: number; memoryMb: number } | ComfyEngineConfig;
+
+export function readEngine(read: Reader, ctx: { dataDir: string }): EngineConfig {
+  const engineDriver = read.oneOf('ENGINE_DRIVER', 'builtin', ['builtin', 'comfyui'] as const);
+  let engine: EngineConfig;
+  if (engineDriver === 'comfyui') {
+    // COMFYUI_URL (one or more) is the older name of COMFYUI_URLS.
+    const plural = read.list('COMFYUI_URLS');
+    const alias = read.list('COMFYUI_URL');
+    if (plural.length > 0 && alias.length > 0 && plural.join(',') !== alias.join(',')) {
+      read.problems.push('COMFYUI_URLS and COMFYUI_URL disagree: set only COMFYUI_URLS');
+    }
+    const urls = plural.length > 0 ? plural : alias;
+    if (urls.length === 0) read.problems.push('COMFYUI_URLS is required when ENGINE_DRIVER=comfyui (one or more URLs, comma-separated)');
+    for (const url of urls) read.url('COMFYUI_URLS', url, ['http:', 'https:']);
+    const token = read.raw('COMFYUI_TOKEN');
+    engine = {
+      driver: 'comfyui',
+      urls,
+      ...(token ? { token } : {}),
+      timeoutMs: read.int('COMFYUI_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      jobsPerServer: read.int('COMFYUI_JOBS_PER_SERVER', 1, 1, 64),
+      unavailableWaitMs: read.int('COMFYUI_WAIT_MS', 60_000, 0, 3_600_000),
+    };
+  } else {
+    engine = {
+      driver: 'builtin',
+      workDir: path.join(ctx.dataDir, 'engine'),
+      timeBudgetSeconds: read.duration('ENGINE_TIME_BUDGET', 10 * 60),
+      memoryMb: read.int('ENGINE_MEMORY_MB', 2048, 64, 65_536),
+    };
+  }
+  return engine;
+}
