@@ -45,6 +45,7 @@ export function readUrls(read: Reader, ctx: { port: number }): UrlsConfig {
   return {
     publicUrl: publicUrl.replace(/\/$/, ''),
     frontendUrl: frontendUrl.replace(/\/$/, ''),
-    corsOrigins: corsOrigins.length > 0 ? corsOrigins : [new URL(frontendUrl).origin],
+    // A FRONTEND_URL that is no URL is already a problem above; the origin is then left out, not a crash.
+    corsOrigins: corsOrigins.length > 0 ? corsOrigins : URL.canParse(frontendUrl) ? [new URL(frontendUrl).origin] : [],
   };
 }

@@ -168,3 +168,8 @@ test('a JWT secret is required outside APP_ENV=local', (t) => {
   t.deepEqual(problemsOf({ APP_ENV: 'production' }), ['JWT_SECRET is required when APP_ENV=production']);
   t.deepEqual(problemsOf({ APP_ENV: 'development' }), ['JWT_SECRET is required when APP_ENV=development']);
 });
+
+test('a FRONTEND_URL or PUBLIC_URL that is no URL is a reported problem, not a crash', (t) => {
+  t.deepEqual(problemsOf({ FRONTEND_URL: 'app.example.com' }), ['FRONTEND_URL is not a valid URL']);
+  t.deepEqual(problemsOf({ PUBLIC_URL: 'nowhere' }), ['PUBLIC_URL is not a valid URL', 'FRONTEND_URL is not a valid URL']);
+});
