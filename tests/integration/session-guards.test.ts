@@ -2,8 +2,10 @@
  * Guards of sessions and sockets that other suites do not pin down: each test here was checked to go red
  * with its guard deleted (tests/mutation/mutations/auth.mutations.ts lists the deletions).
  */
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
+import jwt from 'jsonwebtoken';
 import { QueryTypes } from 'sequelize';
 import { WebSocket } from 'ws';
 import type { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
@@ -12,7 +14,7 @@ import type { UserEvent } from '../../core/ports/user-events.port.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { TestClient, type TestResponse } from '../support/test-client.ts';
-import { connectWs, type WsTestClient } from '../support/ws-test-client.ts';
+import { connectWs, refusedStatus, type WsTestClient } from '../support/ws-test-client.ts';
 
 /** The claims of a JWT (a client may read its own access token). */
 const jwtClaims = (token: string): { sub: string; sid?: string; exp: number } => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
@@ -138,6 +140,74 @@ function suite(db: TestDatabase): void {
     t.is((await bearer(app, firstAccess).get('/auth/profile')).status, 401, "the revoked session's access tokens are refused");
     t.is((await bearer(app, rotatedAccess).get('/auth/profile')).status, 401);
     t.is((await bearer(app, secondAccess).get('/auth/profile')).status, 200, 'the other session still works');
+  });
+
+  test.serial(title('an access token without a session id (sid), signed with the real secret, is 401 on routes and refused by the socket'), async (t) => {
+    const app = await started(t, db);
+    const client = app.client();
+    const me = await client.signUp();
+    const access = client.cookies.get('access_token')!;
+    const { sid } = jwtClaims(access);
+    const { jwtSecret, issuer, audience } = app.app.config.auth;
+    const sign = (claims: Record<string, unknown>) =>
+      jwt.sign({ sub: me.id, role: 'user', jti: randomUUID(), ...claims }, jwtSecret, { algorithm: 'HS256', issuer, audience, expiresIn: 600 });
+
+    // The control: the same token naming the user's login is accepted, so the refusals below are down to the missing sid.
+    t.is((await bearer(app, sign({ sid })).get('/auth/profile')).status, 200);
+    const sidless = sign({});
+    for (const path of ['/auth/profile', '/generate']) {
+      const res = await bearer(app, sidless).get(path);
+      t.is(res.status, 401, `${path}: ${JSON.stringify(res.body)}`);
+      t.is(res.body.statusCode, 401);
+    }
+    t.is((await bearer(app, sign({ sid: null })).get('/auth/profile')).status, 401, 'a null sid');
+    t.is((await refusedStatus(wsUrlOf(app), { bearer: sidless })).status, 401, 'the upgrade is refused');
+    const socket = await connectWs(wsUrlOf(app), { bearer: access });
+    t.teardown(() => socket.close());
+    socket.send({ type: 'auth', token: sidless });
+    const answer = await socket.waitFor((m) => m.type === 'auth.ok' || m.type === 'error', 3000).catch(() => null);
+    t.is(answer?.type, 'error', `in-band auth with it is refused; got ${JSON.stringify(answer)}`);
+  });
+
+  test.serial(title('logout makes the access token unusable at once: by cookie, by Bearer alone, and with the refresh cookie of another login'), async (t) => {
+    const app = await started(t, db);
+    const url = wsUrlOf(app);
+
+    const byCookie = app.client();
+    await byCookie.signUp();
+    const cookieAccess = byCookie.cookies.get('access_token')!;
+    const socket = await connectWs(url, { cookie: cookieAccess });
+    t.teardown(() => socket.close());
+    t.is((await byCookie.post('/auth/logout')).status, 204);
+    t.is((await bearer(app, cookieAccess).get('/auth/profile')).status, 401, 'logged out by cookie');
+    t.is(await closedWithin(socket, 2000), 4003, 'its socket is closed');
+    t.is((await refusedStatus(url, { cookie: cookieAccess })).status, 401, 'and cannot open another');
+
+    const byBearer = app.client();
+    await byBearer.signUp();
+    const bearerAccess = byBearer.cookies.get('access_token')!;
+    const bearerRefresh = byBearer.cookies.get('refresh_token')!;
+    t.is((await bearer(app, bearerAccess).post('/auth/logout')).status, 204, 'logout with the Bearer header only, no refresh cookie');
+    t.is((await bearer(app, bearerAccess).get('/auth/profile')).status, 401, 'logged out by Bearer');
+    const refresher = app.client();
+    refresher.cookies.set('refresh_token', bearerRefresh);
+    t.is((await refresher.post('/auth/refresh')).status, 401, "the access token's login is over: its refresh token too");
+
+    // A Bearer token of one login sent with the refresh cookie of another login of the same user (a browser's
+    // cookie beside a token pasted into Swagger UI): both logins end.
+    const browser = app.client();
+    const me = await browser.signUp();
+    const pasted = app.client();
+    t.is((await pasted.post('/auth/login', { email: me.email, password: me.password })).status, 200);
+    const pastedAccess = pasted.cookies.get('access_token')!;
+    const browserAccess = browser.cookies.get('access_token')!;
+    const mixed = app.client();
+    mixed.cookies.set('refresh_token', browser.cookies.get('refresh_token')!);
+    mixed.bearer = pastedAccess;
+    t.is((await mixed.post('/auth/logout')).status, 204);
+    t.is((await bearer(app, pastedAccess).get('/auth/profile')).status, 401, 'the access token the logout came with');
+    t.is((await browser.post('/auth/refresh')).status, 401, 'the refresh token presented with it');
+    t.is((await bearer(app, browserAccess).get('/auth/profile')).status, 401, "the refresh token's login");
   });
 }
 

@@ -23,4 +23,22 @@ export const MUTATIONS: Mutation[] = [
     replace: '',
     tests: ['tests/integration/session-guards.test.ts'],
   },
+  {
+    name: 'auth: an access token without a session id (sid) is judged by its user alone',
+    file: 'core/use-cases/auth/authenticate.use-case.ts',
+    find: 'if (!claims || claims.sessionId === null) return null;',
+    replace: 'if (!claims) return null;',
+    tests: ['tests/integration/session-guards.test.ts'],
+  },
+  {
+    name: "auth: logout with another login's refresh cookie leaves the access token's login alive",
+    file: 'core/use-cases/auth/logout-user.use-case.ts',
+    find: `    await revocations.revokeFamily(input.userId, input.sessionId, [input.accessTokenId]);
+    if (session && session.userId === input.userId && session.familyId !== input.sessionId) {
+      await revocations.revokeFamily(input.userId, session.familyId);
+    }
+`,
+    replace: '    await revocations.revokeFamily(input.userId, session && session.userId === input.userId ? session.familyId : input.sessionId, [input.accessTokenId]);\n',
+    tests: ['tests/integration/session-guards.test.ts'],
+  },
 ];
