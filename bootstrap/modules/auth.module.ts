@@ -23,7 +23,7 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
       accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
     }),
   );
-  container.bind(TOKENS.Authenticate).toDynamicValue(() => new Authenticate({ tokens: ports.tokens(), cache: ports.cache(), sessions: ports.repos().sessions })).inSingletonScope();
+  container.bind(TOKENS.Authenticate).toDynamicValue(() => new Authenticate({ tokens: ports.tokens(), sessions: ports.repos().sessions })).inSingletonScope();
   container
     .bind(TOKENS.SessionRevocations)
     .toDynamicValue(() => new SessionRevocations({ sessions: ports.repos().sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() }))
@@ -59,7 +59,7 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
         },
       }),
       refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
-      logout: new LogoutUser({ sessions, tokens: ports.tokens(), cache: ports.cache(), clock: ports.clock(), revocations }),
+      logout: new LogoutUser({ sessions, tokens: ports.tokens(), revocations }),
       authenticate: resolve(container, TOKENS.Authenticate),
       cookies: { secure: config.auth.secureCookies },
     });

@@ -48,7 +48,7 @@ export interface SessionRevoked {
   userId: string;
   /** The login family every token of which is now invalid; null when only `tokenIds` are. */
   sessionId: string | null;
-  /** Access tokens deny-listed by this revocation (a logout names the one it came with). */
+  /** Access tokens this revocation names besides the family's (a logout names the one it came with). */
   tokenIds: string[];
 }
 

@@ -272,14 +272,16 @@ function suite(db: TestDatabase): void {
       return c.get('/auth/profile');
     };
 
+    const [header, payload, signature] = client.cookies.get('access_token')!.split('.') as [string, string, string];
+    // Every token names its login (`sid`); the control and the probes below name the user's.
+    const { sid } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sid: string };
+
     // The control: a token signed like the service signs it is accepted, so each rejection below is
     // down to the one thing that differs.
-    t.is((await probe(signToken(testApp, { sub: user.id }))).status, 200);
-
-    const [header, payload, signature] = client.cookies.get('access_token')!.split('.') as [string, string, string];
+    t.is((await probe(signToken(testApp, { sub: user.id, sid }))).status, 200);
     const flipped = signature.slice(0, -2) + (signature.endsWith('AA') ? 'BB' : 'AA');
     assertError(t, await probe(`${header}.${payload}.${flipped}`), 401);
-    assertError(t, await probe(jwt.sign({ sub: user.id, role: 'user', jti: randomUUID() }, 'another-secret-that-is-also-long-enough', {
+    assertError(t, await probe(jwt.sign({ sub: user.id, sid, role: 'user', jti: randomUUID() }, 'another-secret-that-is-also-long-enough', {
       algorithm: 'HS256',
       issuer: testApp.app.config.auth.issuer,
       audience: testApp.app.config.auth.audience,
@@ -292,9 +294,9 @@ function suite(db: TestDatabase): void {
     assertError(t, await probe(`${header}.${base64url({ ...claims, role: 'admin' })}.${signature}`), 401);
 
     const now = Math.floor(Date.now() / 1000);
-    assertError(t, await probe(signToken(testApp, { sub: user.id, iat: now - 3600, exp: now - 60 })), 401);
-    assertError(t, await probe(signToken(testApp, { sub: user.id }, { issuer: 'someone-else' })), 401);
-    assertError(t, await probe(signToken(testApp, { sub: user.id }, { audience: 'someone-else' })), 401);
+    assertError(t, await probe(signToken(testApp, { sub: user.id, sid, iat: now - 3600, exp: now - 60 })), 401);
+    assertError(t, await probe(signToken(testApp, { sub: user.id, sid }, { issuer: 'someone-else' })), 401);
+    assertError(t, await probe(signToken(testApp, { sub: user.id, sid }, { audience: 'someone-else' })), 401);
     assertError(t, await probe('not.a.jwt'), 401);
   });
 

@@ -127,7 +127,6 @@ export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
         userId: principal.userId,
         refreshToken: (req.cookies as Record<string, string>)[REFRESH_COOKIE],
         accessTokenId: principal.tokenId,
-        accessTokenExpiresAt: principal.expiresAt,
         sessionId: principal.sessionId,
       });
       clearSessionCookies(res, deps.cookies);

@@ -26,11 +26,6 @@ export class SessionRevocations {
     await this.announce({ type: 'session.revoked', userId, sessionId: familyId, tokenIds });
   }
 
-  /** Only these access tokens (no refresh token was presented): their sockets close. */
-  async revokeAccessTokens(userId: string, tokenIds: string[]): Promise<void> {
-    await this.announce({ type: 'session.revoked', userId, sessionId: null, tokenIds });
-  }
-
   private async announce(notice: SessionRevoked): Promise<void> {
     await this.deps.bus
       .publish(SESSION_CHANNEL, notice)

@@ -1,0 +1,44 @@
+import type { Mutation } from '../mutation.ts';
+
+/** Guards of authentication and sessions; every name starts with "auth:" so `npm run mutation -- auth:` runs just these. */
+export const MUTATIONS: Mutation[] = [
+  {
+    name: 'auth: an expired refresh token still rotates',
+    file: 'core/use-cases/auth/refresh-session.use-case.ts',
+    find: '    if (session.expiresAt.getTime() <= now.getTime()) return unauthenticated;\n',
+    replace: '',
+    tests: ['tests/integration/session-guards.test.ts'],
+  },
+  {
+    name: "auth: in-band socket auth accepts another user's token",
+    file: 'adapters/ws/ws-gateway.ts',
+    find: 'if (!claims || claims.userId !== client.userId) return',
+    replace: 'if (!claims) return',
+    tests: ['tests/integration/session-guards.test.ts'],
+  },
+  {
+    name: 'auth: a revoked session closes only the sockets of the token ids it names',
+    file: 'adapters/ws/ws-gateway.ts',
+    find: '(notice.sessionId !== null && client.sessionId === notice.sessionId) || ',
+    replace: '',
+    tests: ['tests/integration/session-guards.test.ts'],
+  },
+  {
+    name: 'auth: an access token without a session id (sid) is judged by its user alone',
+    file: 'core/use-cases/auth/authenticate.use-case.ts',
+    find: 'if (!claims || claims.sessionId === null) return null;',
+    replace: 'if (!claims) return null;',
+    tests: ['tests/integration/session-guards.test.ts'],
+  },
+  {
+    name: "auth: logout with another login's refresh cookie leaves the access token's login alive",
+    file: 'core/use-cases/auth/logout-user.use-case.ts',
+    find: `    await revocations.revokeFamily(input.userId, input.sessionId, [input.accessTokenId]);
+    if (session && session.userId === input.userId && session.familyId !== input.sessionId) {
+      await revocations.revokeFamily(input.userId, session.familyId);
+    }
+`,
+    replace: '    await revocations.revokeFamily(input.userId, session && session.userId === input.userId ? session.familyId : input.sessionId, [input.accessTokenId]);\n',
+    tests: ['tests/integration/session-guards.test.ts'],
+  },
+];
