@@ -53,6 +53,8 @@ export class ThreadedBuiltinEngine implements WorkflowEngine {
 
   async run(request: EngineRunRequest): Promise<EngineRunResult> {
     if (this.closed) return { ok: false, error: { code: 'ENGINE.UNAVAILABLE', message: 'The engine is shutting down' }, transient: true };
+    // The thread only hears of an abort while it runs something: one that came before the run would be missed.
+    if (request.signal?.aborted) return failure('ENGINE.INTERRUPTED', 'Interrupted before it started');
     const worker = this.idle.pop() ?? this.spawn();
     worker.ref();
     this.busy.add(worker);
@@ -104,8 +106,7 @@ export class ThreadedBuiltinEngine implements WorkflowEngine {
         timers.push(setTimeout(() => finish(failure('ENGINE.INTERRUPTED', 'Interrupted'), false), this.options.interruptGraceMs ?? 5000));
       };
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-      if (request.signal?.aborted) onAbort();
-      else request.signal?.addEventListener('abort', onAbort, { once: true });
+      request.signal?.addEventListener('abort', onAbort, { once: true });
       const { runId, workflow, inputs } = request;
       worker.postMessage({ type: 'run', request: { runId, workflow, inputs } } satisfies ToThread);
     });
