@@ -22,11 +22,15 @@ export interface ThreadedBuiltinEngineOptions extends Omit<BuiltinEngineOptions,
   interruptGraceMs?: number;
   /** Start one thread at once, so the first run does not wait for it to load. */
   prewarm?: boolean;
+  /** The threads' module (engine-thread.ts); tests give one that fails to load or never notices an interrupt. */
+  threadModule?: URL;
 }
 
 const THREAD_URL = new URL('./engine-thread.ts', import.meta.url);
 
 const failure = (code: 'ENGINE.EXECUTION' | 'ENGINE.INTERRUPTED', message: string): EngineRunResult => ({ ok: false, error: { code, message }, transient: false });
+/** Retried by the job lifecycle (on this worker once it is back, or on another), never failed and refunded. */
+const shuttingDown: EngineRunResult = { ok: false, error: { code: 'ENGINE.UNAVAILABLE', message: 'The engine is shutting down' }, transient: true };
 
 export class ThreadedBuiltinEngine implements WorkflowEngine {
   private readonly idle: Worker[] = [];
@@ -46,13 +50,25 @@ export class ThreadedBuiltinEngine implements WorkflowEngine {
   }
 
   private spawn(): Worker {
-    const { timeBudgetMs: _t, memoryMb, keepIdle: _k, interruptGraceMs: _g, prewarm: _p, ...engine } = this.options;
+    const { timeBudgetMs: _t, memoryMb, keepIdle: _k, interruptGraceMs: _g, prewarm: _p, threadModule, ...engine } = this.options;
     const data: EngineThreadData = { options: engine, memoryBytes: memoryMb * 1048576 };
-    return new Worker(THREAD_URL, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+    const worker = new Worker(threadModule ?? THREAD_URL, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+    // A thread can also die while idle (it failed to load, say): its error must not become this process's
+    // uncaught exception (a run's own listeners report it), and a dead thread must never be handed a run,
+    // which would then wait forever for an answer.
+    worker.on('error', () => undefined).once('exit', () => this.forget(worker));
+    return worker;
+  }
+
+  private forget(worker: Worker): void {
+    const at = this.idle.indexOf(worker);
+    if (at >= 0) this.idle.splice(at, 1);
   }
 
   async run(request: EngineRunRequest): Promise<EngineRunResult> {
-    if (this.closed) return { ok: false, error: { code: 'ENGINE.UNAVAILABLE', message: 'The engine is shutting down' }, transient: true };
+    if (this.closed) return shuttingDown;
+    // The thread only hears of an abort while it runs something: one that came before the run would be missed.
+    if (request.signal?.aborted) return failure('ENGINE.INTERRUPTED', 'Interrupted before it started');
     const worker = this.idle.pop() ?? this.spawn();
     worker.ref();
     this.busy.add(worker);
@@ -97,15 +113,15 @@ export class ThreadedBuiltinEngine implements WorkflowEngine {
         const budget = `${this.options.memoryMb} MB`;
         finish(failure('ENGINE.EXECUTION', error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `The run ran out of the engine's memory budget (${budget})` : `The engine failed: ${error.message}`), false);
       };
-      const onExit = (code: number) => finish(failure('ENGINE.EXECUTION', `The engine thread stopped (exit code ${code})`), false);
+      // close() stops busy threads too: their jobs are retried, not failed, by a shutdown.
+      const onExit = (code: number) => finish(this.closed ? shuttingDown : failure('ENGINE.EXECUTION', `The engine thread stopped (exit code ${code})`), false);
       const onAbort = () => {
         worker.postMessage({ type: 'interrupt' } satisfies ToThread);
         // A node deep in a synchronous loop cannot notice: its thread is stopped instead.
         timers.push(setTimeout(() => finish(failure('ENGINE.INTERRUPTED', 'Interrupted'), false), this.options.interruptGraceMs ?? 5000));
       };
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-      if (request.signal?.aborted) onAbort();
-      else request.signal?.addEventListener('abort', onAbort, { once: true });
+      request.signal?.addEventListener('abort', onAbort, { once: true });
       const { runId, workflow, inputs } = request;
       worker.postMessage({ type: 'run', request: { runId, workflow, inputs } } satisfies ToThread);
     });

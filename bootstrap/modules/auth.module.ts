@@ -2,6 +2,7 @@ import type { Container } from 'inversify';
 import { JwtTokenIssuer } from '../../adapters/crypto/jwt-token-issuer.ts';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.ts';
 import { authRoutes } from '../../adapters/http/routes/auth.routes.ts';
+import { shippedCommonPasswords } from '../../adapters/system/common-password-file.ts';
 import { Authenticate } from '../../core/use-cases/auth/authenticate.use-case.ts';
 import { LoginUser } from '../../core/use-cases/auth/login-user.use-case.ts';
 import { LogoutUser } from '../../core/use-cases/auth/logout-user.use-case.ts';
@@ -44,6 +45,7 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
         signupBonusCoins: config.signupBonusCoins,
         cache: ports.cache(),
         limits: { perAddress: config.auth.registerMaxPerAddress, windowSeconds: config.auth.registerWindowSeconds },
+        commonPasswords: shippedCommonPasswords(),
       }),
       login: new LoginUser({
         ...sessionDeps,

@@ -1,5 +1,5 @@
 import type { Container } from 'inversify';
-import { ThreadedBuiltinEngine } from '../../adapters/builtin-engine/threaded-builtin-engine.ts';
+import { ThreadedBuiltinEngine, type ThreadedBuiltinEngineOptions } from '../../adapters/builtin-engine/threaded-builtin-engine.ts';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
@@ -23,6 +23,8 @@ import type { ComfyEngineConfig, Config } from '../config.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding, type TaskHandlerBinding } from '../tokens.ts';
 import { portsOf } from './ports.ts';
 
+type BuiltinEngineConfig = Extract<Config['engine'], { driver: 'builtin' }>;
+
 function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
   return new ComfyEngine({
     urls: engine.urls,
@@ -33,23 +35,25 @@ function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
   });
 }
 
+/** The builtin engine's options as production builds them (also what the engine contract suite runs it with). */
+export function threadedEngineOptions(engine: BuiltinEngineConfig, config: Readonly<Config>): ThreadedBuiltinEngineOptions {
+  return {
+    workDir: engine.workDir,
+    limits: config.generation.limits,
+    timeBudgetMs: engine.timeBudgetSeconds * 1000,
+    memoryMb: engine.memoryMb,
+    keepIdle: config.generation.workerConcurrency,
+    prewarm: config.roles.includes('worker'),
+  };
+}
+
 /** TOKENS.Engine by ENGINE_DRIVER; with comfyui the same engine is the node catalogue templates are checked against. */
 function bindEngine(container: Container, config: Readonly<Config>): void {
   const { engine } = config;
   if (engine.driver === 'builtin') {
     container
       .bind(TOKENS.Engine)
-      .toDynamicValue(
-        () =>
-          new ThreadedBuiltinEngine({
-            workDir: engine.workDir,
-            limits: config.generation.limits,
-            timeBudgetMs: engine.timeBudgetSeconds * 1000,
-            memoryMb: engine.memoryMb,
-            keepIdle: config.generation.workerConcurrency,
-            prewarm: config.roles.includes('worker'),
-          }),
-      )
+      .toDynamicValue(() => new ThreadedBuiltinEngine(threadedEngineOptions(engine, config)))
       .inSingletonScope();
     return;
   }

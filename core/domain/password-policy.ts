@@ -1,13 +1,13 @@
-import { COMMON_PASSWORDS } from './common-passwords.ts';
+import type { CommonPasswords } from './common-passwords.ts';
 
 const LEET: Record<string, string> = { '@': 'a', '4': 'a', '3': 'e', '1': 'i', '!': 'i', '0': 'o', '$': 's', '5': 's', '7': 't' };
 
 /** Listed, or listed once a trailing run of digits and symbols is cut off or l33t spelling undone. */
-export function isCommonPassword(password: string): boolean {
+export function isCommonPassword(password: string, common: CommonPasswords): boolean {
   const lower = password.trim().toLowerCase();
   const stem = lower.replace(/[\d\W_]+$/u, '');
   const unleet = (text: string) => text.replace(/[@4310!$57]/g, (c) => LEET[c]!);
-  return [lower, stem, unleet(lower), unleet(lower).replace(/[\d\W_]+$/u, '')].some((candidate) => candidate.length >= 3 && COMMON_PASSWORDS.has(candidate));
+  return [lower, stem, unleet(lower), unleet(lower).replace(/[\d\W_]+$/u, '')].some((candidate) => candidate.length >= 3 && common.has(candidate));
 }
 
 /** A run of characters whose codes go up (or down) by one: "12345678", "abcdefgh", "98765432". */
@@ -28,11 +28,11 @@ function isRepetition(text: string): boolean {
   return false;
 }
 
-/** Why a password of acceptable length is refused, or null. */
-export function weakPasswordReason(password: string): string | null {
+/** Why a password of acceptable length is refused, or null. `common`: the breached passwords to refuse (see common-passwords.ts). */
+export function weakPasswordReason(password: string, common: CommonPasswords): string | null {
   if (password.trim().length === 0) return 'must not be only whitespace';
   const folded = password.toLowerCase();
   if (new Set(folded).size < 3 || isRepetition(folded) || isSequence(folded)) return 'is too repetitive or a simple sequence';
-  if (isCommonPassword(password)) return 'is too common (it appears in lists of breached passwords)';
+  if (isCommonPassword(password, common)) return 'is too common (it appears in lists of breached passwords)';
   return null;
 }

@@ -152,6 +152,17 @@ export function workflowEngineContract(name: string, make: () => Promise<EngineF
     t.false(result.transient);
   });
 
+  // A job cancelled while its inputs were loading reaches the engine with its signal already aborted.
+  test(`${name}: a signal aborted before the run ends it as ENGINE.INTERRUPTED, with no outputs`, async (t) => {
+    const engine = await open(t);
+    const controller = new AbortController();
+    controller.abort();
+    const { result } = await runOnce(engine, imageAndText(0x0000ff, 'aborted'), { signal: controller.signal });
+    if (result.ok) return t.fail(`an aborted run succeeded with ${result.files.length} file(s)`);
+    t.is(result.error.code, 'ENGINE.INTERRUPTED');
+    t.false(result.transient);
+  });
+
   test(`${name}: an identical re-run (ComfyUI answers from its cache) still yields readable files, also after the first run was released`, async (t) => {
     const engine = await open(t);
     const firstRunId = randomUUID();

@@ -2,7 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
+import { ThreadedBuiltinEngine } from '../../adapters/builtin-engine/threaded-builtin-engine.ts';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
+import { loadConfig } from '../../bootstrap/config.ts';
+import { threadedEngineOptions } from '../../bootstrap/modules/generation.module.ts';
 import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import { workflowEngineContract } from './workflow-engine.contract.ts';
 
@@ -14,6 +17,22 @@ workflowEngineContract('builtin', async () => {
     async dispose() {
       await engine.close();
       await rm(workDir, { recursive: true, force: true });
+    },
+  };
+});
+
+// What production binds for ENGINE_DRIVER=builtin: the runtime in worker threads, with the options the default configuration gives.
+workflowEngineContract('builtin (threaded)', async () => {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'engine-contract-threaded-'));
+  const loaded = loadConfig({ DATA_DIR: dataDir, ENGINE_DRIVER: 'builtin' }, { persistLocalSecret: false });
+  if (!loaded.ok) throw new Error(loaded.problems.join('; '));
+  if (loaded.config.engine.driver !== 'builtin') throw new Error('expected the builtin engine');
+  const engine = new ThreadedBuiltinEngine(threadedEngineOptions(loaded.config.engine, loaded.config));
+  return {
+    engine,
+    async dispose() {
+      await engine.close();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 });

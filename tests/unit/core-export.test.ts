@@ -3,6 +3,7 @@ import test from 'ava';
 // The package's `./core` export, exactly as an integrator imports it.
 import { DeductCoins, JobPayment, RegisterUser, renderWorkflow, validateWorkflowGraph, type Clock, type PasswordHasher } from 'media-gen-service/core';
 import { MemoryCache } from '../../adapters/memory/memory-cache.ts';
+import { shippedCommonPasswords } from '../../adapters/system/common-password-file.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
 
@@ -17,7 +18,7 @@ test('an integrator runs core use cases with adapters of their own choosing', as
   const cache = new MemoryCache();
   t.teardown(() => cache.close());
   const limits = { perAddress: 5, windowSeconds: 3600 };
-  const register = new RegisterUser({ users, hasher, uow, ids, clock, adminEmails: [], signupBonusCoins: 10, cache, limits });
+  const register = new RegisterUser({ users, hasher, uow, ids, clock, adminEmails: [], signupBonusCoins: 10, cache, limits, commonPasswords: shippedCommonPasswords() });
   const registered = await register.execute({ email: 'Embed@Example.com', password: 'long enough', displayName: 'Embedder', clientAddress: '192.0.2.1' });
   if (!registered.ok) return t.fail(registered.message);
   t.is(registered.value.email, 'embed@example.com');

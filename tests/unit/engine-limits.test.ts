@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import type { Readable } from 'node:stream';
 import test from 'ava';
 import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
@@ -141,11 +142,63 @@ test('threads: a run past its memory budget is stopped and failed', async (t) =>
 });
 
 test('threads: an abort interrupts the run in its thread', async (t) => {
-  const engine = threaded(t);
+  // No grace period to speak of: the interrupt itself must reach the run in its thread and end it.
+  const engine = threaded(t, { interruptGraceMs: 110_000 });
   const abort = new AbortController();
   const blur: WorkflowGraph = image(1024, 8, { '4': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 15, sigma: 3 } }, '5': { class_type: 'PreviewImage', inputs: { images: ['4', 0] } } });
   const { result } = run(engine, blur, { signal: abort.signal, onEvent: (e) => e.type === 'executing' && e.nodeId === '4' && abort.abort() });
-  t.like(await result, { ok: false, error: { code: 'ENGINE.INTERRUPTED' } });
+  t.like(await result, { ok: false, transient: false, error: { code: 'ENGINE.INTERRUPTED', message: 'Interrupted before ImageBlur #4 finished', nodeId: '4' } });
+  t.like(await run(engine, image(16)).result, { ok: true }, 'the thread that noticed the interrupt runs the next job');
+});
+
+/** The result, or 'no answer' when there is none within `ms` (a run left waiting forever must fail the test, not time it out). */
+const within = async <T>(promise: Promise<T>, ms = 15_000): Promise<T | 'no answer'> => {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<'no answer'>((resolve) => (timer = setTimeout(() => resolve('no answer'), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+const MISBEHAVING = new URL('../support/engine-threads/misbehaving-thread.ts', import.meta.url);
+const misbehave = (how: 'Spin' | 'Exit' | 'Throw'): WorkflowGraph => ({ '1': { class_type: how, inputs: {} } });
+
+test('threads: a run whose thread never notices the interrupt is stopped after the grace period', async (t) => {
+  const engine = threaded(t, { threadModule: MISBEHAVING, interruptGraceMs: 200 });
+  const abort = new AbortController();
+  const { result } = run(engine, misbehave('Spin'), { signal: abort.signal, onEvent: () => abort.abort() });
+  t.like(await within(result), { ok: false, transient: false, error: { code: 'ENGINE.INTERRUPTED' } });
+});
+
+test('threads: a thread that ends or throws during a run fails the run', async (t) => {
+  const engine = threaded(t, { threadModule: MISBEHAVING });
+  const exited = await within(run(engine, misbehave('Exit')).result);
+  t.like(exited, { ok: false, transient: false, error: { code: 'ENGINE.EXECUTION', message: 'The engine thread stopped (exit code 7)' } });
+  const threw = await within(run(engine, misbehave('Throw')).result);
+  t.like(threw, { ok: false, transient: false, error: { code: 'ENGINE.EXECUTION', message: 'The engine failed: the thread broke' } });
+});
+
+test('threads: closing the engine during a run ends the run as transient (a shutdown retries the job, it does not fail it)', async (t) => {
+  const engine = threaded(t, { threadModule: MISBEHAVING });
+  let closing: Promise<void> | null = null;
+  const { result } = run(engine, misbehave('Spin'), { onEvent: () => (closing ??= engine.close()) });
+  t.like(await within(result), { ok: false, transient: true, error: { code: 'ENGINE.UNAVAILABLE' } });
+  await closing;
+});
+
+// Serial: it watches for the threads this process starts, and only this test's may start meanwhile.
+test.serial('threads: a thread that died while idle is never handed a run, and its error does not end the process', async (t) => {
+  let prewarmed: (worker: Worker) => void = () => undefined;
+  const thread = new Promise<Worker>((resolve) => (prewarmed = resolve));
+  process.once('worker', (worker: Worker) => prewarmed(worker));
+  const engine = threaded(t, { threadModule: new URL('../support/engine-threads/unloadable-thread.ts', import.meta.url), prewarm: true });
+  // Not events.once: its own 'error' listener would hide an error nobody else listens to. The prewarmed thread
+  // does not keep this process alive (it is unref'd), the wait for it does.
+  t.not(await within(new Promise((resolve) => void thread.then((worker) => worker.once('exit', resolve)))), 'no answer', 'the prewarmed thread ended');
+  const r = await within(run(engine, image(16)).result);
+  t.like(r, { ok: false, transient: false, error: { code: 'ENGINE.EXECUTION' } });
+  if (typeof r === 'object' && !r.ok) t.regex(r.error.message, /this engine thread cannot load/);
 });
 
 test('a job stopped for its time budget ends failed and refunded', async (t) => {

@@ -1,4 +1,5 @@
 import { DISPLAY_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, isValidEmail, normalizeEmail, type User } from '../../domain/user.ts';
+import type { CommonPasswords } from '../../domain/common-passwords.ts';
 import { weakPasswordReason } from '../../domain/password-policy.ts';
 import { fail, ok, validationFailed, type Fail, type FieldProblem, type Result } from '../../domain/result.ts';
 import type { Cache } from '../../ports/cache.port.ts';
@@ -28,18 +29,20 @@ export interface RegisterUserDeps {
   cache: Cache;
   /** Accounts one client address may create per window (each one mints the sign-up bonus). */
   limits: { perAddress: number; windowSeconds: number };
+  /** Breached passwords refused at sign-up (the shipped list: core/domain/common-passwords.txt). */
+  commonPasswords: CommonPasswords;
 }
 
 export type RegisterFailure = Fail & { retryAfterSeconds?: number };
 
-export function checkRegistration(input: Omit<RegisterUserInput, 'clientAddress'>): Result<{ email: string; password: string; displayName: string }> {
+export function checkRegistration(input: Omit<RegisterUserInput, 'clientAddress'>, commonPasswords: CommonPasswords): Result<{ email: string; password: string; displayName: string }> {
   const problems: FieldProblem[] = [];
   const { email, password, displayName } = input;
   if (typeof email !== 'string' || !isValidEmail(email.trim())) problems.push({ field: 'email', message: 'must be a valid email' });
   if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     problems.push({ field: 'password', message: `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` });
   } else {
-    const weak = weakPasswordReason(password);
+    const weak = weakPasswordReason(password, commonPasswords);
     if (weak) problems.push({ field: 'password', message: weak });
   }
   if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) {
@@ -53,7 +56,7 @@ export class RegisterUser {
   constructor(private readonly deps: RegisterUserDeps) {}
 
   async execute(input: RegisterUserInput): Promise<Result<User> | RegisterFailure> {
-    const checked = checkRegistration(input);
+    const checked = checkRegistration(input, this.deps.commonPasswords);
     if (!checked.ok) return checked;
     const { users, hasher, uow, ids, clock, adminEmails, signupBonusCoins, cache, limits } = this.deps;
     // Counted before the account exists, so parallel sign-ups cannot all slip in under the limit (ADR 020).
