@@ -33,7 +33,7 @@ import type { RunGeneration } from '../core/use-cases/generation/run-generation.
 import type { GetTemplateVersion } from '../core/use-cases/templates/get-template-version.use-case.ts';
 import type { Config } from './config.ts';
 import type { OutboxRelayLoop } from './outbox-relay-loop.ts';
-import type { Scheduler } from './scheduler.ts';
+import type { ScheduledTask, Scheduler } from './scheduler.ts';
 
 /** A container key that knows the type it resolves to. `Symbol.for`, so every module naming one gets the same. */
 export type Token<T> = symbol & { readonly __resolves?: T };
@@ -98,7 +98,7 @@ export const TOKENS = {
   Outbox: token<Outbox>('Outbox'),
   /** OutboxRelayLoop: `flush()` relays now (tests, shutdown paths); also bound as a Lifecycle. */
   OutboxRelay: token<OutboxRelayLoop>('OutboxRelay'),
-  /** The one periodic scheduler: modules add their sweepers to it. */
+  /** The one periodic scheduler: it runs the features' TOKENS.ScheduledTasks. */
   Scheduler: token<Scheduler>('Scheduler'),
   /** A template version's workflow, map, cost and output type, for generation and history. */
   GetTemplateVersion: token<GetTemplateVersion>('GetTemplateVersion'),
@@ -128,8 +128,10 @@ export const TOKENS = {
   OutputHistory: token<OutputHistory>('OutputHistory'),
   JobQueries: token<JobQueries>('JobQueries'),
   RunGeneration: token<RunGeneration>('RunGeneration'),
-  /** Multi-bound: the worker's handler of one task type (generation, publish); one consumer serves them all. */
-  TaskHandler: token<TaskHandlerBinding>('TaskHandler'),
+  /** Multi-bound, one entry per feature: the worker's handlers of task types (generation, publish); one consumer serves them all. */
+  TaskHandlers: token<TaskHandlerBinding[]>('TaskHandlers'),
+  /** Multi-bound, one entry per feature: its periodic work, added to the scheduler when the scheduler is resolved. */
+  ScheduledTasks: token<ScheduledTask[]>('ScheduledTasks'),
 } as const;
 
 /** How the worker handles messages of one task type, and ends their work when they go to the dead letters. */

@@ -11,7 +11,7 @@ import { bindDiagnostics } from './diagnostics.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
-import { resolve, TOKENS } from '../tokens.ts';
+import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
 export function bindFeatures(container: Container, config: Readonly<Config>): void {
@@ -28,5 +28,10 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   // After every other module's routes: GET /auth/:provider takes any word under /auth.
   bindOidc(container, config);
   // Last: starts after every part it runs tasks of, and stops first.
-  container.bind(TOKENS.Lifecycle).toDynamicValue(() => resolve(container, TOKENS.Scheduler));
+  container.bind(TOKENS.Lifecycle).toDynamicValue(() => {
+    const scheduler = resolve(container, TOKENS.Scheduler);
+    const tasks = container.isBound(TOKENS.ScheduledTasks) ? resolveAll(container, TOKENS.ScheduledTasks).flat() : [];
+    for (const task of tasks) scheduler.add(task);
+    return scheduler;
+  });
 }

@@ -188,7 +188,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
 function bindGenerationHandler(container: Container): void {
   const ports = portsOf(container);
   // Generation's own handler; other modules (publishing) bind theirs.
-  container.bind(TOKENS.TaskHandler).toDynamicValue(() => {
+  container.bind(TOKENS.TaskHandlers).toDynamicValue(() => {
     const control = resolve(container, TOKENS.JobControl);
     const run = resolve(container, TOKENS.RunGeneration);
     const deadLetters = new FailDeadLetteredJob({
@@ -198,7 +198,7 @@ function bindGenerationHandler(container: Container): void {
       requestCancel: (jobId) => control.requestCancel(jobId),
     });
     const binding: TaskHandlerBinding = { taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) };
-    return binding;
+    return [binding];
   });
 }
 
@@ -210,7 +210,7 @@ function workerLifecycle(container: Container, config: Readonly<Config>): Lifecy
     async start() {
       await resolve(container, TOKENS.JobControl).start();
       // One consumer for every task type (SQS keeps them on one queue: a consumer of some types would hand the others back).
-      const handlers = new Map(resolveAll(container, TOKENS.TaskHandler).map((binding) => [binding.taskType as string, binding]));
+      const handlers = new Map(resolveAll(container, TOKENS.TaskHandlers).flat().map((binding) => [binding.taskType as string, binding]));
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
       if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
       consumer = await resolve(container, TOKENS.Queue).consume(

@@ -91,7 +91,7 @@ export function bindSocial(container: Container, config: Readonly<Config>): void
     ports.scheduler().add({ name: 'token-reseal', roles: ['worker'], everyMs: 60 * 60_000, run: async () => void (await connectionTokens().resealStale()) });
   }
 
-  container.bind(TOKENS.TaskHandler).toDynamicValue(() => {
+  container.bind(TOKENS.TaskHandlers).toDynamicValue(() => {
     const repos = ports.repos();
     const logger = ports.logger().child({ component: 'publish' });
     const run = new RunPublication({
@@ -108,6 +108,6 @@ export function bindSocial(container: Container, config: Readonly<Config>): void
     });
     const deadLetters = new FailDeadLetteredPublication({ history: repos.history, ends: ends(), logger });
     const binding: TaskHandlerBinding = { taskType: 'publish', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) };
-    return binding;
+    return [binding];
   });
 }
