@@ -6,18 +6,23 @@ import type { LanguageModel } from '../../core/ports/language-model.port.ts';
 import { Chat } from '../../core/use-cases/chat/chat.use-case.ts';
 import type { Config } from '../config.ts';
 import { TOKENS } from '../tokens.ts';
-import { portsOf } from './ports.ts';
+import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
 
 /** The chat of API.md §9: the language model chosen by LLM_PROVIDER, none when it is unset (503). */
-export function bindChat(container: Container, config: Readonly<Config>): void {
-  // The web client shows its chat page when a language model is configured.
-  container.bind(TOKENS.FeatureContribution).toConstantValue({ chat: config.llm.provider !== null });
-  const ports = portsOf(container);
+export function chatFeature(ports: FeaturePorts, config: Readonly<Config>): Feature {
   const { provider, url, model, apiKey, timeoutMs, perMinute, dailyPrompts } = config.llm;
   const server = { url, model, apiKey, timeoutMs };
   const languageModel: LanguageModel | null =
     provider === 'ollama' ? new OllamaLanguageModel(server) : provider === 'openai' ? new OpenAiLanguageModel(server) : null;
-  container.bind(TOKENS.RouteModule).toDynamicValue(() =>
-    chatRoutes({ chat: new Chat({ model: languageModel, cache: ports.cache(), clock: ports.clock(), perMinute, dailyPrompts }) }),
-  );
+  return {
+    exports: {},
+    routes: forApi(config, () => [chatRoutes({ chat: new Chat({ model: languageModel, cache: ports.cache(), clock: ports.clock(), perMinute, dailyPrompts }) })]),
+    scheduled: [],
+  };
+}
+
+export function bindChat(container: Container, config: Readonly<Config>): void {
+  // The web client shows its chat page when a language model is configured.
+  container.bind(TOKENS.FeatureContribution).toConstantValue({ chat: config.llm.provider !== null });
+  bindFeature(container, 'chat', (ports) => chatFeature(ports, config));
 }
