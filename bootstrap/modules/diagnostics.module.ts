@@ -5,25 +5,34 @@ import { ProbeCache } from '../../core/use-cases/diagnostics/probe-cache.use-cas
 import { ProbeStorage } from '../../core/use-cases/diagnostics/probe-storage.use-case.ts';
 import { PublishTestMessage } from '../../core/use-cases/diagnostics/publish-test-message.use-case.ts';
 import type { Config } from '../config.ts';
-import { resolve, TOKENS } from '../tokens.ts';
-import { portsOf } from './ports.ts';
+import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
+
+/** The /test/* diagnostics of API.md §10: routes only. */
+export function diagnosticsFeature(ports: FeaturePorts, config: Readonly<Config>): Feature {
+  return {
+    exports: {},
+    routes: forApi(config, () => {
+      const queue = ports.queue();
+      const probeDeps = { ids: ports.ids(), clock: ports.clock() };
+      return [
+        diagnosticsRoutes({
+          peek: new PeekQueue({ queue }),
+          publish: new PublishTestMessage({ queue, environment: config.appEnv }),
+          storage: new ProbeStorage({ ...probeDeps, storage: ports.storage() }),
+          cache: new ProbeCache({ ...probeDeps, cache: ports.cache() }),
+          logger: ports.logger().child({ component: 'diagnostics' }),
+        }),
+      ];
+    }),
+    scheduled: [],
+  };
+}
 
 /**
- * The /test/* diagnostics of API.md §10. When they are off (APP_ENV=production without
- * ENABLE_TEST_ENDPOINTS=true, or ENABLE_TEST_ENDPOINTS=false) the routes are not mounted at all: 404.
+ * When the diagnostics are off (APP_ENV=production without ENABLE_TEST_ENDPOINTS=true, or
+ * ENABLE_TEST_ENDPOINTS=false) the routes are not mounted at all: 404.
  */
 export function bindDiagnostics(container: Container, config: Readonly<Config>): void {
   if (!config.enableTestEndpoints) return;
-  const ports = portsOf(container);
-  container.bind(TOKENS.RouteModule).toDynamicValue(() => {
-    const queue = resolve(container, TOKENS.Queue);
-    const probeDeps = { ids: ports.ids(), clock: ports.clock() };
-    return diagnosticsRoutes({
-      peek: new PeekQueue({ queue }),
-      publish: new PublishTestMessage({ queue, environment: config.appEnv }),
-      storage: new ProbeStorage({ ...probeDeps, storage: resolve(container, TOKENS.ObjectStorage) }),
-      cache: new ProbeCache({ ...probeDeps, cache: ports.cache() }),
-      logger: ports.logger().child({ component: 'diagnostics' }),
-    });
-  });
+  bindFeature(container, 'diagnostics', (ports) => diagnosticsFeature(ports, config));
 }

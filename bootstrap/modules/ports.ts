@@ -16,4 +16,8 @@ export const portsOf = (container: Container) => ({
   tokens: () => resolve(container, TOKENS.TokenIssuer),
   bus: () => resolve(container, TOKENS.EventBus),
   scheduler: () => resolve(container, TOKENS.Scheduler),
+  /** Bound by storage.module.ts (STORAGE_DRIVER). */
+  storage: () => resolve(container, TOKENS.ObjectStorage),
+  /** Bound by queue.module.ts (QUEUE_DRIVER). */
+  queue: () => resolve(container, TOKENS.Queue),
 });
