@@ -13,9 +13,10 @@ import { ListPublications } from '../../core/use-cases/social/list-publications.
 import { PendingConnections } from '../../core/use-cases/social/pending-connections.ts';
 import { RequestPublication } from '../../core/use-cases/social/request-publication.use-case.ts';
 import { FailDeadLetteredPublication, PublicationEnds, RunPublication } from '../../core/use-cases/social/run-publication.use-case.ts';
+import type { UserEventLog } from '../../core/use-cases/events/user-event-log.ts';
 import type { Config } from '../config.ts';
-import { resolve, TOKENS, type TaskHandlerBinding } from '../tokens.ts';
-import { portsOf } from './ports.ts';
+import { resolve, TOKENS } from '../tokens.ts';
+import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
 
 /** The platforms with credentials in the configuration (YOUTUBE_*, TIKTOK_*). */
 export function socialPlatformsOf(config: Readonly<Config>): SocialPlatforms {
@@ -52,62 +53,67 @@ function cipherOf(config: Readonly<Config>): TokenCipher {
  * too (connect answers 503, publish 400), so the API document is the same everywhere; the worker always
  * handles `publish` messages (a platform configured on the API only fails them with a clear reason).
  */
+export function socialFeature(
+  ports: FeaturePorts,
+  config: Readonly<Config>,
+  needs: { platforms: SocialPlatforms; events: () => UserEventLog },
+): Feature {
+  const { platforms } = needs;
+  const repos = ports.repos();
+  const redirectUri = (platform: SocialPlatform) => `${config.publicUrl}${API_PREFIX}/connect/${platform.toLowerCase()}/callback`;
+  const socialLogger = ports.logger().child({ component: 'social' });
+  const tokens = new ConnectionTokens({ connections: repos.connections, cipher: cipherOf(config), platforms, clock: ports.clock(), logger: socialLogger });
+  return {
+    exports: {},
+    routes: forApi(config, () => {
+      const pending = new PendingConnections(ports.cache());
+      return [
+        socialRoutes({
+          start: new StartConnection({ platforms, pending, redirectUri }),
+          complete: new CompleteConnection({ platforms, pending, connections: repos.connections, tokens, redirectUri, logger: socialLogger }),
+          manage: new ManageConnections({ platforms, connections: repos.connections, tokens, logger: socialLogger }),
+          publish: new RequestPublication({
+            uow: ports.uow(),
+            history: repos.history,
+            connections: repos.connections,
+            platforms,
+            ids: ports.ids(),
+            clock: ports.clock(),
+            environment: config.appEnv,
+          }),
+          publications: new ListPublications({ history: repos.history, publications: repos.publications }),
+          cookies: { secure: config.auth.secureCookies },
+          pagesUrl: config.publicUrl,
+          logger: socialLogger,
+        }),
+      ];
+    }),
+    // Tokens still sealed with an older TOKEN_ENCRYPTION_KEY are sealed again with the current one.
+    scheduled:
+      platforms.configured().length > 0 ? [{ name: 'token-reseal', roles: ['worker'], everyMs: 60 * 60_000, run: async () => void (await tokens.resealStale()) }] : [],
+    handlers: forWorker(config, () => {
+      const logger = ports.logger().child({ component: 'publish' });
+      const ends = new PublicationEnds({ uow: ports.uow(), events: needs.events(), clock: ports.clock(), logger });
+      const run = new RunPublication({
+        publications: repos.publications,
+        history: repos.history,
+        storage: ports.storage(),
+        platforms,
+        tokens,
+        ends,
+        clock: ports.clock(),
+        logger,
+        maxAttempts: config.generation.maxAttempts,
+        visibilitySeconds: config.generation.visibilitySeconds,
+      });
+      const deadLetters = new FailDeadLetteredPublication({ history: repos.history, ends, logger });
+      return [{ taskType: 'publish', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) }];
+    }),
+  };
+}
+
 export function bindSocial(container: Container, config: Readonly<Config>): void {
-  const ports = portsOf(container);
   const platforms = socialPlatformsOf(config);
   container.bind(TOKENS.FeatureContribution).toConstantValue({ socialPlatforms: platforms.configured() });
-  const redirectUri = (platform: SocialPlatform) => `${config.publicUrl}${API_PREFIX}/connect/${platform.toLowerCase()}/callback`;
-  let tokens: ConnectionTokens | null = null;
-  const connectionTokens = () =>
-    (tokens ??= new ConnectionTokens({ connections: ports.repos().connections, cipher: cipherOf(config), platforms, clock: ports.clock(), logger: ports.logger().child({ component: 'social' }) }));
-  const ends = () => new PublicationEnds({ uow: ports.uow(), events: resolve(container, TOKENS.UserEventLog), clock: ports.clock(), logger: ports.logger().child({ component: 'publish' }) });
-
-  container.bind(TOKENS.RouteModule).toDynamicValue(() => {
-    const repos = ports.repos();
-    const pending = new PendingConnections(ports.cache());
-    const logger = ports.logger().child({ component: 'social' });
-    return socialRoutes({
-      start: new StartConnection({ platforms, pending, redirectUri }),
-      complete: new CompleteConnection({ platforms, pending, connections: repos.connections, tokens: connectionTokens(), redirectUri, logger }),
-      manage: new ManageConnections({ platforms, connections: repos.connections, tokens: connectionTokens(), logger }),
-      publish: new RequestPublication({
-        uow: ports.uow(),
-        history: repos.history,
-        connections: repos.connections,
-        platforms,
-        ids: ports.ids(),
-        clock: ports.clock(),
-        environment: config.appEnv,
-      }),
-      publications: new ListPublications({ history: repos.history, publications: repos.publications }),
-      cookies: { secure: config.auth.secureCookies },
-      pagesUrl: config.publicUrl,
-      logger,
-    });
-  });
-
-  // Tokens still sealed with an older TOKEN_ENCRYPTION_KEY are sealed again with the current one.
-  if (platforms.configured().length > 0) {
-    ports.scheduler().add({ name: 'token-reseal', roles: ['worker'], everyMs: 60 * 60_000, run: async () => void (await connectionTokens().resealStale()) });
-  }
-
-  container.bind(TOKENS.TaskHandlers).toDynamicValue(() => {
-    const repos = ports.repos();
-    const logger = ports.logger().child({ component: 'publish' });
-    const run = new RunPublication({
-      publications: repos.publications,
-      history: repos.history,
-      storage: resolve(container, TOKENS.ObjectStorage),
-      platforms,
-      tokens: connectionTokens(),
-      ends: ends(),
-      clock: ports.clock(),
-      logger,
-      maxAttempts: config.generation.maxAttempts,
-      visibilitySeconds: config.generation.visibilitySeconds,
-    });
-    const deadLetters = new FailDeadLetteredPublication({ history: repos.history, ends: ends(), logger });
-    const binding: TaskHandlerBinding = { taskType: 'publish', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) };
-    return [binding];
-  });
+  bindFeature(container, 'social', (ports) => socialFeature(ports, config, { platforms, events: () => resolve(container, TOKENS.UserEventLog) }));
 }
