@@ -8,20 +8,35 @@ import { PurgeUserEvents } from '../../core/use-cases/events/purge-user-events.u
 import { UserEventLog } from '../../core/use-cases/events/user-event-log.ts';
 import type { Config } from '../config.ts';
 import { resolve, TOKENS } from '../tokens.ts';
+import { bindFeature, type Feature, type FeaturePorts } from './feature.ts';
 import { portsOf } from './ports.ts';
 
 /** Events stay replayable this long (API.md §6), and the purge runs this often. */
 const RETENTION_MS = 24 * 3600_000;
 const PURGE_EVERY_MS = 10 * 60_000;
 
-/** The bus, the user event log, the WebSocket gateway and the purge of old events. */
+export type EventsFeature = Feature<{ eventLog: UserEventLog }>;
+
+/** The user event log and the purge of old events. */
+export function eventsFeature(ports: FeaturePorts): EventsFeature {
+  const eventLog = new UserEventLog({ bus: ports.bus(), clock: ports.clock(), logger: ports.logger().child({ component: 'events' }) });
+  const purge = new PurgeUserEvents({ store: ports.repos().events, clock: ports.clock(), retentionMs: RETENTION_MS });
+  return {
+    exports: { eventLog },
+    routes: [],
+    scheduled: [{ name: 'user-events-purge', roles: ['api'], everyMs: PURGE_EVERY_MS, run: () => purge.execute() }],
+  };
+}
+
+/**
+ * The bus, the events feature and the WebSocket gateway. The gateway is an adapter built at start (it needs
+ * the HTTP server), so it looks its parts up then.
+ */
 export function bindEvents(container: Container, config: Readonly<Config>): void {
   const ports = portsOf(container);
   bindEventBus(container, config);
-  container
-    .bind(TOKENS.UserEventLog)
-    .toDynamicValue(() => new UserEventLog({ bus: ports.bus(), clock: ports.clock(), logger: ports.logger().child({ component: 'events' }) }))
-    .inSingletonScope();
+  const events = bindFeature(container, 'events', eventsFeature);
+  container.bind(TOKENS.UserEventLog).toDynamicValue(() => events().exports.eventLog);
 
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => {
     let gateway: WsGateway | null = null;
@@ -59,13 +74,6 @@ export function bindEvents(container: Container, config: Readonly<Config>): void
         gateway = null;
       },
     };
-  });
-
-  ports.scheduler().add({
-    name: 'user-events-purge',
-    roles: ['api'],
-    everyMs: PURGE_EVERY_MS,
-    run: () => new PurgeUserEvents({ store: ports.repos().events, clock: ports.clock(), retentionMs: RETENTION_MS }).execute(),
   });
 }
 
