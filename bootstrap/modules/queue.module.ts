@@ -4,11 +4,26 @@ import { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
 import { SqsMessageQueue } from '../../adapters/sqs/sqs-message-queue.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
+import type { Outbox } from '../../core/ports/outbox.port.ts';
 import { RelayOutbox } from '../../core/use-cases/queue/relay-outbox.use-case.ts';
 import type { Config } from '../config.ts';
 import { OutboxRelayLoop } from '../outbox-relay-loop.ts';
 import { resolve, TOKENS } from '../tokens.ts';
+import { bindFeature, type Feature, type FeaturePorts } from './feature.ts';
 import { portsOf } from './ports.ts';
+
+export type QueueFeature = Feature<{ relay: OutboxRelayLoop }>;
+
+/**
+ * The outbox relay, built once. Entries of the outbox table: every entry with a broker queue; with the database
+ * queue, only those an earlier version of the service left behind (its transactions now enqueue directly).
+ */
+export function queueFeature(ports: FeaturePorts, needs: { outbox: Outbox }): QueueFeature {
+  const { outbox } = needs;
+  const logger = ports.logger().child({ component: 'outbox-relay' });
+  const relay = new RelayOutbox({ outbox, queue: ports.queue(), ids: ports.ids(), clock: ports.clock(), logger });
+  return { exports: { relay: new OutboxRelayLoop({ relay, outbox, clock: ports.clock(), logger }) }, routes: [], scheduled: [] };
+}
 
 /**
  * The message queue (by QUEUE_DRIVER) and the outbox relay. Call before the modules that consume the
@@ -63,17 +78,8 @@ export function bindQueue(container: Container, config: Readonly<Config>): void 
       .toDynamicValue(() => new SequelizeMessageQueue(ports.db(), { clock: ports.clock(), ids: ports.ids(), logger: logger() }))
       .inSingletonScope();
   }
-  container
-    .bind(TOKENS.OutboxRelay)
-    .toDynamicValue(() => {
-      // Entries of the outbox table: every entry with a broker queue; with the database queue, only those an
-      // earlier version of the service left behind (its transactions now enqueue directly).
-      const outbox = resolve(container, TOKENS.Outbox);
-      const logger = ports.logger().child({ component: 'outbox-relay' });
-      const relay = new RelayOutbox({ outbox, queue: resolve(container, TOKENS.Queue), ids: ports.ids(), clock: ports.clock(), logger });
-      return new OutboxRelayLoop({ relay, outbox, clock: ports.clock(), logger });
-    })
-    .inSingletonScope();
+  const feature = bindFeature(container, 'queue', (ports) => queueFeature(ports, { outbox: resolve(container, TOKENS.Outbox) }));
+  container.bind(TOKENS.OutboxRelay).toDynamicValue(() => feature().exports.relay);
 
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => {
     const queue = resolve(container, TOKENS.Queue);
