@@ -22,14 +22,7 @@ import type { WorkflowEngine } from '../core/ports/workflow-engine.port.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
 import type { SessionRevocations } from '../core/use-cases/auth/session-revocations.ts';
 import type { UserEventLog } from '../core/use-cases/events/user-event-log.ts';
-import type { ActiveTemplates } from '../core/use-cases/generation/active-templates.ts';
-import type { InputImages } from '../core/use-cases/generation/input-images.ts';
-import type { JobControl } from '../core/use-cases/generation/job-control.ts';
-import type { JobLifecycle } from '../core/use-cases/generation/job-lifecycle.ts';
 import type { JobPayment } from '../core/use-cases/coins/job-payment.ts';
-import type { JobQueries } from '../core/use-cases/generation/job-queries.use-case.ts';
-import type { OutputHistory } from '../core/use-cases/generation/history.use-case.ts';
-import type { RunGeneration } from '../core/use-cases/generation/run-generation.use-case.ts';
 import type { GetTemplateVersion } from '../core/use-cases/templates/get-template-version.use-case.ts';
 import type { Config } from './config.ts';
 import type { OutboxRelayLoop } from './outbox-relay-loop.ts';
@@ -120,14 +113,7 @@ export const TOKENS = {
   Engine: token<WorkflowEngine>('WorkflowEngine'),
   /** Bound only when the engine's node classes should vet templates (ENGINE_DRIVER=comfyui). */
   NodeCatalog: token<NodeCatalog>('NodeCatalog'),
-  JobControl: token<JobControl>('JobControl'),
-  JobLifecycle: token<JobLifecycle>('JobLifecycle'),
   JobPayment: token<JobPayment>('JobPayment'),
-  ActiveTemplates: token<ActiveTemplates>('ActiveTemplates'),
-  InputImages: token<InputImages>('InputImages'),
-  OutputHistory: token<OutputHistory>('OutputHistory'),
-  JobQueries: token<JobQueries>('JobQueries'),
-  RunGeneration: token<RunGeneration>('RunGeneration'),
   /** Multi-bound, one entry per feature: the worker's handlers of task types (generation, publish); one consumer serves them all. */
   TaskHandlers: token<TaskHandlerBinding[]>('TaskHandlers'),
   /** Multi-bound, one entry per feature: its periodic work, added to the scheduler when the scheduler is resolved. */

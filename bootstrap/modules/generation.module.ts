@@ -19,9 +19,13 @@ import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.us
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
+import type { IdempotentResponder } from '../../adapters/http/idempotency.ts';
+import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import type { JobPayment } from '../../core/use-cases/coins/job-payment.ts';
+import type { UserEventLog } from '../../core/use-cases/events/user-event-log.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
-import { resolve, resolveAll, TOKENS, type LifecycleBinding, type TaskHandlerBinding } from '../tokens.ts';
-import { portsOf } from './ports.ts';
+import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
+import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
 
 type BuiltinEngineConfig = Extract<Config['engine'], { driver: 'builtin' }>;
 
@@ -64,151 +68,149 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
 
 const COMFY_ENGINE = Symbol('ComfyEngine');
 
-/** Generation end to end: jobs and their lifecycle, history, the worker, cancel, refunds, the sweepers and the reconciler. */
-export function bindGeneration(container: Container, config: Readonly<Config>): void {
-  const ports = portsOf(container);
-  const get = <T>(token: symbol & { readonly __resolves?: T }): T => resolve(container, token);
+export type GenerationFeature = Feature<{ control: JobControl; queries: JobQueries }>;
+
+/**
+ * Generation end to end: jobs and their lifecycle, history, cancel, refunds, the worker's handler, the sweepers
+ * and the reconciler. `idempotency` is looked up only for the api role's routes, `engine` only for the worker's handler.
+ */
+export function generationFeature(
+  ports: FeaturePorts,
+  config: Readonly<Config>,
+  needs: { payment: JobPayment; events: UserEventLog; idempotency: () => IdempotentResponder; engine: () => WorkflowEngine },
+): GenerationFeature {
   const { generation } = config;
-  const single = <T>(token: symbol & { readonly __resolves?: T }, make: () => T) => container.bind(token).toDynamicValue(make).inSingletonScope();
+  const { payment, events } = needs;
+  const repos = ports.repos();
+  const storage = ports.storage();
+  const control = new JobControl(ports.bus());
+  const requestCancel = (jobId: string) => control.requestCancel(jobId);
+  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment });
+  const images = new InputImages({ uploads: repos.uploads, history: repos.history });
+  const history = new OutputHistory({
+    history: repos.history,
+    storage,
+    clock: ports.clock(),
+    logger: ports.logger().child({ component: 'history' }),
+    viewUrlTtlSeconds: config.outputs.viewUrlTtlSeconds,
+    downloadUrlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
+  });
+  const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl });
+  const reconcile = new ReconcileJobs({
+    uow: ports.uow(),
+    jobs: repos.jobs,
+    staged: repos.staged,
+    storage,
+    lifecycle,
+    payment,
+    clock: ports.clock(),
+    logger: ports.logger().child({ component: 'reconciler' }),
+    stalledAfterSeconds: generation.stalledJobSeconds,
+    orphanedAfterSeconds: generation.orphanedOutputSeconds,
+  });
 
-  bindEngine(container, config);
-  // Only where jobs run: an API process serves without the GPU servers, and must not look unhealthy without them.
-  if (config.roles.includes('worker')) {
-    container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'engine', check: async () => (await get(TOKENS.Engine).check()) ?? undefined }));
-  }
-  single(TOKENS.JobControl, () => new JobControl(ports.bus()));
-  single(TOKENS.JobLifecycle, () => new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events: get(TOKENS.UserEventLog), payment: get(TOKENS.JobPayment) }));
-  single(TOKENS.ActiveTemplates, () => new ActiveTemplates(ports.repos().templates));
-  single(TOKENS.InputImages, () => new InputImages({ uploads: ports.repos().uploads, history: ports.repos().history }));
-  single(TOKENS.OutputHistory, () =>
-    new OutputHistory({
-      history: ports.repos().history,
-      storage: get(TOKENS.ObjectStorage),
-      clock: ports.clock(),
-      logger: ports.logger().child({ component: 'history' }),
-      viewUrlTtlSeconds: config.outputs.viewUrlTtlSeconds,
-      downloadUrlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
+  return {
+    exports: { control, queries },
+    routes: forApi(config, () => {
+      const logger = ports.logger().child({ component: 'generation' });
+      const prepare = new PrepareGeneration({
+        templates: new ActiveTemplates(repos.templates),
+        images,
+        random: Math.random,
+        outputNodeTypes: generation.outputNodeTypes,
+        allowedNodeTypes: generation.allowedNodeTypes,
+        raw: generation.rawWorkflows,
+        limits: generation.limits,
+      });
+      const common = { uow: ports.uow(), jobs: repos.jobs };
+      return [
+        generationRoutes({
+          submit: new SubmitGeneration({
+            ...common,
+            prepare,
+            images,
+            events,
+            payment,
+            ids: ports.ids(),
+            clock: ports.clock(),
+            environment: config.appEnv,
+            maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
+          }),
+          cancel: new CancelGeneration({ ...common, lifecycle, logger, requestCancel }),
+          queries,
+          idempotency: needs.idempotency(),
+        }),
+        outputsRoutes({ history }),
+      ];
     }),
-  );
-  single(TOKENS.JobQueries, () => new JobQueries({ jobs: ports.repos().jobs, history: ports.repos().history, viewUrl: get(TOKENS.OutputHistory).viewUrl }));
-  container.bind(TOKENS.ActiveJobsSnapshot).toDynamicValue(() => {
-    const queries = get(TOKENS.JobQueries);
-    return (userId: string) => queries.active(userId);
-  });
-  const requestCancel = (jobId: string) => get(TOKENS.JobControl).requestCancel(jobId);
-
-  single(TOKENS.RunGeneration, () => {
-    const logger = ports.logger().child({ component: 'worker' });
-    const storage = get(TOKENS.ObjectStorage);
-    const lifecycle = get(TOKENS.JobLifecycle);
-    const outputs = new StoreOutputs({
-      uow: ports.uow(),
-      events: get(TOKENS.UserEventLog),
-      staged: ports.repos().staged,
-      storage,
-      lifecycle,
-      ids: ports.ids(),
-      clock: ports.clock(),
-      logger,
-      retentionDays: config.outputs.retentionDays,
-      viewUrl: get(TOKENS.OutputHistory).viewUrl,
-    });
-    return new RunGeneration({
-      uow: ports.uow(),
-      jobs: ports.repos().jobs,
-      lifecycle,
-      events: get(TOKENS.UserEventLog),
-      engine: get(TOKENS.Engine),
-      inputs: new EngineInputs({ images: get(TOKENS.InputImages), storage }),
-      outputs,
-      clock: ports.clock(),
-      logger,
-      maxAttempts: generation.maxAttempts,
-      visibilitySeconds: generation.visibilitySeconds,
-      onCancel: (jobId, abort) => get(TOKENS.JobControl).onCancel(jobId, abort),
-    });
-  });
-
-  container.bind(TOKENS.RouteModule).toDynamicValue(() => {
-    const logger = ports.logger().child({ component: 'generation' });
-    const prepare = new PrepareGeneration({
-      templates: get(TOKENS.ActiveTemplates),
-      images: get(TOKENS.InputImages),
-      random: Math.random,
-      outputNodeTypes: generation.outputNodeTypes,
-      allowedNodeTypes: generation.allowedNodeTypes,
-      raw: generation.rawWorkflows,
-      limits: generation.limits,
-    });
-    const common = { uow: ports.uow(), jobs: ports.repos().jobs };
-    return generationRoutes({
-      submit: new SubmitGeneration({
-        ...common,
-        prepare,
-        images: get(TOKENS.InputImages),
-        events: get(TOKENS.UserEventLog),
-        payment: get(TOKENS.JobPayment),
+    scheduled: [
+      { name: 'output-retention-sweep', roles: ['api'], everyMs: 60_000, run: () => history.sweepExpired() },
+      { name: 'job-reconciler', roles: ['api', 'worker'], everyMs: 60_000, run: () => reconcile.execute() },
+    ],
+    // Generation's own handler; other features (publishing) have theirs.
+    handlers: forWorker(config, () => {
+      const logger = ports.logger().child({ component: 'worker' });
+      const outputs = new StoreOutputs({
+        uow: ports.uow(),
+        events,
+        staged: repos.staged,
+        storage,
+        lifecycle,
         ids: ports.ids(),
         clock: ports.clock(),
-        environment: config.appEnv,
-        maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
-      }),
-      cancel: new CancelGeneration({ ...common, lifecycle: get(TOKENS.JobLifecycle), logger, requestCancel }),
-      queries: get(TOKENS.JobQueries),
-      idempotency: get(TOKENS.Idempotency),
-    });
-  });
-  container.bind(TOKENS.RouteModule).toDynamicValue(() => outputsRoutes({ history: get(TOKENS.OutputHistory) }));
-
-  bindGenerationHandler(container);
-  container.bind(TOKENS.Lifecycle).toDynamicValue(() => workerLifecycle(container, config));
-
-  const scheduler = ports.scheduler();
-  scheduler.add({ name: 'output-retention-sweep', roles: ['api'], everyMs: 60_000, run: () => get(TOKENS.OutputHistory).sweepExpired() });
-  scheduler.add({
-    name: 'job-reconciler',
-    roles: ['api', 'worker'],
-    everyMs: 60_000,
-    run: () =>
-      new ReconcileJobs({
+        logger,
+        retentionDays: config.outputs.retentionDays,
+        viewUrl: history.viewUrl,
+      });
+      const run = new RunGeneration({
         uow: ports.uow(),
-        jobs: ports.repos().jobs,
-        staged: ports.repos().staged,
-        storage: get(TOKENS.ObjectStorage),
-        lifecycle: get(TOKENS.JobLifecycle),
-        payment: get(TOKENS.JobPayment),
+        jobs: repos.jobs,
+        lifecycle,
+        events,
+        engine: needs.engine(),
+        inputs: new EngineInputs({ images, storage }),
+        outputs,
         clock: ports.clock(),
-        logger: ports.logger().child({ component: 'reconciler' }),
-        stalledAfterSeconds: generation.stalledJobSeconds,
-        orphanedAfterSeconds: generation.orphanedOutputSeconds,
-      }).execute(),
-  });
+        logger,
+        maxAttempts: generation.maxAttempts,
+        visibilitySeconds: generation.visibilitySeconds,
+        onCancel: (jobId, abort) => control.onCancel(jobId, abort),
+      });
+      const deadLetters = new FailDeadLetteredJob({ uow: ports.uow(), lifecycle, logger, requestCancel });
+      return [{ taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) }];
+    }),
+  };
 }
 
-function bindGenerationHandler(container: Container): void {
-  const ports = portsOf(container);
-  // Generation's own handler; other modules (publishing) bind theirs.
-  container.bind(TOKENS.TaskHandlers).toDynamicValue(() => {
-    const control = resolve(container, TOKENS.JobControl);
-    const run = resolve(container, TOKENS.RunGeneration);
-    const deadLetters = new FailDeadLetteredJob({
-      uow: ports.uow(),
-      lifecycle: resolve(container, TOKENS.JobLifecycle),
-      logger: ports.logger().child({ component: 'worker' }),
-      requestCancel: (jobId) => control.requestCancel(jobId),
-    });
-    const binding: TaskHandlerBinding = { taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) };
-    return [binding];
+export function bindGeneration(container: Container, config: Readonly<Config>): void {
+  bindEngine(container, config);
+  const engine = () => resolve(container, TOKENS.Engine);
+  // Only where jobs run: an API process serves without the GPU servers, and must not look unhealthy without them.
+  if (config.roles.includes('worker')) {
+    container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'engine', check: async () => (await engine().check()) ?? undefined }));
+  }
+  const feature = bindFeature(container, 'generation', (ports) =>
+    generationFeature(ports, config, {
+      payment: resolve(container, TOKENS.JobPayment),
+      events: resolve(container, TOKENS.UserEventLog),
+      idempotency: () => resolve(container, TOKENS.Idempotency),
+      engine,
+    }),
+  );
+  container.bind(TOKENS.ActiveJobsSnapshot).toDynamicValue(() => {
+    const { queries } = feature().exports;
+    return (userId: string) => queries.active(userId);
   });
+  container.bind(TOKENS.Lifecycle).toDynamicValue(() => workerLifecycle(container, config, feature().exports.control));
 }
 
-function workerLifecycle(container: Container, config: Readonly<Config>): LifecycleBinding {
+function workerLifecycle(container: Container, config: Readonly<Config>, control: JobControl): LifecycleBinding {
   let consumer: Consumer | null = null;
   return {
     name: 'generation-worker',
     roles: ['worker'],
     async start() {
-      await resolve(container, TOKENS.JobControl).start();
+      await control.start();
       // One consumer for every task type (SQS keeps them on one queue: a consumer of some types would hand the others back).
       const handlers = new Map(resolveAll(container, TOKENS.TaskHandlers).flat().map((binding) => [binding.taskType as string, binding]));
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
@@ -228,7 +230,7 @@ function workerLifecycle(container: Container, config: Readonly<Config>): Lifecy
     async stop() {
       await consumer?.stop();
       consumer = null;
-      await resolve(container, TOKENS.JobControl).stop();
+      await control.stop();
       await resolve(container, TOKENS.Engine).close();
     },
   };
