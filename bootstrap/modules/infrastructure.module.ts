@@ -43,13 +43,19 @@ export function bindInfrastructure(container: Container, config: Readonly<Config
     .toDynamicValue(() => (config.cache.driver === 'redis' ? new RedisCache(config.cache.url) : new MemoryCache()))
     .inSingletonScope();
 
-  container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({ name: 'database', check: () => resolve(container, TOKENS.Database).ping() }));
-  container.bind(TOKENS.HealthCheck).toDynamicValue(() => ({
-    name: 'cache',
-    check: async () => {
-      const cache = resolve(container, TOKENS.Cache);
-      await cache.set('health-probe', '1', 5);
-      if ((await cache.get('health-probe')) !== '1') throw new Error('cache did not return what was written');
-    },
-  }));
+  // The checks look their port up once, when the api role resolves them, not on every call.
+  container.bind(TOKENS.HealthCheck).toDynamicValue(() => {
+    const database = resolve(container, TOKENS.Database);
+    return { name: 'database', check: () => database.ping() };
+  });
+  container.bind(TOKENS.HealthCheck).toDynamicValue(() => {
+    const cache = resolve(container, TOKENS.Cache);
+    return {
+      name: 'cache',
+      check: async () => {
+        await cache.set('health-probe', '1', 5);
+        if ((await cache.get('health-probe')) !== '1') throw new Error('cache did not return what was written');
+      },
+    };
+  });
 }
