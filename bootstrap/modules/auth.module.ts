@@ -10,31 +10,19 @@ import { RefreshSession } from '../../core/use-cases/auth/refresh-session.use-ca
 import { RegisterUser } from '../../core/use-cases/auth/register-user.use-case.ts';
 import { SessionRevocations } from '../../core/use-cases/auth/session-revocations.ts';
 import type { Config } from '../config.ts';
-import { resolve, TOKENS } from '../tokens.ts';
-import { portsOf } from './ports.ts';
+import { TOKENS } from '../tokens.ts';
+import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
 
-export function bindAuth(container: Container, config: Readonly<Config>): void {
-  const ports = portsOf(container);
-  container.bind(TOKENS.PasswordHasher).toConstantValue(new ScryptPasswordHasher());
-  container.bind(TOKENS.TokenIssuer).toConstantValue(
-    new JwtTokenIssuer({
-      secret: config.auth.jwtSecret,
-      issuer: config.auth.issuer,
-      audience: config.auth.audience,
-      accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
-    }),
-  );
-  container.bind(TOKENS.Authenticate).toDynamicValue(() => new Authenticate({ tokens: ports.tokens(), sessions: ports.repos().sessions })).inSingletonScope();
-  container
-    .bind(TOKENS.SessionRevocations)
-    .toDynamicValue(() => new SessionRevocations({ sessions: ports.repos().sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() }))
-    .inSingletonScope();
+export type AuthFeature = Feature<{ authenticate: Authenticate; revocations: SessionRevocations }>;
 
-  container.bind(TOKENS.RouteModule).toDynamicValue(() => {
-    const { users, sessions } = ports.repos();
-    const sessionDeps = { sessions, tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), refreshTokenTtlSeconds: config.auth.refreshTokenTtlSeconds };
-    const revocations = resolve(container, TOKENS.SessionRevocations);
-    return authRoutes({
+/** Sign-up, login, refresh and logout: the access-token check and the revocations are built once, the routes for the api role. */
+export function authFeature(ports: FeaturePorts, config: Readonly<Config>): AuthFeature {
+  const { users, sessions } = ports.repos();
+  const authenticate = new Authenticate({ tokens: ports.tokens(), sessions });
+  const revocations = new SessionRevocations({ sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() });
+  const sessionDeps = { sessions, tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), refreshTokenTtlSeconds: config.auth.refreshTokenTtlSeconds };
+  const routes = forApi(config, () => [
+    authRoutes({
       register: new RegisterUser({
         users,
         hasher: ports.hasher(),
@@ -62,8 +50,24 @@ export function bindAuth(container: Container, config: Readonly<Config>): void {
       }),
       refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
       logout: new LogoutUser({ sessions, tokens: ports.tokens(), revocations }),
-      authenticate: resolve(container, TOKENS.Authenticate),
+      authenticate,
       cookies: { secure: config.auth.secureCookies },
-    });
-  });
+    }),
+  ]);
+  return { exports: { authenticate, revocations }, routes, scheduled: [] };
+}
+
+export function bindAuth(container: Container, config: Readonly<Config>): void {
+  container.bind(TOKENS.PasswordHasher).toConstantValue(new ScryptPasswordHasher());
+  container.bind(TOKENS.TokenIssuer).toConstantValue(
+    new JwtTokenIssuer({
+      secret: config.auth.jwtSecret,
+      issuer: config.auth.issuer,
+      audience: config.auth.audience,
+      accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
+    }),
+  );
+  const auth = bindFeature(container, 'auth', (ports) => authFeature(ports, config));
+  container.bind(TOKENS.Authenticate).toDynamicValue(() => auth().exports.authenticate);
+  container.bind(TOKENS.SessionRevocations).toDynamicValue(() => auth().exports.revocations);
 }
