@@ -12,9 +12,9 @@ export interface ScheduledTask {
 }
 
 /**
- * The one periodic scheduler of a process. Modules add their sweepers at bind time; it starts them (first
- * run right after start) when the process has one of their roles, never runs one task twice at once, and
- * stop() waits for runs in flight. Every task is safe in several processes at once (guarded writes).
+ * The one periodic scheduler of a process. The features' tasks are added when it is resolved (features.ts);
+ * it starts them (first run right after start) when the process has one of their roles, never runs one task
+ * twice at once, and stop() waits for runs in flight. Every task is safe in several processes at once (guarded writes).
  */
 export class Scheduler implements LifecycleBinding {
   readonly name = 'scheduler';
