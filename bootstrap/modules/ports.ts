@@ -15,7 +15,6 @@ export const portsOf = (container: Container) => ({
   hasher: () => resolve(container, TOKENS.PasswordHasher),
   tokens: () => resolve(container, TOKENS.TokenIssuer),
   bus: () => resolve(container, TOKENS.EventBus),
-  scheduler: () => resolve(container, TOKENS.Scheduler),
   /** Bound by storage.module.ts (STORAGE_DRIVER). */
   storage: () => resolve(container, TOKENS.ObjectStorage),
   /** Bound by queue.module.ts (QUEUE_DRIVER). */
