@@ -8,7 +8,7 @@ import { LoginUser } from '../../core/use-cases/auth/login-user.use-case.ts';
 import { LogoutUser } from '../../core/use-cases/auth/logout-user.use-case.ts';
 import { RefreshSession } from '../../core/use-cases/auth/refresh-session.use-case.ts';
 import { RegisterUser } from '../../core/use-cases/auth/register-user.use-case.ts';
-import { SessionRevocations } from '../../core/use-cases/auth/session-revocations.ts';
+import { SessionRevocations } from '../../core/use-cases/auth/session-revocations.service.ts';
 import type { Config } from '../config.ts';
 import { TOKENS } from '../tokens.ts';
 import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';

@@ -4,7 +4,7 @@ import { adminRoutes } from '../../adapters/http/routes/admin.routes.ts';
 import { coinRoutes } from '../../adapters/http/routes/coin.routes.ts';
 import { AdminAdjustCoins } from '../../core/use-cases/coins/admin-adjust-coins.use-case.ts';
 import { DeductCoins } from '../../core/use-cases/coins/deduct-coins.use-case.ts';
-import { JobPayment } from '../../core/use-cases/coins/job-payment.ts';
+import { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import { GetAuditLog } from '../../core/use-cases/coins/get-audit-log.use-case.ts';
 import { ListTransactions } from '../../core/use-cases/coins/list-transactions.use-case.ts';
 import { ListUserTransactions } from '../../core/use-cases/coins/list-user-transactions.use-case.ts';

@@ -5,7 +5,7 @@ import { RedisEventBus } from '../../adapters/redis/redis-event-bus.ts';
 import { WsGateway } from '../../adapters/ws/ws-gateway.ts';
 import type { EventBus } from '../../core/ports/user-events.port.ts';
 import { PurgeUserEvents } from '../../core/use-cases/events/purge-user-events.use-case.ts';
-import { UserEventLog } from '../../core/use-cases/events/user-event-log.ts';
+import { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { Config } from '../config.ts';
 import { resolve, TOKENS } from '../tokens.ts';
 import { bindFeature, type Feature, type FeaturePorts } from './feature.ts';

@@ -5,7 +5,7 @@ import { OpenIdClientProviders } from '../../adapters/openid/openid-client-provi
 import type { OidcProviders } from '../../core/ports/oidc-providers.port.ts';
 import { CompleteOidcLogin } from '../../core/use-cases/auth/complete-oidc-login.use-case.ts';
 import { ListIdentities } from '../../core/use-cases/auth/list-identities.use-case.ts';
-import { PendingLogins } from '../../core/use-cases/auth/oidc-pending-logins.ts';
+import { PendingLogins } from '../../core/use-cases/auth/oidc-pending-logins.service.ts';
 import { StartOidcLogin } from '../../core/use-cases/auth/start-oidc-login.use-case.ts';
 import { UnlinkIdentity } from '../../core/use-cases/auth/unlink-identity.use-case.ts';
 import type { Config } from '../config.ts';

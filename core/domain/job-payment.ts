@@ -2,7 +2,7 @@ import { USER_DEDUCTION_REASONS, type CoinTransaction } from './coin.ts';
 import type { GenerationJob } from './job.ts';
 
 /**
- * The rules of paying for a job, with no I/O. `core/use-cases/coins/job-payment.ts` applies them inside units
+ * The rules of paying for a job, with no I/O. `core/use-cases/coins/job-payment.service.ts` applies them inside units
  * of work; adapters only store what it tells them.
  *
  * A job is paid one of two ways. Either the client deducted coins first (`POST /coin/deduct` with a

@@ -3,7 +3,9 @@
  * project already has (so comments, strings and regular expressions never confuse it):
  * - core/** imports only core/** (relative paths), plus types from `node:stream`; no decorators;
  * - adapters/<x>/** never imports adapters/<y>/** or bootstrap/**;
- * - nothing under core/, adapters/ or bootstrap/ imports tests/.
+ * - nothing under core/, adapters/ or bootstrap/ imports tests/;
+ * - a file in core/use-cases/ says its role in its name: `*.use-case.ts` (each exported class is a use case
+ *   with an `execute` method) or `*.service.ts` (shared by use cases: a helper class or functions).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -104,6 +106,29 @@ function layerViolations(files: SourceFile[]): string[] {
   return problems;
 }
 
+/** Files in core/use-cases/ whose name does not tell a use case from a shared service, or lie about it. */
+function roleViolations(files: SourceFile[]): string[] {
+  const problems: string[] = [];
+  for (const { file, text } of files) {
+    if (!file.startsWith('core/use-cases/')) continue;
+    if (file.endsWith('.service.ts')) continue;
+    if (!file.endsWith('.use-case.ts')) {
+      problems.push(`${file} is neither a *.use-case.ts nor a *.service.ts`);
+      continue;
+    }
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const classes = source.statements.filter(
+      (node): node is ts.ClassDeclaration => ts.isClassDeclaration(node) && Boolean(node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)),
+    );
+    if (classes.length === 0) problems.push(`${file} exports no use case class`);
+    for (const declared of classes) {
+      const execute = declared.members.some((member) => ts.isMethodDeclaration(member) && member.name.getText(source) === 'execute');
+      if (!execute) problems.push(`${file} exports ${declared.name?.text ?? 'a class'} without execute(): a shared service belongs in a *.service.ts`);
+    }
+  }
+  return problems;
+}
+
 function sourcesUnder(folder: string): SourceFile[] {
   const absolute = path.join(root, folder);
   return (readdirSync(absolute, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
@@ -120,6 +145,27 @@ test('the real source keeps the layer rules', (t) => {
   t.true(files.filter((f) => f.file.startsWith('adapters/')).length > 10, 'adapters/ was read');
   t.true(files.some((f) => f.file === 'bootstrap/main.ts'), 'bootstrap/ was read');
   t.deepEqual(layerViolations(files), []);
+});
+
+test('every file in core/use-cases/ names its role, and a use case file holds use cases', (t) => {
+  const files = sourcesUnder('core/use-cases');
+  t.true(files.filter((f) => f.file.endsWith('.use-case.ts')).length > 20, 'use cases were read');
+  t.true(files.some((f) => f.file === 'core/use-cases/coins/job-payment.service.ts'), 'services were read');
+  t.deepEqual(roleViolations(files), []);
+  t.deepEqual(
+    roleViolations([
+      { file: 'core/use-cases/a/helper.ts', text: 'export const x = 1;' },
+      { file: 'core/use-cases/a/b.use-case.ts', text: 'export class B { run() {} }\nexport class C { async execute() {} }' },
+      { file: 'core/use-cases/a/c.use-case.ts', text: 'export function c() {}' },
+      { file: 'core/use-cases/a/d.service.ts', text: 'export class D { help() {} }' },
+      { file: 'core/domain/e.ts', text: 'export class E {}' },
+    ]),
+    [
+      'core/use-cases/a/helper.ts is neither a *.use-case.ts nor a *.service.ts',
+      'core/use-cases/a/b.use-case.ts exports B without execute(): a shared service belongs in a *.service.ts',
+      'core/use-cases/a/c.use-case.ts exports no use case class',
+    ],
+  );
 });
 
 test('the checker catches each kind of violation', (t) => {

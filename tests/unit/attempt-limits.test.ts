@@ -1,6 +1,6 @@
 import test from 'ava';
 import { MemoryCache } from '../../adapters/memory/memory-cache.ts';
-import { reserveAttempt } from '../../core/use-cases/auth/attempt-limits.ts';
+import { reserveAttempt } from '../../core/use-cases/auth/attempt-limits.service.ts';
 
 test('a limit further down the list that refuses gives back the hits taken before it', async (t) => {
   const cache = new MemoryCache();

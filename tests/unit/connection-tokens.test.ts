@@ -2,7 +2,7 @@ import test from 'ava';
 import { AesGcmTokenCipher } from '../../adapters/crypto/aes-gcm-token-cipher.ts';
 import { SystemClock } from '../../adapters/system/system-clock.ts';
 import type { PlatformTokens, SocialPlatformClient } from '../../core/ports/social-platform.port.ts';
-import { ConnectionTokens } from '../../core/use-cases/social/connection-tokens.ts';
+import { ConnectionTokens } from '../../core/use-cases/social/connection-tokens.service.ts';
 import { addUser } from '../contract/fixtures.ts';
 import { openBackend } from '../support/backends.ts';
 import { quietLogger } from '../support/generation-harness.ts';

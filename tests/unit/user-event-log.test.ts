@@ -4,7 +4,7 @@ import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
 import { USER_EVENTS_CHANNEL, type EventBus, type UserEventEnvelope } from '../../core/ports/user-events.port.ts';
 import { PurgeUserEvents } from '../../core/use-cases/events/purge-user-events.use-case.ts';
-import { UserEventLog } from '../../core/use-cases/events/user-event-log.ts';
+import { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 
 const settle = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import { jobView } from '../../../core/use-cases/generation/history-view.ts';
+import { jobView } from '../../../core/use-cases/generation/history-view.service.ts';
 import type { CancelGeneration } from '../../../core/use-cases/generation/cancel-generation.use-case.ts';
-import type { JobQueries } from '../../../core/use-cases/generation/job-queries.use-case.ts';
+import type { JobQueries } from '../../../core/use-cases/generation/job-queries.service.ts';
 import type { SubmitGeneration, SubmittedJob } from '../../../core/use-cases/generation/submit-generation.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { sendFail } from '../error-table.ts';

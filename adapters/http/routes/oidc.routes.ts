@@ -2,7 +2,7 @@ import type { CookieOptions, Request, Response } from 'express';
 import type { Logger } from '../../../core/ports/logger.port.ts';
 import type { CompleteOidcLogin } from '../../../core/use-cases/auth/complete-oidc-login.use-case.ts';
 import type { ListIdentities } from '../../../core/use-cases/auth/list-identities.use-case.ts';
-import { PENDING_LOGIN_SECONDS } from '../../../core/use-cases/auth/oidc-pending-logins.ts';
+import { PENDING_LOGIN_SECONDS } from '../../../core/use-cases/auth/oidc-pending-logins.service.ts';
 import type { StartOidcLogin } from '../../../core/use-cases/auth/start-oidc-login.use-case.ts';
 import type { UnlinkIdentity } from '../../../core/use-cases/auth/unlink-identity.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';

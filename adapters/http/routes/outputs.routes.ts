@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { OutputHistory } from '../../../core/use-cases/generation/history.use-case.ts';
+import type { OutputHistory } from '../../../core/use-cases/generation/output-history.service.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { sendFail } from '../error-table.ts';
 import { pageQuery, pageSchema, ref } from '../openapi.ts';

@@ -1,7 +1,8 @@
 import type { CookieOptions, Request, Response } from 'express';
 import type { Logger } from '../../../core/ports/logger.port.ts';
-import type { CompleteConnection, ManageConnections, StartConnection } from '../../../core/use-cases/social/connect-platform.use-case.ts';
-import { PENDING_CONNECTION_SECONDS } from '../../../core/use-cases/social/pending-connections.ts';
+import type { CompleteConnection, StartConnection } from '../../../core/use-cases/social/connect-platform.use-case.ts';
+import type { ManageConnections } from '../../../core/use-cases/social/manage-connections.service.ts';
+import { PENDING_CONNECTION_SECONDS } from '../../../core/use-cases/social/pending-connections.service.ts';
 import type { RequestPublication } from '../../../core/use-cases/social/request-publication.use-case.ts';
 import type { ListPublications } from '../../../core/use-cases/social/list-publications.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';

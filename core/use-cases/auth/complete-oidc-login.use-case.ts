@@ -4,9 +4,9 @@ import type { IdentityRepository } from '../../ports/identity-repository.port.ts
 import type { ExternalIdentity, OidcProviders } from '../../ports/oidc-providers.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
-import { createAccount } from './create-account.ts';
-import type { PendingLogin, PendingLogins } from './oidc-pending-logins.ts';
-import { issueSession, type IssuedSession, type SessionDeps } from './session-tokens.ts';
+import { createAccount } from './create-account.service.ts';
+import type { PendingLogin, PendingLogins } from './oidc-pending-logins.service.ts';
+import { issueSession, type IssuedSession, type SessionDeps } from './session-tokens.service.ts';
 
 /** Why a callback was refused: the code the browser sees in `?error=` (the cause goes to the log). */
 export type OidcErrorCode =

@@ -3,8 +3,8 @@ import { fail, ok, type Fail, type Result } from '../../domain/result.ts';
 import type { Cache } from '../../ports/cache.port.ts';
 import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
-import { reserveAttempt } from './attempt-limits.ts';
-import { issueSession, type IssuedSession, type SessionDeps } from './session-tokens.ts';
+import { reserveAttempt } from './attempt-limits.service.ts';
+import { issueSession, type IssuedSession, type SessionDeps } from './session-tokens.service.ts';
 
 export interface LoginLimits {
   /** Failed logins for one account from one client address per window: the lock an attacker can put on himself. */

@@ -1,6 +1,6 @@
 import type { SessionRepository } from '../../ports/session-repository.port.ts';
 import type { TokenIssuer } from '../../ports/token-issuer.port.ts';
-import type { SessionRevocations } from './session-revocations.ts';
+import type { SessionRevocations } from './session-revocations.service.ts';
 
 export interface LogoutUserDeps {
   sessions: SessionRepository;

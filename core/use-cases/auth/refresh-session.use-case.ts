@@ -1,7 +1,7 @@
 import { fail, ok, type Result } from '../../domain/result.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { SessionRevocations } from './session-revocations.ts';
-import { issueSession, type IssuedSession, type SessionDeps } from './session-tokens.ts';
+import type { SessionRevocations } from './session-revocations.service.ts';
+import { issueSession, type IssuedSession, type SessionDeps } from './session-tokens.service.ts';
 
 export interface RefreshSessionDeps extends SessionDeps {
   uow: UnitOfWork;

@@ -8,8 +8,8 @@ import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
-import { reserveAttempt } from './attempt-limits.ts';
-import { createAccount } from './create-account.ts';
+import { reserveAttempt } from './attempt-limits.service.ts';
+import { createAccount } from './create-account.service.ts';
 
 export interface RegisterUserInput {
   email: unknown;

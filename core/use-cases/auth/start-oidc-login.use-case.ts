@@ -1,6 +1,6 @@
 import { fail, ok, type Result } from '../../domain/result.ts';
 import type { OidcProviders } from '../../ports/oidc-providers.port.ts';
-import type { PendingLogins } from './oidc-pending-logins.ts';
+import type { PendingLogins } from './oidc-pending-logins.service.ts';
 
 export interface StartOidcLoginDeps {
   providers: OidcProviders;

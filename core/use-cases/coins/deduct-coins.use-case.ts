@@ -13,7 +13,7 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { CommitHook, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
-import type { JobPayment } from './job-payment.ts';
+import type { JobPayment } from './job-payment.service.ts';
 
 export interface DeductCoinsInput {
   userId: string;

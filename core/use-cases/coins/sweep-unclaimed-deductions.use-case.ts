@@ -2,7 +2,7 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { LinkedDeductions } from '../../ports/linked-deductions.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { JobPayment } from './job-payment.ts';
+import type { JobPayment } from './job-payment.service.ts';
 
 export interface SweepUnclaimedDeductionsDeps {
   uow: UnitOfWork;

@@ -4,7 +4,7 @@ import { fail, ok, type Result } from '../../domain/result.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { JobLifecycle } from './job-lifecycle.ts';
+import type { JobLifecycle } from './job-lifecycle.service.ts';
 
 export interface CancelGenerationDeps {
   uow: UnitOfWork;

@@ -2,7 +2,7 @@ import { generationJobId } from '../../domain/messages.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { DeliveredMessage } from '../../ports/queue.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { JobLifecycle } from './job-lifecycle.ts';
+import type { JobLifecycle } from './job-lifecycle.service.ts';
 
 export interface FailDeadLetteredJobDeps {
   uow: UnitOfWork;

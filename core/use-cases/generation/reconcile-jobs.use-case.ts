@@ -4,8 +4,8 @@ import type { Logger } from '../../ports/logger.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import type { StagedOutputs } from '../../ports/staged-outputs.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { JobPayment } from '../coins/job-payment.ts';
-import type { JobLifecycle } from './job-lifecycle.ts';
+import type { JobPayment } from '../coins/job-payment.service.ts';
+import type { JobLifecycle } from './job-lifecycle.service.ts';
 
 export interface ReconcileJobsDeps {
   uow: UnitOfWork;

@@ -8,10 +8,10 @@ import type { Logger } from '../../ports/logger.port.ts';
 import type { DeliveredMessage, HandlerOutcome } from '../../ports/queue.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { EngineRunResult, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
-import type { EngineInputs } from './engine-inputs.ts';
-import type { JobLifecycle } from './job-lifecycle.ts';
-import { ProgressRelay, type ProgressRelayDeps } from './progress-relay.ts';
-import type { StoreOutputs } from './store-outputs.ts';
+import type { EngineInputs } from './engine-inputs.service.ts';
+import type { JobLifecycle } from './job-lifecycle.service.ts';
+import { ProgressRelay, type ProgressRelayDeps } from './progress-relay.service.ts';
+import type { StoreOutputs } from './store-outputs.service.ts';
 
 export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'> {
   uow: UnitOfWork;

@@ -7,10 +7,10 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { JobPayment } from '../coins/job-payment.ts';
-import type { UserEventLog } from '../events/user-event-log.ts';
-import type { InputImages } from './input-images.ts';
-import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.ts';
+import type { JobPayment } from '../coins/job-payment.service.ts';
+import type { UserEventLog } from '../events/user-event-log.service.ts';
+import type { InputImages } from './input-images.service.ts';
+import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.service.ts';
 
 export interface SubmitGenerationDeps {
   uow: UnitOfWork;

@@ -5,8 +5,8 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
 import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
-import { unknownNodeTypes } from './known-nodes.ts';
-import { templateNameTaken } from './template-results.ts';
+import { unknownNodeTypes } from './known-nodes.service.ts';
+import { templateNameTaken } from './template-results.service.ts';
 
 export interface CreateTemplateDeps {
   templates: TemplateRepository;

@@ -2,7 +2,7 @@ import { ok, type Result } from '../../domain/result.ts';
 import { templateIdOf } from '../../domain/workflow-template.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
-import { templateNotFound } from './template-results.ts';
+import { templateNotFound } from './template-results.service.ts';
 
 /**
  * Soft delete: the template leaves every list and lookup and its name is free again, while its versions stay

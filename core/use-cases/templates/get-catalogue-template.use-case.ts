@@ -1,7 +1,7 @@
 import { ok, type Result } from '../../domain/result.ts';
 import { templateIdOf, toCatalogueTemplate, type CatalogueTemplate } from '../../domain/workflow-template.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
-import { templateNotFound } from './template-results.ts';
+import { templateNotFound } from './template-results.service.ts';
 
 /** One template as users see it; an inactive template is "not found" to them, like a deleted one. */
 export class GetCatalogueTemplate {

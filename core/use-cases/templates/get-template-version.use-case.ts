@@ -1,7 +1,7 @@
 import { fail, ok, type Result } from '../../domain/result.ts';
 import { templateIdOf, type TemplateVersion } from '../../domain/workflow-template.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
-import { templateNotFound } from './template-results.ts';
+import { templateNotFound } from './template-results.service.ts';
 
 export interface GetTemplateVersionInput {
   templateId: unknown;

@@ -1,7 +1,7 @@
 import { ok, type Result } from '../../domain/result.ts';
 import { templateIdOf, type WorkflowTemplate } from '../../domain/workflow-template.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
-import { templateNotFound } from './template-results.ts';
+import { templateNotFound } from './template-results.service.ts';
 
 /** One live template, active or not, for administrators. */
 export class GetTemplate {

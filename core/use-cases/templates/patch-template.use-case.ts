@@ -3,8 +3,8 @@ import { reviseTemplate } from '../../domain/template-revision.ts';
 import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
 import { isPlainObject } from '../../domain/workflow-graph.ts';
 import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
-import { unknownNodeTypes } from './known-nodes.ts';
-import { reviseStoredTemplate, type ReviseTemplateDeps } from './revise-template.ts';
+import { unknownNodeTypes } from './known-nodes.service.ts';
+import { reviseStoredTemplate, type ReviseTemplateDeps } from './revise-template.service.ts';
 
 export interface PatchTemplateInput {
   id: unknown;

@@ -1,7 +1,7 @@
 import type { Result } from '../../domain/result.ts';
 import { replaceParameterMap } from '../../domain/template-revision.ts';
 import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
-import { reviseStoredTemplate, type ReviseTemplateDeps } from './revise-template.ts';
+import { reviseStoredTemplate, type ReviseTemplateDeps } from './revise-template.service.ts';
 
 export interface SetParameterMapInput {
   id: unknown;

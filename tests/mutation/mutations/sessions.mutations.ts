@@ -31,7 +31,7 @@ export const MUTATIONS: Mutation[] = [
     });`, replace: `return user ? issueSession(this.deps, tx.sessions, user, session.familyId) : 'gone';
     })();` },
       {
-        file: 'core/use-cases/auth/session-revocations.ts',
+        file: 'core/use-cases/auth/session-revocations.service.ts',
         find: '    // A rotation of this family that held one of its tokens while the first statement ran has committed by\n    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, clock.now());\n',
         replace: '',
       },

@@ -109,7 +109,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'social: a publication end without its conditional write reports twice',
-    file: 'core/use-cases/social/run-publication.use-case.ts',
+    file: 'core/use-cases/social/publication-ends.service.ts',
     find: 'if (!(await tx.publications.end(target.outputId, target.platform, target.attemptId, bounded, clock.now()))) return false;',
     replace: 'await tx.publications.end(target.outputId, target.platform, target.attemptId, bounded, clock.now());',
     tests: ['tests/integration/publish-faults.test.ts'],
@@ -145,7 +145,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'social and OIDC: pending authorizations are not single-use',
-    file: 'core/use-cases/single-use-states.ts',
+    file: 'core/use-cases/single-use-states.service.ts',
     find: '    if (claim.count > 1) return null;\n',
     replace: '',
     tests: ['tests/integration/social.test.ts', 'tests/integration/oidc.test.ts'],
@@ -159,7 +159,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'social: an expiring token is used as it is',
-    file: 'core/use-cases/social/connection-tokens.ts',
+    file: 'core/use-cases/social/connection-tokens.service.ts',
     find: 'connection.expiresAt.getTime() - clock.now().getTime() > REFRESH_MARGIN_SECONDS * 1000',
     replace: 'true',
     tests: ['tests/integration/social.test.ts'],

@@ -4,8 +4,8 @@ import type { HistoryView } from '../../domain/job-views.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
-import type { JobPayment } from '../coins/job-payment.ts';
-import type { UserEventLog } from '../events/user-event-log.ts';
+import type { JobPayment } from '../coins/job-payment.service.ts';
+import type { UserEventLog } from '../events/user-event-log.service.ts';
 
 export interface JobLifecycleDeps {
   ids: IdGenerator;

@@ -1,6 +1,6 @@
 import type { Cache } from '../../ports/cache.port.ts';
 import type { AuthorizationSecrets } from '../../ports/oidc-providers.port.ts';
-import { SingleUseStates } from '../single-use-states.ts';
+import { SingleUseStates } from '../single-use-states.service.ts';
 
 /** A login between the redirect to the provider and its callback. `linkUserId`: a signed-in user adding this provider. */
 export interface PendingLogin extends AuthorizationSecrets {

@@ -6,9 +6,9 @@ import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import type { StagedOutputs } from '../../ports/staged-outputs.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { EngineOutputFile, EngineTextOutput } from '../../ports/workflow-engine.port.ts';
-import { historyItemView } from './history-view.ts';
-import type { UserEventLog } from '../events/user-event-log.ts';
-import type { JobLifecycle } from './job-lifecycle.ts';
+import { historyItemView } from './history-view.service.ts';
+import type { UserEventLog } from '../events/user-event-log.service.ts';
+import type { JobLifecycle } from './job-lifecycle.service.ts';
 
 export interface StoreOutputsDeps {
   uow: UnitOfWork;

@@ -3,7 +3,7 @@ import { parsePageRequest, type Page } from '../../domain/pagination.ts';
 import { fail, ok, type Result } from '../../domain/result.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
-import { historyItemView, jobView, type JobView } from './history-view.ts';
+import { historyItemView, jobView, type JobView } from './history-view.service.ts';
 import { isUuid } from '../../domain/ids.ts';
 
 export interface JobQueryDeps {

@@ -5,7 +5,7 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
-import { historyItemView, type HistoryView } from './history-view.ts';
+import { historyItemView, type HistoryView } from './history-view.service.ts';
 import { isUuid } from '../../domain/ids.ts';
 
 export interface HistoryDeps {

@@ -6,8 +6,8 @@ import { ok, validationFailed, type Fail, type Result } from '../../domain/resul
 import type { UserRole } from '../../domain/user.ts';
 import { isPlainObject, validateWorkflowGraph, type WorkflowGraphOptions } from '../../domain/workflow-graph.ts';
 import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
-import type { ActiveTemplates, TemplateForGeneration } from './active-templates.ts';
-import type { InputImage, InputImages } from './input-images.ts';
+import type { ActiveTemplates, TemplateForGeneration } from './active-templates.service.ts';
+import type { InputImage, InputImages } from './input-images.service.ts';
 
 export interface RawWorkflowPolicy {
   /** Roles that may run a workflow that matches no active template (ALLOW_RAW_WORKFLOWS). */

@@ -1,6 +1,6 @@
 import type { SocialPlatform } from '../../domain/social.ts';
 import type { Cache } from '../../ports/cache.port.ts';
-import { SingleUseStates } from '../single-use-states.ts';
+import { SingleUseStates } from '../single-use-states.service.ts';
 
 /** A connection between the redirect to the platform and its callback, bound to the user who started it. */
 export interface PendingConnection {

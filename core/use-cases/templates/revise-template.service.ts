@@ -3,7 +3,7 @@ import type { TemplateRevision, TemplateRules } from '../../domain/template-revi
 import { templateIdOf, templateNameKey, type WorkflowTemplate } from '../../domain/workflow-template.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import { templateNameTaken, templateNotFound } from './template-results.ts';
+import { templateNameTaken, templateNotFound } from './template-results.service.ts';
 
 export interface ReviseTemplateDeps {
   uow: UnitOfWork;

@@ -3,7 +3,7 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { EngineEvent } from '../../ports/workflow-engine.port.ts';
-import type { UserEventLog } from '../events/user-event-log.ts';
+import type { UserEventLog } from '../events/user-event-log.service.ts';
 
 export interface ProgressRelayDeps {
   uow: UnitOfWork;

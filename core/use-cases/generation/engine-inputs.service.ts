@@ -2,7 +2,7 @@ import type { GenerationJob } from '../../domain/job.ts';
 import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import type { EngineInputFile } from '../../ports/workflow-engine.port.ts';
-import type { InputImages } from './input-images.ts';
+import type { InputImages } from './input-images.service.ts';
 
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
