@@ -18,8 +18,7 @@ export const WS_CLOSE = {
 
 export interface SocketClaims {
   userId: string;
-  tokenId: string;
-  sessionId: string | null;
+  sessionId: string;
   expiresAt: Date;
 }
 
@@ -46,9 +45,8 @@ interface HeldEvent {
 interface Client {
   readonly ws: WebSocket;
   readonly userId: string;
-  /** The access token the socket currently runs on (replaced by an in-band `auth`). */
-  tokenId: string;
-  sessionId: string | null;
+  /** The login the socket's access token belongs to (an in-band `auth` may only renew it with a token of the same user). */
+  sessionId: string;
   expiry: NodeJS.Timeout | null;
   /** Answered the last ping. */
   alive: boolean;
@@ -85,7 +83,7 @@ const sameOrigin = (origin: string, host: string | undefined): boolean => {
 
 const asRevocation = (payload: unknown): SessionRevoked | null => {
   if (!isRecord(payload) || payload.type !== 'session.revoked' || typeof payload.userId !== 'string') return null;
-  if (!Array.isArray(payload.tokenIds) || (payload.sessionId !== null && typeof payload.sessionId !== 'string')) return null;
+  if (typeof payload.sessionId !== 'string') return null;
   return payload as unknown as SessionRevoked;
 };
 
@@ -210,7 +208,7 @@ export class WsGateway {
       return;
     }
     const { userId } = claims;
-    const client: Client = { ws, userId, tokenId: claims.tokenId, sessionId: claims.sessionId, expiry: null, alive: true, held: null, overflowed: false, lastSeq: null, catchingUp: null };
+    const client: Client = { ws, userId, sessionId: claims.sessionId, expiry: null, alive: true, held: null, overflowed: false, lastSeq: null, catchingUp: null };
     this.expireAt(client, claims.expiresAt);
     let clients = this.byUser.get(userId);
     if (!clients) {
@@ -270,7 +268,6 @@ export class WsGateway {
     if (typeof token !== 'string' || token.length === 0 || token.length > 8192) return this.sendError(client, '"token" must be an access token');
     const claims = await this.deps.authenticate(token).catch(() => null);
     if (!claims || claims.userId !== client.userId) return this.sendError(client, 'The token is invalid, expired, logged out or of another user; the socket keeps its current session');
-    client.tokenId = claims.tokenId;
     client.sessionId = claims.sessionId;
     this.expireAt(client, claims.expiresAt);
     this.send(client, JSON.stringify({ type: 'auth.ok', expiresAt: claims.expiresAt.toISOString() }));
@@ -281,7 +278,7 @@ export class WsGateway {
     const notice = asRevocation(payload);
     if (!notice) return;
     for (const client of this.byUser.get(notice.userId) ?? []) {
-      if ((notice.sessionId !== null && client.sessionId === notice.sessionId) || notice.tokenIds.includes(client.tokenId)) {
+      if (client.sessionId === notice.sessionId) {
         client.ws.close(WS_CLOSE.SESSION_REVOKED, 'session revoked');
       }
     }

@@ -46,10 +46,8 @@ export const SESSION_CHANNEL = 'sessions';
 export interface SessionRevoked {
   type: 'session.revoked';
   userId: string;
-  /** The login family every token of which is now invalid; null when only `tokenIds` are. */
-  sessionId: string | null;
-  /** Access tokens this revocation names besides the family's (a logout names the one it came with). */
-  tokenIds: string[];
+  /** The login family every token of which is now invalid (every access token names its login: ADR 021). */
+  sessionId: string;
 }
 
 /**

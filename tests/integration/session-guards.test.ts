@@ -43,6 +43,15 @@ async function started(t: ExecutionContext, db: TestDatabase, env: Record<string
   return app;
 }
 
+/** One user logged in twice: two clients, two logins (sessions). */
+async function twoLogins(t: ExecutionContext, app: TestApp): Promise<{ first: TestClient; second: TestClient }> {
+  const first = app.client();
+  const me = await first.signUp();
+  const second = app.client();
+  t.is((await second.post('/auth/login', { email: me.email, password: me.password })).status, 200);
+  return { first, second };
+}
+
 function suite(db: TestDatabase): void {
   const title = (name: string) => `[${db}] ${name}`;
 
@@ -103,10 +112,7 @@ function suite(db: TestDatabase): void {
 
   test.serial(title('refresh-token reuse closes the sockets of that session (4003); a socket of another session of the same user stays open'), async (t) => {
     const app = await started(t, db);
-    const first = app.client();
-    const me = await first.signUp();
-    const second = app.client();
-    t.is((await second.post('/auth/login', { email: me.email, password: me.password })).status, 200);
+    const { first, second } = await twoLogins(t, app);
     const firstAccess = first.cookies.get('access_token')!;
     const stolenRefresh = first.cookies.get('refresh_token')!;
     const secondAccess = second.cookies.get('access_token')!;
@@ -195,10 +201,7 @@ function suite(db: TestDatabase): void {
 
     // A Bearer token of one login sent with the refresh cookie of another login of the same user (a browser's
     // cookie beside a token pasted into Swagger UI): both logins end.
-    const browser = app.client();
-    const me = await browser.signUp();
-    const pasted = app.client();
-    t.is((await pasted.post('/auth/login', { email: me.email, password: me.password })).status, 200);
+    const { first: browser, second: pasted } = await twoLogins(t, app);
     const pastedAccess = pasted.cookies.get('access_token')!;
     const browserAccess = browser.cookies.get('access_token')!;
     const mixed = app.client();

@@ -126,7 +126,6 @@ export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
       await deps.logout.execute({
         userId: principal.userId,
         refreshToken: (req.cookies as Record<string, string>)[REFRESH_COOKIE],
-        accessTokenId: principal.tokenId,
         sessionId: principal.sessionId,
       });
       clearSessionCookies(res, deps.cookies);

@@ -16,10 +16,10 @@ export interface LogoutUserDeps {
 export class LogoutUser {
   constructor(private readonly deps: LogoutUserDeps) {}
 
-  async execute(input: { userId: string; refreshToken?: string; accessTokenId: string; sessionId: string }): Promise<void> {
+  async execute(input: { userId: string; refreshToken?: string; sessionId: string }): Promise<void> {
     const { sessions, tokens, revocations } = this.deps;
     const session = input.refreshToken ? await sessions.findByTokenHash(tokens.hashOpaqueToken(input.refreshToken)) : null;
-    await revocations.revokeFamily(input.userId, input.sessionId, [input.accessTokenId]);
+    await revocations.revokeFamily(input.userId, input.sessionId);
     if (session && session.userId === input.userId && session.familyId !== input.sessionId) {
       await revocations.revokeFamily(input.userId, session.familyId);
     }

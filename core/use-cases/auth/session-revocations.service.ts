@@ -17,13 +17,13 @@ export interface SessionRevocationsDeps {
 export class SessionRevocations {
   constructor(private readonly deps: SessionRevocationsDeps) {}
 
-  async revokeFamily(userId: string, familyId: string, tokenIds: string[] = []): Promise<void> {
+  async revokeFamily(userId: string, familyId: string): Promise<void> {
     const { sessions, clock } = this.deps;
     await sessions.revokeFamily(familyId, clock.now());
     // A rotation of this family that held one of its tokens while the first statement ran has committed by
     // the time that statement returns; the second one catches the token that rotation issued.
     await sessions.revokeFamily(familyId, clock.now());
-    await this.announce({ type: 'session.revoked', userId, sessionId: familyId, tokenIds });
+    await this.announce({ type: 'session.revoked', userId, sessionId: familyId });
   }
 
   private async announce(notice: SessionRevoked): Promise<void> {

@@ -17,10 +17,10 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/session-guards.test.ts'],
   },
   {
-    name: 'auth: a revoked session closes only the sockets of the token ids it names',
+    name: 'auth: a revoked session closes every socket of its user, not only its own',
     file: 'adapters/ws/ws-gateway.ts',
-    find: '(notice.sessionId !== null && client.sessionId === notice.sessionId) || ',
-    replace: '',
+    find: '      if (client.sessionId === notice.sessionId) {',
+    replace: '      if (client.userId === notice.userId) {',
     tests: ['tests/integration/session-guards.test.ts'],
   },
   {
@@ -33,12 +33,12 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "auth: logout with another login's refresh cookie leaves the access token's login alive",
     file: 'core/use-cases/auth/logout-user.use-case.ts',
-    find: `    await revocations.revokeFamily(input.userId, input.sessionId, [input.accessTokenId]);
+    find: `    await revocations.revokeFamily(input.userId, input.sessionId);
     if (session && session.userId === input.userId && session.familyId !== input.sessionId) {
       await revocations.revokeFamily(input.userId, session.familyId);
     }
 `,
-    replace: '    await revocations.revokeFamily(input.userId, session && session.userId === input.userId ? session.familyId : input.sessionId, [input.accessTokenId]);\n',
+    replace: '    await revocations.revokeFamily(input.userId, session && session.userId === input.userId ? session.familyId : input.sessionId);\n',
     tests: ['tests/integration/session-guards.test.ts'],
   },
 ];
