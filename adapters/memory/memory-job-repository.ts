@@ -1,4 +1,4 @@
-import { sourcesOf, type GenerationJob } from '../../core/domain/job.ts';
+import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
@@ -84,9 +84,9 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()].filter((job) => job.templateId === templateId).length;
   }
 
-  async listUnrefunded(max: number): Promise<GenerationJob[]> {
+  async listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]> {
     return [...this.jobs.values()]
-      .filter((job) => (job.status === 'failed' || job.status === 'cancelled') && job.refundedCoins === 0 && job.paidCoins > 0)
+      .filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)
       .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
       .slice(0, max)
       .map(copy);

@@ -238,9 +238,9 @@ export class SequelizeJobRepository implements JobRepository {
     return this.jobs.count({ where: { template_id: templateId }, ...this.scope.options });
   }
 
-  async listUnrefunded(max: number): Promise<GenerationJob[]> {
+  async listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]> {
     const rows = await this.jobs.findAll({
-      where: { status: { [Op.in]: ['failed', 'cancelled'] satisfies JobStatus[] }, refunded_coins: 0, paid_coins: { [Op.gt]: 0 } },
+      where: { status: { [Op.in]: [...statuses] }, refunded_coins: 0, paid_coins: { [Op.gt]: 0 } },
       order: [['updated_at', 'ASC']],
       limit: Math.max(1, Math.floor(max)),
       raw: true,

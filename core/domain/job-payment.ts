@@ -1,5 +1,5 @@
 import { USER_DEDUCTION_REASONS, type CoinTransaction } from './coin.ts';
-import type { GenerationJob } from './job.ts';
+import type { GenerationJob, JobStatus } from './job.ts';
 
 /**
  * The rules of paying for a job, with no I/O. `core/use-cases/coins/job-payment.service.ts` applies them inside units
@@ -45,6 +45,9 @@ export function settlement(price: number, linkedPaid: number): { due: number; ex
 export const chargeReason = (outputType: 'image' | 'video'): 'video_generation' | 'image_generation' =>
   outputType === 'video' ? 'video_generation' : 'image_generation';
 
-/** A job that ends without output gives its payment back; a succeeded one keeps it. */
+/** The statuses of a job that ended without output: it gives its payment back. A succeeded one keeps it. */
+export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled'];
+
+/** What a job still owes back: all it was paid, less what it already gave back, once it ended without output. */
 export const refundOwed = (job: Pick<GenerationJob, 'status' | 'paidCoins' | 'refundedCoins'>): number =>
-  job.status === 'failed' || job.status === 'cancelled' ? Math.max(0, job.paidCoins - job.refundedCoins) : 0;
+  REFUNDED_STATUSES.includes(job.status) ? Math.max(0, job.paidCoins - job.refundedCoins) : 0;

@@ -49,8 +49,8 @@ export interface JobRepository {
   /** Adds `amount` to the refunded coins once: false when the job already has a refund recorded. */
   markRefunded(id: string, amount: number, at: Date): Promise<boolean>;
   countForTemplate(templateId: string): Promise<number>;
-  /** Finished jobs that owe a refund they never got (the reconciler's first check), oldest first. */
-  listUnrefunded(max: number): Promise<GenerationJob[]>;
+  /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
+  listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
   /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */
   listStalled(before: Date, max: number): Promise<GenerationJob[]>;
 }

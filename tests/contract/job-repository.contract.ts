@@ -224,7 +224,7 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.is(await jobs.countForTemplate(randomUUID()), 0);
   });
 
-  test(`${name}: listUnrefunded lists failed and cancelled jobs that paid and were never refunded, oldest change first`, async (t) => {
+  test(`${name}: listUnrefunded lists jobs in the given statuses that paid and were never refunded, oldest change first`, async (t) => {
     const userId = await user();
     const time = era(1);
     // Created in a finished status, so a job's updatedAt is its createdAt.
@@ -237,9 +237,10 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await stored('failed', { userId, paidCoins: 0, createdAt: time(5) });
     await stored('cancelled', { userId, paidCoins: 0, createdAt: time(6) });
     for (const status of ['queued', 'running', 'succeeded'] as const) await stored(status, { userId, paidCoins: 5, createdAt: time(7) });
-    const listed = (await jobs.listUnrefunded(100_000)).filter((job) => job.userId === userId);
+    const listed = (await jobs.listUnrefunded(['failed', 'cancelled'], 100_000)).filter((job) => job.userId === userId);
     t.deepEqual(ids(listed), [owing[1]!.id, owing[0]!.id]);
     t.deepEqual(listed[0], owing[1]);
+    t.deepEqual(ids((await jobs.listUnrefunded(['cancelled'], 100_000)).filter((job) => job.userId === userId)), [owing[0]!.id]);
   });
 
   test(`${name}: listUnrefunded returns at most max`, async (t) => {
@@ -251,8 +252,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
       await own.jobs.create(job);
       owing.push(job.id);
     }
-    t.deepEqual(ids(await own.jobs.listUnrefunded(2)), owing.slice(0, 2));
-    t.deepEqual(ids(await own.jobs.listUnrefunded(10)), owing);
+    t.deepEqual(ids(await own.jobs.listUnrefunded(['failed'], 2)), owing.slice(0, 2));
+    t.deepEqual(ids(await own.jobs.listUnrefunded(['failed'], 10)), owing);
   });
 
   test(`${name}: listStalled lists running jobs whose lease ended before the given time, oldest lease first, at most max`, async (t) => {

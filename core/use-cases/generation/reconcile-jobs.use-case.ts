@@ -1,3 +1,4 @@
+import { REFUNDED_STATUSES } from '../../domain/job-payment.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
@@ -42,7 +43,7 @@ export class ReconcileJobs {
     const { uow, jobs, lifecycle, payment, clock, logger } = this.deps;
     const max = this.deps.batchSize ?? 100;
     const report: ReconcileReport = { refunded: [], abandoned: [], filesDeleted: 0 };
-    for (const owed of await jobs.listUnrefunded(max)) {
+    for (const owed of await jobs.listUnrefunded(REFUNDED_STATUSES, max)) {
       const refunded = await uow.run(async (tx) => {
         const job = await tx.jobs.findById(owed.id);
         return job ? payment.refundJob(tx, job, clock.now()) : 0;

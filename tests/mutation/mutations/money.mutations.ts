@@ -88,8 +88,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'a succeeded job owes a refund',
     file: 'core/domain/job-payment.ts',
-    find: "job.status === 'failed' || job.status === 'cancelled' ? Math.max",
-    replace: "job.status !== 'queued' && job.status !== 'running' ? Math.max",
+    find: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled'];",
+    replace: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled', 'succeeded'];",
     tests: ['tests/unit/job-payment.test.ts'],
   },
   {
@@ -109,7 +109,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'reconciler skips owed refunds',
     file: 'core/use-cases/generation/reconcile-jobs.use-case.ts',
-    find: 'for (const owed of await jobs.listUnrefunded(max)) {',
+    find: 'for (const owed of await jobs.listUnrefunded(REFUNDED_STATUSES, max)) {',
     replace: 'for (const owed of [] as Awaited<ReturnType<typeof jobs.listUnrefunded>>) {',
     tests: ['tests/unit/reconcile-jobs.test.ts'],
   },
