@@ -264,14 +264,20 @@ test.serial('two worker processes sharing two servers: the second job goes to th
 
 test.serial('COMFYUI_JOBS_PER_SERVER=1: a second job of this worker waits for the slot instead of queueing on the busy server', async (t) => {
   const target = await server(t);
-  const engine = engineFor(t, [target.url]);
+  const proxy = await proxied(t, target);
+  const engine = engineFor(t, [proxy.url]);
   const first = request(shortBlur(6));
   const one = engine.run(first.req);
+  let firstEnded = false;
+  void one.finally(() => (firstEnded = true));
   await first.running;
   const second = request(imageAndText(0x0f0f0f));
   const two = engine.run(second.req);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  if (!t.deepEqual(await queueOf(target), { running: [first.req.runId], pending: [] }, 'nothing queued behind the running prompt')) return;
+  // When the second prompt reaches the server, the first must be over: it never waits in the server's queue.
+  const deadline = Date.now() + 20_000;
+  while (proxy.count('POST /prompt ') < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  t.is(proxy.count('POST /prompt '), 2, 'the second prompt was sent');
+  if (!t.true(firstEnded, 'the second prompt was sent only after the first ended')) return;
   t.true((await one).ok);
   t.true((await two).ok);
   t.deepEqual(await historyIds(target), [first.req.runId, second.req.runId]);

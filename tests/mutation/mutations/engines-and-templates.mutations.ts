@@ -55,6 +55,16 @@ export const MUTATIONS: Mutation[] = [
     file: 'adapters/comfyui/comfy-pool.ts',
     find: 'const free = this.servers.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);',
     replace: 'const free = this.servers.filter((s) => s.healthy === true);',
+    // The slot is checked again once the queue lengths are fetched (a slot may go meanwhile). Deleting only the
+    // first check leaves the second one refusing the busy server in a loop that never sleeps (the test hangs,
+    // which is no verdict); the guard is gone when both are.
+    also: [
+      {
+        file: 'adapters/comfyui/comfy-pool.ts',
+        find: 'if (chosen && chosen.healthy && chosen.inFlight < this.options.jobsPerServer) return this.lease(chosen);',
+        replace: 'if (chosen && chosen.healthy) return this.lease(chosen);',
+      },
+    ],
     tests: ['tests/integration/comfyui-engine-faults.test.ts'],
   },
   {
