@@ -113,4 +113,18 @@ export const MUTATIONS: Mutation[] = [
     replace: 'for (const owed of [] as Awaited<ReturnType<typeof jobs.listUnrefunded>>) {',
     tests: ['tests/unit/reconcile-jobs.test.ts'],
   },
+  {
+    name: 'migration 012 drops the open deductions (only ended ones carried over)',
+    file: 'adapters/sequelize/migrations/012-linked-deductions.ts',
+    find: '      LEFT JOIN deduction_claims c ON c.deduction_id = t.id',
+    replace: '      JOIN deduction_claims c ON c.deduction_id = t.id',
+    tests: ['tests/integration/migration-linked-deductions.test.ts'],
+  },
+  {
+    name: "migration 012 makes an administrator's deduction claimable",
+    file: 'adapters/sequelize/migrations/012-linked-deductions.ts',
+    find: '        AND t.actor_id = t.user_id`);',
+    replace: '`);',
+    tests: ['tests/integration/migration-linked-deductions.test.ts'],
+  },
 ];
