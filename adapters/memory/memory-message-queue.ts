@@ -140,7 +140,23 @@ export class MemoryMessageQueue implements MessageQueue {
   async deadLetters(max: number): Promise<PeekedMessage[]> {
     return this.ordered((row) => row.status === 'dead')
       .slice(0, Math.max(0, max))
-      .map(toPeeked);
+      .map((row) => ({ ...toPeeked(row), ...(row.lastError !== null ? { reason: row.lastError } : {}) }));
+  }
+
+  async redrive(id: string): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (!row || row.status !== 'dead') return false;
+    Object.assign(row, { status: 'ready', attempts: 0, claimToken: null, lastError: null, visibleAt: this.clock.now().getTime(), seq: (sequence += 1) });
+    this.scheduleAll();
+    return true;
+  }
+
+  /** The row stays as a tombstone (like an acknowledged one): a republish of its id is still ignored. */
+  async discard(id: string): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (!row || row.status !== 'dead') return false;
+    row.status = 'done';
+    return true;
   }
 
   async check(): Promise<void> {}

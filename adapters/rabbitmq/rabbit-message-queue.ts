@@ -115,6 +115,44 @@ export class RabbitMessageQueue implements MessageQueue {
     return this.browse([...this.known.values()].map((route) => this.deadQueueName(route)), max);
   }
 
+  /** Republished on its route with a fresh attempt count (confirmed), then taken off the dead queue. */
+  redrive(id: string): Promise<boolean> {
+    // Fresh headers: no reason, no attempt count, no broker delivery count.
+    return this.takeDead(id, (route, message) => this.send(route, message.content, { messageId: id, attempt: 0 }));
+  }
+
+  discard(id: string): Promise<boolean> {
+    return this.takeDead(id, async () => undefined);
+  }
+
+  /**
+   * Finds the dead letter `id` in the known dead queues (got without ack; the others go back in order when the
+   * channel closes), runs `then` and acks it only after `then` succeeded: a failed redrive leaves it dead.
+   */
+  private async takeDead(id: string, then: (route: Route, message: GetMessage) => Promise<void>): Promise<boolean> {
+    const model: ChannelModel = await this.link.connection();
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      for (const route of this.known.values()) {
+        for (;;) {
+          const message = await channel.get(this.deadQueueName(route), { noAck: false }).catch((error: unknown) => {
+            if (/NOT_FOUND/.test(String(error))) return false as const;
+            throw error;
+          });
+          if (!message) break;
+          if (message.properties.messageId !== id) continue;
+          await then(route, message);
+          channel.ack(message);
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
   async check(): Promise<void> {
     const model = await this.link.connection(5000);
     const channel = await model.createChannel();
@@ -262,10 +300,12 @@ const headersOf = (message: Message): Record<string, unknown> => ({ ...(message.
 
 function toPeeked(message: Message): PeekedMessage {
   const headers = headersOf(message);
+  const reason = headers[REASON_HEADER];
   return {
     id: String(message.properties.messageId ?? ''),
     body: parseBody(message),
     attributes: { TaskType: String(headers['TaskType'] ?? ''), Environment: String(headers['Environment'] ?? '') },
+    ...(reason !== undefined ? { reason: String(reason) } : {}),
   };
 }
 

@@ -211,7 +211,27 @@ export class SequelizeMessageQueue implements MessageQueue {
       limit: Math.max(0, max),
       raw: true,
     });
-    return asRows<QueueMessageRow>(rows).map(toPeeked);
+    return asRows<QueueMessageRow>(rows).map((row) => ({ ...toPeeked(row), ...(row.last_error !== null ? { reason: row.last_error } : {}) }));
+  }
+
+  /** One conditional update (it must still be dead), so two administrators redriving at once deliver it once. */
+  async redrive(id: string): Promise<boolean> {
+    const now = this.clock.now();
+    const changed = await this.updateDead(id, { status: 'ready', attempts: 0, claim_token: null, last_error: null, visible_at: now, updated_at: now });
+    if (changed) this.wakeConsumers();
+    return changed;
+  }
+
+  /** A tombstone like an acknowledged message: its id stays taken until the retention purge. */
+  async discard(id: string): Promise<boolean> {
+    return this.updateDead(id, { status: 'done', updated_at: this.clock.now() });
+  }
+
+  private async updateDead(id: string, values: Partial<QueueMessageRow>): Promise<boolean> {
+    const changed = await this.db.autocommit.write(
+      async (scope) => (await queueMessageModel(scope.sequelize).update(values, { where: { message_id: id, status: 'dead' }, ...scope.options }))[0],
+    );
+    return changed === 1;
   }
 
   async check(): Promise<void> {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ChangeMessageVisibilityBatchCommand,
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
   ReceiveMessageCommand,
@@ -111,6 +113,52 @@ export class SqsMessageQueue implements MessageQueue {
     return this.browse(await this.deadLetterQueueUrl(), max);
   }
 
+  /**
+   * Sent again to the work queue as a new SQS message (so its receive count, the attempt number, starts over; on a
+   * FIFO queue with a fresh deduplication id, since its first publish may be less than five minutes old), then
+   * deleted from the dead-letter queue. A crash between the two leaves it in both: delivered at least once.
+   */
+  redrive(id: string): Promise<boolean> {
+    return this.takeDead(id, async (message) => {
+      const { DeadReason: _reason, ...attributes } = Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, value.StringValue ?? '']));
+      await this.send(this.queueUrl, message.Body ?? 'null', attributes, randomUUID());
+    });
+  }
+
+  discard(id: string): Promise<boolean> {
+    return this.takeDead(id, async () => undefined);
+  }
+
+  /**
+   * Receives the dead-letter queue's messages (held 30 s) until `id` turns up, runs `then` on it and deletes it; every
+   * other message received is made visible again at once. A short round means the queue holds no such message.
+   */
+  private async takeDead(id: string, then: (message: Message) => Promise<void>): Promise<boolean> {
+    const deadUrl = await this.deadLetterQueueUrl();
+    const held: Message[] = [];
+    try {
+      for (;;) {
+        const { Messages } = await this.client.send(
+          new ReceiveMessageCommand({ QueueUrl: deadUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 30, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+        );
+        const received = Messages ?? [];
+        const found = received.find((message) => toPeeked(message).id === id);
+        held.push(...received.filter((message) => message !== found));
+        if (found) {
+          await then(found);
+          await this.client.send(new DeleteMessageCommand({ QueueUrl: deadUrl, ReceiptHandle: found.ReceiptHandle }));
+          return true;
+        }
+        if (received.length < 10) return false;
+      }
+    } finally {
+      for (let i = 0; i < held.length; i += 10) {
+        const entries = held.slice(i, i + 10).map((message, n) => ({ Id: String(n), ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }));
+        await this.client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: deadUrl, Entries: entries })).catch(() => undefined);
+      }
+    }
+  }
+
   async check(): Promise<void> {
     await this.client.send(new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['QueueArn'] }));
   }
@@ -149,7 +197,7 @@ export class SqsMessageQueue implements MessageQueue {
     return this.deadUrl;
   }
 
-  private async send(queueUrl: string, body: string, attributes: Record<string, string>): Promise<void> {
+  private async send(queueUrl: string, body: string, attributes: Record<string, string>, deduplicationId?: string): Promise<void> {
     const messageAttributes = Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, text(value)]));
     const fifo = queueUrl.endsWith('.fifo');
     await this.client.send(
@@ -158,7 +206,7 @@ export class SqsMessageQueue implements MessageQueue {
         MessageBody: body,
         MessageAttributes: messageAttributes,
         // One group per message: FIFO's deduplication without serialising unrelated jobs.
-        ...(fifo ? { MessageGroupId: attributes['MessageId'] ?? randomUUID(), MessageDeduplicationId: attributes['MessageId'] ?? randomUUID() } : {}),
+        ...(fifo ? { MessageGroupId: attributes['MessageId'] ?? randomUUID(), MessageDeduplicationId: deduplicationId ?? attributes['MessageId'] ?? randomUUID() } : {}),
       }),
     );
   }
@@ -186,7 +234,13 @@ export class SqsMessageQueue implements MessageQueue {
 const attribute = (message: Message, name: string): string => message.MessageAttributes?.[name]?.StringValue ?? '';
 
 function toPeeked(message: Message): PeekedMessage {
-  return { id: attribute(message, 'MessageId') || (message.MessageId ?? ''), body: parseBody(message), attributes: { TaskType: attribute(message, 'TaskType'), Environment: attribute(message, 'Environment') } };
+  const reason = attribute(message, 'DeadReason');
+  return {
+    id: attribute(message, 'MessageId') || (message.MessageId ?? ''),
+    body: parseBody(message),
+    attributes: { TaskType: attribute(message, 'TaskType'), Environment: attribute(message, 'Environment') },
+    ...(reason ? { reason } : {}),
+  };
 }
 
 function parseBody(message: Message): unknown {

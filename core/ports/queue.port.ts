@@ -55,6 +55,8 @@ export interface PeekedMessage {
   id: string;
   body: unknown;
   attributes: Record<string, string>;
+  /** Dead letters only: why the message went dead, where the broker kept it. */
+  reason?: string;
 }
 
 export interface MessageQueue {
@@ -64,6 +66,13 @@ export interface MessageQueue {
   peek(max: number): Promise<PeekedMessage[]>;
   /** Dead-lettered messages (diagnostics and tests). */
   deadLetters(max: number): Promise<PeekedMessage[]>;
+  /**
+   * Puts the dead letter with this message id back on its queue as a fresh delivery (attempts start over).
+   * False when no dead letter has this id (never was one, or already redriven or discarded).
+   */
+  redrive(id: string): Promise<boolean>;
+  /** Drops the dead letter with this message id for good. False when no dead letter has this id. */
+  discard(id: string): Promise<boolean>;
   check(): Promise<void>;
   close(): Promise<void>;
 }

@@ -519,4 +519,36 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.deepEqual(seen, [2]);
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
   });
+
+  test(`${name}: a dead letter shows its reason; redrive delivers it again from attempt 1, discard drops it, each once`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('redrive');
+    const again = await queue.publish({ taskType: 'generation', environment, body: { n: 'again' } });
+    const dropped = await queue.publish({ taskType: 'generation', environment, body: { n: 'dropped' } });
+    const seen: { id: string; attempt: number }[] = [];
+    let redriven = false;
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async (message): Promise<HandlerOutcome> => {
+      seen.push({ id: message.id, attempt: message.attempt });
+      return redriven ? { action: 'ack' } : { action: 'dead', reason: `engine gone ${(message.body as { n: string }).n}` };
+    });
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 2, 'two dead letters');
+    const dead = inEnv(await queue.deadLetters(10_000), environment);
+    t.deepEqual(dead.map((m) => [m.id, m.reason]).sort(), [[again.messageId, 'engine gone again'], [dropped.messageId, 'engine gone dropped']].sort());
+
+    t.false(await queue.redrive('no-such-message'), 'an unknown id redrives nothing');
+    t.false(await queue.discard('no-such-message'), 'an unknown id discards nothing');
+    redriven = true;
+    t.true(await queue.redrive(again.messageId));
+    t.false(await queue.redrive(again.messageId), 'a second redrive finds no dead letter');
+    await waitFor(() => seen.length === 3, 'the redriven delivery');
+    t.true(await queue.discard(dropped.messageId));
+    t.false(await queue.discard(dropped.messageId), 'a second discard finds nothing');
+    t.false(await queue.redrive(dropped.messageId), 'a discarded message cannot be redriven');
+    await sleep(300);
+    await consumer.stop();
+    t.deepEqual(seen[2], { id: again.messageId, attempt: 1 });
+    t.is(seen.length, 3, 'the discarded message never comes back');
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
 }
