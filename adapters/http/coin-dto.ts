@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../core/domain/audit.ts';
+import { AUDIT_ACTIONS, type AuditEntry } from '../../core/domain/audit.ts';
 import { COIN_REASONS, type CoinTransaction } from '../../core/domain/coin.ts';
 import type { JsonSchema } from './openapi.ts';
 
@@ -39,9 +39,9 @@ export const auditEntrySchema: JsonSchema = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     actorId: { type: 'string', format: 'uuid' },
-    action: { type: 'string', enum: ['coin.add', 'coin.deduct'] },
+    action: { type: 'string', enum: [...AUDIT_ACTIONS] },
     targetUserId: { type: ['string', 'null'], format: 'uuid' },
-    details: { type: 'object', description: 'amount (signed), reason, balanceAfter, transactionId' },
+    details: { type: 'object', description: 'coin changes: amount (signed), reason, balanceAfter, transactionId; job.cancel: jobId, refunded; queue.*: messageId, taskType, jobId' },
     createdAt: { type: 'string', format: 'date-time' },
   },
 };

@@ -50,6 +50,12 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()].filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).map(copy);
   }
 
+  async listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>> {
+    const matching = [...this.jobs.values()].filter((job) => statuses.includes(job.status)).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+    const start = offsetOf(request);
+    return pageOf(matching.slice(start, start + request.limit).map(copy), request, matching.length);
+  }
+
   /** The memory unit of work runs one transaction at a time: the count is exclusive as it is. */
   async countActiveForUserExclusively(userId: string): Promise<number> {
     return [...this.jobs.values()].filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).length;

@@ -144,8 +144,8 @@ export class MemoryMessageQueue implements MessageQueue {
   }
 
   async redrive(id: string): Promise<boolean> {
-    const row = this.rows.get(id);
-    if (!row || row.status !== 'dead') return false;
+    const row = this.deadRow(id);
+    if (!row) return false;
     Object.assign(row, { status: 'ready', attempts: 0, claimToken: null, lastError: null, visibleAt: this.clock.now().getTime(), seq: (sequence += 1) });
     this.scheduleAll();
     return true;
@@ -153,10 +153,15 @@ export class MemoryMessageQueue implements MessageQueue {
 
   /** The row stays as a tombstone (like an acknowledged one): a republish of its id is still ignored. */
   async discard(id: string): Promise<boolean> {
-    const row = this.rows.get(id);
-    if (!row || row.status !== 'dead') return false;
+    const row = this.deadRow(id);
+    if (!row) return false;
     row.status = 'done';
     return true;
+  }
+
+  private deadRow(id: string): QueueRow | null {
+    const row = this.rows.get(id);
+    return row && row.status === 'dead' ? row : null;
   }
 
   async check(): Promise<void> {}

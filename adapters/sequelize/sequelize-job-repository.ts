@@ -175,10 +175,18 @@ export class SequelizeJobRepository implements JobRepository {
     return row ? toJob(row) : null;
   }
 
-  async listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
+  listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
+    return this.page({ user_id: userId }, 'DESC', request);
+  }
+
+  listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>> {
+    return this.page({ status: [...statuses] }, 'ASC', request);
+  }
+
+  private async page(where: WhereOptions<JobRow>, direction: 'ASC' | 'DESC', request: PageRequest): Promise<Page<GenerationJob>> {
     const { rows, count } = await this.jobs.findAndCountAll({
-      where: { user_id: userId },
-      order: [['created_at', 'DESC'], ['id', 'DESC']],
+      where,
+      order: [['created_at', direction], ['id', direction]],
       limit: request.limit,
       offset: offsetOf(request),
       raw: true,

@@ -8,6 +8,7 @@ import { bindStorage } from './storage.module.ts';
 import { bindQueue } from './queue.module.ts';
 import { bindGeneration } from './generation.module.ts';
 import { bindDiagnostics } from './diagnostics.module.ts';
+import { bindAdminConsole } from './admin-console.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
@@ -21,7 +22,8 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   bindCoins(container, config);
   bindTemplates(container, config);
   bindEvents(container, config);
-  bindGeneration(container, config);
+  const generation = bindGeneration(container, config);
+  bindAdminConsole(container, config, generation);
   bindDiagnostics(container, config);
   bindChat(container, config);
   bindSocial(container, config);

@@ -68,7 +68,7 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
 
 const COMFY_ENGINE = Symbol('ComfyEngine');
 
-export type GenerationFeature = Feature<{ control: JobControl; queries: JobQueries }>;
+export type GenerationFeature = Feature<{ control: JobControl; queries: JobQueries; lifecycle: JobLifecycle }>;
 
 /**
  * Generation end to end: jobs and their lifecycle, history, cancel, refunds, the worker's handler, the sweepers
@@ -110,7 +110,7 @@ export function generationFeature(
   });
 
   return {
-    exports: { control, queries },
+    exports: { control, queries, lifecycle },
     routes: forApi(config, () => {
       const logger = ports.logger().child({ component: 'generation' });
       const prepare = new PrepareGeneration({
@@ -182,7 +182,8 @@ export function generationFeature(
   };
 }
 
-export function bindGeneration(container: Container, config: Readonly<Config>): void {
+/** Returns the feature, whose lifecycle the admin console's cancel shares. */
+export function bindGeneration(container: Container, config: Readonly<Config>): () => GenerationFeature {
   bindEngine(container, config);
   const engine = () => resolve(container, TOKENS.Engine);
   // Only where jobs run: an API process serves without the GPU servers, and must not look unhealthy without them.
@@ -202,6 +203,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
     return (userId: string) => queries.active(userId);
   });
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => workerLifecycle(container, config, feature().exports.control));
+  return feature;
 }
 
 function workerLifecycle(container: Container, config: Readonly<Config>, control: JobControl): LifecycleBinding {

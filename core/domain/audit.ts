@@ -1,5 +1,6 @@
 /** One administrator action, written in the same transaction as the change it describes. */
-export type AuditAction = 'coin.add' | 'coin.deduct';
+export const AUDIT_ACTIONS = ['coin.add', 'coin.deduct', 'job.cancel', 'queue.redrive', 'queue.discard'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {
   id: string;

@@ -34,6 +34,8 @@ export interface JobRepository {
   findForUser(id: string, userId: string): Promise<GenerationJob | null>;
   listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>>;
   listActiveForUser(userId: string): Promise<GenerationJob[]>;
+  /** Every user's jobs in one of `statuses`, oldest first (the administrators' view of what waits and runs). */
+  listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>>;
   /**
    * The user's queued and running jobs, counted inside a unit of work so that a concurrent call for the same
    * user waits until this unit of work ends: a check against the count cannot be passed by two racing submits.

@@ -128,6 +128,25 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.listActiveForUser(randomUUID()), []);
   });
 
+  test(`${name}: listByStatus pages every user's jobs in the given statuses, oldest first`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const [a, b] = [await addUser(own.users), await addUser(own.users)];
+    const make1 = async (userId: string, status: JobStatus, second: number) => {
+      const job = newJob(userId, { status, createdAt: at(second * SECOND) });
+      await own.jobs.create(job);
+      return job.id;
+    };
+    const queuedB = await make1(b, 'queued', 3);
+    const runningA = await make1(a, 'running', 1);
+    const queuedA = await make1(a, 'queued', 2);
+    for (const status of ['succeeded', 'failed', 'cancelled'] as const) await make1(a, status, 0);
+    const first = await own.jobs.listByStatus(['queued', 'running'], { page: 1, limit: 2 });
+    t.deepEqual([ids(first.items), first.total, first.totalPages], [[runningA, queuedA], 3, 2]);
+    t.deepEqual(ids((await own.jobs.listByStatus(['queued', 'running'], { page: 2, limit: 2 })).items), [queuedB]);
+    t.deepEqual(ids((await own.jobs.listByStatus(['queued'], { page: 1, limit: 10 })).items), [queuedA, queuedB]);
+    t.is((await own.jobs.listByStatus(['succeeded', 'failed', 'cancelled'], { page: 1, limit: 10 })).total, 3);
+  });
+
   for (const { from, to, allowed } of MOVES) {
     test(`${name}: transition ${from} → ${to} is ${allowed ? 'allowed' : 'refused and changes nothing'}`, async (t) => {
       const before = await stored(from, { paidCoins: 4 });

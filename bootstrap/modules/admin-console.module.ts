@@ -1,0 +1,38 @@
+import type { Container } from 'inversify';
+import { adminConsoleRoutes } from '../../adapters/http/routes/admin-console.routes.ts';
+import { AdminCancelJob } from '../../core/use-cases/admin/admin-cancel-job.use-case.ts';
+import { InspectQueue } from '../../core/use-cases/admin/inspect-queue.use-case.ts';
+import { ListAllJobs } from '../../core/use-cases/admin/list-all-jobs.use-case.ts';
+import { ListDeadLetters } from '../../core/use-cases/admin/list-dead-letters.use-case.ts';
+import { SettleDeadLetter } from '../../core/use-cases/admin/settle-dead-letter.use-case.ts';
+import type { Config } from '../config.ts';
+import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
+import type { GenerationFeature } from './generation.module.ts';
+
+/** The admin console's API (ADR 032): routes only; the cancel shares generation's lifecycle and job control. */
+export function adminConsoleFeature(ports: FeaturePorts, config: Readonly<Config>, generation: () => GenerationFeature): Feature {
+  return {
+    exports: {},
+    routes: forApi(config, () => {
+      const { jobs, users } = ports.repos();
+      const queue = ports.queue();
+      const logger = ports.logger().child({ component: 'admin-console' });
+      const { lifecycle, control } = generation().exports;
+      const common = { uow: ports.uow(), ids: ports.ids(), clock: ports.clock(), logger };
+      return [
+        adminConsoleRoutes({
+          jobs: new ListAllJobs({ jobs, users }),
+          cancel: new AdminCancelJob({ ...common, jobs, lifecycle, requestCancel: (jobId) => control.requestCancel(jobId) }),
+          queue: new InspectQueue({ queue }),
+          deadLetters: new ListDeadLetters({ queue }),
+          settle: new SettleDeadLetter({ ...common, queue }),
+        }),
+      ];
+    }),
+    scheduled: [],
+  };
+}
+
+export function bindAdminConsole(container: Container, config: Readonly<Config>, generation: () => GenerationFeature): void {
+  bindFeature(container, 'admin-console', (ports) => adminConsoleFeature(ports, config, generation));
+}

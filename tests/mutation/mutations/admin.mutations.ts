@@ -1,0 +1,85 @@
+import type { Mutation } from '../mutation.ts';
+
+const ROUTES = 'adapters/http/routes/admin-console.routes.ts';
+const CONSOLE_TEST = 'tests/integration/admin-console.test.ts';
+const QUEUE_CONTRACT = 'tests/contract/message-queue.test.ts';
+
+/** The admin-only check of one console route: its spec's `auth`, found by the path before it. */
+const openRoute = (name: string, specStart: string): Mutation => ({
+  name: `admin console: ${name} open to any user`,
+  file: ROUTES,
+  find: `${specStart}\n      tag: 'admin',\n      auth: 'admin',`,
+  replace: `${specStart}\n      tag: 'admin',\n      auth: 'access',`,
+  tests: [CONSOLE_TEST],
+});
+
+export const MUTATIONS: Mutation[] = [
+  openRoute('GET /admin/jobs', "path: '/admin/jobs',\n      summary: \"Every user's jobs in the given statuses (default queued,running), oldest first, with the owner's email\","),
+  openRoute('POST /admin/jobs/:id/cancel', "path: '/admin/jobs/:id/cancel',\n      summary: \"Cancel any user's queued or running job, with the owner's refund; audit-logged\","),
+  openRoute('GET /admin/queue', "path: '/admin/queue',\n      summary: 'The first waiting messages (a peek: on RabbitMQ and SQS it counts as a delivery) and their count per task type',"),
+  openRoute('GET /admin/dead-letters', "path: '/admin/dead-letters',\n      summary: 'Dead-lettered messages, oldest first, with the reason where the queue kept it',"),
+  {
+    name: 'admin console: dead-letter redrive and discard open to any user',
+    file: ROUTES,
+    find: "{ method, path, summary, tag: 'admin', auth: 'admin',",
+    replace: "{ method, path, summary, tag: 'admin', auth: 'access',",
+    tests: [CONSOLE_TEST],
+  },
+  {
+    name: 'admin cancel: an ended job is cancelled again (both state guards gone)',
+    file: 'core/use-cases/generation/cancel-generation.use-case.ts',
+    find: '  if (isFinished(job.status)) return finished(job);\n  const outcome',
+    replace: '  const outcome',
+    also: [{ file: 'core/use-cases/generation/cancel-generation.use-case.ts', find: '  if (!outcome.ended) return finished(outcome.job);', replace: '' }],
+    tests: [CONSOLE_TEST],
+  },
+  {
+    name: 'admin jobs: unknown status names let through',
+    file: 'core/use-cases/admin/list-all-jobs.use-case.ts',
+    find: "  if (!names.every((name): name is JobStatus => (JOB_STATUSES as readonly string[]).includes(name))) return validationFailed([{ field: 'status', message: STATUS_PROBLEM }]);",
+    replace: '',
+    tests: [CONSOLE_TEST],
+  },
+  {
+    name: 'dead letters: a redrive or discard the queue refused answers success',
+    file: 'core/use-cases/admin/settle-dead-letter.use-case.ts',
+    find: "    if (!done) return fail('NOT_FOUND', 'No such dead letter');",
+    replace: '',
+    tests: [CONSOLE_TEST],
+  },
+  {
+    name: 'database queue: redrive and discard act on a message that is not dead',
+    file: 'adapters/sequelize/sequelize-message-queue.ts',
+    find: "where: { message_id: id, status: 'dead' }",
+    replace: 'where: { message_id: id }',
+    tests: [QUEUE_CONTRACT, CONSOLE_TEST],
+  },
+  {
+    name: 'memory queue: redrive and discard act on a message that is not dead',
+    file: 'adapters/memory/memory-message-queue.ts',
+    find: "return row && row.status === 'dead' ? row : null;",
+    replace: 'return row ?? null;',
+    tests: [QUEUE_CONTRACT],
+  },
+  {
+    name: 'memory queue: a redriven message keeps its attempt count',
+    file: 'adapters/memory/memory-message-queue.ts',
+    find: "Object.assign(row, { status: 'ready', attempts: 0,",
+    replace: "Object.assign(row, { status: 'ready',",
+    tests: [QUEUE_CONTRACT],
+  },
+  {
+    name: 'RabbitMQ queue: redrive and discard take the first dead letter, whatever its id',
+    file: 'adapters/rabbitmq/rabbit-message-queue.ts',
+    find: '          if (message.properties.messageId !== id) continue;',
+    replace: '',
+    tests: [QUEUE_CONTRACT],
+  },
+  {
+    name: 'SQS queue: redrive and discard take the first dead letter, whatever its id',
+    file: 'adapters/sqs/sqs-message-queue.ts',
+    find: 'const found = received.find((message) => toPeeked(message).id === id);',
+    replace: 'const found = received[0];',
+    tests: [QUEUE_CONTRACT],
+  },
+];
