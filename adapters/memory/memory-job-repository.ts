@@ -2,6 +2,7 @@ import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
+import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domain/template-stats.ts';
 
 const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
   job.updatedAt = at;
@@ -48,6 +49,24 @@ export class MemoryJobRepository implements JobRepository {
 
   async listActiveForUser(userId: string): Promise<GenerationJob[]> {
     return [...this.jobs.values()].filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).map(copy);
+  }
+
+  async templateStats(since: Date): Promise<TemplateStats[]> {
+    const byTemplate = new Map<string, GenerationJob[]>();
+    for (const job of this.jobs.values()) {
+      if (job.templateId !== null && job.createdAt.getTime() >= since.getTime()) byTemplate.set(job.templateId, [...(byTemplate.get(job.templateId) ?? []), job]);
+    }
+    return [...byTemplate.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([templateId, jobs]) => {
+        const count = (status: JobStatus) => jobs.filter((job) => job.status === status).length;
+        const runs = jobs
+          .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt)
+          .map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime())
+          .sort((a, b) => a - b);
+        const [succeeded, failed, cancelled] = [count('succeeded'), count('failed'), count('cancelled')];
+        return { templateId, jobs: jobs.length, succeeded, failed, cancelled, failureRate: failureRateOf(succeeded, failed), p50RunMs: nearestRank(runs, 50), p95RunMs: nearestRank(runs, 95) };
+      });
   }
 
   async listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>> {

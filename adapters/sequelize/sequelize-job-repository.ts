@@ -3,7 +3,8 @@ import { sourcesOf, type GenerationJob, type JobError, type JobStatus } from '..
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
-import { selectRows, type SqlScope } from './sql-scope.ts';
+import { selectRows, sqlTime, type SqlScope } from './sql-scope.ts';
+import { failureRateOf, type TemplateStats } from '../../core/domain/template-stats.ts';
 
 interface JobRow {
   id: string;
@@ -177,6 +178,51 @@ export class SequelizeJobRepository implements JobRepository {
 
   listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
     return this.page({ user_id: userId }, 'DESC', request);
+  }
+
+  /** One statement on either dialect: nearest-rank percentiles from ROW_NUMBER() (no PERCENTILE_CONT in SQLite). */
+  async templateStats(since: Date): Promise<TemplateStats[]> {
+    const runMs =
+      this.scope.dialect === 'sqlite'
+        ? 'CAST(ROUND((julianday(finished_at) - julianday(started_at)) * 86400000) AS INTEGER)'
+        : 'TIMESTAMPDIFF(MICROSECOND, started_at, finished_at) DIV 1000';
+    const rows = await selectRows<{ template_id: string; jobs: number | string; succeeded: number | string; failed: number | string; cancelled: number | string; p50: number | string | null; p95: number | string | null }>(
+      this.scope,
+      `WITH windowed AS (
+         SELECT template_id, status, started_at, finished_at FROM generation_jobs WHERE template_id IS NOT NULL AND created_at >= :since
+       ), runs AS (
+         SELECT template_id, ${runMs} AS ms,
+                ROW_NUMBER() OVER (PARTITION BY template_id ORDER BY ${runMs}) AS rn,
+                COUNT(*) OVER (PARTITION BY template_id) AS n
+         FROM windowed WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL
+       ), percentiles AS (
+         SELECT template_id, MIN(CASE WHEN rn * 100 >= 50 * n THEN ms END) AS p50, MIN(CASE WHEN rn * 100 >= 95 * n THEN ms END) AS p95
+         FROM runs GROUP BY template_id
+       )
+       SELECT w.template_id, COUNT(*) AS jobs,
+              SUM(CASE WHEN w.status = 'succeeded' THEN 1 ELSE 0 END) AS succeeded,
+              SUM(CASE WHEN w.status = 'failed' THEN 1 ELSE 0 END) AS failed,
+              SUM(CASE WHEN w.status = 'cancelled' THEN 1 ELSE 0 END) AS cancelled,
+              p.p50, p.p95
+       FROM windowed w LEFT JOIN percentiles p ON p.template_id = w.template_id
+       GROUP BY w.template_id, p.p50, p.p95
+       ORDER BY w.template_id`,
+      { since: sqlTime(since, this.scope.dialect) },
+    );
+    const num = (value: number | string | null) => (value === null ? null : Number(value));
+    return rows.map((row) => {
+      const [succeeded, failed] = [Number(row.succeeded), Number(row.failed)];
+      return {
+        templateId: row.template_id,
+        jobs: Number(row.jobs),
+        succeeded,
+        failed,
+        cancelled: Number(row.cancelled),
+        failureRate: failureRateOf(succeeded, failed),
+        p50RunMs: num(row.p50),
+        p95RunMs: num(row.p95),
+      };
+    });
   }
 
   listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>> {

@@ -4,6 +4,7 @@ import { AdminCancelJob } from '../../core/use-cases/admin/admin-cancel-job.use-
 import { InspectQueue } from '../../core/use-cases/admin/inspect-queue.use-case.ts';
 import { ListAllJobs } from '../../core/use-cases/admin/list-all-jobs.use-case.ts';
 import { ListDeadLetters } from '../../core/use-cases/admin/list-dead-letters.use-case.ts';
+import { TemplateHealth } from '../../core/use-cases/admin/template-health.use-case.ts';
 import { SettleDeadLetter } from '../../core/use-cases/admin/settle-dead-letter.use-case.ts';
 import type { Config } from '../config.ts';
 import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
@@ -14,7 +15,7 @@ export function adminConsoleFeature(ports: FeaturePorts, config: Readonly<Config
   return {
     exports: {},
     routes: forApi(config, () => {
-      const { jobs, users } = ports.repos();
+      const { jobs, users, templates } = ports.repos();
       const queue = ports.queue();
       const logger = ports.logger().child({ component: 'admin-console' });
       const { lifecycle, control } = generation().exports;
@@ -26,6 +27,7 @@ export function adminConsoleFeature(ports: FeaturePorts, config: Readonly<Config
           queue: new InspectQueue({ queue }),
           deadLetters: new ListDeadLetters({ queue }),
           settle: new SettleDeadLetter({ ...common, queue }),
+          templateHealth: new TemplateHealth({ jobs, templates, clock: ports.clock() }),
         }),
       ];
     }),

@@ -1,5 +1,6 @@
 import type { GenerationJob, JobError, JobStatus, TextOutput } from '../domain/job.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
+import type { TemplateStats } from '../domain/template-stats.ts';
 
 export type NewJob = Omit<
   GenerationJob,
@@ -51,6 +52,8 @@ export interface JobRepository {
   /** Adds `amount` to the refunded coins once: false when the job already has a refund recorded. */
   markRefunded(id: string, amount: number, at: Date): Promise<boolean>;
   countForTemplate(templateId: string): Promise<number>;
+  /** Per template with jobs created at or after `since`: counts by ending, failure rate, p50/p95 run time of successes; by template id. */
+  templateStats(since: Date): Promise<TemplateStats[]>;
   /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
   /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */

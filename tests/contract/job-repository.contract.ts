@@ -147,6 +147,38 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.is((await own.jobs.listByStatus(['succeeded', 'failed', 'cancelled'], { page: 1, limit: 10 })).total, 3);
   });
 
+  test(`${name}: templateStats counts a window's jobs per template, its failure rate and the nearest-rank p50/p95 run time of its successes`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const [a, b, old] = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
+    const since = at(HOUR);
+    const add = async (templateId: string | null, createdAt: Date, end?: { to: 'succeeded' | 'failed' | 'cancelled'; runMs: number }) => {
+      const job = newJob(userId, { templateId, createdAt });
+      await own.jobs.create(job);
+      if (!end) return;
+      const started = new Date(createdAt.getTime() + SECOND);
+      await own.jobs.transition(job.id, { to: 'running', runId: randomUUID(), changes: { startedAt: started } }, started);
+      const finished = new Date(started.getTime() + end.runMs);
+      await own.jobs.transition(job.id, { to: end.to, changes: { finishedAt: finished } }, finished);
+    };
+    // Template a: twenty successes of 100 ms to 2000 ms (stored out of order), two failures, a cancel and one still queued.
+    for (const n of [7, 1, 20, 13, 2, 19, 8, 3, 14, 9, 4, 18, 15, 5, 10, 17, 6, 11, 16, 12]) await add(a, at(HOUR + n * SECOND), { to: 'succeeded', runMs: n * 100 });
+    await add(a, at(2 * HOUR), { to: 'failed', runMs: 50 });
+    await add(a, at(2 * HOUR), { to: 'failed', runMs: 60 });
+    await add(a, at(2 * HOUR), { to: 'cancelled', runMs: 70 });
+    await add(a, at(2 * HOUR));
+    await add(a, at(HOUR - SECOND), { to: 'succeeded', runMs: 999_000 }); // before the window
+    await add(b, at(3 * HOUR), { to: 'failed', runMs: 10 });
+    await add(old, at(0), { to: 'succeeded', runMs: 10 });
+    await add(null, at(2 * HOUR), { to: 'succeeded', runMs: 10 });
+
+    t.deepEqual(await own.jobs.templateStats(since), [
+      { templateId: a, jobs: 24, succeeded: 20, failed: 2, cancelled: 1, failureRate: 2 / 22, p50RunMs: 1000, p95RunMs: 1900 },
+      { templateId: b, jobs: 1, succeeded: 0, failed: 1, cancelled: 0, failureRate: 1, p50RunMs: null, p95RunMs: null },
+    ]);
+    t.deepEqual(await own.jobs.templateStats(at(4 * HOUR)), []);
+  });
+
   for (const { from, to, allowed } of MOVES) {
     test(`${name}: transition ${from} → ${to} is ${allowed ? 'allowed' : 'refused and changes nothing'}`, async (t) => {
       const before = await stored(from, { paidCoins: 4 });

@@ -29,6 +29,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/admin/dead-letters'],
   ['POST', '/admin/dead-letters/some-id/redrive'],
   ['DELETE', '/admin/dead-letters/some-id'],
+  ['GET', '/admin/templates/stats'],
 ];
 
 function assertError(t: ExecutionContext, res: TestResponse, status: number): void {
@@ -142,6 +143,45 @@ function suite(db: TestDatabase): void {
       assertError(t, res, 400);
       t.true(Array.isArray(res.body.details), query);
     }
+  });
+
+  test(title("GET /admin/templates/stats: a template's jobs of the window, failure rate and p50/p95 run time, computed by the database"), async (t) => {
+    const a = await app();
+    const admin = await adminOf(app());
+    const { client } = await userOn(app());
+    const tag = randomUUID().slice(0, 8);
+    const created = await admin.post('/workflow-templates', { name: `Stats ${tag}`, category: 'text-to-image', workflow: { ...smallWorkflow, '3': { class_type: 'PrimitiveString', inputs: { value: 'x' } } }, cost: 1, outputType: 'image' });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    const templateId = created.body.id as string;
+    t.is((await admin.put(`/workflow-templates/${templateId}/parameter-map`, { prompt: { preset: 'prompt', node_id: '3', input_name: 'value', required: true } })).status, 200);
+    const jobs: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await client.post('/generate', { templateId, parameters: { prompt: `p${i}` } });
+      t.is(res.status, 202, JSON.stringify(res.body));
+      jobs.push(res.body.id);
+    }
+    // Endings as a worker would have written them, with run times of 1 s, 3 s and 2 s for the successes.
+    const end = (jobId: string, status: string, runMs: number) => {
+      const started = new Date(Date.now() - 60_000);
+      return sql(a).sequelize.query('UPDATE generation_jobs SET status = :status, started_at = :started, finished_at = :finished WHERE id = :jobId', {
+        replacements: { status, started, finished: new Date(started.getTime() + runMs), jobId },
+      });
+    };
+    await end(jobs[0]!, 'succeeded', 1000);
+    await end(jobs[1]!, 'succeeded', 3000);
+    await end(jobs[2]!, 'succeeded', 2000);
+    await end(jobs[3]!, 'failed', 500);
+    t.is((await admin.post(`/admin/jobs/${jobs[4]}/cancel`)).status, 200);
+
+    const stats = await admin.get('/admin/templates/stats?hours=1');
+    t.is(stats.status, 200, JSON.stringify(stats.body));
+    t.is(stats.body.hours, 1);
+    t.deepEqual(
+      (stats.body.templates as { templateId: string }[]).find((row) => row.templateId === templateId),
+      { templateId, name: `Stats ${tag}`, jobs: 5, succeeded: 3, failed: 1, cancelled: 1, failureRate: 0.25, p50RunMs: 2000, p95RunMs: 3000 },
+    );
+    t.true(Math.abs(Date.parse(stats.body.since) - (Date.now() - 3600_000)) < 60_000);
+    for (const hours of ['0', '2161', 'x', '1.5']) assertError(t, await admin.get(`/admin/templates/stats?hours=${hours}`), 400);
   });
 
   test.serial(title('GET /admin/queue shows waiting messages with their job ids; dead letters are listed, redriven and discarded once each, audit-logged'), async (t) => {

@@ -3,6 +3,7 @@ import type { AdminCancelJob } from '../../../core/use-cases/admin/admin-cancel-
 import type { InspectQueue } from '../../../core/use-cases/admin/inspect-queue.use-case.ts';
 import type { AdminJobView, ListAllJobs } from '../../../core/use-cases/admin/list-all-jobs.use-case.ts';
 import type { ListDeadLetters } from '../../../core/use-cases/admin/list-dead-letters.use-case.ts';
+import type { TemplateHealth } from '../../../core/use-cases/admin/template-health.use-case.ts';
 import type { DeadLetterAction, SettleDeadLetter } from '../../../core/use-cases/admin/settle-dead-letter.use-case.ts';
 import { jobView } from '../../../core/use-cases/generation/history-view.service.ts';
 import type { ApiRouter } from '../api-router.ts';
@@ -16,6 +17,7 @@ export interface AdminConsoleRoutesDeps {
   queue: InspectQueue;
   deadLetters: ListDeadLetters;
   settle: SettleDeadLetter;
+  templateHealth: TemplateHealth;
 }
 
 const messageSchema: JsonSchema = {
@@ -36,6 +38,22 @@ const adminJobSchema: JsonSchema = {
   ...jobSchema,
   required: [...jobSchema.required, 'userId', 'userEmail'],
   properties: { ...jobSchema.properties, userId: { type: 'string', format: 'uuid' }, userEmail: { type: ['string', 'null'] } },
+};
+
+const templateStatsSchema: JsonSchema = {
+  type: 'object',
+  required: ['templateId', 'name', 'jobs', 'succeeded', 'failed', 'cancelled', 'failureRate', 'p50RunMs', 'p95RunMs'],
+  properties: {
+    templateId: { type: 'string', format: 'uuid' },
+    name: { type: ['string', 'null'], description: 'Null for a template deleted since' },
+    jobs: { type: 'integer', description: 'Jobs created in the window' },
+    succeeded: { type: 'integer' },
+    failed: { type: 'integer' },
+    cancelled: { type: 'integer' },
+    failureRate: { type: ['number', 'null'], description: 'failed / (succeeded + failed); null while none ended either way' },
+    p50RunMs: { type: ['integer', 'null'], description: 'Median run time of the succeeded jobs (nearest rank), ms' },
+    p95RunMs: { type: ['integer', 'null'], description: '95th percentile run time of the succeeded jobs (nearest rank), ms' },
+  },
 };
 
 const limitQuery = { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } };
@@ -139,4 +157,27 @@ export const adminConsoleRoutes = (deps: AdminConsoleRoutesDeps) => (api: ApiRou
     );
   settle('redrive', 'post', '/admin/dead-letters/:id/redrive', 'Put a dead letter back on the queue (attempts start over); audit-logged', { status: 200, description: 'Back on the queue' });
   settle('discard', 'delete', '/admin/dead-letters/:id', 'Drop a dead letter for good; audit-logged', { status: 204, description: 'Dropped' });
+
+  api.add(
+    {
+      method: 'get',
+      path: '/admin/templates/stats',
+      summary: "Per template: jobs of the last `hours` (default 24), failure rate, p50/p95 run time",
+      tag: 'admin',
+      auth: 'admin',
+      query: { hours: { type: 'integer', minimum: 1, maximum: 2160, default: 24 } },
+      responses: {
+        200: {
+          description: 'Templates with jobs in the window, by id',
+          schema: { type: 'object', required: ['since', 'hours', 'templates'], properties: { since: { type: 'string', format: 'date-time' }, hours: { type: 'integer' }, templates: { type: 'array', items: templateStatsSchema } } },
+        },
+        400: { description: 'hours out of range', schema: ref('Error') },
+      },
+    },
+    async (req: Request, res: Response) => {
+      const result = await deps.templateHealth.execute({ hours: req.query.hours });
+      if (!result.ok) return sendFail(res, result);
+      res.json({ ...result.value, since: result.value.since.toISOString() });
+    },
+  );
 };
