@@ -9,7 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import type { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
+import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
+import { freePort } from '../support/test-app.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import type { TestClient, TestResponse } from '../support/test-client.ts';
 
@@ -30,6 +32,7 @@ const ROUTES: [string, string][] = [
   ['POST', '/admin/dead-letters/some-id/redrive'],
   ['DELETE', '/admin/dead-letters/some-id'],
   ['GET', '/admin/templates/stats'],
+  ['GET', '/admin/fleet'],
 ];
 
 function assertError(t: ExecutionContext, res: TestResponse, status: number): void {
@@ -184,6 +187,17 @@ function suite(db: TestDatabase): void {
     for (const hours of ['0', '2161', 'x', '1.5']) assertError(t, await admin.get(`/admin/templates/stats?hours=${hours}`), 400);
   });
 
+  test(title('GET /admin/fleet with the builtin engine: one builtin entry, and the jobs queued and running'), async (t) => {
+    const admin = await adminOf(app());
+    const { client } = await userOn(app());
+    await client.post('/generate', { workflow: smallWorkflow });
+    const fleet = await admin.get('/admin/fleet');
+    t.is(fleet.status, 200, JSON.stringify(fleet.body));
+    t.deepEqual(fleet.body.servers, [{ server: 1, name: 'builtin', healthy: true, error: null, running: null, waiting: null, version: null, devices: [], models: {} }]);
+    t.true(fleet.body.jobs.queued >= 1, 'no worker here: the job waits');
+    t.is(fleet.body.jobs.running, 0);
+  });
+
   test.serial(title('GET /admin/queue shows waiting messages with their job ids; dead letters are listed, redriven and discarded once each, audit-logged'), async (t) => {
     const a = await app();
     const admin = await adminOf(app());
@@ -292,3 +306,24 @@ function suite(db: TestDatabase): void {
 }
 
 for (const db of DATABASES) suite(db);
+
+test('GET /admin/fleet with ComfyUI: each server of COMFYUI_URLS by its place, its queue, VRAM and models; one that does not answer is unhealthy, its address hidden', async (t) => {
+  const comfy = await startComfyProtocolServer();
+  t.teardown(() => comfy.close());
+  const deadPort = await freePort();
+  const app = await startTestApp('sqlite', { ...ENV, ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: `${comfy.url},http://127.0.0.1:${deadPort}`, ROLES: 'api' });
+  t.teardown(() => app.close());
+  const admin = app.client();
+  await admin.signUp({ email: ADMIN });
+  const fleet = await admin.get('/admin/fleet');
+  t.is(fleet.status, 200, JSON.stringify(fleet.body));
+  const [up, down] = fleet.body.servers;
+  t.like(up, { server: 1, name: 'server 1', healthy: true, error: null, running: 0, waiting: 0, models: {} });
+  t.is(typeof up.version, 'string');
+  t.deepEqual(up.devices.map((d: { name: string }) => d.name), ['cpu']);
+  t.true(up.devices[0].vramTotalMiB > 0);
+  t.like(down, { server: 2, name: 'server 2', healthy: false, running: null, waiting: null, version: null, devices: [], models: {} });
+  t.is(typeof down.error, 'string');
+  t.false(JSON.stringify(fleet.body).includes(String(deadPort)), 'no server address in the answer');
+  t.false(JSON.stringify(fleet.body).includes(String(comfy.port)), 'no server address in the answer');
+});

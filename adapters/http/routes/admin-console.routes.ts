@@ -3,6 +3,7 @@ import type { AdminCancelJob } from '../../../core/use-cases/admin/admin-cancel-
 import type { InspectQueue } from '../../../core/use-cases/admin/inspect-queue.use-case.ts';
 import type { AdminJobView, ListAllJobs } from '../../../core/use-cases/admin/list-all-jobs.use-case.ts';
 import type { ListDeadLetters } from '../../../core/use-cases/admin/list-dead-letters.use-case.ts';
+import type { FleetStatus } from '../../../core/use-cases/admin/fleet-status.use-case.ts';
 import type { TemplateHealth } from '../../../core/use-cases/admin/template-health.use-case.ts';
 import type { DeadLetterAction, SettleDeadLetter } from '../../../core/use-cases/admin/settle-dead-letter.use-case.ts';
 import { jobView } from '../../../core/use-cases/generation/history-view.service.ts';
@@ -18,6 +19,7 @@ export interface AdminConsoleRoutesDeps {
   deadLetters: ListDeadLetters;
   settle: SettleDeadLetter;
   templateHealth: TemplateHealth;
+  fleet: FleetStatus;
 }
 
 const messageSchema: JsonSchema = {
@@ -53,6 +55,32 @@ const templateStatsSchema: JsonSchema = {
     failureRate: { type: ['number', 'null'], description: 'failed / (succeeded + failed); null while none ended either way' },
     p50RunMs: { type: ['integer', 'null'], description: 'Median run time of the succeeded jobs (nearest rank), ms' },
     p95RunMs: { type: ['integer', 'null'], description: '95th percentile run time of the succeeded jobs (nearest rank), ms' },
+  },
+};
+
+const fleetSchema: JsonSchema = {
+  type: 'object',
+  required: ['servers', 'jobs'],
+  properties: {
+    servers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['server', 'name', 'healthy', 'error', 'running', 'waiting', 'version', 'devices', 'models'],
+        properties: {
+          server: { type: 'integer', description: 'Place in COMFYUI_URLS (1-based); 1 for builtin' },
+          name: { type: 'string', description: '"server N", or "builtin"' },
+          healthy: { type: 'boolean' },
+          error: { type: ['string', 'null'] },
+          running: { type: ['integer', 'null'], description: "Prompts the server runs now (its own queue); null for builtin" },
+          waiting: { type: ['integer', 'null'], description: 'Prompts waiting on the server; null for builtin' },
+          version: { type: ['string', 'null'] },
+          devices: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, vramTotalMiB: { type: 'integer' }, vramFreeMiB: { type: 'integer' } } } },
+          models: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'By loader input: ckpt_name, lora_name, vae_name...' },
+        },
+      },
+    },
+    jobs: { type: 'object', required: ['queued', 'running'], properties: { queued: { type: 'integer' }, running: { type: 'integer' } } },
   },
 };
 
@@ -178,6 +206,22 @@ export const adminConsoleRoutes = (deps: AdminConsoleRoutesDeps) => (api: ApiRou
       const result = await deps.templateHealth.execute({ hours: req.query.hours });
       if (!result.ok) return sendFail(res, result);
       res.json({ ...result.value, since: result.value.since.toISOString() });
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/admin/fleet',
+      summary: 'The engine servers: health, their running and waiting prompts, VRAM and models; and the jobs queued and running',
+      tag: 'admin',
+      auth: 'admin',
+      responses: { 200: { description: 'The fleet now', schema: fleetSchema } },
+    },
+    async (_req: Request, res: Response) => {
+      const result = await deps.fleet.execute();
+      if (!result.ok) return sendFail(res, result);
+      res.json(result.value);
     },
   );
 };

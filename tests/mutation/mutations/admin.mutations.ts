@@ -96,4 +96,13 @@ export const MUTATIONS: Mutation[] = [
     replace: 'WHERE template_id IS NOT NULL',
     tests: ['tests/contract/job-repository.test.ts'],
   },
+  {
+    name: 'fleet: a server address left in its error',
+    file: 'adapters/comfyui/comfy-fleet.ts',
+    find: '.replaceAll(client.name, name);',
+    replace: ';',
+    tests: [CONSOLE_TEST],
+  },
+  openRoute('GET /admin/templates/stats', "path: '/admin/templates/stats',\n      summary: \"Per template: jobs of the last `hours` (default 24), failure rate, p50/p95 run time\","),
+  openRoute('GET /admin/fleet', "path: '/admin/fleet',\n      summary: 'The engine servers: health, their running and waiting prompts, VRAM and models; and the jobs queued and running',"),
 ];
