@@ -8,6 +8,7 @@ import { historyPage } from './pages/history.ts';
 import { adminTemplatesPage } from './pages/admin-templates.ts';
 import { adminUsersPage } from './pages/admin-users.ts';
 import { auditPage } from './pages/audit.ts';
+import { fleetPage, jobsPage, queuePage, templateHealthPage } from './pages/admin-console.ts';
 import { chatPage, connectionsPage } from './pages/extras.ts';
 
 export interface Features {
@@ -46,6 +47,10 @@ const ROUTES: Route[] = [
   { path: '/admin/templates', title: 'Templates', page: adminTemplatesPage, access: 'admin', nav: () => true },
   { path: '/admin/users', title: 'Users', page: adminUsersPage, access: 'admin', nav: () => true },
   { path: '/admin/audit', title: 'Audit log', page: auditPage, access: 'admin', nav: () => true },
+  { path: '/admin/jobs', title: 'Jobs', page: jobsPage, access: 'admin', nav: () => true },
+  { path: '/admin/queue', title: 'Queue', page: queuePage, access: 'admin', nav: () => true },
+  { path: '/admin/fleet', title: 'Fleet', page: fleetPage, access: 'admin', nav: () => true },
+  { path: '/admin/template-health', title: 'Template health', page: templateHealthPage, access: 'admin', nav: () => true },
 ];
 
 const SIGNED_IN_HINT = 'signed-in';
