@@ -9,6 +9,7 @@ import { adminTemplatesPage } from './pages/admin-templates.ts';
 import { adminUsersPage } from './pages/admin-users.ts';
 import { auditPage } from './pages/audit.ts';
 import { chatPage, connectionsPage } from './pages/extras.ts';
+import type { ClientRoutePath } from './client-routes.ts';
 
 export interface Features {
   oidcProviders: string[];
@@ -29,7 +30,8 @@ export interface Ctx {
 
 type Page = (ctx: Ctx, main: HTMLElement) => void | (() => void) | Promise<void | (() => void)>;
 interface Route {
-  path: string;
+  /** Listed in client-routes.ts too, so that the server reloads it into the client. */
+  path: ClientRoutePath;
   title: string;
   page: Page;
   access: 'public' | 'user' | 'admin';
