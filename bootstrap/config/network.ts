@@ -1,5 +1,7 @@
-import express from 'express';
+import { createRequire } from 'node:module';
 import type { Reader } from './reader.ts';
+
+const DEFAULT_TRUST_PROXY = 'loopback';
 
 /** What Express's `trust proxy` setting takes: all or nothing, a hop count, or addresses, subnets and the names loopback, linklocal, uniquelocal. */
 export type TrustProxy = boolean | number | string;
@@ -20,7 +22,10 @@ export function parseTrustProxy(value: string): { ok: true; value: TrustProxy } 
   if (lower === 'true' || lower === 'false') return { ok: true, value: lower === 'true' };
   // A bare number is a hop count; Express would read the string "2" as the address 0.0.0.2.
   if (/^\d+$/.test(value)) return { ok: true, value: Number(value) };
+  // Express is loaded only for a value of the operator's: a refused configuration is reported before any framework loads.
+  if (value === DEFAULT_TRUST_PROXY) return { ok: true, value };
   try {
+    const express = createRequire(import.meta.url)('express') as typeof import('express');
     express().set('trust proxy', value);
     return { ok: true, value };
   } catch (error) {
@@ -29,9 +34,9 @@ export function parseTrustProxy(value: string): { ok: true; value: TrustProxy } 
 }
 
 export function readNetwork(read: Reader): NetworkConfig {
-  const raw = read.string('TRUST_PROXY', 'loopback');
+  const raw = read.string('TRUST_PROXY', DEFAULT_TRUST_PROXY);
   const parsed = parseTrustProxy(raw);
   if (!parsed.ok) read.problems.push(parsed.problem);
   const healthPort = read.raw('HEALTH_PORT') === undefined ? null : read.int('HEALTH_PORT', 0, 0, 65535);
-  return { trustProxy: parsed.ok ? parsed.value : 'loopback', healthPort };
+  return { trustProxy: parsed.ok ? parsed.value : DEFAULT_TRUST_PROXY, healthPort };
 }

@@ -62,7 +62,7 @@ export const MUTATIONS: Mutation[] = [
     name: 'TRUST_PROXY: not validated',
     file: 'bootstrap/config/network.ts',
     find: "express().set('trust proxy', value);",
-    replace: 'void express;',
+    replace: '',
     tests: ['tests/unit/trust-proxy-config.test.ts'],
   },
   {
