@@ -79,4 +79,11 @@ export const MUTATIONS: Mutation[] = [
     replace: "logger.debug('job ended'",
     tests: ['tests/integration/worker-logs.test.ts'],
   },
+  {
+    name: 'worker log: outcome not read from the job',
+    file: 'core/use-cases/generation/run-generation.use-case.ts',
+    find: "job && job.runId === attempt.runId ? job.status : 'lost'",
+    replace: "'succeeded'",
+    tests: ['tests/integration/worker-logs.test.ts'],
+  },
 ];
