@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
+import type { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
+import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import { createMariaDatabase } from '../support/databases.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -43,6 +45,8 @@ test.serial('API and worker on MariaDB and RabbitMQ: ready goes 503 while the qu
   t.teardown(async () => {
     dbProxy.setDown(false);
     amqpProxy.setDown(false);
+    // The broker is shared: this test's queues go with it.
+    await (resolve(app.app.container, TOKENS.Queue) as RabbitMessageQueue).destroyTopology().catch(() => undefined);
     await app.close();
     await Promise.all([dbProxy.close(), amqpProxy.close()]);
     await maria.drop();
