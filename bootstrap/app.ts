@@ -11,9 +11,10 @@ import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.
 import type { Logger } from '../core/ports/logger.port.ts';
 import type { Config } from './config.ts';
 import { bindFeatures } from './modules/features.ts';
+import { healthChecksOf } from './modules/health.module.ts';
 import { bindInfrastructure } from './modules/infrastructure.module.ts';
 import { portsOf } from './modules/ports.ts';
-import { TOKENS, type HealthCheckBinding, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
+import { TOKENS, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -43,11 +44,11 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   let drainHandlers: (timeoutMs: number) => Promise<void> = async () => undefined;
   let server: Server | null = null;
   if (config.roles.includes('api')) {
-    const checks = Object.fromEntries(container.getAll<HealthCheckBinding>(TOKENS.HealthCheck).map((binding) => [binding.name, binding.check]));
+    const { all: checks, readiness } = healthChecksOf(container);
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
     const features = () =>
       mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
-    const modules = [healthRoutes({ version: VERSION, checks }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
+    const modules = [healthRoutes({ version: VERSION, checks, readiness }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
     const built = createHttpApp({
       version: VERSION,
       corsOrigins: config.corsOrigins,
@@ -59,6 +60,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       // (its public endpoint, else its endpoint, else the bucket's AWS host): the client's CSP must allow them.
       mediaOrigins: mediaOriginsOf(config),
       frontendUrl: config.frontendUrl,
+      trustProxy: config.network.trustProxy,
       auth: { authenticate: (token) => authenticate.execute(token) },
     });
     http = built.app;

@@ -33,6 +33,8 @@ export interface HttpAppOptions {
   mediaOrigins?: readonly string[];
   /** Where the social connection pages link back to (FRONTEND_URL). */
   frontendUrl?: string;
+  /** Express's `trust proxy` (TRUST_PROXY): whose X-Forwarded-For sets req.ip, which the per-address limits count. */
+  trustProxy?: boolean | number | string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -47,7 +49,7 @@ export interface HttpApp {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', options.trustProxy ?? 'loopback');
   // No weak ETag hashed over every JSON answer: the API's answers are per user and change with every write,
   // and no client of ours revalidates them. Static files (web client, downloads) keep their own validators.
   app.set('etag', false);

@@ -12,10 +12,13 @@ import { bindAdminConsole } from './admin-console.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
+import { bindHealthProbes } from './health.module.ts';
 import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
 export function bindFeatures(container: Container, config: Readonly<Config>): void {
+  // First: the probe listener starts before, and stops after, every part it reports on.
+  bindHealthProbes(container, config);
   bindAuth(container, config);
   bindStorage(container, config);
   bindQueue(container, config);

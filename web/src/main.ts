@@ -10,6 +10,7 @@ import { adminUsersPage } from './pages/admin-users.ts';
 import { auditPage } from './pages/audit.ts';
 import { fleetPage, jobsPage, queuePage, templateHealthPage } from './pages/admin-console.ts';
 import { chatPage, connectionsPage } from './pages/extras.ts';
+import type { ClientRoutePath } from './client-routes.ts';
 
 export interface Features {
   oidcProviders: string[];
@@ -30,7 +31,8 @@ export interface Ctx {
 
 type Page = (ctx: Ctx, main: HTMLElement) => void | (() => void) | Promise<void | (() => void)>;
 interface Route {
-  path: string;
+  /** Listed in client-routes.ts too, so that the server reloads it into the client. */
+  path: ClientRoutePath;
   title: string;
   page: Page;
   access: 'public' | 'user' | 'admin';

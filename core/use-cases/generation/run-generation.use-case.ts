@@ -50,6 +50,30 @@ export class RunGeneration {
     if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };
     if (started.kind === 'finished') return { action: 'ack' };
     const attempt: Attempt = { job: started.job, runId: started.runId, previousRunId: started.previousRunId, message };
+    const { logger, clock } = this.deps;
+    const began = clock.now().getTime();
+    const fields = { jobId, templateId: attempt.job.templateId, templateVersion: attempt.job.templateVersion, attempt: message.attempt, runId: attempt.runId };
+    logger.info('job taken', fields);
+    let outcome: HandlerOutcome | null = null;
+    try {
+      outcome = await this.attempt(attempt);
+      return outcome;
+    } finally {
+      const ended = outcome ? await this.describe(attempt, outcome) : 'error';
+      logger.info('job ended', { ...fields, outcome: ended, durationMs: clock.now().getTime() - began });
+    }
+  }
+
+  /** For the log: how the attempt ended (the job's status when it is still this attempt's), never a reason to fail. */
+  private async describe(attempt: Attempt, outcome: HandlerOutcome): Promise<string> {
+    if (outcome.action === 'retry') return 'retrying';
+    if (outcome.action === 'dead') return 'dead-lettered';
+    const job = await this.deps.jobs.findById(attempt.job.id).catch(() => null);
+    return job && job.runId === attempt.runId ? job.status : 'lost';
+  }
+
+  private async attempt(attempt: Attempt): Promise<HandlerOutcome> {
+    const jobId = attempt.job.id;
     let lost = false;
     let result: EngineRunResult;
     try {
