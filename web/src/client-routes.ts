@@ -12,6 +12,10 @@ export const CLIENT_ROUTE_PATHS = [
   '/admin/templates',
   '/admin/users',
   '/admin/audit',
+  '/admin/jobs',
+  '/admin/queue',
+  '/admin/fleet',
+  '/admin/template-health',
 ] as const;
 
 export type ClientRoutePath = (typeof CLIENT_ROUTE_PATHS)[number];
