@@ -388,6 +388,30 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     if (capabilities.statsOldestAge !== false) t.deepEqual((await queue.stats(environment, taskTypes)).map((entry) => entry.oldestWaitingSeconds), [0, 0]);
   });
 
+  test(`${name}: stats leave out a message a consumer holds`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('stats-held');
+    const waitingOf = async () => (await queue.stats(environment, ['generation'])).map((entry) => entry.waiting);
+    await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    await queue.publish({ taskType: 'generation', environment, body: { n: 2 } });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let handled = 0;
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async () => {
+      if (handled === 0) await gate;
+      handled += 1;
+      return { action: 'ack' };
+    });
+    t.teardown(() => release());
+    await waitFor(async () => (await waitingOf())[0] === 1, 'one message taken').catch(() => undefined);
+    t.deepEqual(await waitingOf(), [1], 'the held message is not waiting');
+    release();
+    await waitFor(() => handled === 2, 'both handled');
+    await consumer.stop();
+    await waitFor(async () => (await waitingOf())[0] === 0, 'none waiting').catch(() => undefined);
+    t.deepEqual(await waitingOf(), [0]);
+  });
+
   test(`${name}: stop() waits for handlers in flight and then takes nothing more`, async (t) => {
     const { queue } = await open();
     const environment = uniqueEnv('stop');
