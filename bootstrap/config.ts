@@ -4,6 +4,7 @@ import { readDatabase, type DatabaseConfig } from './config/database.ts';
 import { readEngine, type EngineConfig } from './config/engine.ts';
 import { readGeneration, type GenerationConfig, type OutputsConfig } from './config/generation.ts';
 import { readLlm, type LlmConfig } from './config/llm.ts';
+import { readObservability, type ObservabilityConfig } from './config/observability.ts';
 import { readOidc, type OidcConfig } from './config/oidc.ts';
 import { readQueue, type QueueConfig } from './config/queue.ts';
 import { Reader, type Env } from './config/reader.ts';
@@ -41,6 +42,8 @@ export interface Config extends ServerConfig, UrlsConfig {
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
   social: SocialConfig;
+  /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
+  observability: ObservabilityConfig;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -71,6 +74,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const llm = readLlm(read);
   const seedTemplates = read.bool('SEED_TEMPLATES', server.appEnv === 'local');
   const social = readSocial(read, local);
+  const observability = readObservability(read);
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   const { publicUrl, corsOrigins, frontendUrl } = urls;
@@ -96,6 +100,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     llm,
     seedTemplates,
     social,
+    observability,
   };
   return { ok: true, config: deepFreeze(config) };
 }

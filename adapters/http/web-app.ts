@@ -22,7 +22,8 @@ export const WEB_APP_CSP: Readonly<Record<string, string[]>> = {
   'frame-ancestors': ["'none'"],
 };
 
-const API_PATH = /^\/api(\/|$)/;
+/** Paths the web client never answers: the API, and `/metrics` (a 404 when metrics are off, not the client's page). */
+const API_PATH = /^\/(api|metrics)(\/|$)/;
 
 export interface WebAppOptions {
   secure: boolean;

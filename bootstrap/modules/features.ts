@@ -8,6 +8,7 @@ import { bindStorage } from './storage.module.ts';
 import { bindQueue } from './queue.module.ts';
 import { bindGeneration } from './generation.module.ts';
 import { bindDiagnostics } from './diagnostics.module.ts';
+import { bindMetrics } from './metrics.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
@@ -15,6 +16,8 @@ import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
 export function bindFeatures(container: Container, config: Readonly<Config>): void {
+  // First: its listener starts before the other parts (a slow start can be watched) and stops after them.
+  bindMetrics(container, config);
   bindAuth(container, config);
   bindStorage(container, config);
   bindQueue(container, config);
