@@ -217,8 +217,8 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
       // One consumer for every task type (SQS keeps them on one queue: a consumer of some types would hand the others back).
       const handlers = new Map(resolveAll(container, TOKENS.TaskHandlers).flat().map((binding) => [binding.taskType as string, binding]));
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
-      const metrics = resolve(container, TOKENS.JobMetrics);
       if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
+      const metrics = resolve(container, TOKENS.JobMetrics);
       consumer = await resolve(container, TOKENS.Queue).consume(
         {
           taskTypes: [...TASK_TYPES],

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { totalmem } from 'node:os';
+import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import test, { type ExecutionContext } from 'ava';
 import { DATABASES } from '../support/databases.ts';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.ts';
@@ -218,4 +220,23 @@ test.serial('METRICS_PORT without a token: an api process serves the listener op
   t.is(scraped.status, 200);
   t.is(valueOf(scraped.samples, 'mediagen_http_requests_total', { method: 'GET', route: '/api/v1/health', status: '200' }), 1);
   t.false(scraped.samples.some((sample) => sample.name === 'mediagen_engine_server_up'), 'the engine is the worker role\'s');
+});
+
+test.serial('ENGINE_DRIVER=comfyui: one series per server by its position, up or down, with the VRAM its /system_stats reports', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const gone = `http://127.0.0.1:${await freePort()}`;
+  const port = await freePort();
+  await start(t, { ROLES: 'worker', ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: `${server.url},${gone}`, COMFYUI_TIMEOUT_MS: '1000', METRICS_PORT: String(port) });
+  const { status, samples } = await scrape(`http://127.0.0.1:${port}/metrics`, null);
+  t.is(status, 200);
+  t.is(valueOf(samples, 'mediagen_engine_server_up', { server: '1' }), 1);
+  t.is(valueOf(samples, 'mediagen_engine_server_up', { server: '2' }), 0);
+  t.is(valueOf(samples, 'mediagen_engine_server_running_jobs', { server: '1' }), 0);
+  // The protocol stand-in reports the machine's memory as one CPU device.
+  t.is(valueOf(samples, 'mediagen_engine_server_vram_total_bytes', { server: '1' }), totalmem());
+  const free = valueOf(samples, 'mediagen_engine_server_vram_free_bytes', { server: '1' });
+  t.true(free > 0 && free <= totalmem(), `free ${free}`);
+  t.false(samples.some((sample) => sample.name === 'mediagen_engine_server_vram_total_bytes' && sample.labels['server'] === '2'), 'no VRAM for a server that does not answer');
+  t.false(samples.some((sample) => Object.values(sample.labels).some((value) => value.includes('127.0.0.1'))), 'no server address in a label');
 });
