@@ -15,7 +15,8 @@ import { resolve, TOKENS, type LifecycleBinding } from '../tokens.ts';
  */
 export function bindMetrics(container: Container, config: Readonly<Config>): void {
   const { metrics } = config.observability;
-  const enabled = metrics.token !== null || metrics.port !== null;
+  // The token alone exposes nothing in a process without the API server: no metrics are kept there.
+  const enabled = metrics.port !== null || (metrics.token !== null && config.roles.includes('api'));
   container
     .bind(TOKENS.Metrics)
     .toDynamicValue(() => {

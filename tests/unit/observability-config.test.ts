@@ -1,5 +1,12 @@
+import 'reflect-metadata';
 import test from 'ava';
+import { Container } from 'inversify';
 import { loadConfig } from '../../bootstrap/config.ts';
+import { bindFeatures } from '../../bootstrap/modules/features.ts';
+import { bindInfrastructure } from '../../bootstrap/modules/infrastructure.module.ts';
+import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
+import { NO_JOB_METRICS } from '../../core/ports/metrics.port.ts';
+import { silentLogger } from '../support/test-app.ts';
 
 const base = { DATA_DIR: '/tmp/mgs-observability-config', JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-000' };
 
@@ -25,4 +32,21 @@ test('a short or spaced METRICS_TOKEN and a METRICS_PORT out of range are refuse
   const spaced = loadConfig({ ...base, METRICS_TOKEN: 'sixteen chars and more' }, { persistLocalSecret: false });
   t.deepEqual(!spaced.ok && spaced.problems, ['METRICS_TOKEN must be at least 16 characters without spaces']);
   t.true(loadConfig({ ...base, METRICS_TOKEN: 'sixteen-chars-xx' }, { persistLocalSecret: false }).ok, 'exactly 16 is enough');
+});
+
+test('metrics are kept only where they can be scraped: METRICS_PORT anywhere, METRICS_TOKEN alone only with the api role', (t) => {
+  const kept = (env: Record<string, string>) => {
+    const loaded = loadConfig({ ...base, ...env }, { persistLocalSecret: false });
+    if (!loaded.ok) throw new Error(loaded.problems.join('; '));
+    const container = new Container({ defaultScope: 'Singleton' });
+    bindInfrastructure(container, loaded.config, silentLogger);
+    bindFeatures(container, loaded.config);
+    const metrics = resolve(container, TOKENS.Metrics);
+    t.is(resolve(container, TOKENS.JobMetrics), metrics ?? NO_JOB_METRICS);
+    return metrics !== null;
+  };
+  t.false(kept({}));
+  t.false(kept({ ROLES: 'worker', METRICS_TOKEN: 'sixteen-chars-xx' }));
+  t.true(kept({ ROLES: 'api', METRICS_TOKEN: 'sixteen-chars-xx' }));
+  t.true(kept({ ROLES: 'worker', METRICS_PORT: '0' }));
 });

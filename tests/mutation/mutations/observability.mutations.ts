@@ -39,6 +39,13 @@ export const MUTATIONS: Mutation[] = [
     tests: [METRICS_TEST],
   },
   {
+    name: 'metrics kept in a process that cannot be scraped (METRICS_TOKEN alone, no api role)',
+    file: 'bootstrap/modules/metrics.module.ts',
+    find: "(metrics.token !== null && config.roles.includes('api'))",
+    replace: 'metrics.token !== null',
+    tests: ['tests/unit/observability-config.test.ts'],
+  },
+  {
     name: 'the web client answers /metrics when metrics are off',
     file: 'adapters/http/web-app.ts',
     find: 'const API_PATH = /^\\/(api|metrics)(\\/|$)/;',
