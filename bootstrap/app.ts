@@ -7,6 +7,7 @@ import { featuresRoutes, mergeFeatures, type FeatureContribution } from '../adap
 import { healthRoutes } from '../adapters/http/routes/health.routes.ts';
 import { defaultWebRoot } from '../adapters/http/web-app.ts';
 import { JsonLogger } from '../adapters/logging/json-logger.ts';
+import type { PromMetrics, RequestSample } from '../adapters/metrics/prom-metrics.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
 import type { Config } from './config.ts';
@@ -49,6 +50,8 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     const features = () =>
       mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
     const modules = [healthRoutes({ version: VERSION, checks, readiness }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
+    const metrics = container.get<PromMetrics | null>(TOKENS.Metrics);
+    const metricsToken = config.observability.metrics.token;
     const built = createHttpApp({
       version: VERSION,
       corsOrigins: config.corsOrigins,
@@ -62,6 +65,8 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       frontendUrl: config.frontendUrl,
       trustProxy: config.network.trustProxy,
       auth: { authenticate: (token) => authenticate.execute(token) },
+      ...(metrics ? { observeRequest: (sample: RequestSample) => metrics.observeRequest(sample) } : {}),
+      ...(metrics && metricsToken ? { metrics: { token: metricsToken, contentType: metrics.contentType, render: () => metrics.render() } } : {}),
     });
     http = built.app;
     drainHandlers = built.drain;

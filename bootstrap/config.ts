@@ -5,6 +5,7 @@ import { readEngine, type EngineConfig } from './config/engine.ts';
 import { readGeneration, type GenerationConfig, type OutputsConfig } from './config/generation.ts';
 import { readLlm, type LlmConfig } from './config/llm.ts';
 import { readNetwork, type NetworkConfig } from './config/network.ts';
+import { readObservability, type ObservabilityConfig } from './config/observability.ts';
 import { readOidc, type OidcConfig } from './config/oidc.ts';
 import { readQueue, type QueueConfig } from './config/queue.ts';
 import { Reader, type Env } from './config/reader.ts';
@@ -43,6 +44,8 @@ export interface Config extends ServerConfig, UrlsConfig {
   seedTemplates: boolean;
   social: SocialConfig;
   network: NetworkConfig;
+  /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
+  observability: ObservabilityConfig;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -74,6 +77,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const seedTemplates = read.bool('SEED_TEMPLATES', server.appEnv === 'local');
   const social = readSocial(read, local);
   const network = readNetwork(read);
+  const observability = readObservability(read);
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   const { publicUrl, corsOrigins, frontendUrl } = urls;
@@ -100,6 +104,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     seedTemplates,
     social,
     network,
+    observability,
   };
   return { ok: true, config: deepFreeze(config) };
 }

@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { mkdir } from 'node:fs/promises';
-import type { EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import type { EngineRunRequest, EngineServerState, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { BuiltinEngine, openable, type BuiltinEngineOptions } from './builtin-engine.ts';
 import type { EngineThreadData, FromThread, ToThread } from './engine-thread.ts';
 
@@ -133,6 +133,11 @@ export class ThreadedBuiltinEngine implements WorkflowEngine {
 
   async check(): Promise<void> {
     await mkdir(this.options.workDir, { recursive: true });
+  }
+
+  /** One server, this process: healthy until closed, running as many jobs as it has busy threads. */
+  async servers(): Promise<EngineServerState[]> {
+    return [{ server: 'builtin', healthy: !this.closed, runningJobs: this.busy.size }];
   }
 
   async close(): Promise<void> {

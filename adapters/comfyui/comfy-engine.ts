@@ -7,7 +7,7 @@
  */
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
-import type { EngineError, EngineHealth, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import type { EngineError, EngineHealth, EngineServerState, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { ComfyClient, ComfyUnavailable, type ComfyNodeError } from './comfy-client.ts';
 import type { WebSocket } from 'ws';
 import { ComfyPool, type ComfyLease } from './comfy-pool.ts';
@@ -202,6 +202,10 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
 
   async check(): Promise<EngineHealth> {
     return { servers: await this.pool.check() };
+  }
+
+  servers(): Promise<EngineServerState[]> {
+    return this.pool.states();
   }
 
   async close(): Promise<void> {

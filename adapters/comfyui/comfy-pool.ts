@@ -7,6 +7,7 @@
  * then gets null: the caller fails the attempt as transient and the queue retries it later.
  */
 import type { ComfyClient, ComfyDevice } from './comfy-client.ts';
+import type { EngineServerState } from '../../core/ports/workflow-engine.port.ts';
 
 export interface ComfyPoolOptions {
   jobsPerServer: number;
@@ -50,6 +51,7 @@ export interface ComfyLease {
 }
 
 const MiB = 1024 * 1024;
+const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
 
 export class ComfyPool {
   private readonly servers: ServerState[];
@@ -103,6 +105,19 @@ export class ComfyPool {
     const report = this.report();
     if (!report.some((s) => s.healthy)) throw new Error(`no ComfyUI server is reachable (${report.length} configured)`);
     return report;
+  }
+
+  /** Probes every server now (never throws) and gives each one's state with its VRAM in bytes, for metrics. */
+  async states(): Promise<EngineServerState[]> {
+    await Promise.all(this.servers.map((s) => this.probe(s)));
+    return this.servers.map((s, index) => ({
+      server: String(index + 1),
+      healthy: s.healthy === true,
+      runningJobs: s.inFlight,
+      ...(s.devices.length > 0
+        ? { vram: { totalBytes: sum(s.devices.map((d) => d.vram_total)), freeBytes: sum(s.devices.map((d) => d.vram_free)) } }
+        : {}),
+    }));
   }
 
   report(): ServerHealth[] {

@@ -19,6 +19,7 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  QueueStats,
 } from '../../core/ports/queue.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
@@ -35,6 +36,8 @@ interface QueueRow {
   claimToken: string | null;
   lastError: string | null;
   seq: number;
+  /** When it was published (ms). */
+  createdAt: number;
 }
 
 type Handler = (message: DeliveredMessage) => Promise<HandlerOutcome>;
@@ -117,6 +120,7 @@ export class MemoryMessageQueue implements MessageQueue {
       claimToken: null,
       lastError: null,
       seq: (sequence += 1),
+      createdAt: this.clock.now().getTime(),
     });
     this.scheduleAll();
     return { messageId: id };
@@ -132,7 +136,7 @@ export class MemoryMessageQueue implements MessageQueue {
 
   async peek(max: number): Promise<PeekedMessage[]> {
     const now = this.clock.now().getTime();
-    return this.ordered((row) => row.status === 'ready' && (row.claimToken === null || row.visibleAt <= now))
+    return this.ordered((row) => isWaiting(row, now))
       .slice(0, Math.max(0, max))
       .map(toPeeked);
   }
@@ -162,6 +166,17 @@ export class MemoryMessageQueue implements MessageQueue {
   private deadRow(id: string): QueueRow | null {
     const row = this.rows.get(id);
     return row && row.status === 'dead' ? row : null;
+  }
+
+  async stats(environment: string, taskTypes: readonly string[]): Promise<QueueStats[]> {
+    const now = this.clock.now().getTime();
+    const rows = [...this.rows.values()].filter((row) => row.environment === environment);
+    return taskTypes.map((taskType) => {
+      const waiting = rows.filter((row) => row.taskType === taskType && isWaiting(row, now));
+      const oldest = Math.min(now, ...waiting.map((row) => row.createdAt));
+      const deadLetters = rows.filter((row) => row.taskType === taskType && row.status === 'dead').length;
+      return { taskType, waiting: waiting.length, oldestWaitingSeconds: (now - oldest) / 1000, deadLetters };
+    });
   }
 
   async check(): Promise<void> {}
@@ -293,6 +308,9 @@ export class MemoryMessageQueue implements MessageQueue {
     this.scheduleAll();
   }
 }
+
+/** Ready and not held by a consumer (a delayed retry included). */
+const isWaiting = (row: QueueRow, now: number): boolean => row.status === 'ready' && (row.claimToken === null || row.visibleAt <= now);
 
 const toPeeked = (row: QueueRow): PeekedMessage => ({
   id: row.id,

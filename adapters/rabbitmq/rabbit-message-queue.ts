@@ -18,6 +18,7 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  QueueStats,
 } from '../../core/ports/queue.port.ts';
 import type { AmqpLink } from './amqp-link.ts';
 
@@ -151,6 +152,34 @@ export class RabbitMessageQueue implements MessageQueue {
     } finally {
       await channel.close().catch(() => undefined);
     }
+  }
+  /**
+   * Each route's ready messages and dead letters, from a passive declare (the broker's own count; messages waiting
+   * out a retry delay sit in the shared delay queues and are not counted). RabbitMQ cannot tell the oldest's age.
+   */
+  async stats(environment: string, taskTypes: readonly string[]): Promise<QueueStats[]> {
+    const model: ChannelModel = await this.link.connection(5000);
+    const count = async (queue: string): Promise<number> => {
+      // A failed passive declare closes its channel: one channel per queue.
+      const channel = await model.createChannel();
+      channel.on('error', () => undefined);
+      try {
+        return (await channel.checkQueue(queue)).messageCount;
+      } catch (error) {
+        // A queue nobody declared yet holds nothing.
+        if (/NOT_FOUND/.test(String(error))) return 0;
+        throw error;
+      } finally {
+        await channel.close().catch(() => undefined);
+      }
+    };
+    return Promise.all(
+      taskTypes.map(async (taskType) => {
+        const route = { environment, taskType };
+        const [waiting, deadLetters] = await Promise.all([count(this.queueName(route)), count(this.deadQueueName(route))]);
+        return { taskType, waiting, deadLetters };
+      }),
+    );
   }
 
   async check(): Promise<void> {

@@ -12,6 +12,7 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  QueueStats,
 } from '../../core/ports/queue.port.ts';
 import type { OutboxEntry, OutboxWriter } from '../../core/ports/outbox.port.ts';
 import { selectRows, type SqlScope } from './sql-scope.ts';
@@ -232,6 +233,29 @@ export class SequelizeMessageQueue implements MessageQueue {
       async (scope) => (await queueMessageModel(scope.sequelize).update(values, { where: { message_id: id, status: 'dead' }, ...scope.options }))[0],
     );
     return changed === 1;
+  }
+
+  /** One grouped count over the environment's waiting and dead messages. */
+  async stats(environment: string, taskTypes: readonly string[]): Promise<QueueStats[]> {
+    const now = this.clock.now();
+    const rows = await selectRows<{ task_type: string; status: string; n: number | string; oldest: Date | string | null }>(
+      this.db.autocommit,
+      `SELECT task_type, status, COUNT(*) AS n, MIN(created_at) AS oldest FROM queue_messages
+       WHERE environment = :environment AND (status = 'dead' OR (status = 'ready' AND (claim_token IS NULL OR visible_at <= :now)))
+       GROUP BY task_type, status`,
+      { environment, now },
+    );
+    const find = (taskType: string, status: string) => rows.find((row) => row.task_type === taskType && row.status === status);
+    return taskTypes.map((taskType) => {
+      const waiting = find(taskType, 'ready');
+      const oldest = waiting?.oldest ? new Date(waiting.oldest).getTime() : now.getTime();
+      return {
+        taskType,
+        waiting: Number(waiting?.n ?? 0),
+        oldestWaitingSeconds: Math.max(0, now.getTime() - oldest) / 1000,
+        deadLetters: Number(find(taskType, 'dead')?.n ?? 0),
+      };
+    });
   }
 
   async check(): Promise<void> {

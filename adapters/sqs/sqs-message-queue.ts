@@ -12,6 +12,7 @@ import {
   type Message,
   type MessageAttributeValue,
   type SQSClientConfig,
+  type QueueAttributeName,
 } from '@aws-sdk/client-sqs';
 import {
   DEFAULT_BACKOFF,
@@ -31,6 +32,7 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  QueueStats,
 } from '../../core/ports/queue.port.ts';
 
 export interface SqsMessageQueueOptions {
@@ -157,6 +159,22 @@ export class SqsMessageQueue implements MessageQueue {
         await this.client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: deadUrl, Entries: entries })).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * One queue holds every task type of its environment: one entry for all of them (`taskType: null`), from SQS's
+   * approximate counts (visible plus delayed). The oldest message's age is a CloudWatch metric, not an attribute.
+   */
+  async stats(): Promise<QueueStats[]> {
+    const approximate = async (queueUrl: string, names: QueueAttributeName[]): Promise<number> => {
+      const { Attributes } = await this.client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: names }));
+      return names.reduce((sum, name) => sum + Number(Attributes?.[name] ?? 0), 0);
+    };
+    const waitingNames: QueueAttributeName[] = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'];
+    // A dead letter someone is looking at (deadLetters() receives it) is still a dead letter.
+    const deadNames: QueueAttributeName[] = [...waitingNames, 'ApproximateNumberOfMessagesNotVisible'];
+    const [waiting, deadLetters] = await Promise.all([approximate(this.queueUrl, waitingNames), this.deadLetterQueueUrl().then((url) => approximate(url, deadNames))]);
+    return [{ taskType: null, waiting, deadLetters }];
   }
 
   async check(): Promise<void> {

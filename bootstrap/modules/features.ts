@@ -9,6 +9,7 @@ import { bindQueue } from './queue.module.ts';
 import { bindGeneration } from './generation.module.ts';
 import { bindDiagnostics } from './diagnostics.module.ts';
 import { bindAdminConsole } from './admin-console.module.ts';
+import { bindMetrics } from './metrics.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
@@ -19,6 +20,8 @@ import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 export function bindFeatures(container: Container, config: Readonly<Config>): void {
   // First: the probe listener starts before, and stops after, every part it reports on.
   bindHealthProbes(container, config);
+  // First: its listener starts before the other parts (a slow start can be watched) and stops after them.
+  bindMetrics(container, config);
   bindAuth(container, config);
   bindStorage(container, config);
   bindQueue(container, config);

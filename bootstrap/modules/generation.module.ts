@@ -85,7 +85,8 @@ export function generationFeature(
   const storage = ports.storage();
   const control = new JobControl(ports.bus());
   const requestCancel = (jobId: string) => control.requestCancel(jobId);
-  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment });
+  const metrics = ports.metrics();
+  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment, metrics });
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
   const history = new OutputHistory({
     history: repos.history,
@@ -135,6 +136,7 @@ export function generationFeature(
             clock: ports.clock(),
             environment: config.appEnv,
             maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
+            metrics,
           }),
           cancel: new CancelGeneration({ ...common, lifecycle, logger, requestCancel }),
           queries,
@@ -175,6 +177,7 @@ export function generationFeature(
         maxAttempts: generation.maxAttempts,
         visibilitySeconds: generation.visibilitySeconds,
         onCancel: (jobId, abort) => control.onCancel(jobId, abort),
+        metrics,
       });
       const deadLetters = new FailDeadLetteredJob({ uow: ports.uow(), lifecycle, logger, requestCancel });
       return [{ taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) }];
@@ -217,6 +220,7 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
       const handlers = new Map(resolveAll(container, TOKENS.TaskHandlers).flat().map((binding) => [binding.taskType as string, binding]));
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
       if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
+      const metrics = resolve(container, TOKENS.JobMetrics);
       consumer = await resolve(container, TOKENS.Queue).consume(
         {
           taskTypes: [...TASK_TYPES],
@@ -224,7 +228,10 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
           concurrency: config.generation.workerConcurrency,
           maxAttempts: config.generation.maxAttempts,
           visibilitySeconds: config.generation.visibilitySeconds,
-          onDeadLetter: async (message, reason) => handlers.get(message.taskType)?.onDeadLetter(message, reason),
+          onDeadLetter: async (message, reason) => {
+            await handlers.get(message.taskType)?.onDeadLetter(message, reason);
+            metrics.deadLettered(message.taskType);
+          },
         },
         async (message) => handlers.get(message.taskType)?.handle(message) ?? { action: 'dead', reason: `no handler for task type ${message.taskType}` },
       );

@@ -59,6 +59,18 @@ export interface PeekedMessage {
   reason?: string;
 }
 
+/** How one task type's queue stands (metrics). A figure the driver cannot tell is left out. */
+export interface QueueStats {
+  /** Null when the driver keeps every task type on one queue and cannot count them apart (SQS). */
+  taskType: string | null;
+  /** Messages waiting to be taken (delayed retries included where the driver sees them), not those held by a consumer. */
+  waiting: number;
+  /** Seconds since the oldest waiting message was published (0 when none waits). */
+  oldestWaitingSeconds?: number;
+  /** Messages in the dead letters. */
+  deadLetters?: number;
+}
+
 export interface MessageQueue {
   publish(message: OutgoingMessage): Promise<{ messageId: string }>;
   consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer>;
@@ -73,6 +85,8 @@ export interface MessageQueue {
   redrive(id: string): Promise<boolean>;
   /** Drops the dead letter with this message id for good. False when no dead letter has this id. */
   discard(id: string): Promise<boolean>;
+  /** Depth, oldest age and dead letters of each of these task types in one environment, cheaply (one grouped count or one call per queue). */
+  stats(environment: string, taskTypes: readonly string[]): Promise<QueueStats[]>;
   check(): Promise<void>;
   close(): Promise<void>;
 }

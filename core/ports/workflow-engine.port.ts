@@ -66,11 +66,24 @@ export interface EngineRunRequest {
 /** What a health check may report of the engine, e.g. each GPU server's state and VRAM. */
 export type EngineHealth = Record<string, unknown>;
 
+/** One server of the engine as metrics show it. */
+export interface EngineServerState {
+  /** `builtin`, or a ComfyUI server's position in COMFYUI_URLS (`1`, `2`...): its address stays out of metrics. */
+  server: string;
+  healthy: boolean;
+  /** This process's jobs running on it. */
+  runningJobs: number;
+  /** Its devices' VRAM added up, when it reports any. */
+  vram?: { totalBytes: number; freeBytes: number };
+}
+
 export interface WorkflowEngine {
   run(request: EngineRunRequest): Promise<EngineRunResult>;
   /** Frees the engine-side files of a run once the caller has stored them (optional: not every engine keeps any). */
   release?(runId: string): Promise<void>;
   /** Throws when the engine cannot be reached (used by health checks); may describe what it found (servers, VRAM). */
   check(): Promise<EngineHealth | void>;
+  /** Each server's health, running jobs and VRAM, freshly probed (optional: metrics leave out an engine without it). */
+  servers?(): Promise<EngineServerState[]>;
   close(): Promise<void>;
 }

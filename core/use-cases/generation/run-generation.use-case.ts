@@ -5,6 +5,7 @@ import type { GenerationJob, JobError } from '../../domain/job.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
+import { NO_JOB_METRICS, type JobMetrics } from '../../ports/metrics.port.ts';
 import type { DeliveredMessage, HandlerOutcome } from '../../ports/queue.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { EngineRunResult, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
@@ -28,6 +29,8 @@ export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'>
   /** Registers an abort hook so a cancel request reaches the running engine call. */
   onCancel(jobId: string, abort: () => void): () => void;
   progressIntervalMs?: number;
+  /** Times each engine run and each storing of outputs; none by default. */
+  metrics?: JobMetrics;
 }
 
 type Attempt = { job: GenerationJob; runId: string; previousRunId: string | null; message: DeliveredMessage };
@@ -76,10 +79,15 @@ export class RunGeneration {
     const jobId = attempt.job.id;
     let lost = false;
     let result: EngineRunResult;
+    const metrics = this.deps.metrics ?? NO_JOB_METRICS;
     try {
+      const runStarted = this.deps.clock.now().getTime();
       result = await this.run(attempt, () => (lost = true));
+      metrics.runTime(this.secondsSince(runStarted));
       if (result.ok) {
+        const storeStarted = this.deps.clock.now().getTime();
         const stored = await this.deps.outputs.complete(attempt.job, attempt.runId, result.files, result.texts);
+        metrics.uploadTime(this.secondsSince(storeStarted));
         if (stored === 'lost') this.deps.logger.info('attempt lost its job before storing its results', { jobId, runId: attempt.runId });
         return { action: 'ack' };
       }
@@ -167,6 +175,10 @@ export class RunGeneration {
       const { job } = attempt;
       this.deps.logger.warn('job failed', { jobId: job.id, userId: job.userId, templateId: job.templateId, code: error.code, error: error.message, ...(error.nodeId ? { nodeId: error.nodeId } : {}), refunded: outcome.refunded });
     }
+  }
+
+  private secondsSince(ms: number): number {
+    return (this.deps.clock.now().getTime() - ms) / 1000;
   }
 
   private later(seconds: number): Date {
