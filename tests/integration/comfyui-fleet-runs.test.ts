@@ -65,6 +65,16 @@ const adminOnComfy = async (t: Teardown, cost: number) => {
   return { target, proxy, admin, socket };
 };
 
+/** Resolves once the server has nothing running or pending. */
+const serverIdle = async (target: StartedComfyServer): Promise<void> => {
+  for (let i = 0; i < 600; i++) {
+    const queue = (await (await fetch(`${target.url}/queue`)).json()) as { queue_running: unknown[]; queue_pending: unknown[] };
+    if (queue.queue_running.length === 0 && queue.queue_pending.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the server is still busy after 60 s');
+};
+
 const solid = (color: number): WorkflowGraph => ({
   '1': { class_type: 'EmptyImage', inputs: { width: 16, height: 8, batch_size: 1, color } },
   '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'same' } },
@@ -175,9 +185,11 @@ test.serial('ENGINE_DRIVER=comfyui: the same parameters again after the server l
 
 test.serial('ENGINE_DRIVER=comfyui: a prompt ComfyUI accepts with an invalid output branch is refused: nothing runs, the job fails with ENGINE.VALIDATION naming the node, refunded', async (t) => {
   const { target, proxy, admin, socket } = await adminOnComfy(t, 3);
+  // The valid branch takes a few seconds (a blur), so the interrupt lands before it saves, as on a GPU.
   const workflow = {
-    '1': { class_type: 'EmptyImage', inputs: { width: 8, height: 8, batch_size: 1, color: 0 } },
-    '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'good' } },
+    '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: 8, color: 0 } },
+    '5': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 31, sigma: 10 } },
+    '2': { class_type: 'SaveImage', inputs: { images: ['5', 0], filename_prefix: 'good' } },
     '3': { class_type: 'ImageInvert', inputs: {} },
     '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'bad' } },
   };
@@ -188,8 +200,6 @@ test.serial('ENGINE_DRIVER=comfyui: a prompt ComfyUI accepts with an invalid out
   t.deepEqual(Object.keys(answer.node_errors), ['3']);
   await postJson(`${target.url}/queue`, { delete: ['direct'] });
   await postJson(`${target.url}/interrupt`, { prompt_id: 'direct' });
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  await rm(join(target.outputDir), { recursive: true, force: true });
 
   const submitted = await admin.post('/generate', { workflow });
   t.is(submitted.status, 202, JSON.stringify(submitted.body));
@@ -202,8 +212,13 @@ test.serial('ENGINE_DRIVER=comfyui: a prompt ComfyUI accepts with an invalid out
   const job = (await admin.get(`/generate/${submitted.body.id}`)).body as { status: string; error: { code: string; nodeId?: string } };
   t.like(job, { status: 'failed', error: { code: 'ENGINE.VALIDATION', nodeId: '3' } });
   t.is((await admin.get('/auth/profile')).body.coinBalance, 100);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  t.deepEqual(await filesUnder(target.outputDir), [], 'the valid branch never ran');
+  // Once the server is idle, the job's prompt was either removed while pending or ended interrupted: never a success.
+  await serverIdle(target);
+  const history = Object.values((await (await fetch(`${target.url}/history`)).json()) as Record<string, { prompt: unknown[]; status: { status_str: string } }>);
+  const ofJob = history.filter((entry) => (entry.prompt[3] as { mgs_job?: string }).mgs_job === submitted.body.id);
+  t.false(ofJob.some((entry) => entry.status.status_str === 'success'), JSON.stringify(ofJob.map((entry) => entry.status)));
+  // The job's prompt would save under output/mgs/<run id>/ (the direct one above saved at the root).
+  t.deepEqual(await filesUnder(join(target.outputDir, 'mgs')), [], 'the valid branch never saved');
   t.is(proxy.count('POST /prompt '), 1, 'not retried');
 });
 
