@@ -70,10 +70,10 @@ export class FfprobeMediaInspector implements MediaInspector {
     const out = await run(bin, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], this.options.timeoutMs ?? 30_000);
     const probe = JSON.parse(out) as ProbeJson;
     const facts: MediaFacts = {};
-    const video = probe.streams?.find((s) => s.codec_type === 'video' && positive(s.width) && positive(s.height));
-    if (video) {
-      facts.width = video.width!;
-      facts.height = video.height!;
+    const video = probe.streams?.find((s) => s.codec_type === 'video');
+    if (video?.width && video.height) {
+      facts.width = video.width;
+      facts.height = video.height;
     }
     const duration = positive(probe.format?.duration) ?? positive(probe.streams?.find((s) => positive(s.duration))?.duration);
     if (duration !== undefined) facts.durationSeconds = Math.round(duration * 1000) / 1000;
