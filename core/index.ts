@@ -45,6 +45,7 @@ export * from './ports/job-repository.port.ts';
 export * from './ports/language-model.port.ts';
 export * from './ports/logger.port.ts';
 export * from './ports/metrics.port.ts';
+export * from './ports/media-inspector.port.ts';
 export * from './ports/node-catalog.port.ts';
 export * from './ports/object-storage.port.ts';
 export * from './ports/oidc-providers.port.ts';

@@ -35,6 +35,16 @@ export interface ExecuteHooks {
   isInterrupted?(): boolean;
   /** checked after each node and inside progress loops: a message fails the node (a memory budget ran out) */
   overBudget?(): string | null;
+  /** ComfyUI's execution cache (a server keeps one across prompts; the in-process engine runs without). */
+  cache?: NodeOutputCache;
+}
+
+/** A node's results by its input signature (class, literal inputs, the signatures of what it links to). */
+export interface NodeOutputCache {
+  get(signature: string): { outputs: unknown[]; ui: Record<string, unknown> | undefined } | undefined;
+  set(signature: string, value: { outputs: unknown[]; ui: Record<string, unknown> | undefined }): void;
+  /** After a prompt is set: ComfyUI's classic cache keeps only the entries this prompt's nodes use. */
+  keepOnly(signatures: ReadonlySet<string>): void;
 }
 
 export type ExecuteResult =

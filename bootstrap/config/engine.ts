@@ -50,3 +50,19 @@ export function readEngine(read: Reader, ctx: { dataDir: string }): EngineConfig
   }
   return engine;
 }
+
+/** The jobs one worker can keep busy on the servers at once: servers × COMFYUI_JOBS_PER_SERVER (capped at WORKER_CONCURRENCY's 64); 1 for builtin. */
+export function engineSlots(engine: EngineConfig): number {
+  return engine.driver === 'comfyui' ? Math.min(64, Math.max(1, engine.urls.length) * engine.jobsPerServer) : 1;
+}
+
+/** A start-up warning when WORKER_CONCURRENCY leaves ComfyUI slots idle (each job holds one slot while it runs), else null. */
+export function idleSlotsWarning(engine: EngineConfig, workerConcurrency: number): string | null {
+  const slots = engineSlots(engine);
+  if (engine.driver !== 'comfyui' || workerConcurrency >= slots) return null;
+  return (
+    `WORKER_CONCURRENCY=${workerConcurrency} runs at most ${workerConcurrency} job(s) at a time, but ${engine.urls.length} ComfyUI server(s) × ` +
+    `COMFYUI_JOBS_PER_SERVER=${engine.jobsPerServer} offer ${slots} slots: ${slots - workerConcurrency} will stay idle unless other worker ` +
+    `processes use them. Leave WORKER_CONCURRENCY unset (it then defaults to ${slots}) or raise it.`
+  );
+}

@@ -24,6 +24,8 @@ import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import type { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import type { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
+import { idleSlotsWarning } from '../config/engine.ts';
+import { FfprobeMediaInspector } from '../../adapters/media-probe/ffprobe-media-inspector.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
 
@@ -163,6 +165,7 @@ export function generationFeature(
         logger,
         retentionDays: config.outputs.retentionDays,
         viewUrl: history.viewUrl,
+        media: new FfprobeMediaInspector(),
       });
       const run = new RunGeneration({
         uow: ports.uow(),
@@ -216,6 +219,8 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
     roles: ['worker'],
     async start() {
       await control.start();
+      const idle = idleSlotsWarning(config.engine, config.generation.workerConcurrency);
+      if (idle) resolve(container, TOKENS.Logger).warn(idle);
       // One consumer for every task type (SQS keeps them on one queue: a consumer of some types would hand the others back).
       const handlers = new Map(resolveAll(container, TOKENS.TaskHandlers).flat().map((binding) => [binding.taskType as string, binding]));
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));

@@ -33,8 +33,10 @@ export interface EngineTextOutput {
 
 export interface EngineError {
   /** Stable code: ENGINE.VALIDATION (graph rejected before running), ENGINE.EXECUTION (a node failed),
-   * ENGINE.INTERRUPTED, ENGINE.UNAVAILABLE (engine unreachable: transient). */
-  code: 'ENGINE.VALIDATION' | 'ENGINE.EXECUTION' | 'ENGINE.INTERRUPTED' | 'ENGINE.UNAVAILABLE';
+   * ENGINE.INTERRUPTED (the caller's abort, or the engine stopping), ENGINE.CANCELLED (someone cancelled the run on the
+   * engine itself, e.g. Interrupt pressed in a ComfyUI server's own page: the job ends cancelled, not retried),
+   * ENGINE.UNAVAILABLE (engine unreachable: transient). */
+  code: 'ENGINE.VALIDATION' | 'ENGINE.EXECUTION' | 'ENGINE.INTERRUPTED' | 'ENGINE.CANCELLED' | 'ENGINE.UNAVAILABLE';
   message: string;
   nodeId?: string;
   /** Per-node validation problems, when the engine reports them. */

@@ -19,7 +19,7 @@ export interface JobLifecycleDeps {
 
 export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
 
-export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled' };
+export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled'; fence?: string };
 
 export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: true; job: GenerationJob; refunded: number };
 
@@ -72,7 +72,7 @@ export class JobLifecycle {
       leaseUntil: null,
       ...(ending.to === 'failed' ? { error: ending.error } : {}),
     };
-    const fence = ending.to === 'failed' ? ending.fence : undefined;
+    const { fence } = ending;
     const moved = await tx.jobs.transition(jobId, { to: ending.to, ...(fence !== undefined ? { fence } : {}), changes }, at);
     const job = await tx.jobs.findById(jobId);
     if (!moved || !job) return { ended: false, job };

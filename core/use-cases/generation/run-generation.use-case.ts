@@ -104,6 +104,10 @@ export class RunGeneration {
     }
     await this.deps.outputs.discard(attempt.runId);
     if (result.error.code === 'ENGINE.INTERRUPTED') return this.interrupted(attempt, lost);
+    if (result.error.code === 'ENGINE.CANCELLED') {
+      await this.cancelledOnEngine(attempt, result.error.message);
+      return { action: 'ack' };
+    }
     const error: JobError = { code: result.error.code, message: result.error.message, ...(result.error.nodeId ? { nodeId: result.error.nodeId } : {}) };
     if (result.transient) return this.transient(attempt, error);
     await this.fail(attempt, error);
@@ -146,6 +150,13 @@ export class RunGeneration {
     const job = await this.deps.jobs.findById(attempt.job.id);
     if (lost || !job || job.status !== 'running' || job.runId !== attempt.runId) return { action: 'ack' };
     return this.transient(attempt, { code: 'ENGINE.INTERRUPTED', message: 'the engine interrupted the run' });
+  }
+
+  /** Cancelled on the engine itself (not by us): the job ends cancelled and refunded, as if its owner had cancelled it. */
+  private async cancelledOnEngine(attempt: Attempt, reason: string): Promise<void> {
+    const { job, runId } = attempt;
+    const outcome = await this.deps.uow.run((tx) => this.deps.lifecycle.end(tx, job.id, { to: 'cancelled', fence: runId }));
+    if (outcome.ended) this.deps.logger.warn('job cancelled on the engine', { jobId: job.id, runId, reason, refunded: outcome.refunded });
   }
 
   private async transient(attempt: Attempt, error: JobError): Promise<HandlerOutcome> {
