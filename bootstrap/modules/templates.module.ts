@@ -44,13 +44,15 @@ export function templatesFeature(ports: FeaturePorts, config: Readonly<Config>, 
   };
   // A server that came back with other models or nodes: active templates are checked again and problems logged.
   let unsubscribe: (() => void) | undefined;
+  // The catalogue is resolved only when asked: building this feature must not start the engine.
+  const lazyNodes: NodeCatalog = { catalogues: async () => (await needs.nodes()?.catalogues()) ?? null };
+  const recheck = new RecheckTemplates({ templates, nodes: lazyNodes, logger: logger.child({ component: 'templates' }) });
   const fleetWatch: LifecycleBinding = {
     name: 'template-fleet-recheck',
     roles: ['api'],
     async start() {
       const catalog = needs.nodes();
       if (!catalog?.onCatalogueChange) return;
-      const recheck = new RecheckTemplates({ templates, nodes: catalog, logger: logger.child({ component: 'templates' }) });
       unsubscribe = catalog.onCatalogueChange(() => {
         recheck.execute().catch((error: unknown) => logger.error('template re-check failed', { error: String(error) }));
       });
