@@ -126,7 +126,8 @@ const parameterRange = (item: ParameterMappingItem): { min?: number; max?: numbe
 
 /**
  * A mapped input gets its value at submit time: its placeholder is not checked, but every value the parameter
- * allows must fit the node (its range within min/max, its options in the combo list, its default valid).
+ * allows must fit the node: its range within min/max (the map's own check keeps a default within that range),
+ * its options or default in the combo list.
  */
 const checkMapped = (spec: InputSpec, name: string, item: ParameterMappingItem, add: Add): void => {
   if (item.type === 'image') return;
@@ -147,12 +148,6 @@ const checkMapped = (spec: InputSpec, name: string, item: ParameterMappingItem, 
   }
   if (node.max !== undefined && (range.max === undefined || range.max > node.max)) {
     add('parameter_out_of_bounds', `parameter ${name} allows values above the node's maximum ${node.max}${range.max === undefined ? '' : ` (its max is ${range.max})`}`);
-  }
-  if (item.default !== undefined && typeof item.default !== 'boolean') {
-    const n = toNumber(spec.type, item.default);
-    if (n !== null && ((node.min !== undefined && n < node.min) || (node.max !== undefined && n > node.max))) {
-      add('parameter_out_of_bounds', `parameter ${name}'s default ${n} lies outside the node's range ${node.min ?? '-inf'}..${node.max ?? 'inf'}`);
-    }
   }
 };
 

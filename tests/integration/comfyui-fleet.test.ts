@@ -104,7 +104,20 @@ test.serial('a server restarted with another model list: its catalogue is read a
   const after = await engine.catalogues();
   t.deepEqual((after?.[0]?.objectInfo?.['CheckpointLoaderSimple']?.input?.required?.['ckpt_name'] as unknown[])?.[0], ['b.safetensors']);
   const moved = await engine.run(request(withCheckpoint('a.safetensors')).req);
-  t.is(!moved.ok && moved.error.code, 'ENGINE.VALIDATION', 'routing follows the new catalogue');
+  t.is(!moved.ok && moved.error.message, 'No ComfyUI server can run this workflow: server 1 lacks ckpt_name "a.safetensors" (node 5, CheckpointLoaderSimple)', 'routing follows the new catalogue');
+  t.true((await engine.run(request(withCheckpoint('b.safetensors')).req)).ok);
+});
+
+test.serial('without the refresh timer, a server that failed and came back is read again before it gets jobs', async (t) => {
+  const first = await startComfyProtocolServer({ models: { checkpoints: ['a.safetensors'] } });
+  t.teardown(() => first.close());
+  const engine = engineFor(t, [first.url], { catalogueRefreshMs: 0, baseBackoffMs: 50, maxBackoffMs: 100 });
+  t.true((await engine.run(request(withCheckpoint('a.safetensors')).req)).ok);
+  await first.stop();
+  await t.throwsAsync(engine.check(), { message: /no ComfyUI server is reachable/ });
+  await standIn(t, { port: first.port, models: { checkpoints: ['b.safetensors'] } });
+  const moved = await engine.run(request(withCheckpoint('a.safetensors')).req);
+  t.is(!moved.ok && moved.error.message, 'No ComfyUI server can run this workflow: server 1 lacks ckpt_name "a.safetensors" (node 5, CheckpointLoaderSimple)', 'the old catalogue (model a) is not trusted after the server returned');
   t.true((await engine.run(request(withCheckpoint('b.safetensors')).req)).ok);
 });
 

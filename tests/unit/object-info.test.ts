@@ -113,8 +113,8 @@ test("a mapped input's placeholder is not checked, but the parameter's range, op
     ['1', 'EmptyImage', 'width', 'parameter_out_of_bounds'],
     ['1', 'EmptyImage', 'width', 'parameter_out_of_bounds'],
   ]);
-  const badDefault: ParameterMap = { width: { ...fits['width']!, min: 0 } };
-  t.deepEqual(codes(w, badDefault), [['1', 'EmptyImage', 'width', 'parameter_out_of_bounds']]);
+  const belowMin: ParameterMap = { width: { ...fits['width']!, min: 0 } };
+  t.deepEqual(codes(w, belowMin), [['1', 'EmptyImage', 'width', 'parameter_out_of_bounds']]);
   const scale = { ...good(), '4': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'PLACEHOLDER', width: 8, height: 8, crop: 'disabled' } } };
   const methods: ParameterMap = { method: { key: 'method', type: 'enum', node_id: '4', input_name: 'upscale_method', options: ['bilinear', 'nearest'] } };
   const problems = validateAgainstObjectInfo(scale, INFO, methods);

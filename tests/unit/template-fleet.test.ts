@@ -115,7 +115,8 @@ test('after a fleet change, active templates no server can run any more are logg
   const app = setup(fleet);
   const a = await app.create.execute(step1(graph('a.safetensors'), 'A'));
   const b = await app.create.execute(step1(graph('b.safetensors'), 'B'));
-  if (!a.ok || !b.ok) return t.fail();
+  const off = await app.create.execute({ ...step1(graph('a.safetensors'), 'Off'), isActive: false });
+  if (!a.ok || !b.ok || !off.ok) return t.fail();
   const warnings: [string, Record<string, unknown> | undefined][] = [];
   const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m, f) => void warnings.push([m, f]), child: () => logger };
   fleet.fleet = [{ server: 1, objectInfo: withModel('b.safetensors') }, { server: 2, objectInfo: withModel('b.safetensors') }];
