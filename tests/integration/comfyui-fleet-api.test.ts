@@ -26,7 +26,8 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
   });
   const app = await startTestApp(DATABASES[0]!, {
     ENGINE_DRIVER: 'comfyui',
-    COMFYUI_URLS: `${first.url},${second.url}`,
+    // The server with model a is listed second: a job sent to the first free server would land on the wrong one.
+    COMFYUI_URLS: `${second.url},${first.url}`,
     ADMIN_EMAILS: ADMIN,
     WORKER_CONCURRENCY: '2',
     COMFYUI_CATALOG_REFRESH_MS: '300',
@@ -35,15 +36,15 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
   const admin = app.client();
   await admin.signUp({ email: ADMIN });
 
-  // Needs model a, which only server 1 has: accepted, server 2's problem shown.
+  // Needs model a, which only server 2 has: accepted, server 1's problem shown.
   const created = await admin.post('/workflow-templates', step1(graph('a.safetensors')));
   t.is(created.status, 201, JSON.stringify(created.body));
   t.deepEqual(created.body.problems, [
-    { server: 2, nodeId: '5', classType: 'CheckpointLoaderSimple', input: 'ckpt_name', code: 'value_not_in_list', message: '"a.safetensors" is not one of "b.safetensors"' },
+    { server: 1, nodeId: '5', classType: 'CheckpointLoaderSimple', input: 'ckpt_name', code: 'value_not_in_list', message: '"a.safetensors" is not one of "b.safetensors"' },
   ]);
   // A model no server has, and the other rules, each refused naming node, input and reason.
   const refusals: [unknown, string, RegExp][] = [
-    [graph('c.safetensors'), 'workflow.5.inputs.ckpt_name', /CheckpointLoaderSimple #5 ckpt_name: "c.safetensors" is not one of "a.safetensors" \(value_not_in_list\) on server 1/],
+    [graph('c.safetensors'), 'workflow.5.inputs.ckpt_name', /CheckpointLoaderSimple #5 ckpt_name: "c.safetensors" is not one of "b.safetensors" \(value_not_in_list\) on server 1/],
     [{ ...graph('a.safetensors'), '1': { class_type: 'EmptyImage', inputs: { width: 16, batch_size: 1, color: 0 } } }, 'workflow.1.inputs.height', /EmptyImage #1 height: is required but missing/],
     [{ ...graph('a.safetensors'), '1': { class_type: 'EmptyImage', inputs: { width: 99999, height: 16, batch_size: 1, color: 0 } } }, 'workflow.1.inputs.width', /99999 is bigger than the maximum 16384/],
     [{ ...graph('a.safetensors'), '3': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'magic', width: 8, height: 8, crop: 'disabled' } } }, 'workflow.3.inputs.upscale_method', /"magic" is not one of "nearest-exact", "bilinear"/],
@@ -70,10 +71,10 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
     jobs.push(submitted.body.id);
   }
   for (const id of jobs) await socket.waitFor((m) => m.type === 'job.completed' && m.jobId === id, 60_000);
-  t.deepEqual((await promptIdsOf(first.url)).sort(), [...jobs].sort(), 'every job ran on server 1, which has model a');
+  t.deepEqual((await promptIdsOf(first.url)).sort(), [...jobs].sort(), 'every job ran on server 2, which has model a');
   t.deepEqual(await historyIds(second.url), []);
 
-  // Server 1 comes back with model b only: the admin view shows that no server can run the template now.
+  // Server 2 comes back with model b only: the admin view shows that no server can run the template now.
   await first.stop();
   const restarted = await startComfyProtocolServer({ port: first.port, models: { checkpoints: ['b.safetensors'] } });
   t.teardown(() => restarted.close());
@@ -81,7 +82,7 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
   let problems: { server: number; code: string }[] = [];
   while (Date.now() < deadline) {
     problems = (await admin.get(`/workflow-templates/${created.body.id}`)).body.problems;
-    if (problems.some((p) => p.server === 1)) break;
+    if (problems.some((p) => p.server === 2)) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   t.deepEqual(problems.map((p) => [p.server, p.code]), [[1, 'value_not_in_list'], [2, 'value_not_in_list']]);

@@ -369,4 +369,11 @@ export const MUTATIONS: Mutation[] = [
     replace: "const max = this.options.maxBackoffMs ?? 30_000;",
     tests: ['tests/integration/comfyui-fleet.test.ts'],
   },
+  {
+    name: "fleet: with ENGINE_DRIVER=builtin nothing checks templates against the builtin nodes",
+    file: 'bootstrap/modules/generation.module.ts',
+    find: "    container.bind(TOKENS.NodeCatalog).toDynamicValue(() => new BuiltinEngine({ workDir: engine.workDir })).inSingletonScope();\n",
+    replace: "void BuiltinEngine;\n",
+    tests: ['tests/integration/comfyui-fleet-api.test.ts'],
+  },
 ];
