@@ -109,3 +109,42 @@ test.serial('ENGINE_DRIVER=builtin: an SD 1.5 graph is refused at save, naming K
   t.is(fine.status, 201, JSON.stringify(fine.body));
   t.deepEqual(fine.body.problems, []);
 });
+
+test.serial('ENGINE_DRIVER=comfyui end to end: a job whose server dies runs on the other server within a few seconds (measured)', async (t) => {
+  const servers = [await startComfyProtocolServer(), await startComfyProtocolServer()];
+  t.teardown(async () => {
+    for (const s of servers) await s.close();
+  });
+  const app = await startTestApp(DATABASES[0]!, { ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: servers.map((s) => s.url).join(','), ADMIN_EMAILS: ADMIN });
+  t.teardown(() => app.close());
+  const admin = app.client();
+  await admin.signUp({ email: ADMIN });
+  const socket = await openSocket(admin);
+  t.teardown(() => socket.close());
+  // A few seconds of blurring: long enough to stop its server while it runs.
+  const blur = {
+    '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: 12, color: 0x808080 } },
+    '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 31, sigma: 10 } },
+    '3': { class_type: 'ImageScale', inputs: { image: ['2', 0], upscale_method: 'nearest-exact', width: 8, height: 8, crop: 'disabled' } },
+    '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'failover' } },
+  };
+  const submitted = await admin.post('/generate', { workflow: blur });
+  t.is(submitted.status, 202, JSON.stringify(submitted.body));
+  const running = async (url: string): Promise<boolean> => ((await (await fetch(`${url}/queue`)).json()) as { queue_running: unknown[] }).queue_running.length > 0;
+  let victim: number | null = null;
+  for (const deadline = Date.now() + 30_000; victim === null && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    for (const [i, s] of servers.entries()) if (await running(s.url)) victim = i;
+  }
+  if (victim === null) return t.fail('the job never started');
+  const survivor = servers[1 - victim]!;
+  const killedAt = Date.now();
+  await servers[victim]!.stop();
+  let elsewhereMs: number | null = null;
+  for (const deadline = Date.now() + 30_000; elsewhereMs === null && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    if ((await running(survivor.url)) || (await historyIds(survivor.url)).length > 0) elsewhereMs = Date.now() - killedAt;
+  }
+  t.log(`end to end: the job was running on the other server ${elsewhereMs} ms after its server died (with the old give-up, COMFYUI_TIMEOUT_MS = 30 s, it measured 31.8 s here)`);
+  if (elsewhereMs === null) return t.fail('not rerun elsewhere within 30 s');
+  t.true(elsewhereMs < 12_000, `${elsewhereMs} ms`);
+  await socket.waitFor((m) => m.type === 'job.completed' && m.jobId === submitted.body.id, 60_000);
+});
