@@ -52,10 +52,13 @@ const specOf = (raw: unknown): InputSpec | null => {
   return { type: raw[0], extra: isPlainObject(raw[1]) ? raw[1] : {} };
 };
 
-/** The choices of a combo input (old style: the type is the list; new style: "COMBO" with `options`), else null. */
+/**
+ * The choices of a combo input (old style: the type is the list; new style: "COMBO" with `options`), else null.
+ * A COMBO without an options list (one the UI fetches from a `remote` route) cannot be checked here.
+ */
 const comboOptions = (spec: InputSpec): unknown[] | null => {
   if (Array.isArray(spec.type)) return spec.type;
-  if (spec.type === 'COMBO') return Array.isArray(spec.extra['options']) ? (spec.extra['options'] as unknown[]) : [];
+  if (spec.type === 'COMBO' && Array.isArray(spec.extra['options'])) return spec.extra['options'] as unknown[];
   return null;
 };
 

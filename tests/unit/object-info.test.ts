@@ -83,6 +83,8 @@ test('combo values: old-style lists and COMBO options; a model file no server ha
   ]);
   t.is(problems[1]!.message, '"b.safetensors" is not one of "a.safetensors"');
   t.deepEqual(codes({ '5': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: { __value__: 'a.safetensors' } } } }), []);
+  const remote: ObjectInfo = { Remote: { input: { required: { model: ['COMBO', { remote: { route: '/models' } }] } }, output: [] } };
+  t.deepEqual(validateAgainstObjectInfo({ '1': { class_type: 'Remote', inputs: { model: 'anything' } } }, remote), [], 'a COMBO listing no options (fetched remotely) is not checked');
 });
 
 test('links: to a missing node, to a missing output slot, and of a type the input does not take', (t) => {

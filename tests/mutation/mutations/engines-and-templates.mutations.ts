@@ -376,4 +376,11 @@ export const MUTATIONS: Mutation[] = [
     replace: "void BuiltinEngine;\n",
     tests: ['tests/integration/comfyui-fleet-api.test.ts'],
   },
+  {
+    name: "object_info: a COMBO whose options are fetched remotely refuses every value",
+    file: 'core/domain/object-info.ts',
+    find: "if (spec.type === 'COMBO' && Array.isArray(spec.extra['options'])) return spec.extra['options'] as unknown[];",
+    replace: "if (spec.type === 'COMBO') return Array.isArray(spec.extra['options']) ? (spec.extra['options'] as unknown[]) : [];",
+    tests: ['tests/unit/object-info.test.ts'],
+  },
 ];
