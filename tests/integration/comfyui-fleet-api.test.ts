@@ -3,7 +3,7 @@ import test from 'ava';
 import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import { DATABASES } from '../support/databases.ts';
 import { openSocket } from '../support/socket-client.ts';
-import { startTestApp } from '../support/test-app.ts';
+import { silentLogger, startTestApp } from '../support/test-app.ts';
 
 const ADMIN = 'admin@example.com';
 
@@ -18,6 +18,12 @@ const promptIdsOf = async (url: string): Promise<string[]> =>
   Object.values((await (await fetch(`${url}/history`)).json()) as Record<string, { prompt: unknown[] }>).map((entry) => String((entry.prompt[3] as { mgs_job?: string }).mgs_job));
 
 test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates are checked against each server over HTTP, jobs go where their model is, and a fleet change shows on the template', async (t) => {
+  const warnings: { message: string; fields: Record<string, unknown> | undefined }[] = [];
+  const quiet = silentLogger.warn;
+  silentLogger.warn = (message, fields) => void warnings.push({ message, fields });
+  t.teardown(() => {
+    silentLogger.warn = quiet;
+  });
   const first = await startComfyProtocolServer({ models: { checkpoints: ['a.safetensors'] } });
   const second = await startComfyProtocolServer({ models: { checkpoints: ['b.safetensors'] } });
   t.teardown(async () => {
@@ -86,6 +92,11 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
     await new Promise((r) => setTimeout(r, 200));
   }
   t.deepEqual(problems.map((p) => [p.server, p.code]), [[1, 'value_not_in_list'], [2, 'value_not_in_list']]);
+  // The API process heard of the change and re-checked the active templates.
+  for (const until = Date.now() + 10_000; !warnings.some((w) => w.fields?.['templateId'] === created.body.id) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+  const warned = warnings.find((w) => w.fields?.['templateId'] === created.body.id);
+  t.is(warned?.message, 'template cannot run on any engine server');
+  t.deepEqual(warned?.fields?.['servers'], [1, 2]);
   const listed = (await admin.get('/workflow-templates')).body as { id: string; isActive: boolean; problems: unknown[] }[];
   t.like(listed.find((x) => x.id === created.body.id), { isActive: true });
 });

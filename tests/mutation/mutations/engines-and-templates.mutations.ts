@@ -383,4 +383,11 @@ export const MUTATIONS: Mutation[] = [
     replace: "if (spec.type === 'COMBO') return Array.isArray(spec.extra['options']) ? (spec.extra['options'] as unknown[]) : [];",
     tests: ['tests/unit/object-info.test.ts'],
   },
+  {
+    name: "fleet: a catalogue change does not re-check the active templates",
+    file: 'bootstrap/modules/templates.module.ts',
+    find: "recheck.execute().catch((error: unknown) => logger.error('template re-check failed', { error: String(error) }));",
+    replace: '',
+    tests: ['tests/integration/comfyui-fleet-api.test.ts'],
+  },
 ];
