@@ -264,6 +264,23 @@ export const unmetRequirements = (info: ObjectInfo, requirements: JobRequirement
   return missing;
 };
 
+/**
+ * The model files a server offers, as its loader nodes list them: every combo input named `*_name` of a node
+ * class whose name contains "Loader" (ckpt_name, lora_name, vae_name, unet_name...), keyed `Class.input`.
+ */
+export const modelFilesOf = (info: ObjectInfo): Record<string, string[]> => {
+  const out: Record<string, string[]> = {};
+  for (const [classType, def] of Object.entries(info)) {
+    if (!classType.includes('Loader')) continue;
+    for (const [input, raw] of [...Object.entries(def.input?.required ?? {}), ...Object.entries(def.input?.optional ?? {})]) {
+      const spec = specOf(raw);
+      const options = spec && input.endsWith('_name') ? comboOptions(spec) : null;
+      if (options) out[`${classType}.${input}`] = options.filter((o): o is string => typeof o === 'string');
+    }
+  }
+  return out;
+};
+
 /** A problem as a field error of API.md's validation body. */
 export const problemField = (p: WorkflowProblem): { field: string; message: string } => ({
   field: p.input === undefined ? `workflow.${p.nodeId}.class_type` : `workflow.${p.nodeId}.inputs.${p.input}`,

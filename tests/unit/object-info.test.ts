@@ -1,5 +1,5 @@
 import test from 'ava';
-import { jobRequirements, unmetRequirements, validateAgainstObjectInfo, type ObjectInfo } from '../../core/domain/object-info.ts';
+import { jobRequirements, modelFilesOf, unmetRequirements, validateAgainstObjectInfo, type ObjectInfo } from '../../core/domain/object-info.ts';
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 
 // Copied in shape from the protocol stand-in's GET /object_info (ComfyUI 0.3.64's format).
@@ -132,4 +132,12 @@ test('job requirements: node classes and combo values; a server lacking either i
   const { CheckpointLoaderSimple: _gone, ...smaller } = INFO;
   t.deepEqual(unmetRequirements(smaller, needs), ['node type CheckpointLoaderSimple']);
   t.deepEqual(unmetRequirements(INFO, jobRequirements(good())), []);
+});
+
+test('the model files a server offers are its loaders\' *_name combo lists', (t) => {
+  const info: ObjectInfo = {
+    ...INFO,
+    LoraLoader: { input: { required: { model: ['MODEL'], lora_name: [['x.safetensors', 'y.safetensors']], strength_model: ['FLOAT', { min: -100, max: 100 }] } }, output: ['MODEL', 'CLIP'] },
+  };
+  t.deepEqual(modelFilesOf(info), { 'CheckpointLoaderSimple.ckpt_name': ['a.safetensors'], 'LoraLoader.lora_name': ['x.safetensors', 'y.safetensors'] });
 });

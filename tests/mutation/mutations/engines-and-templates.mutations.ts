@@ -390,4 +390,11 @@ export const MUTATIONS: Mutation[] = [
     replace: '',
     tests: ['tests/integration/comfyui-fleet-api.test.ts'],
   },
+  {
+    name: "object_info: combo lists of nodes that load nothing count as model files",
+    file: 'core/domain/object-info.ts',
+    find: "if (!classType.includes('Loader')) continue;",
+    replace: '',
+    tests: ['tests/unit/object-info.test.ts'],
+  },
 ];
