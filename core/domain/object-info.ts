@@ -265,20 +265,24 @@ export const unmetRequirements = (info: ObjectInfo, requirements: JobRequirement
 };
 
 /**
- * The model files a server offers, as its loader nodes list them: every combo input named `*_name` of a node
- * class whose name contains "Loader" (ckpt_name, lora_name, vae_name, unet_name...), keyed `Class.input`.
+ * The model files a server offers, as its loader nodes list them: the choices of every combo input named
+ * `*_name` of a node class whose name contains "Loader", by input name (ckpt_name, lora_name, vae_name...),
+ * sorted. The same shape as the admin console's per-server `models`.
  */
 export const modelFilesOf = (info: ObjectInfo): Record<string, string[]> => {
-  const out: Record<string, string[]> = {};
+  const found = new Map<string, Set<string>>();
   for (const [classType, def] of Object.entries(info)) {
     if (!classType.includes('Loader')) continue;
     for (const [input, raw] of [...Object.entries(def.input?.required ?? {}), ...Object.entries(def.input?.optional ?? {})]) {
       const spec = specOf(raw);
       const options = spec && input.endsWith('_name') ? comboOptions(spec) : null;
-      if (options) out[`${classType}.${input}`] = options.filter((o): o is string => typeof o === 'string');
+      if (!options) continue;
+      const files = found.get(input) ?? new Set<string>();
+      for (const option of options) if (typeof option === 'string') files.add(option);
+      found.set(input, files);
     }
   }
-  return out;
+  return Object.fromEntries([...found.keys()].sort().map((input) => [input, [...found.get(input)!].sort()]));
 };
 
 /** A problem as a field error of API.md's validation body. */

@@ -137,7 +137,7 @@ test('job requirements: node classes and combo values; a server lacking either i
 test('the model files a server offers are its loaders\' *_name combo lists', (t) => {
   const info: ObjectInfo = {
     ...INFO,
-    LoraLoader: { input: { required: { model: ['MODEL'], lora_name: [['x.safetensors', 'y.safetensors']], strength_model: ['FLOAT', { min: -100, max: 100 }] } }, output: ['MODEL', 'CLIP'] },
+    LoraLoader: { input: { required: { model: ['MODEL'], lora_name: [['y.safetensors', 'x.safetensors']], strength_model: ['FLOAT', { min: -100, max: 100 }] } }, output: ['MODEL', 'CLIP'] },
   };
-  t.deepEqual(modelFilesOf(info), { 'CheckpointLoaderSimple.ckpt_name': ['a.safetensors'], 'LoraLoader.lora_name': ['x.safetensors', 'y.safetensors'] });
+  t.deepEqual(modelFilesOf(info), { ckpt_name: ['a.safetensors'], lora_name: ['x.safetensors', 'y.safetensors'] });
 });
