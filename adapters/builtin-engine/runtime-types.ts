@@ -1,4 +1,5 @@
 /** Public types of the builtin runtime (re-exported by builtin-runtime.ts). */
+import type { NodeDef } from './types.ts';
 import type { ResourceLimits } from '../../core/domain/resource-limits.ts';
 
 export interface ComfyValidationError {
@@ -92,6 +93,10 @@ export interface BuiltinRuntimeOptions {
   tempDir: string;
   ffmpegPath?: string;
   limits?: ResourceLimits;
+  /** Nodes beyond the builtin ones (a stand-in server's model loader, say). */
+  extraNodes?: NodeDef[];
+  /** Builtin nodes this runtime leaves out, as a server without them would (a stand-in for a smaller server). */
+  hideNodes?: string[];
 }
 
 export type PromptGraph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;

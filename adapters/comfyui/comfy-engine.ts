@@ -6,7 +6,7 @@
  * Files stay on the servers: ComfyUI's cache answers an identical re-run with the earlier files.
  */
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
-import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
+import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
 import type { EngineError, EngineHealth, EngineServerState, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { ComfyClient, ComfyUnavailable, type ComfyNodeError } from './comfy-client.ts';
 import type { WebSocket } from 'ws';
@@ -25,10 +25,13 @@ export interface ComfyEngineOptions {
   pollMs?: number;
   /** First re-probe pause of a failed server (ms); doubles per failure. */
   baseBackoffMs?: number;
+  /** Longest pause between probes of a failed server (COMFYUI_PROBE_MS): how soon jobs resume once it is back. */
   maxBackoffMs?: number;
+  /** How long a running prompt's server may stay unreachable before the job is retried elsewhere (COMFYUI_FAILOVER_MS). */
+  failoverMs?: number;
+  /** How often every server's /object_info is read again (COMFYUI_CATALOG_REFRESH_MS); 0 turns the timer off. */
+  catalogueRefreshMs?: number;
 }
-
-const CATALOG_TTL_MS = 60_000;
 
 /** Where a run's files live on a server (ADR 034): its inputs under input/mgs/<run id>/, its outputs under output/mgs/<run id>/. */
 export const runFolder = (runId: string): string => `mgs/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}`;
@@ -82,8 +85,9 @@ const interruptedBeforeStart = (): EngineRunResult => ({ ok: false, error: { cod
 
 export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   readonly pool: ComfyPool;
-  private catalog: { at: number; types: ReadonlySet<string> } | null = null;
   private readonly watches = new Set<PromptWatch>();
+  private readonly changeListeners = new Set<() => void>();
+  private readonly refreshTimer: NodeJS.Timeout | null;
 
   constructor(private readonly options: ComfyEngineOptions) {
     // Servers are named by position in errors ("server 2"): an error text reaches users, an address must not.
@@ -95,7 +99,13 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
       unavailableWaitMs: options.unavailableWaitMs,
       ...(options.baseBackoffMs === undefined ? {} : { baseBackoffMs: options.baseBackoffMs }),
       ...(options.maxBackoffMs === undefined ? {} : { maxBackoffMs: options.maxBackoffMs }),
+      onCatalogueChange: () => {
+        for (const listener of this.changeListeners) listener();
+      },
     });
+    const every = options.catalogueRefreshMs ?? 60_000;
+    this.refreshTimer = every > 0 ? setInterval(() => void this.pool.refreshCatalogues(), every) : null;
+    this.refreshTimer?.unref();
   }
 
   async run(request: EngineRunRequest): Promise<EngineRunResult> {
@@ -103,8 +113,9 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
       const adopted = await this.adopt(request, request.supersedes);
       if (adopted) return adopted;
     }
-    const lease = await this.pool.acquire(request.signal);
+    const lease = await this.pool.acquire(request.signal, request.workflow);
     if (!lease) return request.signal?.aborted ? interruptedBeforeStart() : unavailable('no ComfyUI server is healthy');
+    if ('incapable' in lease) return { ok: false, error: { code: 'ENGINE.VALIDATION', message: lease.incapable }, transient: false };
     try {
       const result = await this.submit(lease, request);
       if (!result.ok && result.error.code === 'ENGINE.UNAVAILABLE') lease.fail(new Error(result.error.message));
@@ -188,7 +199,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     const { workflow, onEvent, signal } = request;
     const watch = new PromptWatch(
       { client, promptId, clientId: promptId, workflow, socket, onEvent, ...(signal ? { signal } : {}) },
-      { pollMs: this.options.pollMs ?? 500, timeoutMs: this.options.timeoutMs },
+      { pollMs: this.options.pollMs ?? 500, timeoutMs: this.options.timeoutMs, failoverMs: this.options.failoverMs ?? 3_000 },
     );
     this.watches.add(watch);
     return watch;
@@ -213,24 +224,16 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     return workflow;
   }
 
-  /** The union of `/object_info` over the servers that answer (cached for a minute); null when none does. */
-  async knownNodeTypes(): Promise<ReadonlySet<string> | null> {
-    if (this.catalog && Date.now() - this.catalog.at < CATALOG_TTL_MS) return this.catalog.types;
-    const types = new Set<string>();
-    let answered = false;
-    await Promise.all(
-      this.pool.clients.map(async (client) => {
-        try {
-          for (const name of Object.keys(await client.objectInfo())) types.add(name);
-          answered = true;
-        } catch (error) {
-          if (!(error instanceof ComfyUnavailable)) throw error;
-        }
-      }),
-    );
-    if (!answered) return null;
-    this.catalog = { at: Date.now(), types };
-    return types;
+  /** Each server's /object_info as last read (servers never reached are asked now); null when none has answered. */
+  async catalogues(): Promise<ServerCatalogue[] | null> {
+    const fleet = await this.pool.catalogues();
+    return fleet.some((s) => s.objectInfo !== null) ? fleet : null;
+  }
+
+  /** Calls `listener` whenever a server's catalogue changes (read on its return and on the refresh timer). */
+  onCatalogueChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   async check(): Promise<EngineHealth> {
@@ -242,6 +245,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   }
 
   async close(): Promise<void> {
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
     for (const watch of this.watches) watch.close();
     this.pool.close();
   }

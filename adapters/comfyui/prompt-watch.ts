@@ -15,8 +15,10 @@ import { checkOutputsExist, failureOf, readOutputs } from './comfy-outputs.ts';
 export interface WatchOptions {
   /** Poll cadence while the socket is down (ms); with a live socket, every 10 of these. */
   pollMs: number;
-  /** How long the server may stay unreachable (and how long a cancel may take) before the attempt gives up (ms). */
+  /** How long a cancel may take before the attempt gives up (ms). */
   timeoutMs: number;
+  /** How long the server may stay unreachable before the attempt gives up and the job goes elsewhere (COMFYUI_FAILOVER_MS; default timeoutMs). */
+  failoverMs?: number;
 }
 
 export interface WatchRequest {
@@ -92,7 +94,7 @@ export class PromptWatch {
         } catch (error) {
           if (!(error instanceof ComfyUnavailable)) throw error;
           unreachableSince ??= Date.now();
-          if (Date.now() - unreachableSince >= this.options.timeoutMs) return unavailable(`${error.message} (prompt ${promptId})`);
+          if (Date.now() - unreachableSince >= (this.options.failoverMs ?? this.options.timeoutMs)) return unavailable(`${error.message} (prompt ${promptId})`);
         }
         if (cancelledAt !== null && Date.now() - cancelledAt >= this.options.timeoutMs) return interrupted('Cancelled; the server did not confirm the interrupt in time');
         await this.pause(this.socketDown || unreachableSince !== null ? this.options.pollMs : this.options.pollMs * 10);

@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import { ThreadedBuiltinEngine, type ThreadedBuiltinEngineOptions } from '../../adapters/builtin-engine/threaded-builtin-engine.ts';
+import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
@@ -20,6 +21,7 @@ import { RunGeneration } from '../../core/use-cases/generation/run-generation.us
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import type { IdempotentResponder } from '../../adapters/http/idempotency.ts';
+import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import type { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import type { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
@@ -38,6 +40,9 @@ function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
     timeoutMs: engine.timeoutMs,
     jobsPerServer: engine.jobsPerServer,
     unavailableWaitMs: engine.unavailableWaitMs,
+    failoverMs: engine.failoverMs,
+    maxBackoffMs: engine.probeMs,
+    catalogueRefreshMs: engine.catalogueRefreshMs,
   });
 }
 
@@ -53,7 +58,7 @@ export function threadedEngineOptions(engine: BuiltinEngineConfig, config: Reado
   };
 }
 
-/** TOKENS.Engine by ENGINE_DRIVER; with comfyui the same engine is the node catalogue templates are checked against. */
+/** TOKENS.Engine by ENGINE_DRIVER, and the node catalogue templates and raw workflows are checked against. */
 function bindEngine(container: Container, config: Readonly<Config>): void {
   const { engine } = config;
   if (engine.driver === 'builtin') {
@@ -61,6 +66,8 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
       .bind(TOKENS.Engine)
       .toDynamicValue(() => new ThreadedBuiltinEngine(threadedEngineOptions(engine, config)))
       .inSingletonScope();
+    // Its own instance: an API-only process reads the registry without starting engine threads.
+    container.bind(TOKENS.NodeCatalog).toDynamicValue(() => new BuiltinEngine({ workDir: engine.workDir })).inSingletonScope();
     return;
   }
   container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine)).inSingletonScope();
@@ -79,7 +86,7 @@ export type GenerationFeature = Feature<{ control: JobControl; queries: JobQueri
 export function generationFeature(
   ports: FeaturePorts,
   config: Readonly<Config>,
-  needs: { payment: JobPayment; events: UserEventLog; idempotency: () => IdempotentResponder; engine: () => WorkflowEngine },
+  needs: { payment: JobPayment; events: UserEventLog; idempotency: () => IdempotentResponder; engine: () => WorkflowEngine; nodes?: () => NodeCatalog },
 ): GenerationFeature {
   const { generation } = config;
   const { payment, events } = needs;
@@ -124,6 +131,7 @@ export function generationFeature(
         allowedNodeTypes: generation.allowedNodeTypes,
         raw: generation.rawWorkflows,
         limits: generation.limits,
+        ...(needs.nodes ? { nodes: needs.nodes() } : {}),
       });
       const common = { uow: ports.uow(), jobs: repos.jobs };
       return [
@@ -202,6 +210,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
       events: resolve(container, TOKENS.UserEventLog),
       idempotency: () => resolve(container, TOKENS.Idempotency),
       engine,
+      nodes: () => resolve(container, TOKENS.NodeCatalog),
     }),
   );
   container.bind(TOKENS.ActiveJobsSnapshot).toDynamicValue(() => {
