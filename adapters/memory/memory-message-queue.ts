@@ -19,6 +19,7 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  TraceCarrier,
 } from '../../core/ports/queue.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
@@ -35,6 +36,7 @@ interface QueueRow {
   claimToken: string | null;
   lastError: string | null;
   seq: number;
+  trace?: TraceCarrier;
 }
 
 type Handler = (message: DeliveredMessage) => Promise<HandlerOutcome>;
@@ -117,6 +119,7 @@ export class MemoryMessageQueue implements MessageQueue {
       claimToken: null,
       lastError: null,
       seq: (sequence += 1),
+      ...(message.trace ? { trace: { ...message.trace } } : {}),
     });
     this.scheduleAll();
     return { messageId: id };
@@ -223,6 +226,7 @@ export class MemoryMessageQueue implements MessageQueue {
       environment: row.environment,
       body: JSON.parse(row.body) as unknown,
       attempt,
+      ...(row.trace ? { trace: { ...row.trace } } : {}),
       extendVisibility: async (seconds) => this.extend(row, token, seconds),
     };
   }
