@@ -10,6 +10,7 @@ import { Reader, type Env } from './config/reader.ts';
 import { readServer, readUrls, type ServerConfig, type UrlsConfig } from './config/server.ts';
 import { readSocial, type SocialConfig } from './config/social.ts';
 import { deriveStorageSigningKey, readStorage, type StorageConfig } from './config/storage.ts';
+import { readTelemetry, type TelemetryConfig } from './config/telemetry.ts';
 
 export type { AppEnv, Role } from './config/server.ts';
 export type { ComfyEngineConfig } from './config/engine.ts';
@@ -41,6 +42,7 @@ export interface Config extends ServerConfig, UrlsConfig {
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
   social: SocialConfig;
+  telemetry: TelemetryConfig;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -71,6 +73,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const llm = readLlm(read);
   const seedTemplates = read.bool('SEED_TEMPLATES', server.appEnv === 'local');
   const social = readSocial(read, local);
+  const telemetry = readTelemetry(read, server.roles);
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   const { publicUrl, corsOrigins, frontendUrl } = urls;
@@ -96,6 +99,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     llm,
     seedTemplates,
     social,
+    telemetry,
   };
   return { ok: true, config: deepFreeze(config) };
 }

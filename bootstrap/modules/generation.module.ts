@@ -24,6 +24,7 @@ import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import type { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import type { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
+import { tracingOf } from '../tracing.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
 
@@ -81,6 +82,7 @@ export function generationFeature(
 ): GenerationFeature {
   const { generation } = config;
   const { payment, events } = needs;
+  const tracing = tracingOf(config);
   const repos = ports.repos();
   const storage = ports.storage();
   const control = new JobControl(ports.bus());
@@ -127,6 +129,7 @@ export function generationFeature(
         generationRoutes({
           submit: new SubmitGeneration({
             ...common,
+            uow: tracing.unitOfWork(common.uow),
             prepare,
             images,
             events,
@@ -154,7 +157,7 @@ export function generationFeature(
         uow: ports.uow(),
         events,
         staged: repos.staged,
-        storage,
+        storage: tracing.storage(storage),
         lifecycle,
         ids: ports.ids(),
         clock: ports.clock(),
@@ -167,7 +170,7 @@ export function generationFeature(
         jobs: repos.jobs,
         lifecycle,
         events,
-        engine: needs.engine(),
+        engine: tracing.engine(needs.engine()),
         inputs: new EngineInputs({ images, storage }),
         outputs,
         clock: ports.clock(),
@@ -215,7 +218,7 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
       const handlers = new Map(resolveAll(container, TOKENS.TaskHandlers).flat().map((binding) => [binding.taskType as string, binding]));
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
       if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
-      consumer = await resolve(container, TOKENS.Queue).consume(
+      consumer = await tracingOf(config).queue(resolve(container, TOKENS.Queue)).consume(
         {
           taskTypes: [...TASK_TYPES],
           environment: config.appEnv,

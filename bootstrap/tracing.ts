@@ -1,0 +1,42 @@
+import type { RequestListener } from 'node:http';
+import { startTracing, type RunningTracing } from '../adapters/opentelemetry/otel-sdk.ts';
+import { tracedRequestListener } from '../adapters/opentelemetry/traced-http-server.ts';
+import { TracedMessageQueue } from '../adapters/opentelemetry/traced-message-queue.ts';
+import { TracedObjectStorage } from '../adapters/opentelemetry/traced-object-storage.ts';
+import { TracedUnitOfWork } from '../adapters/opentelemetry/traced-unit-of-work.ts';
+import { TracedWorkflowEngine } from '../adapters/opentelemetry/traced-workflow-engine.ts';
+import type { ObjectStorage } from '../core/ports/object-storage.port.ts';
+import type { MessageQueue } from '../core/ports/queue.port.ts';
+import type { UnitOfWork } from '../core/ports/unit-of-work.port.ts';
+import type { WorkflowEngine } from '../core/ports/workflow-engine.port.ts';
+import type { Config } from './config.ts';
+
+/**
+ * The tracing decorators of one generation's path (ADR 031), applied where the ports are handed to the use cases
+ * of that path. With no OTLP endpoint configured each returns the port itself: no wrapper, no span, no cost.
+ */
+export interface Tracing {
+  queue(queue: MessageQueue): MessageQueue;
+  engine(engine: WorkflowEngine): WorkflowEngine;
+  storage(storage: ObjectStorage): ObjectStorage;
+  unitOfWork(uow: UnitOfWork): UnitOfWork;
+  requestListener(listener: RequestListener): RequestListener;
+}
+
+const QUEUE_SYSTEMS = { db: 'database', rabbitmq: 'rabbitmq', sqs: 'aws_sqs' } as const;
+
+export function tracingOf(config: Readonly<Config>): Tracing {
+  if (!config.telemetry.traces) {
+    return { queue: (q) => q, engine: (e) => e, storage: (s) => s, unitOfWork: (u) => u, requestListener: (l) => l };
+  }
+  return {
+    queue: (queue) => new TracedMessageQueue(queue, QUEUE_SYSTEMS[config.queue.driver]),
+    engine: (engine) => new TracedWorkflowEngine(engine, config.engine.driver),
+    storage: (storage) => new TracedObjectStorage(storage, config.storage.driver),
+    unitOfWork: (uow) => new TracedUnitOfWork(uow),
+    requestListener: tracedRequestListener,
+  };
+}
+
+/** Starts the SDK when an endpoint is configured; null (nothing started) otherwise. */
+export const startTracingOf = (config: Readonly<Config>): RunningTracing | null => (config.telemetry.traces ? startTracing(config.telemetry.traces) : null);
