@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { startTracing, type RunningTracing } from '../adapters/opentelemetry/otel-sdk.ts';
+import { tracedFetch } from '../adapters/opentelemetry/traced-fetch.ts';
 import { tracedRequestListener } from '../adapters/opentelemetry/traced-http-server.ts';
 import { TracedMessageQueue } from '../adapters/opentelemetry/traced-message-queue.ts';
 import { TracedObjectStorage } from '../adapters/opentelemetry/traced-object-storage.ts';
@@ -21,13 +22,15 @@ export interface Tracing {
   storage(storage: ObjectStorage): ObjectStorage;
   unitOfWork(uow: UnitOfWork): UnitOfWork;
   requestListener(listener: RequestListener): RequestListener;
+  /** The fetch an adapter should call `system` (comfyui) with: a span per call; undefined (the global fetch) when off. */
+  fetchFor(system: string): typeof fetch | undefined;
 }
 
 const QUEUE_SYSTEMS = { db: 'database', rabbitmq: 'rabbitmq', sqs: 'aws_sqs' } as const;
 
 export function tracingOf(config: Readonly<Config>): Tracing {
   if (!config.telemetry.traces) {
-    return { queue: (q) => q, engine: (e) => e, storage: (s) => s, unitOfWork: (u) => u, requestListener: (l) => l };
+    return { queue: (q) => q, engine: (e) => e, storage: (s) => s, unitOfWork: (u) => u, requestListener: (l) => l, fetchFor: () => undefined };
   }
   return {
     queue: (queue) => new TracedMessageQueue(queue, QUEUE_SYSTEMS[config.queue.driver]),
@@ -35,6 +38,7 @@ export function tracingOf(config: Readonly<Config>): Tracing {
     storage: (storage) => new TracedObjectStorage(storage, config.storage.driver),
     unitOfWork: (uow) => new TracedUnitOfWork(uow),
     requestListener: tracedRequestListener,
+    fetchFor: (system) => tracedFetch((input, init) => fetch(input, init), system),
   };
 }
 

@@ -56,6 +56,8 @@ export interface ComfyClientOptions {
   timeoutMs: number;
   /** Bearer token for servers whose URL carries no userinfo (COMFYUI_TOKEN). */
   token?: string;
+  /** The fetch every HTTP call goes through (the global one by default; a tracing wrapper when traces are on). */
+  fetch?: typeof fetch;
 }
 
 export class ComfyClient {
@@ -213,7 +215,7 @@ export class ComfyClient {
       payload = JSON.stringify(body);
     }
     try {
-      const res = await fetch(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
+      const res = await (this.options.fetch ?? fetch)(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
       if (res.status >= 500 || res.status === 401 || res.status === 403) {
         await res.body?.cancel();
         throw new ComfyUnavailable(this.name, `${method} ${path.split('?')[0]} answered ${res.status}`);

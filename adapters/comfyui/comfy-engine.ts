@@ -25,6 +25,8 @@ export interface ComfyEngineOptions {
   /** First re-probe pause of a failed server (ms); doubles per failure. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Passed to every server's client (ComfyClientOptions.fetch). */
+  fetch?: typeof fetch;
 }
 
 const CATALOG_TTL_MS = 60_000;
@@ -57,7 +59,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   private readonly watches = new Set<PromptWatch>();
 
   constructor(private readonly options: ComfyEngineOptions) {
-    const clients = options.urls.map((url) => new ComfyClient(url, { timeoutMs: options.timeoutMs, ...(options.token ? { token: options.token } : {}) }));
+    const clients = options.urls.map((url) => new ComfyClient(url, { timeoutMs: options.timeoutMs, ...(options.token ? { token: options.token } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) }));
     this.pool = new ComfyPool(clients, {
       jobsPerServer: options.jobsPerServer,
       unavailableWaitMs: options.unavailableWaitMs,

@@ -30,8 +30,9 @@ import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from 
 
 type BuiltinEngineConfig = Extract<Config['engine'], { driver: 'builtin' }>;
 
-function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
+function createComfyEngine(engine: ComfyEngineConfig, tracedFetch: typeof fetch | undefined): ComfyEngine {
   return new ComfyEngine({
+    ...(tracedFetch ? { fetch: tracedFetch } : {}),
     urls: engine.urls,
     ...(engine.token ? { token: engine.token } : {}),
     timeoutMs: engine.timeoutMs,
@@ -62,7 +63,7 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
       .inSingletonScope();
     return;
   }
-  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine)).inSingletonScope();
+  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine, tracingOf(config).fetchFor('comfyui'))).inSingletonScope();
   container.bind(TOKENS.Engine).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
   container.bind(TOKENS.NodeCatalog).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
 }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
+import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import { ServiceProcess, WorkerProcess } from '../support/service-process.ts';
 import { freePort } from '../support/test-app.ts';
 import { TestClient } from '../support/test-client.ts';
@@ -146,6 +147,7 @@ async function waitForSpans(receiver: Receiver, condition: () => boolean, what: 
 }
 
 const SERVER = 2;
+const CLIENT = 3;
 const PRODUCER = 4;
 const CONSUMER = 5;
 
@@ -198,6 +200,35 @@ for (const queue of queues) {
     t.deepEqual([...receiver.contentTypes], ['application/json']);
   });
 }
+
+test.serial('[comfyui engine] the engine run holds a client span per ComfyUI HTTP call, in the job\'s trace', async (t) => {
+  const comfy = await startComfyProtocolServer();
+  t.teardown(() => comfy.close());
+  const receiver = new Receiver();
+  const receiverPort = await receiver.listen();
+  t.teardown(() => receiver.close());
+  const { api, worker } = await deploy(t, { QUEUE_DRIVER: 'db', ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: comfy.url, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` });
+  await runJob(api, worker);
+
+  const workerSpans = () => receiver.spans.filter((s) => s.service === 'media-gen-worker');
+  await waitForSpans(receiver, () => workerSpans().some((s) => s.name === 'process generation'), 'the consume span');
+  const server = receiver.spans.find((s) => s.name === 'POST /api/v1/generate')!;
+  const trace = workerSpans().filter((s) => s.traceId === server.traceId);
+  t.log(trace.map((s) => `${s.name} ${s.spanId} <- ${s.parentSpanId}`).join('\n'));
+  const consume = trace.find((s) => s.name === 'process generation')!;
+  t.is(consume.parentSpanId, server.spanId);
+  const engine = trace.find((s) => s.name === 'engine run comfyui');
+  t.like(engine, { parentSpanId: consume.spanId });
+  const calls = trace.filter((s) => s.kind === CLIENT && s.name !== 'storage put');
+  const names = new Set(calls.map((s) => s.name));
+  t.true(names.has('POST /prompt'), [...names].join(', '));
+  t.true(names.has('GET /view'), [...names].join(', '));
+  // The run's calls are the engine span's; the outputs are downloaded (/view) when they are stored, after the run.
+  t.deepEqual(calls.filter((s) => s.name !== 'GET /view' && s.parentSpanId !== engine!.spanId).map((s) => s.name), [], 'the run\'s ComfyUI calls are children of the engine run');
+  t.deepEqual(calls.filter((s) => s.name === 'GET /view').map((s) => s.parentSpanId), [consume.spanId]);
+  const prompt = calls.find((s) => s.name === 'POST /prompt')!;
+  t.like(prompt.attributes, { 'peer.service': 'comfyui', 'server.address': '127.0.0.1', 'http.response.status_code': 200 });
+});
 
 test.serial('no OTLP endpoint configured: no span is sent, not even to the SDK default localhost:4318', async (t) => {
   const receiver = new Receiver();

@@ -46,4 +46,11 @@ export const MUTATIONS: Mutation[] = [
     replace: 'attempts, NULL AS trace FROM queue_messages',
     tests: ['tests/contract/message-queue.test.ts'],
   },
+  {
+    name: 'traces: ComfyUI calls bypass the traced fetch',
+    file: 'adapters/comfyui/comfy-client.ts',
+    find: 'const res = await (this.options.fetch ?? fetch)(',
+    replace: 'const res = await fetch(',
+    tests: ['tests/integration/tracing.test.ts'],
+  },
 ];
