@@ -1,11 +1,11 @@
-import { context, SpanKind } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome, MessageQueue, OutgoingMessage, PeekedMessage } from '../../core/ports/queue.port.ts';
 import { carrierOf, contextOf, inSpan, tracer } from './trace-context.ts';
 
 /**
  * A MessageQueue whose publishes and deliveries are spans of the job's trace (ADR 031). A publish is a producer
  * span, child of the trace context the message already carries (the request's, stamped when the outbox row was
- * written) or else of the active context; the message leaves with the producer span's context. A delivery is
+ * written), or the root of a new trace when it carries none; the message leaves with the producer span's context. A delivery is
  * handled inside a consumer span, child of the context the message arrived with.
  */
 export class TracedMessageQueue implements MessageQueue {
@@ -16,7 +16,8 @@ export class TracedMessageQueue implements MessageQueue {
   ) {}
 
   publish(message: OutgoingMessage): Promise<{ messageId: string }> {
-    const parent = message.trace ? contextOf(message.trace) : context.active();
+    // Only the message's own context: the relay publishes in whatever context woke it (another request's commit).
+    const parent = contextOf(message.trace);
     const span = tracer().startSpan(
       `publish ${message.taskType}`,
       { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': this.system, 'messaging.operation.type': 'send', 'messaging.destination.name': message.taskType, ...(message.messageId ? { 'messaging.message.id': message.messageId } : {}) } },
@@ -32,16 +33,16 @@ export class TracedMessageQueue implements MessageQueue {
 
   consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer> {
     return this.inner.consume(options, (message) => {
-      const parent = contextOf(message.trace);
+      const producer = contextOf(message.trace);
       const span = tracer().startSpan(
         `process ${message.taskType}`,
         {
           kind: SpanKind.CONSUMER,
           attributes: { 'messaging.system': this.system, 'messaging.operation.type': 'process', 'messaging.destination.name': message.taskType, 'messaging.message.id': message.id, 'messaging.delivery.attempt': message.attempt },
         },
-        parent,
+        producer,
       );
-      return inSpan(span, parent, async () => {
+      return inSpan(span, producer, async () => {
         const outcome = await handler(message);
         span.setAttribute('messaging.outcome', outcome.action);
         return outcome;

@@ -5,6 +5,13 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'traces: the consumer span ignores the context the message carries',
     file: 'adapters/opentelemetry/traced-message-queue.ts',
+    find: 'const producer = contextOf(message.trace);',
+    replace: 'const producer = contextOf(undefined);',
+    tests: ['tests/integration/tracing.test.ts'],
+  },
+  {
+    name: 'traces: the publish span ignores the context the outbox message carries',
+    file: 'adapters/opentelemetry/traced-message-queue.ts',
     find: 'const parent = contextOf(message.trace);',
     replace: 'const parent = contextOf(undefined);',
     tests: ['tests/integration/tracing.test.ts'],
