@@ -15,7 +15,6 @@ import { bindInfrastructure } from './modules/infrastructure.module.ts';
 import { portsOf } from './modules/ports.ts';
 import { TOKENS, type HealthCheckBinding, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
 import { startTracingOf, tracingOf } from './tracing.ts';
-import type { RunningTracing } from '../adapters/opentelemetry/otel-sdk.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -72,7 +71,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   const lifecycles = () =>
     container.getAll<LifecycleBinding>(TOKENS.Lifecycle).filter((part) => part.roles.some((role) => config.roles.includes(role)));
   let started: LifecycleBinding[] = [];
-  let tracing: RunningTracing | null = null;
+  let tracing: Awaited<ReturnType<typeof startTracingOf>> = null;
 
   return {
     config,
@@ -81,7 +80,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     http,
     server,
     async start() {
-      tracing ??= startTracingOf(config);
+      tracing ??= await startTracingOf(config);
       const applied = await migrateWithRetry(() => ports.db().migrate(), logger);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
       for (const part of lifecycles()) {

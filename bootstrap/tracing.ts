@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import { startTracing, type RunningTracing } from '../adapters/opentelemetry/otel-sdk.ts';
+import type { RunningTracing } from '../adapters/opentelemetry/otel-sdk.ts';
 import { tracedFetch } from '../adapters/opentelemetry/traced-fetch.ts';
 import { tracedRequestListener } from '../adapters/opentelemetry/traced-http-server.ts';
 import { TracedMessageQueue } from '../adapters/opentelemetry/traced-message-queue.ts';
@@ -42,5 +42,12 @@ export function tracingOf(config: Readonly<Config>): Tracing {
   };
 }
 
-/** Starts the SDK when an endpoint is configured; null (nothing started) otherwise. */
-export const startTracingOf = (config: Readonly<Config>): RunningTracing | null => (config.telemetry.traces ? startTracing(config.telemetry.traces) : null);
+/**
+ * Starts the SDK when an endpoint is configured; null (nothing started) otherwise. The SDK is loaded only then:
+ * importing it (with its exporters) takes some 0.4 s that a process without a collector need not spend.
+ */
+export async function startTracingOf(config: Readonly<Config>): Promise<RunningTracing | null> {
+  if (!config.telemetry.traces) return null;
+  const { startTracing } = await import('../adapters/opentelemetry/otel-sdk.ts');
+  return startTracing(config.telemetry.traces);
+}

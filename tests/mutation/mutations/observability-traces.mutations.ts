@@ -33,10 +33,13 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'traces: the SDK and the decorators start without an endpoint',
     file: 'bootstrap/tracing.ts',
-    find: '(config.telemetry.traces ? startTracing(config.telemetry.traces) : null)',
-    replace: "startTracing(config.telemetry.traces ?? { url: 'http://localhost:4318/v1/traces', serviceName: 'media-gen-api' })",
+    find: '  if (!config.telemetry.traces) return null;',
+    replace: '',
     // The decorators are off too without an endpoint: an SDK alone would have no span to send.
-    also: [{ file: 'bootstrap/tracing.ts', find: '  if (!config.telemetry.traces) {', replace: '  if (false) {' }],
+    also: [
+      { file: 'bootstrap/tracing.ts', find: '  if (!config.telemetry.traces) {', replace: '  if (false) {' },
+      { file: 'bootstrap/tracing.ts', find: 'return startTracing(config.telemetry.traces);', replace: "return startTracing(config.telemetry.traces ?? { url: 'http://localhost:4318/v1/traces', serviceName: 'media-gen-api' });" },
+    ],
     tests: ['tests/integration/tracing.test.ts'],
   },
   {
