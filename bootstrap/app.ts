@@ -16,6 +16,7 @@ import { healthChecksOf } from './modules/health.module.ts';
 import { bindInfrastructure } from './modules/infrastructure.module.ts';
 import { portsOf } from './modules/ports.ts';
 import { TOKENS, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
+import { startTracingOf, tracingOf } from './tracing.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -70,13 +71,14 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     });
     http = built.app;
     drainHandlers = built.drain;
-    server = createServer(http);
+    server = createServer(tracingOf(config).requestListener(http));
     server.keepAliveTimeout = 65_000;
     serverRef.server = server;
   }
   const lifecycles = () =>
     container.getAll<LifecycleBinding>(TOKENS.Lifecycle).filter((part) => part.roles.some((role) => config.roles.includes(role)));
   let started: LifecycleBinding[] = [];
+  let tracing: Awaited<ReturnType<typeof startTracingOf>> = null;
 
   return {
     config,
@@ -85,6 +87,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     http,
     server,
     async start() {
+      tracing ??= await startTracingOf(config);
       const applied = await migrateWithRetry(() => ports.db().migrate(), logger);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
       for (const part of lifecycles()) {
@@ -120,6 +123,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       started = [];
       await ports.cache().close();
       await ports.db().close();
+      // Last: the spans of the shutdown's own work are sent too.
+      await tracing?.shutdown().catch((error: unknown) => logger.error('trace export at shutdown failed', { error }));
+      tracing = null;
     },
   };
 }

@@ -12,6 +12,7 @@ import { Reader, type Env } from './config/reader.ts';
 import { readServer, readUrls, type ServerConfig, type UrlsConfig } from './config/server.ts';
 import { readSocial, type SocialConfig } from './config/social.ts';
 import { deriveStorageSigningKey, readStorage, type StorageConfig } from './config/storage.ts';
+import { readTelemetry, type TelemetryConfig } from './config/telemetry.ts';
 
 export type { AppEnv, Role } from './config/server.ts';
 export type { ComfyEngineConfig } from './config/engine.ts';
@@ -46,6 +47,7 @@ export interface Config extends ServerConfig, UrlsConfig {
   network: NetworkConfig;
   /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
   observability: ObservabilityConfig;
+  telemetry: TelemetryConfig;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -78,6 +80,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const social = readSocial(read, local);
   const network = readNetwork(read);
   const observability = readObservability(read);
+  const telemetry = readTelemetry(read, server.roles);
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   const { publicUrl, corsOrigins, frontendUrl } = urls;
@@ -105,6 +108,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     social,
     network,
     observability,
+    telemetry,
   };
   return { ok: true, config: deepFreeze(config) };
 }

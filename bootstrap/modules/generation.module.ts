@@ -28,13 +28,15 @@ import type { UserEventLog } from '../../core/use-cases/events/user-event-log.se
 import type { ComfyEngineConfig, Config } from '../config.ts';
 import { idleSlotsWarning } from '../config/engine.ts';
 import { FfprobeMediaInspector } from '../../adapters/media-probe/ffprobe-media-inspector.ts';
+import { tracingOf } from '../tracing.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
 
 type BuiltinEngineConfig = Extract<Config['engine'], { driver: 'builtin' }>;
 
-function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
+function createComfyEngine(engine: ComfyEngineConfig, tracedFetch: typeof fetch | undefined): ComfyEngine {
   return new ComfyEngine({
+    ...(tracedFetch ? { fetch: tracedFetch } : {}),
     urls: engine.urls,
     ...(engine.token ? { token: engine.token } : {}),
     timeoutMs: engine.timeoutMs,
@@ -70,7 +72,7 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
     container.bind(TOKENS.NodeCatalog).toDynamicValue(() => new BuiltinEngine({ workDir: engine.workDir })).inSingletonScope();
     return;
   }
-  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine)).inSingletonScope();
+  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine, tracingOf(config).fetchFor('comfyui'))).inSingletonScope();
   container.bind(TOKENS.Engine).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
   container.bind(TOKENS.NodeCatalog).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
 }
@@ -90,6 +92,7 @@ export function generationFeature(
 ): GenerationFeature {
   const { generation } = config;
   const { payment, events } = needs;
+  const tracing = tracingOf(config);
   const repos = ports.repos();
   const storage = ports.storage();
   const control = new JobControl(ports.bus());
@@ -138,6 +141,7 @@ export function generationFeature(
         generationRoutes({
           submit: new SubmitGeneration({
             ...common,
+            uow: tracing.unitOfWork(common.uow),
             prepare,
             images,
             events,
@@ -166,7 +170,7 @@ export function generationFeature(
         uow: ports.uow(),
         events,
         staged: repos.staged,
-        storage,
+        storage: tracing.storage(storage),
         lifecycle,
         ids: ports.ids(),
         clock: ports.clock(),
@@ -180,7 +184,7 @@ export function generationFeature(
         jobs: repos.jobs,
         lifecycle,
         events,
-        engine: needs.engine(),
+        engine: tracing.engine(needs.engine()),
         inputs: new EngineInputs({ images, storage }),
         outputs,
         clock: ports.clock(),
@@ -235,7 +239,7 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
       if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
       const metrics = resolve(container, TOKENS.JobMetrics);
-      consumer = await resolve(container, TOKENS.Queue).consume(
+      consumer = await tracingOf(config).queue(resolve(container, TOKENS.Queue)).consume(
         {
           taskTypes: [...TASK_TYPES],
           environment: config.appEnv,

@@ -87,6 +87,24 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
   });
 
+  test(`${name}: a message's trace context comes back with every delivery, retries included; none when it had none`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('trace');
+    const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=opaque' };
+    const traced = await queue.publish({ taskType: 'generation', environment, body: { n: 'traced' }, trace });
+    const plain = await queue.publish({ taskType: 'generation', environment, body: { n: 'plain' } });
+    const seen: { id: string; attempt: number; trace: unknown }[] = [];
+    const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment }, async (message) => {
+      seen.push({ id: message.id, attempt: message.attempt, trace: message.trace });
+      return message.attempt === 1 ? { action: 'retry', delaySeconds: 0.05 } : { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 4, 'both messages twice');
+    await consumer.stop();
+    const of = (id: string) => seen.filter((s) => s.id === id).sort((a, b) => a.attempt - b.attempt).map((s) => [s.attempt, s.trace]);
+    t.deepEqual(of(traced.messageId), [[1, trace], [2, trace]]);
+    t.deepEqual(of(plain.messageId), [[1, undefined], [2, undefined]]);
+  });
+
   test(`${name}: a consumer gets only its environment and task types`, async (t) => {
     const { queue } = await open();
     const [production, local] = [uniqueEnv('production'), uniqueEnv('local')];
