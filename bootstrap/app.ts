@@ -8,6 +8,7 @@ import { healthRoutes } from '../adapters/http/routes/health.routes.ts';
 import { defaultWebRoot } from '../adapters/http/web-app.ts';
 import { JsonLogger } from '../adapters/logging/json-logger.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
 import type { Config } from './config.ts';
 import { bindFeatures } from './modules/features.ts';
@@ -45,6 +46,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   if (config.roles.includes('api')) {
     const checks = Object.fromEntries(container.getAll<HealthCheckBinding>(TOKENS.HealthCheck).map((binding) => [binding.name, binding.check]));
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
+    const authenticateKey = container.get<AuthenticateApiKey>(TOKENS.AuthenticateApiKey);
     const features = () =>
       mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
     const modules = [healthRoutes({ version: VERSION, checks }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
@@ -59,7 +61,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       // (its public endpoint, else its endpoint, else the bucket's AWS host): the client's CSP must allow them.
       mediaOrigins: mediaOriginsOf(config),
       frontendUrl: config.frontendUrl,
-      auth: { authenticate: (token) => authenticate.execute(token) },
+      auth: { authenticate: (token) => authenticate.execute(token), authenticateKey: (key) => authenticateKey.execute(key) },
     });
     http = built.app;
     drainHandlers = built.drain;

@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import type { Config } from '../config.ts';
+import { bindApiKeys } from './api-keys.module.ts';
 import { bindAuth } from './auth.module.ts';
 import { bindCoins } from './coins.module.ts';
 import { bindTemplates } from './templates.module.ts';
@@ -17,6 +18,7 @@ import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
 export function bindFeatures(container: Container, config: Readonly<Config>): void {
   bindAuth(container, config);
+  bindApiKeys(container, config);
   bindStorage(container, config);
   bindQueue(container, config);
   bindCoins(container, config);
