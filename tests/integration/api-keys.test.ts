@@ -183,7 +183,9 @@ function suite(db: TestDatabase): void {
     t.is((await caller.get('/generate')).body.total, 1);
     assertError(t, await caller.get('/my-outputs'), 403, 'history without the history scope');
     assertError(t, await caller.get(KEYS), 403, 'a key listing keys');
-    assertError(t, await caller.post(KEYS, { name: 'child', scopes: ['generate'] }), 403, 'a key minting a key');
+    const minting = await caller.post(KEYS, { name: 'child', scopes: ['generate'] });
+    assertError(t, minting, 403, 'a key minting a key');
+    t.regex(minting.body.message, /does not accept API keys/, 'told to use a session');
     assertError(t, await caller.post('/auth/logout'), 403, 'a key logging out');
     assertError(t, await caller.get('/admin/users'), 403, 'an admin route');
 
