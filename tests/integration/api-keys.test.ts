@@ -208,9 +208,11 @@ function suite(db: TestDatabase): void {
     t.is((await owner.delete(`${KEYS}/${revoked.body.id}`)).status, 204);
     assertError(t, await caller.get('/generate'), 401, 'revoked');
 
-    const expiring = withKey(a, await mint(owner, { name: 'short', scopes: ['generate'], expiresAt: new Date(Date.now() + 1500).toISOString() }));
+    // Seconds of margin before the expiry: a loaded machine may be slow to mint and call.
+    const expiresAt = Date.now() + 4000;
+    const expiring = withKey(a, await mint(owner, { name: 'short', scopes: ['generate'], expiresAt: new Date(expiresAt).toISOString() }));
     t.is((await expiring.get('/generate')).status, 200, 'before its expiry');
-    await sleep(1700);
+    await sleep(Math.max(0, expiresAt - Date.now()) + 100);
     assertError(t, await expiring.get('/generate'), 401, 'expired');
 
     const forged = `${revoked.body.key.slice(0, 16)}${'A'.repeat(43)}`;
