@@ -9,6 +9,7 @@ import { defaultWebRoot } from '../adapters/http/web-app.ts';
 import { JsonLogger } from '../adapters/logging/json-logger.ts';
 import type { PromMetrics, RequestSample } from '../adapters/metrics/prom-metrics.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
 import type { Config } from './config.ts';
 import { bindFeatures } from './modules/features.ts';
@@ -48,6 +49,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   if (config.roles.includes('api')) {
     const { all: checks, readiness } = healthChecksOf(container);
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
+    const authenticateKey = container.get<AuthenticateApiKey>(TOKENS.AuthenticateApiKey);
     const features = () =>
       mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
     const modules = [healthRoutes({ version: VERSION, checks, readiness }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
@@ -65,7 +67,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       mediaOrigins: mediaOriginsOf(config),
       frontendUrl: config.frontendUrl,
       trustProxy: config.network.trustProxy,
-      auth: { authenticate: (token) => authenticate.execute(token) },
+      auth: { authenticate: (token) => authenticate.execute(token), authenticateKey: (key) => authenticateKey.execute(key) },
       ...(metrics ? { observeRequest: (sample: RequestSample) => metrics.observeRequest(sample) } : {}),
       ...(metrics && metricsToken ? { metrics: { token: metricsToken, contentType: metrics.contentType, render: () => metrics.render() } } : {}),
     });

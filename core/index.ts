@@ -2,6 +2,7 @@
  * The core as a library: domain types and rules, ports, and use cases. An integrator runs these use cases
  * inside their own application with their own adapters (or the in-memory ones under adapters/memory).
  */
+export * from './domain/api-key.ts';
 export * from './domain/audit.ts';
 export * from './domain/client-error-text.ts';
 export * from './domain/coin.ts';
@@ -31,6 +32,7 @@ export * from './domain/user-events.ts';
 export * from './domain/workflow-graph.ts';
 export * from './domain/workflow-graph.types.ts';
 export * from './domain/workflow-template.ts';
+export * from './ports/api-key-repository.port.ts';
 export * from './ports/audit-log.port.ts';
 export * from './ports/cache.port.ts';
 export * from './ports/clock.port.ts';
@@ -92,6 +94,9 @@ export * from './use-cases/diagnostics/probe-cache.use-case.ts';
 export * from './use-cases/diagnostics/probe-storage.use-case.ts';
 export * from './use-cases/diagnostics/publish-test-message.use-case.ts';
 export * from './use-cases/admin/admin-cancel-job.use-case.ts';
+export * from './use-cases/api-keys/authenticate-api-key.use-case.ts';
+export * from './use-cases/api-keys/create-api-key.use-case.ts';
+export * from './use-cases/api-keys/manage-api-keys.use-case.ts';
 export * from './use-cases/admin/fleet-status.use-case.ts';
 export * from './use-cases/admin/inspect-queue.use-case.ts';
 export * from './use-cases/admin/list-all-jobs.use-case.ts';

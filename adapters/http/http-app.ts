@@ -70,7 +70,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const openapi = new OpenApiDocument({
     title: 'Media generation service',
     version: options.version,
-    description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`.',
+    description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`; scripts and servers use an API key, `Authorization: Bearer mgs_…`, on the operations that list apiKeyAuth (their x-api-key-scope).',
   });
 
   app.use((req: Request, res: Response, next: NextFunction) => {

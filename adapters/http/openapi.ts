@@ -9,6 +9,8 @@ export interface OperationDoc {
   requestBody?: Record<string, unknown>;
   responses: Record<string, unknown>;
   deprecated?: boolean;
+  /** The API-key scope the operation needs, or null when it refuses keys (ADR 035). */
+  'x-api-key-scope'?: string | null;
 }
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -48,6 +50,12 @@ export class OpenApiDocument {
   private readonly servers: Record<string, { url: string }[]> = {};
   private readonly securitySchemes: Record<string, JsonSchema> = {
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    apiKeyAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'mgs_…',
+      description: 'An API key (POST /api-keys) in Authorization: Bearer; no CSRF header. Each operation lists the scope it needs (x-api-key-scope); operations without apiKeyAuth refuse keys.',
+    },
     cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token' },
   };
 

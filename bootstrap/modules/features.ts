@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import type { Config } from '../config.ts';
+import { bindApiKeys } from './api-keys.module.ts';
 import { bindAuth } from './auth.module.ts';
 import { bindCoins } from './coins.module.ts';
 import { bindTemplates } from './templates.module.ts';
@@ -23,6 +24,7 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   // First: its listener starts before the other parts (a slow start can be watched) and stops after them.
   bindMetrics(container, config);
   bindAuth(container, config);
+  bindApiKeys(container, config);
   bindStorage(container, config);
   bindQueue(container, config);
   bindCoins(container, config);
