@@ -27,15 +27,34 @@ export interface RouteSpec {
 
 const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
 
-/** Every reason a protected route answers 403, as documented (the CSRF check, administrators only, API keys). */
-function forbiddenWhen(spec: RouteSpec, keyScope: string | null): string {
-  const reasons = [
-    ...(spec.auth === 'admin' ? ['not an administrator'] : []),
-    ...(STATE_CHANGING.has(spec.method) ? ['a missing or bad X-XSRF-TOKEN header (cookie authentication only)'] : []),
-    keyScope ? `an API key without the ${keyScope} scope` : 'an API key (this route needs a session)',
+/** The CSRF check (API.md §1), as a client must satisfy it; the security scheme and every 403 it causes say so. */
+export const CSRF_HEADER_DOC = 'X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie (cookie authentication only; Bearer tokens and API keys need none)';
+
+/**
+ * Every reason a protected route answers 403, as documented (administrators only, the CSRF check, API keys), each
+ * with the words that show a route's own 403 description already names it.
+ */
+function forbiddenReasons(spec: RouteSpec, keyScope: string | null): { text: string; named: RegExp }[] {
+  return [
+    ...(spec.auth === 'admin' ? [{ text: 'not an administrator', named: /administrator/i }] : []),
+    ...(STATE_CHANGING.has(spec.method) ? [{ text: `a missing or bad ${CSRF_HEADER_DOC}`, named: /X-XSRF-TOKEN/ }] : []),
+    keyScope ? { text: `an API key without the ${keyScope} scope`, named: /API key/i } : { text: 'an API key (this route needs a session)', named: /API key/i },
   ];
-  return `Forbidden: ${reasons.join('; ')}`;
 }
+
+/** The 403 description: the route's own, completed with every reason it does not name yet. */
+function forbiddenWhen(spec: RouteSpec, keyScope: string | null, own: string | undefined): string {
+  const missing = forbiddenReasons(spec, keyScope).filter((reason) => !own || !reason.named.test(own)).map((reason) => reason.text);
+  if (!own) return `Forbidden: ${missing.join('; ')}`;
+  return missing.length > 0 ? `${own}; or ${missing.join('; ')}` : own;
+}
+
+/** Every 429 the API sends carries Retry-After (the limiters all know when they free up). */
+export const RETRY_AFTER_HEADER = { 'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } } };
+const KEY_LIMIT = "the API key's requests per minute are used up (API_KEY_RATE_LIMIT_PER_MINUTE)";
+
+/** With the cookie, a state-changing request also needs the CSRF header: both schemes in one requirement (AND). */
+const cookieRequirement = (method: Method): Record<string, string[]> => (STATE_CHANGING.has(method) ? { cookieAuth: [], xsrfHeader: [] } : { cookieAuth: [] });
 
 export type Handler = (req: Request, res: Response) => Promise<void> | void;
 
@@ -125,8 +144,15 @@ export class ApiRouter {
     if (spec.validate && !responses['400']) responses['400'] = errorResponse('Validation failed');
     if (spec.auth !== 'public' && !responses['401']) responses['401'] = errorResponse('Missing, invalid or expired access token');
     const keyScope = spec.auth === 'public' ? null : keyScopeOf(spec);
-    if (spec.auth !== 'public' && !responses['403']) responses['403'] = errorResponse(forbiddenWhen(spec, keyScope));
-    if (keyScope && !responses['429']) responses['429'] = errorResponse("The API key's requests per minute are used up (API_KEY_RATE_LIMIT_PER_MINUTE); see Retry-After");
+    if (spec.auth !== 'public') {
+      const own = spec.responses[403]?.description;
+      responses['403'] = { ...errorResponse(''), ...(responses['403'] as object | undefined), description: forbiddenWhen(spec, keyScope, own) };
+    }
+    if (keyScope) {
+      const own = spec.responses[429]?.description;
+      responses['429'] = { ...errorResponse(''), ...(responses['429'] as object | undefined), description: own ? `${own}; or ${KEY_LIMIT}` : `Too many requests: ${KEY_LIMIT}` };
+    }
+    if (responses['429']) responses['429'] = { ...(responses['429'] as object), headers: RETRY_AFTER_HEADER };
     const parameters = [
       ...[...spec.path.matchAll(PATH_PARAMETER)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
       ...Object.entries(spec.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema })),
@@ -135,7 +161,7 @@ export class ApiRouter {
     this.doc.addOperation(spec.method, spec.path, {
       summary: spec.summary,
       tags: [spec.tag],
-      ...(spec.auth === 'public' ? { security: [] } : { security: [{ bearerAuth: [] }, { cookieAuth: [] }, ...(keyScope ? [{ apiKeyAuth: [keyScope] }] : [])] }),
+      ...(spec.auth === 'public' ? { security: [] } : { security: [{ bearerAuth: [] }, cookieRequirement(spec.method), ...(keyScope ? [{ apiKeyAuth: [keyScope] }] : [])] }),
       ...(spec.auth === 'public' ? {} : { 'x-api-key-scope': keyScope }),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(spec.body ? { requestBody: { required: true, content: { [spec.bodyContentType ?? 'application/json']: { schema: spec.body } } } } : {}),

@@ -11,6 +11,7 @@ import { setXsrfCookie, XSRF_COOKIE, type CookiePolicy } from './cookies.ts';
 import { errorBody, HttpError } from './error-table.ts';
 import { JSON_DEPTH_MAX, jsonDepth } from './json-shape.ts';
 import { OpenApiDocument } from './openapi.ts';
+import { NAMED_SCHEMAS } from './openapi-components.ts';
 import { webAppRouter } from './web-app.ts';
 import { connectPagesRouter } from './connect-pages.ts';
 import { documentMetrics, METRICS_PATH, metricsHandler, type MetricsEndpoint } from './metrics-route.ts';
@@ -71,7 +72,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     title: 'Media generation service',
     version: options.version,
     description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`; scripts and servers use an API key, `Authorization: Bearer mgs_…`, on the operations that list apiKeyAuth (their x-api-key-scope).',
-  });
+  }, NAMED_SCHEMAS);
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-request-id');

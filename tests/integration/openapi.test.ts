@@ -122,7 +122,8 @@ test('the upload route documents its multipart body', async (t) => {
   const doc = (await app.client().get('/openapi.json')).body;
   const body = doc.paths['/uploads'].post.requestBody;
   t.deepEqual(Object.keys(body.content), ['multipart/form-data']);
-  t.is(body.content['multipart/form-data'].schema.properties.file.format, 'binary');
+  const schema = doc.components.schemas[body.content['multipart/form-data'].schema.$ref.replace('#/components/schemas/', '')];
+  t.is(schema.properties.file.format, 'binary');
 });
 
 /** Every route of API.md (§1–§10), as the document names them under /api/v1. */
