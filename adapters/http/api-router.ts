@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { checkSchema, validationResult, type Schema } from 'express-validator';
 import type { FieldProblem } from '../../core/domain/result.ts';
 import { keyScopeOf } from './api-key-scopes.ts';
+import type { AsyncApiDocument } from './asyncapi.ts';
 import { requireAuth, type AuthDeps, type AuthLevel } from './auth-middleware.ts';
 import { HttpError } from './error-table.ts';
 import { PATH_PARAMETER, ref, type JsonSchema, type OpenApiDocument } from './openapi.ts';
@@ -113,6 +114,8 @@ export class ApiRouter {
   constructor(
     private readonly auth: AuthDeps,
     private readonly doc: OpenApiDocument,
+    /** Where a module describes its WebSocket or server-sent-event messages (`addSseStream`), served as asyncapi.json. */
+    readonly asyncapi: AsyncApiDocument,
   ) {}
 
   add(spec: RouteSpec, handler: Handler): void {

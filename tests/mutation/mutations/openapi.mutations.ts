@@ -6,6 +6,7 @@ const ROUTER = 'adapters/http/api-router.ts';
 const TRUTH = 'tests/integration/openapi-truth.test.ts';
 const UNIT = 'tests/unit/openapi-hoist.test.ts';
 const CLIENT = 'tests/integration/openapi-client.test.ts';
+const ASYNCAPI = 'tests/integration/asyncapi.test.ts';
 
 /** The guards of an OpenAPI document that tells the whole truth (ADR 041): each one gone must turn its tests red. */
 export const MUTATIONS: Mutation[] = [
@@ -85,5 +86,26 @@ export const MUTATIONS: Mutation[] = [
     find: "required: ['user', 'accessTokenExpiresAt', 'refreshTokenExpiresAt'],",
     replace: '',
     tests: [CLIENT],
+  },
+  {
+    name: 'asyncapi: an event field the service sends is missing from its schema',
+    file: 'adapters/http/user-event-schemas.ts',
+    find: "'job.started': event('job.started', ['attempt'], { attempt: { type: 'integer', minimum: 1 } }),",
+    replace: "'job.started': event('job.started', [], {}),",
+    tests: [ASYNCAPI],
+  },
+  {
+    name: 'asyncapi: the chat stream is not described',
+    file: 'bootstrap/modules/chat.module.ts',
+    find: '(api) => api.asyncapi.addSseStream(CHAT_STREAM),',
+    replace: '() => undefined,',
+    tests: [ASYNCAPI],
+  },
+  {
+    name: 'asyncapi: the error event of the chat stream is described with another shape',
+    file: 'adapters/http/chat-stream.ts',
+    find: "chatError: { event: 'error', summary: 'The model failed mid-answer (the error body of API.md); the stream ends', payload: errorSchema },",
+    replace: "chatError: { event: 'error', summary: 'x', payload: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } },",
+    tests: [ASYNCAPI],
   },
 ];
