@@ -29,7 +29,7 @@ export interface RouteSpec {
 const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
 
 /** The CSRF check (API.md §1), as a client must satisfy it; the security scheme and every 403 it causes say so. */
-export const CSRF_HEADER_DOC = 'X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie (cookie authentication only; Bearer tokens and API keys need none)';
+const CSRF_HEADER_DOC = 'X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie (cookie authentication only; Bearer tokens and API keys need none)';
 
 /**
  * Every reason a protected route answers 403, as documented (administrators only, the CSRF check, API keys), each
@@ -51,7 +51,7 @@ function forbiddenWhen(spec: RouteSpec, keyScope: string | null, own: string | u
 }
 
 /** Every 429 the API sends carries Retry-After (the limiters all know when they free up). */
-export const RETRY_AFTER_HEADER = { 'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } } };
+const RETRY_AFTER_HEADER = { 'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } } };
 const KEY_LIMIT = "the API key's requests per minute are used up (API_KEY_RATE_LIMIT_PER_MINUTE)";
 
 /** With the cookie, a state-changing request also needs the CSRF header: both schemes in one requirement (AND). */
