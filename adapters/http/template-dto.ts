@@ -18,6 +18,8 @@ export const templateDto = (template: TemplateWithProblems) => ({
   cost: template.cost,
   outputType: template.outputType,
   isActive: template.isActive,
+  status: template.publishedAt === null ? ('draft' as const) : ('published' as const),
+  publishedAt: template.publishedAt?.toISOString() ?? null,
   version: template.version,
   createdAt: template.createdAt.toISOString(),
   updatedAt: template.updatedAt.toISOString(),
@@ -94,10 +96,12 @@ export const patchTemplateBodySchema: JsonSchema = {
 
 export const templateSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'name', 'description', 'category', 'workflow', 'parameter_map', 'cost', 'outputType', 'isActive', 'version', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'description', 'category', 'workflow', 'parameter_map', 'cost', 'outputType', 'isActive', 'status', 'publishedAt', 'version', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     ...templateFields,
+    status: { type: 'string', enum: ['draft', 'published'], description: 'A draft is invisible to users and cannot be run by them (ADR 039)' },
+    publishedAt: { type: ['string', 'null'], format: 'date-time' },
     parameter_map: {
       type: 'object',
       additionalProperties: { ...mappingItemSchema, properties: { ...(mappingItemSchema['properties'] as object), class_type: { type: ['string', 'null'] } } },
