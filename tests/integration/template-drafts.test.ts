@@ -46,6 +46,7 @@ function suite(db: TestDatabase): void {
     const { admin, user } = await ctx();
     const template = await draft(admin);
     t.like(template, { status: 'draft', publishedAt: null });
+    t.deepEqual((template as unknown as { requiredParameters: string[] }).requiredParameters, ['prompt']);
     t.is((await admin.put(`/workflow-templates/${template.id}/parameter-map`, parameterMap())).status, 200);
 
     t.false((await catalogueIds(user)).includes(template.id));
