@@ -59,7 +59,23 @@ test.serial('create a draft (hidden from users), map it with min/max, publish, e
   await page.getByRole('heading', { name: 'Templates', exact: true }).waitFor();
 
   const user = app.client();
-  await user.signUp();
+  const account = await user.signUp();
+  // The same user in the web app: what the Generate page offers.
+  const userContext = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width: 1100, height: 900 } });
+  await problems.watch(userContext);
+  t.teardown(() => userContext.close());
+  const userPage = await userContext.newPage();
+  await userPage.goto('/login');
+  await userPage.getByLabel('Email').fill(account.email);
+  await userPage.getByLabel('Password').fill(account.password);
+  await userPage.getByRole('button', { name: 'Sign in' }).click();
+  await userPage.getByRole('heading', { name: 'Generate' }).waitFor();
+  const offeredInApp = async (): Promise<string[]> => {
+    await userPage.reload();
+    await userPage.getByRole('heading', { name: 'Generate' }).waitFor();
+    await userPage.getByLabel('Template').or(userPage.getByText('No templates are available yet.')).waitFor();
+    return (await userPage.getByLabel('Template').count()) === 0 ? [] : userPage.getByLabel('Template').locator('option').allTextContents();
+  };
   const catalogue = async () => ((await user.get('/templates')).body as { id: string; name: string }[]).map((x) => x.name);
   const adminApi = async (path: string) => (await page.request.get(`/api/v1${path}`)).json();
 
@@ -104,12 +120,14 @@ test.serial('create a draft (hidden from users), map it with min/max, publish, e
   t.like(stored!.parameter_map['prompt'], { node_id: '3', input_name: 'value' });
   t.like(stored, { cost: 3, status: 'draft' });
   t.false((await catalogue()).includes('Blue square'));
+  t.false((await offeredInApp()).some((option) => option.includes('Blue square')), 'the Generate page does not offer a draft');
 
   // Publish: now users see and run it.
   await page.getByRole('button', { name: 'Publish Blue square' }).click();
   await page.getByRole('status').filter({ hasText: 'Published Blue square: users can now run it.' }).waitFor();
   await page.getByRole('row', { name: /Blue square/ }).getByRole('cell', { name: 'published, active' }).waitFor();
   t.true((await catalogue()).includes('Blue square'));
+  t.true((await offeredInApp()).some((option) => option.includes('Blue square')), 'the Generate page offers it once published');
   const job = await user.post('/generate', { templateId: stored!.id, parameters: { prompt: 'a fox', width: 32 } });
   t.is(job.status, 202, JSON.stringify(job.body));
   t.is(job.body.templateVersion, 2);

@@ -3,6 +3,7 @@ import type { Mutation } from '../mutation.ts';
 const PARAMETER_MAP_TEST = 'tests/unit/parameter-map.test.ts';
 const USE_CASES_TEST = 'tests/unit/templates-use-cases.test.ts';
 const DRAFTS_TEST = 'tests/integration/template-drafts.test.ts';
+const BROWSER_TEST = 'tests/browser/admin-templates.test.ts';
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -17,7 +18,7 @@ export const MUTATIONS: Mutation[] = [
     file: 'core/domain/workflow-template.ts',
     find: 'template.isActive && template.publishedAt !== null',
     replace: 'template.isActive',
-    tests: [USE_CASES_TEST, DRAFTS_TEST],
+    tests: [USE_CASES_TEST, DRAFTS_TEST, BROWSER_TEST],
   },
   {
     name: 'drafts: the SQL catalogue list includes drafts',

@@ -108,15 +108,18 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
 
   /** Runs one change of a template, then shows the list as it is now (or why the change was refused). */
   async function change(what: () => Promise<unknown>, done: string): Promise<void> {
-    status.className = 'status';
+    let message = done;
+    let failed = false;
     try {
       await what();
-      status.textContent = done;
     } catch (failure) {
-      status.className = 'status error';
-      status.textContent = errorText(failure);
+      failed = true;
+      message = errorText(failure);
     }
+    // The list first, then the announcement: what the status says is already on screen.
     await loadList();
+    status.className = failed ? 'status error' : 'status';
+    status.textContent = message;
   }
 
   function actionsOf(template: AdminTemplate): HTMLElement[] {
