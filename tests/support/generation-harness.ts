@@ -189,6 +189,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
         cost,
         outputType: 'image',
         isActive: true,
+        publishedAt: at,
         version: 1,
         createdAt: at,
         updatedAt: at,
