@@ -74,6 +74,8 @@ export function sendError(res: Response, statusCode: number, message: string, de
 }
 
 export function sendFail(res: Response, failure: Fail<string>): void {
+  // For a surface that renders errors its own way (the Comfy API v2, ADR 040): the use case's code, not just the status.
+  res.locals.failCode = failure.code;
   const status = STATUS_BY_CODE[failure.code as ErrorCode] ?? 500;
   sendError(res, status, failure.message, failure.details);
 }
