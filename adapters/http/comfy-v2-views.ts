@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { FieldProblem } from '../../core/domain/result.ts';
+import { failCodeOf } from './error-table.ts';
 import type { GenerationJob, JobStatus } from '../../core/domain/job.ts';
 import type { HistoryView } from '../../core/domain/job-views.ts';
 import type { UserEvent } from '../../core/domain/user-events.ts';
@@ -120,7 +121,7 @@ export function v2Envelope(_req: Request, res: Response, next: NextFunction): vo
   res.json = (body: unknown) => {
     const ours = body as { statusCode?: unknown; message?: unknown; details?: FieldProblem[] } | null;
     if (!ours || typeof ours.statusCode !== 'number' || ours.statusCode < 400) return json(body);
-    const mapped = CODE_BY_FAIL[String(res.locals.failCode)];
+    const mapped = CODE_BY_FAIL[failCodeOf(res) ?? ''];
     const status = mapped?.status ?? ours.statusCode;
     res.status(status);
     return json(v2Error(mapped?.code ?? CODE_BY_STATUS[status] ?? 'upstream_error', String(ours.message), ours.details));

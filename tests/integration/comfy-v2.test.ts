@@ -68,8 +68,8 @@ function suite(db: TestDatabase): void {
   };
 
   const errorOf = async (t: ExecutionContext, promise: Promise<unknown>) => {
-    const error = (await t.throwsAsync(promise)) as { httpStatus?: number; code?: string; name?: string };
-    return { status: error.httpStatus, code: error.code, name: error.name };
+    const error = (await t.throwsAsync(promise)) as { httpStatus?: number; code?: string; name?: string; message: string };
+    return { status: error.httpStatus, code: error.code, name: error.name, message: error.message };
   };
 
   test(title('the SDK submits a workflow with a key, streams its events to success and downloads outputs whose bytes are the stored output; charged once, in the history'), async (t) => {
@@ -166,15 +166,15 @@ function suite(db: TestDatabase): void {
     const job = await owner.comfy.run(new Workflow(tiny(3)), { timeoutMs: 60_000 });
     const outputId = job.outputs[0]!.id;
     const stranger = await caller(['generate'], true);
-    for (const [what, call] of [
-      ['get', stranger.low.getJob(job.id)],
-      ['workflow', stranger.low.getJobWorkflow(job.id)],
-      ['events', (async () => { for await (const _ of stranger.low.getJobEvents(job.id)) break; })()],
-      ['cancel', stranger.low.cancelJob(job.id)],
-      ['asset', stranger.low.getAsset(outputId)],
-      ['content', stranger.low.getAssetContent(outputId)],
+    for (const [what, call, message] of [
+      ['get', stranger.low.getJob(job.id), 'No such job'],
+      ['workflow', stranger.low.getJobWorkflow(job.id), 'No such job'],
+      ['events', (async () => { for await (const _ of stranger.low.getJobEvents(job.id)) break; })(), 'No such job'],
+      ['cancel', stranger.low.cancelJob(job.id), 'No such job'],
+      ['asset', stranger.low.getAsset(outputId), 'No such asset'],
+      ['content', stranger.low.getAssetContent(outputId), 'No such asset'],
     ] as const) {
-      t.like(await errorOf(t, call), { status: 404, code: 'not_found' }, what);
+      t.like(await errorOf(t, call), { status: 404, code: 'not_found', message }, what);
     }
     const running = await owner.comfy.submit(new Workflow(slow));
     await waitFor(async () => (await running.refresh()).status === 'running', 'the job to run', 30_000);
@@ -206,7 +206,7 @@ function suite(db: TestDatabase): void {
     t.is(names[0], 'status');
     t.is(names.at(-1), 'status');
     t.true(names.includes('output'), names.join(','));
-    t.deepEqual(JSON.parse(all.frames.at(-1)!.data!), { status: 'succeeded', queue_position: null });
+    t.deepEqual(all.frames.filter((f) => f.event === 'status').map((f) => JSON.parse(f.data!).status), ['queued', 'running', 'succeeded'], 'each status once, the stream ends at the terminal one');
     const ids = all.frames.map((f) => Number(f.id));
     t.true(ids.every((id, i) => Number.isInteger(id) && id > 0 && (i === 0 || id > ids[i - 1]!)), `increasing seqs: ${ids.join(',')}`);
 

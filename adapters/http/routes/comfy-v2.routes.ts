@@ -173,12 +173,18 @@ export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
       const snapshot = v2Job(origin, feed.job, [], deps.retentionMs);
       // A fresh stream starts from the job's current status; a resumed one from what it missed.
       if (since === undefined) res.write(`event: status\ndata: ${JSON.stringify({ status: snapshot.status, queue_position: null })}\n\n`);
-      await feed.follow(({ seq, event }) => {
-        if (ended) return;
-        const frame = v2Frame(origin, seq, event);
-        if (frame) res.write(frame);
-        if (isTerminalEvent(event)) end();
-      });
+      try {
+        await feed.follow(({ seq, event }) => {
+          if (ended) return;
+          const frame = v2Frame(origin, seq, event);
+          if (frame) res.write(frame);
+          if (isTerminalEvent(event)) end();
+        });
+      } catch (error) {
+        // The headers are out: the client sees the stream end, and resumes with the last id it got.
+        end();
+        throw error;
+      }
       if (!ended && snapshot.completed_at !== null) {
         if (since !== undefined) res.write(`event: status\ndata: ${JSON.stringify({ status: snapshot.status, queue_position: null })}\n\n`);
         end();
