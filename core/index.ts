@@ -106,6 +106,7 @@ export * from './use-cases/admin/settle-dead-letter.use-case.ts';
 export * from './use-cases/admin/template-health.use-case.ts';
 export * from './use-cases/events/purge-user-events.use-case.ts';
 export * from './use-cases/events/user-event-log.service.ts';
+export * from './use-cases/events/job-event-feed.service.ts';
 export * from './use-cases/generation/active-templates.service.ts';
 export * from './use-cases/generation/cancel-generation.use-case.ts';
 export * from './use-cases/generation/engine-inputs.service.ts';

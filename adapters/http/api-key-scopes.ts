@@ -20,6 +20,14 @@ const KEY_SCOPES: Record<string, ApiKeyScope> = {
   'get /my-outputs/:id/view-url': 'history',
   'get /my-outputs/:id/download-url': 'history',
   'delete /my-outputs/:id': 'history',
+  // The Comfy API v2 surface at /api/v2 (ADR 040): what @comfyorg/sdk calls with its key.
+  'post /jobs': 'generate',
+  'get /jobs/:id': 'generate',
+  'get /jobs/:id/workflow': 'generate',
+  'get /jobs/:id/events': 'generate',
+  'post /jobs/:id/cancel': 'generate',
+  'get /assets/:id': 'generate',
+  'get /assets/:id/content': 'generate',
 };
 
 /** The scope a key needs on this route, or null when the route refuses keys. */

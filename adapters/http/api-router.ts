@@ -109,14 +109,29 @@ export class InFlightHandlers {
 
 export class ApiRouter {
   readonly router: Router = express.Router();
-  readonly inFlight = new InFlightHandlers();
+  private readonly surfaces = new Map<string, ApiRouter>();
 
+  /** `server`: the prefix of a surface served beside the main API (its operations name it as their server). */
   constructor(
     private readonly auth: AuthDeps,
     private readonly doc: OpenApiDocument,
     /** Where a module describes its WebSocket or server-sent-event messages (`addSseStream`), served as asyncapi.json. */
     readonly asyncapi: AsyncApiDocument,
+    private readonly server?: string,
+    readonly inFlight: InFlightHandlers = new InFlightHandlers(),
   ) {}
+
+  /** The routes served under another prefix (the Comfy API v2 at /api/v2): same authentication, same document. */
+  at(prefix: string): ApiRouter {
+    let surface = this.surfaces.get(prefix);
+    if (!surface) this.surfaces.set(prefix, (surface = new ApiRouter(this.auth, this.doc, this.asyncapi, prefix, this.inFlight)));
+    return surface;
+  }
+
+  /** Every surface made with `at`, to be mounted at its prefix. */
+  mounts(): { prefix: string; router: Router }[] {
+    return [...this.surfaces].map(([prefix, surface]) => ({ prefix, router: surface.router }));
+  }
 
   add(spec: RouteSpec, handler: Handler): void {
     const chain: RequestHandler[] = [];
@@ -169,6 +184,6 @@ export class ApiRouter {
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(spec.body ? { requestBody: { required: true, content: { [spec.bodyContentType ?? 'application/json']: { schema: spec.body } } } } : {}),
       responses,
-    });
+    }, this.server === undefined ? {} : { server: this.server });
   }
 }

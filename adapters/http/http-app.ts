@@ -132,6 +132,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   for (const register of options.modules) register(api);
   // The API first: its requests skip the document and Swagger UI layers below.
   app.use(API_PREFIX, api.router);
+  // Before the legacy prefix (/api), which would otherwise take /api/v2 for a path of its own.
+  for (const { prefix, router } of api.mounts()) app.use(prefix, router);
 
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openapi.toJSON(API_PREFIX));

@@ -4,6 +4,8 @@ import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
+import { comfyV2Routes } from '../../adapters/http/routes/comfy-v2.routes.ts';
+import { JobEventFeed } from '../../core/use-cases/events/job-event-feed.service.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
 import type { Consumer } from '../../core/ports/queue.port.ts';
 import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.service.ts';
@@ -137,26 +139,33 @@ export function generationFeature(
         ...(needs.nodes ? { nodes: needs.nodes() } : {}),
       });
       const common = { uow: ports.uow(), jobs: repos.jobs };
+      const submit = new SubmitGeneration({
+        ...common,
+        uow: tracing.unitOfWork(common.uow),
+        prepare,
+        images,
+        events,
+        payment,
+        ids: ports.ids(),
+        clock: ports.clock(),
+        environment: config.appEnv,
+        maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
+        metrics,
+      });
+      const cancel = new CancelGeneration({ ...common, lifecycle, logger, requestCancel });
+      const idempotency = needs.idempotency();
       return [
-        generationRoutes({
-          submit: new SubmitGeneration({
-            ...common,
-            uow: tracing.unitOfWork(common.uow),
-            prepare,
-            images,
-            events,
-            payment,
-            ids: ports.ids(),
-            clock: ports.clock(),
-            environment: config.appEnv,
-            maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
-            metrics,
-          }),
-          cancel: new CancelGeneration({ ...common, lifecycle, logger, requestCancel }),
-          queries,
-          idempotency: needs.idempotency(),
-        }),
+        generationRoutes({ submit, cancel, queries, idempotency }),
         outputsRoutes({ history }),
+        comfyV2Routes({
+          submit,
+          cancel,
+          queries,
+          history,
+          idempotency,
+          feed: new JobEventFeed({ bus: ports.bus(), store: repos.events, jobs: repos.jobs }),
+          retentionMs: config.outputs.retentionDays * 24 * 3600_000,
+        }),
       ];
     }),
     scheduled: [

@@ -41,6 +41,14 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'GET /my-outputs/{id}/view-url': 'history',
   'GET /my-outputs/{id}/download-url': 'history',
   'DELETE /my-outputs/{id}': 'history',
+  // The Comfy API v2 surface, served at /api/v2 (ADR 040).
+  'POST /jobs': 'generate',
+  'GET /jobs/{id}': 'generate',
+  'GET /jobs/{id}/workflow': 'generate',
+  'GET /jobs/{id}/events': 'generate',
+  'POST /jobs/{id}/cancel': 'generate',
+  'GET /assets/{id}': 'generate',
+  'GET /assets/{id}/content': 'generate',
   'POST /my-outputs/{id}/publish': null,
   'GET /my-outputs/{id}/publications': null,
   'GET /connect/{platform}': null,
@@ -260,7 +268,7 @@ function suite(db: TestDatabase): void {
     const found: Record<string, string | null> = {};
     for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { security: Record<string, string[]>[]; 'x-api-key-scope'?: string | null; responses: Record<string, unknown> }>>)) {
       for (const [method, operation] of Object.entries(operations)) {
-        if (operation.security.length === 0) continue;
+        if (method === 'servers' || operation.security.length === 0) continue; // `servers`: the path's own (the v2 surface)
         const scope = operation['x-api-key-scope'] ?? null;
         found[`${method.toUpperCase()} ${path}`] = scope;
         const keyRequirement = operation.security.find((requirement) => 'apiKeyAuth' in requirement);

@@ -1,4 +1,4 @@
-import type { HistoryItem } from '../../domain/job.ts';
+import type { GenerationJob, HistoryItem } from '../../domain/job.ts';
 import { parsePageRequest, type Page } from '../../domain/pagination.ts';
 import { fail, ok, type Result } from '../../domain/result.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
@@ -17,10 +17,16 @@ export class JobQueries {
   constructor(private readonly deps: JobQueryDeps) {}
 
   async get(input: { userId: string; jobId: string }): Promise<Result<JobView>> {
+    const found = await this.detail(input);
+    return found.ok ? ok(found.value.view) : found;
+  }
+
+  /** The job itself (its workflow, its times) beside its view: for surfaces that show more than the view (ADR 040). */
+  async detail(input: { userId: string; jobId: string }): Promise<Result<{ job: GenerationJob; view: JobView }>> {
     if (!isUuid(input.jobId)) return fail('NOT_FOUND', 'No such job');
     const job = await this.deps.jobs.findForUser(input.jobId.toLowerCase(), input.userId);
     if (!job) return fail('NOT_FOUND', 'No such job');
-    return ok(await this.view(job));
+    return ok({ job, view: await this.view(job) });
   }
 
   async list(input: { userId: string; page?: unknown; limit?: unknown }): Promise<Result<Page<JobView>>> {
