@@ -151,7 +151,9 @@ export class ApiRouter {
 
   private document(spec: RouteSpec): void {
     const responses: Record<string, unknown> = {};
-    const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
+    // The Comfy API v2 surface answers its own error envelope (comfy-v2-views.ts), every other surface API.md's body.
+    const errorBody = ref(this.server ? 'ComfyV2Error' : 'Error');
+    const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
         description: response.description,

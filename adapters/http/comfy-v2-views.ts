@@ -11,6 +11,9 @@ import type { UserEvent } from '../../core/domain/user-events.ts';
  */
 export const V2_PREFIX = '/api/v2';
 
+/** v2's error envelope, the body of every error under /api/v2 (named ComfyV2Error in the OpenAPI document). */
+export const V2_ERROR_SCHEMA = { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: ['object', 'null'] } } } } };
+
 const V2_STATUS: Record<JobStatus, string> = { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'canceled' };
 
 /** The origin the client called, so that the links it follows come back here. */

@@ -1,3 +1,4 @@
+import { V2_ERROR_SCHEMA } from './comfy-v2-views.ts';
 import { auditEntrySchema, transactionSchema } from './coin-dto.ts';
 import { messageSchema, userSchema } from './dto.ts';
 import type { JsonSchema } from './openapi.ts';
@@ -22,4 +23,5 @@ export const NAMED_SCHEMAS: Record<string, JsonSchema> = {
   CatalogueTemplate: catalogueTemplateSchema,
   ParameterPreset: parameterPresetSchema,
   ParameterMappingItem: mappingItemSchema,
+  ComfyV2Error: V2_ERROR_SCHEMA,
 };

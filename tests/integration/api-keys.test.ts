@@ -71,6 +71,8 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'GET /workflow-templates/categories': 'admin',
   'GET /workflow-templates/parameter-presets': 'admin',
   'POST /workflow-templates': 'admin',
+  'POST /templates/{id}/publish': 'admin',
+  'POST /templates/{id}/unpublish': 'admin',
   'PUT /workflow-templates/{id}/parameter-map': 'admin',
   'PATCH /workflow-templates/{id}': 'admin',
   'GET /workflow-templates': 'admin',

@@ -136,6 +136,10 @@ test('the document has the structure OpenAPI 3.1 requires', async (t) => {
   }
 });
 
+/** The error body of an operation: v2's envelope on the /api/v2 surface (its paths carry their own server), else API.md's. */
+const errorBodyOf = (doc: Json, key: string): string =>
+  doc.paths[key.slice(key.indexOf(' ') + 1)].servers ? '#/components/schemas/ComfyV2Error' : '#/components/schemas/Error';
+
 /** Every operation that answers 429 (pinned): the sign-up and login limits, chat, too many active jobs, and the per-key limit of every route a key may call. */
 const RATE_LIMITED = [
   'POST /auth/register', 'POST /auth/login', 'POST /llm/chat',
@@ -148,6 +152,9 @@ const RATE_LIMITED = [
   'GET /admin/jobs', 'POST /admin/jobs/{id}/cancel', 'GET /admin/queue', 'GET /admin/dead-letters', 'POST /admin/dead-letters/{id}/redrive',
   'DELETE /admin/dead-letters/{id}', 'GET /admin/templates/stats', 'GET /admin/fleet',
   'GET /test/sqs-peek-messages', 'POST /test/sqs-queue-stack-test', 'POST /test/storage', 'POST /test/cache',
+  'POST /templates/{id}/publish', 'POST /templates/{id}/unpublish',
+  // The Comfy API v2 surface (/api/v2): the per-key limit.
+  'POST /jobs', 'GET /jobs/{id}', 'GET /jobs/{id}/workflow', 'GET /jobs/{id}/events', 'POST /jobs/{id}/cancel', 'GET /assets/{id}', 'GET /assets/{id}/content',
 ].sort();
 
 test('429 is documented exactly where a limit answers it, with the error body and Retry-After', async (t) => {
@@ -156,7 +163,7 @@ test('429 is documented exactly where a limit answers it, with the error body an
   t.deepEqual(limited.map(({ key }) => key).sort(), RATE_LIMITED);
   for (const { key, operation } of limited) {
     const response = operation.responses['429'];
-    t.deepEqual(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, key);
+    t.deepEqual(response.content, { 'application/json': { schema: { $ref: errorBodyOf(doc, key) } } }, key);
     t.like(response.headers?.['Retry-After'], { required: true, schema: { type: 'integer' } }, `${key} Retry-After`);
     if (operation['x-api-key-scope']) t.regex(response.description, /API_KEY_RATE_LIMIT_PER_MINUTE/, `${key} names the per-key limit`);
   }
@@ -178,7 +185,7 @@ test('cookie-authenticated state-changing operations require the CSRF header and
       t.deepEqual(cookie, { cookieAuth: [], xsrfHeader: [] }, `${key}: the cookie goes with the header`);
       const forbidden = operation.responses['403'];
       t.regex(forbidden?.description ?? '', /X-XSRF-TOKEN/, `${key} 403 names the header`);
-      t.deepEqual(forbidden.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${key} 403 body`);
+      t.deepEqual(forbidden.content, { 'application/json': { schema: { $ref: errorBodyOf(doc, key) } } }, `${key} 403 body`);
     } else {
       t.deepEqual(cookie, { cookieAuth: [] }, `${key}: a safe method needs no header`);
       t.notRegex(operation.responses['403']?.description ?? '', /X-XSRF-TOKEN/, `${key}: no CSRF 403`);

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { V2_ERROR_SCHEMA } from '../comfy-v2-views.ts';
 import { historyItemView } from '../../../core/use-cases/generation/history-view.service.ts';
 import type { CancelGeneration } from '../../../core/use-cases/generation/cancel-generation.use-case.ts';
 import type { JobQueries } from '../../../core/use-cases/generation/job-queries.service.ts';
@@ -22,7 +23,7 @@ export interface ComfyV2RoutesDeps {
   heartbeatMs?: number;
 }
 
-const envelope = { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: ['object', 'null'] } } } } };
+const envelope = V2_ERROR_SCHEMA;
 const output = {
   type: 'object',
   required: ['node_id', 'name', 'type', 'content_type', 'size_bytes', 'id', 'hash', 'url', 'url_expires_at'],
