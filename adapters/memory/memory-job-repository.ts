@@ -117,6 +117,14 @@ export class MemoryJobRepository implements JobRepository {
       .map(copy);
   }
 
+  async listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now)
+      .sort((a, b) => a.startDeadline!.getTime() - b.startDeadline!.getTime())
+      .slice(0, max)
+      .map(copy);
+  }
+
   async listStalled(before: Date, max: number): Promise<GenerationJob[]> {
     return [...this.jobs.values()]
       .filter((job) => job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < before)

@@ -26,6 +26,7 @@ interface JobRow {
   attempts: number;
   run_id: string | null;
   lease_until: Date | null;
+  start_deadline: Date | null;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
@@ -56,6 +57,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         attempts: DataTypes.INTEGER,
         run_id: DataTypes.STRING(36),
         lease_until: DataTypes.DATE(3),
+        start_deadline: DataTypes.DATE(3),
         created_at: DataTypes.DATE(3),
         updated_at: DataTypes.DATE(3),
         started_at: DataTypes.DATE(3),
@@ -84,6 +86,7 @@ const toJob = (row: JobRow): GenerationJob => ({
   attempts: Number(row.attempts),
   runId: row.run_id ?? null,
   leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
+  startDeadline: row.start_deadline ? new Date(row.start_deadline) : null,
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
   startedAt: row.started_at ? new Date(row.started_at) : null,
@@ -150,6 +153,7 @@ export class SequelizeJobRepository implements JobRepository {
             attempts: 0,
             run_id: null,
             lease_until: null,
+            start_deadline: job.startDeadline,
             created_at: job.createdAt,
             updated_at: job.createdAt,
             started_at: null,
@@ -303,14 +307,16 @@ export class SequelizeJobRepository implements JobRepository {
     return asRows<JobRow>(rows).map(toJob);
   }
 
-  async listStalled(before: Date, max: number): Promise<GenerationJob[]> {
-    const rows = await this.jobs.findAll({
-      where: { status: 'running', lease_until: { [Op.lt]: before } },
-      order: [['lease_until', 'ASC']],
-      limit: Math.max(1, Math.floor(max)),
-      raw: true,
-      ...this.scope.options,
-    });
+  listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {
+    return this.oldestBy('start_deadline', { status: 'queued', start_deadline: { [Op.lte]: now } }, max);
+  }
+
+  listStalled(before: Date, max: number): Promise<GenerationJob[]> {
+    return this.oldestBy('lease_until', { status: 'running', lease_until: { [Op.lt]: before } }, max);
+  }
+
+  private async oldestBy(column: 'start_deadline' | 'lease_until', where: WhereOptions<JobRow>, max: number): Promise<GenerationJob[]> {
+    const rows = await this.jobs.findAll({ where, order: [[column, 'ASC']], limit: Math.max(1, Math.floor(max)), raw: true, ...this.scope.options });
     return asRows<JobRow>(rows).map(toJob);
   }
 }

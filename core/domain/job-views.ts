@@ -30,6 +30,8 @@ export interface JobView {
   error: { code: string; message: string; nodeId?: string } | null;
   paidCoins: number;
   refundedCoins: number;
+  /** When the job must have started by (ISO), or null; a queued job still waiting then ends `expired`. */
+  startDeadline: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -14,6 +14,8 @@ export type UserEvent =
   | { type: 'job.completed'; jobId: string; outputs: HistoryView[]; texts: string[] }
   | { type: 'job.failed'; jobId: string; error: { code: string; message: string; nodeId?: string }; refunded: number }
   | { type: 'job.cancelled'; jobId: string; refunded: number }
+  // Not started before its start deadline (ADR 037): ended without running, refunded like a cancelled job.
+  | { type: 'job.expired'; jobId: string; refunded: number }
   // Publishing an output (API.md §6); `jobId` is the output's job.
   | { type: 'publish.completed'; jobId: string; outputId: string; platform: string; url: string | null }
   | { type: 'publish.failed'; jobId: string; outputId: string; platform: string; error: string };
@@ -35,6 +37,7 @@ export const USER_EVENT_TYPES: readonly UserEventType[] = [
   'job.completed',
   'job.failed',
   'job.cancelled',
+  'job.expired',
   'publish.completed',
   'publish.failed',
 ];

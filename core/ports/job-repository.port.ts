@@ -56,6 +56,8 @@ export interface JobRepository {
   templateStats(since: Date): Promise<TemplateStats[]>;
   /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
+  /** Queued jobs whose start deadline is at or before `now` (they must end expired), earliest deadline first. */
+  listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]>;
   /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */
   listStalled(before: Date, max: number): Promise<GenerationJob[]>;
 }

@@ -30,6 +30,7 @@ const ALLOWED: readonly string[] = [
   'queued→running',
   'queued→failed',
   'queued→cancelled',
+  'queued→expired',
   'running→running',
   'running→succeeded',
   'running→failed',
@@ -64,9 +65,9 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     return (await jobs.findById(job.id))!;
   };
 
-  test(`${name}: the statuses are the five of the API, and every pair of them is covered below`, (t) => {
-    t.deepEqual([...JOB_STATUSES].sort(), ['cancelled', 'failed', 'queued', 'running', 'succeeded']);
-    t.is(MOVES.length, 25);
+  test(`${name}: the statuses are the six of the API, and every pair of them is covered below`, (t) => {
+    t.deepEqual([...JOB_STATUSES].sort(), ['cancelled', 'expired', 'failed', 'queued', 'running', 'succeeded']);
+    t.is(MOVES.length, 36);
     t.is(MOVES.filter((move) => move.allowed).length, ALLOWED.length);
   });
 
@@ -80,6 +81,7 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
       imageRefs: [{ key: 'image', id: randomUUID(), nodeId: '5', inputName: 'image' }],
       outputType: 'video',
       paidCoins: 12,
+      startDeadline: at(61_234),
       createdAt: at(1234),
     });
     t.true(await jobs.create(job));
@@ -324,5 +326,25 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(ids(await jobs.listStalled(cutoff, 100)), [stalled[1]!.id, stalled[0]!.id]);
     t.deepEqual(ids(await jobs.listStalled(cutoff, 1)), [stalled[1]!.id]);
     t.deepEqual(await jobs.listStalled(time(0), 100), []);
+  });
+
+  test(`${name}: listPastStartDeadline lists queued jobs whose start deadline is at or before the given time, earliest first, at most max`, async (t) => {
+    const time = era(7);
+    const userId = await user();
+    const cutoff = time(HOUR);
+    const overdue = [
+      await stored('queued', { userId, startDeadline: time(HOUR - 2 * SECOND) }),
+      await stored('queued', { userId, startDeadline: time(HOUR - 3 * SECOND) }),
+      await stored('queued', { userId, startDeadline: cutoff }), // due exactly then: included
+    ];
+    await stored('queued', { userId, startDeadline: time(HOUR + 1) });
+    await stored('queued', { userId, startDeadline: null });
+    await running(randomUUID(), { userId, startDeadline: time(1) }); // started in time: never expires
+    await stored('cancelled', { userId, startDeadline: time(1) });
+    await stored('expired', { userId, startDeadline: time(2) });
+    t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 100)), [overdue[1]!.id, overdue[0]!.id, overdue[2]!.id]);
+    t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 1)), [overdue[1]!.id]);
+    t.deepEqual(await jobs.listPastStartDeadline(time(0), 100), []);
+    t.deepEqual((await jobs.findById(overdue[0]!.id))!.startDeadline, time(HOUR - 2 * SECOND));
   });
 }

@@ -21,7 +21,11 @@ export const jobSchema = {
   required: ['id', 'status', 'templateId', 'progress', 'statusText', 'outputs', 'error', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
-    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+    status: {
+      type: 'string',
+      enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'],
+      description: '`expired`: the job was still queued at its `startDeadline` and ended without running; its coins came back (like `cancelled`).',
+    },
     templateId: { type: ['string', 'null'] },
     templateVersion: { type: ['integer', 'null'] },
     progress: { type: 'object', properties: { value: { type: 'number' }, max: { type: 'number' } } },
@@ -32,6 +36,7 @@ export const jobSchema = {
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' }, nodeId: { type: 'string' } } },
     paidCoins: { type: 'integer' },
     refundedCoins: { type: 'integer' },
+    startDeadline: { type: ['string', 'null'], format: 'date-time', description: 'createdAt + the startDeadlineSeconds the client sent, or null: a job not started by then ends `expired`.' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -45,6 +50,13 @@ const submitBody = {
     templateId: { type: 'string', format: 'uuid' },
     parameters: { type: 'object' },
     requestId: { type: 'string', format: 'uuid', description: 'Becomes the job id; a repeat returns the existing job. Links a prior POST /coin/deduct with this relatedEntityId.' },
+    startDeadlineSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      description:
+        'Time-to-start deadline: if no worker has started the job this many seconds after submission, it ends `expired` (event `job.expired`) and is refunded in full, exactly once. A worker checks it before starting; a sweep (every few seconds) ends jobs still queued past it.',
+    },
   },
 };
 
@@ -79,6 +91,7 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
           templateId: body.templateId,
           parameters: body.parameters,
           requestId: body.requestId,
+          startDeadlineSeconds: body.startDeadlineSeconds,
           alsoCommit: commitWith(created),
         });
         if (!result.ok) {

@@ -41,6 +41,8 @@ export interface SubmitGenerationInput {
   templateId?: unknown;
   parameters?: unknown;
   requestId?: unknown;
+  /** Seconds the job may wait in the queue before it must start (an integer, 1 to MAX_START_DEADLINE_SECONDS); past it, it ends expired. */
+  startDeadlineSeconds?: unknown;
   /** Writes that must commit with the new job (see CommitHook). */
   alsoCommit?: CommitHook<SubmittedJob>;
 }
@@ -49,6 +51,11 @@ export interface SubmittedJob {
   job: GenerationJob;
   created: boolean;
 }
+
+/** The longest time-to-start deadline a client may ask for: a day (user events are kept that long). */
+export const MAX_START_DEADLINE_SECONDS = 86_400;
+
+const isDeadlineSeconds = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_START_DEADLINE_SECONDS;
 
 /** Thrown inside the transaction to roll every write of the submit back. */
 class Rejected extends Error {
@@ -70,6 +77,10 @@ export class SubmitGeneration {
     if (input.requestId !== undefined && input.requestId !== null && requestId === null) {
       return validationFailed([{ field: 'requestId', message: 'must be a UUID' }]);
     }
+    const deadlineSeconds = input.startDeadlineSeconds ?? null;
+    if (deadlineSeconds !== null && !isDeadlineSeconds(deadlineSeconds)) {
+      return this.reject(input.userId, requestId, validationFailed([{ field: 'startDeadlineSeconds', message: `must be an integer from 1 to ${MAX_START_DEADLINE_SECONDS}` }]));
+    }
     if (requestId) {
       const existing = await this.deps.jobs.findById(requestId);
       if (existing) return this.existing(existing, input.userId);
@@ -79,7 +90,7 @@ export class SubmitGeneration {
     const jobId = requestId ?? this.deps.ids.newId();
     try {
       const job = await this.deps.uow.run(async (tx) => {
-        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value);
+        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value, deadlineSeconds);
         await input.alsoCommit?.(tx, { job: created, created: true });
         return created;
       });
@@ -109,7 +120,7 @@ export class SubmitGeneration {
     return failure;
   }
 
-  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration): Promise<GenerationJob> {
+  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration, deadlineSeconds: number | null): Promise<GenerationJob> {
     const { ids, clock } = this.deps;
     const now = clock.now();
     // First in the transaction: the count holds off this user's other submits until this one commits (see the port).
@@ -135,6 +146,7 @@ export class SubmitGeneration {
       attempts: 0,
       runId: null,
       leaseUntil: null,
+      startDeadline: deadlineSeconds === null ? null : new Date(now.getTime() + deadlineSeconds * 1000),
       createdAt: now,
       updatedAt: now,
       startedAt: null,
