@@ -117,6 +117,14 @@ export class MemoryJobRepository implements JobRepository {
       .map(copy);
   }
 
+  async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId))
+      .sort((a, b) => b.finishedAt!.getTime() - a.finishedAt!.getTime())
+      .slice(0, max)
+      .map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());
+  }
+
   async listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {
     return [...this.jobs.values()]
       .filter((job) => job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now)

@@ -184,12 +184,27 @@ export class SequelizeJobRepository implements JobRepository {
     return this.page({ user_id: userId }, 'DESC', request);
   }
 
+  async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
+    const rows = await selectRows<{ ms: number | string }>(
+      this.scope,
+      `SELECT ${this.runMs()} AS ms FROM generation_jobs
+       WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = :templateId'}
+       ORDER BY finished_at DESC, id DESC LIMIT ${Math.max(1, Math.floor(max))}`,
+      templateId === null ? {} : { templateId },
+    );
+    return rows.map((row) => Number(row.ms));
+  }
+
+  /** A succeeded job's run time in ms, in either dialect's SQL. */
+  private runMs(): string {
+    return this.scope.dialect === 'sqlite'
+      ? 'CAST(ROUND((julianday(finished_at) - julianday(started_at)) * 86400000) AS INTEGER)'
+      : 'TIMESTAMPDIFF(MICROSECOND, started_at, finished_at) DIV 1000';
+  }
+
   /** One statement on either dialect: nearest-rank percentiles from ROW_NUMBER() (no PERCENTILE_CONT in SQLite). */
   async templateStats(since: Date): Promise<TemplateStats[]> {
-    const runMs =
-      this.scope.dialect === 'sqlite'
-        ? 'CAST(ROUND((julianday(finished_at) - julianday(started_at)) * 86400000) AS INTEGER)'
-        : 'TIMESTAMPDIFF(MICROSECOND, started_at, finished_at) DIV 1000';
+    const runMs = this.runMs();
     const rows = await selectRows<{ template_id: string; jobs: number | string; succeeded: number | string; failed: number | string; cancelled: number | string; p50: number | string | null; p95: number | string | null }>(
       this.scope,
       `WITH windowed AS (

@@ -17,6 +17,7 @@ import { JobControl } from '../../core/use-cases/generation/job-control.service.
 import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.service.ts';
 import { JobQueries } from '../../core/use-cases/generation/job-queries.service.ts';
 import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.service.ts';
+import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
@@ -148,6 +149,8 @@ export function generationFeature(
             clock: ports.clock(),
             environment: config.appEnv,
             maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
+            maxQueueDepth: generation.maxQueueDepth,
+            estimates: new RunEstimates(repos.jobs),
             metrics,
           }),
           cancel: new CancelGeneration({ ...common, lifecycle, logger, requestCancel }),

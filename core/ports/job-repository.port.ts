@@ -56,6 +56,11 @@ export interface JobRepository {
   templateStats(since: Date): Promise<TemplateStats[]>;
   /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
+  /**
+   * Run times (finishedAt - startedAt, in ms) of the most recent `max` succeeded jobs, newest finish first: of one
+   * template, or of every job when `templateId` is null. What queue estimates learn from (ADR 037).
+   */
+  recentRunTimes(templateId: string | null, max: number): Promise<number[]>;
   /** Queued jobs whose start deadline is at or before `now` (they must end expired), earliest deadline first. */
   listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]>;
   /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */

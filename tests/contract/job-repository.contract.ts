@@ -347,4 +347,28 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.listPastStartDeadline(time(0), 100), []);
     t.deepEqual((await jobs.findById(overdue[0]!.id))!.startDeadline, time(HOUR - 2 * SECOND));
   });
+
+  test(`${name}: recentRunTimes gives the run times of the latest successes, of one template or of all, newest finish first, at most max`, async (t) => {
+    // Later than every other test's jobs: the latest successes of all templates are this test's.
+    const time = (ms: number) => new Date(Date.parse('2200-01-01T00:00:00.000Z') + ms);
+    const userId = await user();
+    const templateId = randomUUID();
+    const other = randomUUID();
+    /** A job that ran `ms` and finished at `end` seconds into the era, in `status`. */
+    const ran = async (template: string | null, ms: number, end: number, status: JobStatus = 'succeeded') => {
+      const job = await running(randomUUID(), { userId, templateId: template });
+      const finishedAt = time(end * SECOND);
+      t.true(await jobs.transition(job.id, { to: status, changes: { startedAt: new Date(finishedAt.getTime() - ms), finishedAt } }, finishedAt));
+    };
+    await ran(templateId, 4_000, 10);
+    await ran(templateId, 6_500, 30);
+    await ran(templateId, 2_250, 20);
+    await ran(templateId, 99_000, 40, 'failed');
+    await ran(other, 1_000, 50);
+    await stored('queued', { userId, templateId });
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10), [6_500, 2_250, 4_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 2), [6_500, 2_250]);
+    t.deepEqual(await jobs.recentRunTimes(randomUUID(), 10), []);
+    t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
+  });
 }

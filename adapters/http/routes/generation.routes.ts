@@ -75,7 +75,11 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
         202: { description: 'Queued', schema: jobSchema },
         200: { description: 'The job with this requestId already exists', schema: jobSchema },
         402: { description: 'Not enough coins', schema: ref('Error') },
-        429: { description: 'Too many queued or running jobs (MAX_ACTIVE_JOBS_PER_USER); see Retry-After', schema: ref('Error') },
+        429: {
+          description:
+            'Too many queued or running jobs of this user (MAX_ACTIVE_JOBS_PER_USER, Retry-After 10), or the queue is full (QUEUE_MAX_DEPTH queued jobs of all users or more). A full queue refuses before any coin moves; its Retry-After is the run estimate of the job at the head of the queue in whole seconds, at least 1: the median run time of the last 20 successes of its template, else of any template, else 10.',
+          schema: ref('Error'),
+        },
         409: { description: 'requestId used by someone else, or Idempotency-Key reused with another body', schema: ref('Error') },
       },
     },

@@ -12,6 +12,8 @@ import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
 import type { InputImages } from './input-images.service.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.service.ts';
+import type { RunEstimates } from './run-estimates.service.ts';
+import { queueFullRetryAfter } from '../../domain/run-estimate.ts';
 
 export interface SubmitGenerationDeps {
   uow: UnitOfWork;
@@ -25,6 +27,10 @@ export interface SubmitGenerationDeps {
   environment: string;
   /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER). */
   maxActiveJobsPerUser: number;
+  /** Queued jobs (every user's) beyond which a submit is refused with QUEUE.FULL (QUEUE_MAX_DEPTH); 0: no limit. */
+  maxQueueDepth?: number;
+  /** What the queue head's run is estimated to take: the Retry-After of a refusal for a full queue. */
+  estimates?: RunEstimates;
   /** Counts each job created, once its transaction commits; none by default. */
   metrics?: JobMetrics;
 }
@@ -87,6 +93,9 @@ export class SubmitGeneration {
     }
     const prepared = await this.deps.prepare.execute(input);
     if (!prepared.ok) return this.reject(input.userId, requestId, prepared);
+    // Before any coin moves (ADR 037): a full queue refuses the submit, and nothing was charged or claimed.
+    const full = await this.queueFull();
+    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };
     const jobId = requestId ?? this.deps.ids.newId();
     try {
       const job = await this.deps.uow.run(async (tx) => {
@@ -108,6 +117,18 @@ export class SubmitGeneration {
       if (existing) return this.existing(existing, input.userId);
       throw new Error(`job ${jobId} was taken but cannot be found`);
     }
+  }
+
+  /** QUEUE.FULL with its Retry-After when QUEUE_MAX_DEPTH jobs or more are queued; null otherwise. */
+  private async queueFull(): Promise<{ failure: Fail; retryAfterSeconds: number } | null> {
+    const max = this.deps.maxQueueDepth ?? 0;
+    if (max <= 0) return null;
+    const queued = await this.deps.jobs.listByStatus(['queued'], { page: 1, limit: 1 });
+    if (queued.total < max) return null;
+    const head = queued.items[0];
+    const headRunMs = head && this.deps.estimates ? await this.deps.estimates.runMs(head.templateId) : null;
+    const failure = fail('QUEUE.FULL', `The queue is full (${queued.total} jobs waiting); submit again later`);
+    return { failure, retryAfterSeconds: queueFullRetryAfter(headRunMs) };
   }
 
   private existing(job: GenerationJob, userId: string): Result<SubmittedJob> {

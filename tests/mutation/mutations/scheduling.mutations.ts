@@ -1,0 +1,89 @@
+import type { Mutation } from '../mutation.ts';
+
+const DEADLINES_TEST = 'tests/integration/start-deadlines.test.ts';
+const JOB_CONTRACT = 'tests/contract/job-repository.test.ts';
+const BACKPRESSURE_TEST = 'tests/integration/queue-backpressure.test.ts';
+const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
+const FULL_CHECK = '    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };\n';
+
+/** Start deadlines (ADR 037): the expired status's one way in, the checks that end a job past its deadline, and its refund. */
+export const MUTATIONS: Mutation[] = [
+  {
+    name: 'expired transition: a running job may expire too',
+    file: 'core/domain/job.ts',
+    find: "  running: ['running', 'succeeded', 'failed', 'cancelled'],",
+    replace: "  running: ['running', 'succeeded', 'failed', 'cancelled', 'expired'],",
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'deadline at take: no check before starting (an overdue job runs)',
+    file: 'core/use-cases/generation/job-lifecycle.service.ts',
+    find: "    if (pastStartDeadline(current, at)) return { kind: 'expired', job: (await this.end(tx, jobId, { to: 'expired' })).job };\n",
+    replace: '',
+    tests: [DEADLINES_TEST],
+  },
+  {
+    name: 'deadline: a job taken exactly at its deadline still runs',
+    file: 'core/domain/job.ts',
+    find: 'job.startDeadline.getTime() <= now.getTime()',
+    replace: 'job.startDeadline.getTime() < now.getTime()',
+    tests: [DEADLINES_TEST],
+  },
+  {
+    name: 'SQL deadline sweep: jobs not yet due are listed',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "{ status: 'queued', start_deadline: { [Op.lte]: now } }",
+    replace: "{ status: 'queued', start_deadline: { [Op.ne]: null } }",
+    tests: [JOB_CONTRACT, DEADLINES_TEST],
+  },
+  {
+    name: 'SQL deadline sweep: jobs of any status are listed',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "{ status: 'queued', start_deadline: { [Op.lte]: now } }",
+    replace: '{ start_deadline: { [Op.lte]: now } }',
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'memory deadline sweep: jobs not yet due are listed',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: "job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now",
+    replace: "job.status === 'queued' && job.startDeadline !== null",
+    tests: [JOB_CONTRACT, DEADLINES_TEST],
+  },
+  {
+    name: 'refund of expired: an expired job keeps its payment',
+    file: 'core/domain/job-payment.ts',
+    find: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled', 'expired'];",
+    replace: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled'];",
+    tests: [DEADLINES_TEST],
+  },
+  {
+    name: 'backpressure: a full queue accepts the submit',
+    file: SUBMIT,
+    find: FULL_CHECK,
+    replace: '',
+    tests: [BACKPRESSURE_TEST],
+  },
+  {
+    name: 'backpressure: the queue limit counted one job too many',
+    file: SUBMIT,
+    find: '    if (queued.total < max) return null;',
+    replace: '    if (queued.total <= max) return null;',
+    tests: [BACKPRESSURE_TEST],
+  },
+  {
+    name: 'backpressure: checked after the coins moved (the job is charged and created, then refused)',
+    file: SUBMIT,
+    find: '    const full = await this.queueFull();\n' + FULL_CHECK,
+    replace: '',
+    also: [{ file: SUBMIT, find: '        return created;\n      });\n', replace: '        return created;\n      });\n      const full = await this.queueFull();\n' + FULL_CHECK.replace('    ', '      ') }],
+    tests: [BACKPRESSURE_TEST],
+  },
+  {
+    name: 'deadline: any startDeadlineSeconds accepted',
+    file: SUBMIT,
+    find: '    if (deadlineSeconds !== null && !isDeadlineSeconds(deadlineSeconds)) {',
+    replace: '    if (false) {',
+    tests: [DEADLINES_TEST],
+  },
+];

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type { ExecutionContext } from 'ava';
+import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
+import type { TestDatabase } from './databases.ts';
+import { imageWorkflow } from './generation-harness.ts';
+import { startTestApp, type TestApp } from './test-app.ts';
+import type { TestClient } from './test-client.ts';
+
+/** Raw workflows cost this much in the scheduling tests' app. */
+export const RAW_COST = 3;
+
+/**
+ * The real application with the api role only (no worker: every job stays queued until a test moves it), raw
+ * workflows open to users at RAW_COST, and a signed-up user with the sign-up bonus.
+ */
+export async function schedulingApp(t: ExecutionContext, db: TestDatabase, env: Record<string, string> = {}): Promise<{ app: TestApp; user: TestClient; userId: string }> {
+  const app = await startTestApp(db, { ROLES: 'api', ALLOW_RAW_WORKFLOWS: 'all', RAW_WORKFLOW_COST: String(RAW_COST), SIGNUP_BONUS_COINS: '100', ...env });
+  t.teardown(() => app.close());
+  const user = app.client();
+  await user.signUp();
+  const profile = await user.get('/auth/profile');
+  return { app, user, userId: profile.body.id };
+}
+
+/** The app's repositories (to set up a known history). */
+export const reposOf = (app: TestApp) => resolve(app.app.container, TOKENS.Repositories);
+
+/** POST /generate of a small raw workflow (a distinct colour each call), with extra body fields. */
+export const submitRaw = (user: TestClient, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  user.post('/generate', { workflow: imageWorkflow(Math.floor(Math.random() * 0xffffff)), ...extra }, headers);
+
+/** A raw job of `userId` that ran `runMs` and succeeded at `finishedAt` (history the estimates learn from). */
+export async function pastSuccess(app: TestApp, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null): Promise<void> {
+  const jobs = reposOf(app).jobs;
+  const id = randomUUID();
+  const startedAt = new Date(finishedAt.getTime() - runMs);
+  const created = await jobs.create({ id, userId, templateId, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, startDeadline: null, createdAt: startedAt });
+  if (!created) throw new Error('history job not created');
+  if (!(await jobs.transition(id, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt))) throw new Error('history job not started');
+  if (!(await jobs.transition(id, { to: 'succeeded', changes: { finishedAt } }, finishedAt))) throw new Error('history job not finished');
+}
