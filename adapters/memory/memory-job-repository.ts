@@ -117,6 +117,15 @@ export class MemoryJobRepository implements JobRepository {
       .map(copy);
   }
 
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {
+    const counts = new Map<string | null, number>();
+    for (const other of this.jobs.values()) {
+      const ahead = other.createdAt < job.createdAt || (other.createdAt.getTime() === job.createdAt.getTime() && other.id < job.id);
+      if (other.status === 'queued' && ahead) counts.set(other.templateId, (counts.get(other.templateId) ?? 0) + 1);
+    }
+    return [...counts.entries()].map(([templateId, count]) => ({ templateId, count })).sort((a, b) => (a.templateId === null ? -1 : b.templateId === null ? 1 : a.templateId < b.templateId ? -1 : 1));
+  }
+
   async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
     return [...this.jobs.values()]
       .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId))

@@ -184,6 +184,17 @@ export class SequelizeJobRepository implements JobRepository {
     return this.page({ user_id: userId }, 'DESC', request);
   }
 
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {
+    const rows = await selectRows<{ template_id: string | null; n: number | string }>(
+      this.scope,
+      `SELECT template_id, COUNT(*) AS n FROM generation_jobs
+       WHERE status = 'queued' AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))
+       GROUP BY template_id ORDER BY template_id`,
+      { createdAt: sqlTime(job.createdAt, this.scope.dialect), id: job.id },
+    );
+    return rows.map((row) => ({ templateId: row.template_id, count: Number(row.n) }));
+  }
+
   async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
     const rows = await selectRows<{ ms: number | string }>(
       this.scope,

@@ -18,6 +18,7 @@ import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.serv
 import { JobQueries } from '../../core/use-cases/generation/job-queries.service.ts';
 import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.service.ts';
 import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
+import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
@@ -28,7 +29,7 @@ import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import type { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import type { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
-import { idleSlotsWarning } from '../config/engine.ts';
+import { engineSlots, idleSlotsWarning } from '../config/engine.ts';
 import { FfprobeMediaInspector } from '../../adapters/media-probe/ffprobe-media-inspector.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
@@ -107,7 +108,11 @@ export function generationFeature(
     viewUrlTtlSeconds: config.outputs.viewUrlTtlSeconds,
     downloadUrlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
   });
-  const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl });
+  const estimates = new RunEstimates(repos.jobs);
+  // Jobs that run at once: the ComfyUI servers' slots, or one worker's WORKER_CONCURRENCY with the builtin engine (ADR 037).
+  const slots = config.engine.driver === 'comfyui' ? engineSlots(config.engine) : generation.workerConcurrency;
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots });
+  const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl, queue });
   const reconcile = new ReconcileJobs({
     uow: ports.uow(),
     jobs: repos.jobs,
@@ -150,7 +155,7 @@ export function generationFeature(
             environment: config.appEnv,
             maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
             maxQueueDepth: generation.maxQueueDepth,
-            estimates: new RunEstimates(repos.jobs),
+            estimates,
             metrics,
           }),
           cancel: new CancelGeneration({ ...common, lifecycle, logger, requestCancel }),

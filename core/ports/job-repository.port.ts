@@ -57,6 +57,11 @@ export interface JobRepository {
   /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
   /**
+   * The queued jobs ahead of `job` in the queue's order (created earlier; the lower id first at the same instant),
+   * every user's, counted per template (null: raw workflows), by template id with null first. Queue positions learn from it (ADR 037).
+   */
+  queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]>;
+  /**
    * Run times (finishedAt - startedAt, in ms) of the most recent `max` succeeded jobs, newest finish first: of one
    * template, or of every job when `templateId` is null. What queue estimates learn from (ADR 037).
    */

@@ -371,4 +371,27 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.recentRunTimes(randomUUID(), 10), []);
     t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
   });
+
+  test(`${name}: queuedAhead counts every user's queued jobs created before the job (lower id first at the same instant), per template`, async (t) => {
+    // Earlier than every other test's jobs: the queue ahead holds only this test's.
+    const time = (ms: number) => new Date(Date.parse('1980-01-01T00:00:00.000Z') + ms);
+    const [a, b] = [await user(), await user()];
+    const [t1, t2] = [randomUUID(), randomUUID()].sort();
+    await stored('queued', { userId: a, templateId: t1, createdAt: time(1_000) });
+    await stored('queued', { userId: b, templateId: t1, createdAt: time(2_000) });
+    await stored('queued', { userId: b, templateId: null, createdAt: time(2_500) });
+    await stored('queued', { userId: a, templateId: t2, createdAt: time(3_000) });
+    await stored('cancelled', { userId: a, templateId: t2, createdAt: time(3_100) });
+    await running(randomUUID(), { userId: a, templateId: t2, createdAt: time(3_200) });
+    const [first, second] = [randomUUID(), randomUUID()].sort();
+    await stored('queued', { id: first, userId: a, templateId: t2, createdAt: time(4_000) });
+    const me = await stored('queued', { id: second, userId: b, templateId: t1, createdAt: time(4_000) });
+    await stored('queued', { userId: a, templateId: t1, createdAt: time(5_000) });
+    t.deepEqual(await jobs.queuedAhead(me), [
+      { templateId: null, count: 1 },
+      { templateId: t1, count: 2 },
+      { templateId: t2, count: 2 },
+    ]);
+    t.deepEqual(await jobs.queuedAhead({ id: randomUUID(), createdAt: time(0) }), []);
+  });
 }

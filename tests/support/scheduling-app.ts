@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import type { TestDatabase } from './databases.ts';
-import { imageWorkflow } from './generation-harness.ts';
+import { colorMap, imageWorkflow } from './generation-harness.ts';
 import { startTestApp, type TestApp } from './test-app.ts';
 import type { TestClient } from './test-client.ts';
 
@@ -25,9 +25,16 @@ export async function schedulingApp(t: ExecutionContext, db: TestDatabase, env: 
 /** The app's repositories (to set up a known history). */
 export const reposOf = (app: TestApp) => resolve(app.app.container, TOKENS.Repositories);
 
-/** POST /generate of a small raw workflow (a distinct colour each call), with extra body fields. */
+/** A small raw workflow that matches no template of addTemplate (its SaveImage prefix, an unmapped input, differs). */
+const rawWorkflow = () => {
+  const workflow = imageWorkflow(Math.floor(Math.random() * 0xffffff));
+  workflow['2']!.inputs.filename_prefix = 'raw';
+  return workflow;
+};
+
+/** POST /generate of a small raw workflow, with extra body fields. */
 export const submitRaw = (user: TestClient, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  user.post('/generate', { workflow: imageWorkflow(Math.floor(Math.random() * 0xffffff)), ...extra }, headers);
+  user.post('/generate', { workflow: rawWorkflow(), ...extra }, headers);
 
 /** A raw job of `userId` that ran `runMs` and succeeded at `finishedAt` (history the estimates learn from). */
 export async function pastSuccess(app: TestApp, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null): Promise<void> {
@@ -38,4 +45,13 @@ export async function pastSuccess(app: TestApp, userId: string, runMs: number, f
   if (!created) throw new Error('history job not created');
   if (!(await jobs.transition(id, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt))) throw new Error('history job not started');
   if (!(await jobs.transition(id, { to: 'succeeded', changes: { finishedAt } }, finishedAt))) throw new Error('history job not finished');
+}
+
+/** An active text-to-image template with a colour parameter, written straight to the repository. */
+export async function addTemplate(app: TestApp, cost: number): Promise<string> {
+  const id = randomUUID();
+  const at = new Date();
+  const created = await reposOf(app).templates.create({ id, name: `template ${id}`, description: null, category: 'text-to-image', workflow: imageWorkflow(), parameterMap: colorMap(), cost, outputType: 'image', isActive: true, version: 1, createdAt: at, updatedAt: at });
+  if (!created) throw new Error('template not created');
+  return id;
 }

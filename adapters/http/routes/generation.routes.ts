@@ -37,6 +37,18 @@ export const jobSchema = {
     paidCoins: { type: 'integer' },
     refundedCoins: { type: 'integer' },
     startDeadline: { type: ['string', 'null'], format: 'date-time', description: 'createdAt + the startDeadlineSeconds the client sent, or null: a job not started by then ends `expired`.' },
+    position: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description:
+        'Queued jobs ahead of this one: every user\'s jobs still queued that were created before it (at the same instant, the lower id first); running jobs are not counted. 0 = next to start. null unless the job is queued. Given by GET /generate/{id} and GET /generate (not by the 202 of POST /generate). With several ComfyUI servers every queued job is counted, whichever servers it can run on.',
+    },
+    etaSeconds: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description:
+        'Estimated seconds until the job is done. A run estimate is the median run time (finish - start) of the last 20 succeeded jobs of the same template, else of the last 20 succeeded jobs of any template, else unknown. Queued: ceil((sum of the run estimates of the queued jobs ahead / slots + own run estimate) / 1000 ms), where slots = ComfyUI servers x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY with the builtin engine. Running: ceil(max(0, own run estimate - time since it started)). null when the job is finished or an estimate it needs is unknown.',
+    },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
