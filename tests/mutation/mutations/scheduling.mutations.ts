@@ -3,10 +3,12 @@ import type { Mutation } from '../mutation.ts';
 const DEADLINES_TEST = 'tests/integration/start-deadlines.test.ts';
 const JOB_CONTRACT = 'tests/contract/job-repository.test.ts';
 const BACKPRESSURE_TEST = 'tests/integration/queue-backpressure.test.ts';
+const POSITION_TEST = 'tests/integration/queue-position.test.ts';
+const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
 const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
 const FULL_CHECK = '    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };\n';
 
-/** Start deadlines (ADR 037): the expired status's one way in, the checks that end a job past its deadline, and its refund. */
+/** Scheduling (ADR 037): start deadlines (the expired status's one way in, the checks that end a job past its deadline, its refund), backpressure, queue position and ETA. */
 export const MUTATIONS: Mutation[] = [
   {
     name: 'expired transition: a running job may expire too',
@@ -85,5 +87,47 @@ export const MUTATIONS: Mutation[] = [
     find: '    if (deadlineSeconds !== null && !isDeadlineSeconds(deadlineSeconds)) {',
     replace: '    if (false) {',
     tests: [DEADLINES_TEST],
+  },
+  {
+    name: 'SQL queue position: jobs of any status counted ahead',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "WHERE status = 'queued' AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))",
+    replace: 'WHERE (created_at < :createdAt OR (created_at = :createdAt AND id < :id))',
+    tests: [JOB_CONTRACT, POSITION_TEST],
+  },
+  {
+    name: 'memory queue position: jobs created after counted ahead',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: "if (other.status === 'queued' && ahead)",
+    replace: "if (other.status === 'queued')",
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'ETA: the jobs ahead not shared among the slots',
+    file: ESTIMATES,
+    find: 'Math.ceil((aheadMs / Math.max(1, this.deps.slots) + own) / 1000)',
+    replace: 'Math.ceil((aheadMs + own) / 1000)',
+    tests: [POSITION_TEST],
+  },
+  {
+    name: 'ETA: a running job given a queue position',
+    file: ESTIMATES,
+    find: "    if (job.status === 'running') {",
+    replace: '    if (false) {',
+    tests: [POSITION_TEST],
+  },
+  {
+    name: 'ETA: finished jobs estimated too',
+    file: ESTIMATES,
+    find: "    if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };\n",
+    replace: '',
+    tests: [POSITION_TEST],
+  },
+  {
+    name: "run estimate: no fallback to every template's median",
+    file: 'core/use-cases/generation/run-estimates.service.ts',
+    find: '    return own ?? median(await this.jobs.recentRunTimes(null, RUN_SAMPLE));',
+    replace: '    return own;',
+    tests: ['tests/unit/run-estimates.test.ts', POSITION_TEST],
   },
 ];
