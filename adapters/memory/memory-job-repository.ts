@@ -20,9 +20,11 @@ const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
 
 export class MemoryJobRepository implements JobRepository {
   private readonly jobs: Map<string, GenerationJob>;
+  private readonly announced: Map<string, number>;
 
   constructor(store: MemoryStore) {
     this.jobs = store.table<GenerationJob>('generation_jobs');
+    this.announced = store.table<number>('generation_jobs_announced_position');
   }
 
   async create(job: NewJob): Promise<boolean> {
@@ -115,6 +117,12 @@ export class MemoryJobRepository implements JobRepository {
       .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
       .slice(0, max)
       .map(copy);
+  }
+
+  async announcePosition(id: string, position: number): Promise<boolean> {
+    if (this.jobs.get(id)?.status !== 'queued' || this.announced.get(id) === position) return false;
+    this.announced.set(id, position);
+    return true;
   }
 
   async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {

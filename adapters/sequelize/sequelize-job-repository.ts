@@ -27,6 +27,7 @@ interface JobRow {
   run_id: string | null;
   lease_until: Date | null;
   start_deadline: Date | null;
+  announced_position: number | null;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
@@ -58,6 +59,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         run_id: DataTypes.STRING(36),
         lease_until: DataTypes.DATE(3),
         start_deadline: DataTypes.DATE(3),
+        announced_position: DataTypes.INTEGER,
         created_at: DataTypes.DATE(3),
         updated_at: DataTypes.DATE(3),
         started_at: DataTypes.DATE(3),
@@ -154,6 +156,7 @@ export class SequelizeJobRepository implements JobRepository {
             run_id: null,
             lease_until: null,
             start_deadline: job.startDeadline,
+            announced_position: null,
             created_at: job.createdAt,
             updated_at: job.createdAt,
             started_at: null,
@@ -182,6 +185,12 @@ export class SequelizeJobRepository implements JobRepository {
 
   listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
     return this.page({ user_id: userId }, 'DESC', request);
+  }
+
+  async announcePosition(id: string, position: number): Promise<boolean> {
+    const where: WhereOptions<JobRow> = { id, status: 'queued', [Op.or]: [{ announced_position: null }, { announced_position: { [Op.ne]: position } }] };
+    const [changed] = await this.scope.write((s) => jobModel(s.sequelize).update({ announced_position: position }, { where, ...s.options }));
+    return changed === 1;
   }
 
   async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {

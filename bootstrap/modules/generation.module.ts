@@ -9,6 +9,7 @@ import type { Consumer } from '../../core/ports/queue.port.ts';
 import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.service.ts';
 import { CancelGeneration } from '../../core/use-cases/generation/cancel-generation.use-case.ts';
 import { EngineInputs } from '../../core/use-cases/generation/engine-inputs.service.ts';
+import { AnnounceQueuePositions } from '../../core/use-cases/generation/announce-queue-positions.use-case.ts';
 import { ExpireOverdueJobs } from '../../core/use-cases/generation/expire-overdue-jobs.use-case.ts';
 import { FailDeadLetteredJob } from '../../core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
 import { OutputHistory } from '../../core/use-cases/generation/output-history.service.ts';
@@ -125,6 +126,7 @@ export function generationFeature(
     stalledAfterSeconds: generation.stalledJobSeconds,
     orphanedAfterSeconds: generation.orphanedOutputSeconds,
   });
+  const announce = new AnnounceQueuePositions({ uow: ports.uow(), jobs: repos.jobs, queue, events, maxJobs: 500 });
   const expire = new ExpireOverdueJobs({ uow: ports.uow(), jobs: repos.jobs, lifecycle, clock: ports.clock(), logger: ports.logger().child({ component: 'deadlines' }) });
 
   return {
@@ -169,6 +171,8 @@ export function generationFeature(
       { name: 'output-retention-sweep', roles: ['api'], everyMs: 60_000, run: () => history.sweepExpired() },
       { name: 'job-reconciler', roles: ['api', 'worker'], everyMs: 60_000, run: () => reconcile.execute() },
       // Start deadlines are seconds long: a job past its deadline ends within this period even when no worker is free (ADR 037).
+      // Debounced by its period: a job's owner hears of its new position at most once per pass (ADR 037).
+      { name: 'queue-position-announcer', roles: ['api'], everyMs: 10_000, run: () => announce.execute() },
       { name: 'start-deadline-sweep', roles: ['api', 'worker'], everyMs: 5_000, run: () => expire.execute() },
     ],
     // Generation's own handler; other features (publishing) have theirs.

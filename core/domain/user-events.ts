@@ -7,6 +7,8 @@ import type { HistoryView, JobView } from './job-views.ts';
  */
 export type UserEvent =
   | { type: 'job.queued'; jobId: string; position?: number }
+  // The job's place in the queue changed (ADR 037): sent by a periodic pass, only when `position` changed.
+  | { type: 'job.queue'; jobId: string; position: number; etaSeconds: number | null }
   | { type: 'job.started'; jobId: string; attempt: number }
   | { type: 'job.status'; jobId: string; text: string }
   | { type: 'job.progress'; jobId: string; value: number; max: number; node?: string }
@@ -30,6 +32,7 @@ export interface JobSnapshotMessage {
 
 export const USER_EVENT_TYPES: readonly UserEventType[] = [
   'job.queued',
+  'job.queue',
   'job.started',
   'job.status',
   'job.progress',

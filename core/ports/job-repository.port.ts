@@ -62,6 +62,11 @@ export interface JobRepository {
    */
   queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]>;
   /**
+   * Records `position` as the queued job's last announced queue position: false (nothing written) when the job is
+   * not queued or that position was already announced, so each change is announced once across processes.
+   */
+  announcePosition(id: string, position: number): Promise<boolean>;
+  /**
    * Run times (finishedAt - startedAt, in ms) of the most recent `max` succeeded jobs, newest finish first: of one
    * template, or of every job when `templateId` is null. What queue estimates learn from (ADR 037).
    */

@@ -394,4 +394,18 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     ]);
     t.deepEqual(await jobs.queuedAhead({ id: randomUUID(), createdAt: time(0) }), []);
   });
+
+  test(`${name}: announcePosition records a queued job's position once per change, and never for a job not queued`, async (t) => {
+    const userId = await user();
+    const job = await stored('queued', { userId });
+    t.true(await jobs.announcePosition(job.id, 3));
+    t.false(await jobs.announcePosition(job.id, 3), 'the same position again');
+    t.true(await jobs.announcePosition(job.id, 2));
+    t.true(await jobs.announcePosition(job.id, 0));
+    t.false(await jobs.announcePosition(job.id, 0));
+    const started = await running(randomUUID(), { userId });
+    t.false(await jobs.announcePosition(started.id, 0));
+    t.false(await jobs.announcePosition(randomUUID(), 0));
+    t.deepEqual(await jobs.findById(job.id), job, 'the job itself is unchanged');
+  });
 }

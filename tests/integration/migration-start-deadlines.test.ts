@@ -34,6 +34,7 @@ for (const name of DATABASES) {
     await insertJob(old, '', []);
 
     await startDeadlines.up(qi, dialect);
+    t.true(Object.keys(await qi.describeTable('generation_jobs')).includes('announced_position'));
     const overdue = randomUUID();
     await insertJob(overdue, ', start_deadline', ['2026-01-01 10:00:30.000']);
     // Reads only: the repository's read path on this bare connection (no transactions, no writes).
@@ -57,6 +58,7 @@ for (const name of DATABASES) {
     await startDeadlines.down(qi, dialect);
     const columns = Object.keys(await qi.describeTable('generation_jobs'));
     t.false(columns.includes('start_deadline'));
+    t.false(columns.includes('announced_position'));
     const kept = await sequelize.query<{ id: string }>('SELECT id FROM generation_jobs ORDER BY created_at, id', { type: QueryTypes.SELECT });
     t.deepEqual(kept.map((row) => row.id).sort(), [old, overdue].sort());
   });

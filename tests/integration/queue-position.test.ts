@@ -6,7 +6,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
+import { BACKENDS } from '../support/backends.ts';
 import { DATABASES } from '../support/databases.ts';
+import { generationHarness } from '../support/generation-harness.ts';
 import { addTemplate, pastSuccess, reposOf, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
 import type { TestClient } from '../support/test-client.ts';
 
@@ -69,5 +71,38 @@ for (const db of DATABASES) {
     const second = (await submitRaw(user)).body.id;
     t.deepEqual(await estimateOf(user, first), { position: 0, etaSeconds: null });
     t.deepEqual(await estimateOf(user, second), { position: 1, etaSeconds: null });
+  });
+}
+
+for (const backend of BACKENDS) {
+  test(`[${backend}] job.queue events: one per job whose position changed, none while nothing moves`, async (t) => {
+    const h = await generationHarness({ backend });
+    t.teardown(() => h.dispose());
+    const userId = await h.newUser(0);
+    const otherId = await h.newUser(0);
+    const templateId = await h.addTemplate(0);
+    await pastSuccess(h.repos.jobs, userId, 12_000, new Date('2025-12-31T00:00:00Z'), templateId); // every job: 12 s (1 slot)
+    const submit = async (owner: string) => {
+      const submitted = await h.submit.execute({ userId: owner, role: 'user', templateId, parameters: { color: 1 } });
+      if (!submitted.ok) throw new Error(submitted.code);
+      h.advance(1 / 60); // one second apart: the queue order is the submit order
+      return submitted.value.job.id;
+    };
+    const [j1, j2, j3] = [await submit(userId), await submit(otherId), await submit(userId)];
+    const queueEvents = async (owner: string) => (await h.eventsOf(owner)).filter((event) => event.type === 'job.queue');
+
+    t.is(await h.announce.execute(), 3);
+    t.deepEqual(await queueEvents(userId), [
+      { type: 'job.queue', jobId: j1, position: 0, etaSeconds: 12 },
+      { type: 'job.queue', jobId: j3, position: 2, etaSeconds: 36 },
+    ]);
+    t.deepEqual(await queueEvents(otherId), [{ type: 'job.queue', jobId: j2, position: 1, etaSeconds: 24 }]);
+    t.is(await h.announce.execute(), 0, 'nothing moved: nothing sent');
+
+    t.true((await h.cancel.execute({ userId, jobId: j1 })).ok);
+    t.is(await h.announce.execute(), 2);
+    t.deepEqual((await queueEvents(userId)).slice(2), [{ type: 'job.queue', jobId: j3, position: 1, etaSeconds: 24 }]);
+    t.deepEqual((await queueEvents(otherId)).slice(1), [{ type: 'job.queue', jobId: j2, position: 0, etaSeconds: 12 }]);
+    t.is(await h.announce.execute(), 0);
   });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
+import type { JobRepository } from '../../core/ports/job-repository.port.ts';
 import type { TestDatabase } from './databases.ts';
 import { colorMap, imageWorkflow } from './generation-harness.ts';
 import { startTestApp, type TestApp } from './test-app.ts';
@@ -36,9 +37,9 @@ const rawWorkflow = () => {
 export const submitRaw = (user: TestClient, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   user.post('/generate', { workflow: rawWorkflow(), ...extra }, headers);
 
-/** A raw job of `userId` that ran `runMs` and succeeded at `finishedAt` (history the estimates learn from). */
-export async function pastSuccess(app: TestApp, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null): Promise<void> {
-  const jobs = reposOf(app).jobs;
+/** A job of `userId` that ran `runMs` and succeeded at `finishedAt` (history the estimates learn from), in the app's repository or a given one. */
+export async function pastSuccess(where: TestApp | JobRepository, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null): Promise<void> {
+  const jobs = 'app' in where ? reposOf(where).jobs : where;
   const id = randomUUID();
   const startedAt = new Date(finishedAt.getTime() - runMs);
   const created = await jobs.create({ id, userId, templateId, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, startDeadline: null, createdAt: startedAt });

@@ -28,11 +28,7 @@ export class QueueEstimates {
 
   async of(job: Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt'>): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
-    const known = new Map<string | null, number | null>();
-    const runMs = async (templateId: string | null) => {
-      if (!known.has(templateId)) known.set(templateId, await this.deps.estimates.runMs(templateId));
-      return known.get(templateId)!;
-    };
+    const runMs = this.runEstimates();
     const own = await runMs(job.templateId);
     if (job.status === 'running') {
       const elapsed = this.deps.clock.now().getTime() - (job.startedAt ?? job.createdAt).getTime();
@@ -45,7 +41,32 @@ export class QueueEstimates {
       const each = await runMs(templateId);
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
-    const etaSeconds = own === null || aheadMs === null ? null : Math.ceil((aheadMs / Math.max(1, this.deps.slots) + own) / 1000);
-    return { position, etaSeconds };
+    return { position, etaSeconds: this.queuedEta(aheadMs, own) };
+  }
+
+  /** The same numbers for a whole queue given in its order (oldest first): position = the index. */
+  async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'templateId'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
+    const runMs = this.runEstimates();
+    const result: { jobId: string; position: number; etaSeconds: number | null }[] = [];
+    let aheadMs: number | null = 0;
+    for (const [position, job] of queue.entries()) {
+      const own = await runMs(job.templateId);
+      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own) });
+      aheadMs = aheadMs === null || own === null ? null : aheadMs + own;
+    }
+    return result;
+  }
+
+  private queuedEta(aheadMs: number | null, own: number | null): number | null {
+    return own === null || aheadMs === null ? null : Math.ceil((aheadMs / Math.max(1, this.deps.slots) + own) / 1000);
+  }
+
+  /** Run estimates by template, each looked up once per call. */
+  private runEstimates(): (templateId: string | null) => Promise<number | null> {
+    const known = new Map<string | null, number | null>();
+    return async (templateId) => {
+      if (!known.has(templateId)) known.set(templateId, await this.deps.estimates.runMs(templateId));
+      return known.get(templateId)!;
+    };
   }
 }

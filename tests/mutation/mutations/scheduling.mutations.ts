@@ -130,4 +130,25 @@ export const MUTATIONS: Mutation[] = [
     replace: '    return own;',
     tests: ['tests/unit/run-estimates.test.ts', POSITION_TEST],
   },
+  {
+    name: 'SQL announced position: the same position announced again',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "const where: WhereOptions<JobRow> = { id, status: 'queued', [Op.or]: [{ announced_position: null }, { announced_position: { [Op.ne]: position } }] };",
+    replace: "const where: WhereOptions<JobRow> = { id, status: 'queued' };",
+    tests: [JOB_CONTRACT, POSITION_TEST],
+  },
+  {
+    name: 'memory announced position: a job not queued announced',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: "if (this.jobs.get(id)?.status !== 'queued' || this.announced.get(id) === position) return false;",
+    replace: 'if (this.announced.get(id) === position) return false;',
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'job.queue: an event sent on every pass, changed or not',
+    file: 'core/use-cases/generation/announce-queue-positions.use-case.ts',
+    find: '        if (!(await tx.jobs.announcePosition(jobId, position))) return false;\n',
+    replace: '        await tx.jobs.announcePosition(jobId, position);\n',
+    tests: [POSITION_TEST],
+  },
 ];
