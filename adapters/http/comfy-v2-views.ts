@@ -14,7 +14,7 @@ export const V2_PREFIX = '/api/v2';
 /** v2's error envelope, the body of every error under /api/v2 (named ComfyV2Error in the OpenAPI document). */
 export const V2_ERROR_SCHEMA = { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: ['object', 'null'] } } } } };
 
-const V2_STATUS: Record<JobStatus, string> = { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'canceled' };
+const V2_STATUS: Record<JobStatus, string> = { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'canceled', expired: 'expired' };
 
 /** The origin the client called, so that the links it follows come back here. */
 export const originOf = (req: Request): string => `${req.protocol}://${req.get('host')}`;
@@ -91,7 +91,7 @@ export function v2Frame(origin: string, seq: number, event: UserEvent): string |
   }
 }
 
-export const isTerminalEvent = (event: UserEvent): boolean => event.type === 'job.completed' || event.type === 'job.failed' || event.type === 'job.cancelled';
+export const isTerminalEvent = (event: UserEvent): boolean => event.type === 'job.completed' || event.type === 'job.failed' || event.type === 'job.cancelled' || event.type === 'job.expired';
 
 /** v2's error codes by our use-case codes, then by status. */
 const CODE_BY_FAIL: Record<string, { status: number; code: string }> = {

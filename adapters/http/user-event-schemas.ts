@@ -31,6 +31,10 @@ const refunded: JsonSchema = { type: 'integer', minimum: 0, description: 'Coins 
 
 export const USER_EVENT_SCHEMAS: Record<UserEventType, JsonSchema> = {
   'job.queued': event('job.queued', [], { position: { type: 'integer', minimum: 0 } }),
+  'job.queue': event('job.queue', ['position', 'etaSeconds'], {
+    position: { type: 'integer', minimum: 0, description: 'Queued jobs ahead of this one (ADR 037)' },
+    etaSeconds: { type: ['integer', 'null'], minimum: 0, description: 'Seconds until it should be done, null when no run time is known yet' },
+  }),
   'job.started': event('job.started', ['attempt'], { attempt: { type: 'integer', minimum: 1 } }),
   'job.status': event('job.status', ['text'], { text: { type: 'string', description: 'Free text such as "Generating" or "Uploading results"' } }),
   'job.progress': event('job.progress', ['value', 'max'], { value: { type: 'number' }, max: { type: 'number' }, node: { type: 'string' } }),
@@ -41,6 +45,7 @@ export const USER_EVENT_SCHEMAS: Record<UserEventType, JsonSchema> = {
   }),
   'job.failed': event('job.failed', ['error', 'refunded'], { error: jobError, refunded }),
   'job.cancelled': event('job.cancelled', ['refunded'], { refunded }),
+  'job.expired': event('job.expired', ['refunded'], { refunded }),
   'publish.completed': event('publish.completed', ['outputId', 'platform', 'url'], {
     outputId: { type: 'string' },
     platform: { type: 'string' },

@@ -11,6 +11,8 @@ import type { Consumer } from '../../core/ports/queue.port.ts';
 import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.service.ts';
 import { CancelGeneration } from '../../core/use-cases/generation/cancel-generation.use-case.ts';
 import { EngineInputs } from '../../core/use-cases/generation/engine-inputs.service.ts';
+import { AnnounceQueuePositions } from '../../core/use-cases/generation/announce-queue-positions.use-case.ts';
+import { ExpireOverdueJobs } from '../../core/use-cases/generation/expire-overdue-jobs.use-case.ts';
 import { FailDeadLetteredJob } from '../../core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
 import { OutputHistory } from '../../core/use-cases/generation/output-history.service.ts';
 import { InputImages } from '../../core/use-cases/generation/input-images.service.ts';
@@ -18,6 +20,8 @@ import { JobControl } from '../../core/use-cases/generation/job-control.service.
 import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.service.ts';
 import { JobQueries } from '../../core/use-cases/generation/job-queries.service.ts';
 import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.service.ts';
+import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
+import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
@@ -28,7 +32,7 @@ import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import type { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import type { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
-import { idleSlotsWarning } from '../config/engine.ts';
+import { engineSlots, idleSlotsWarning } from '../config/engine.ts';
 import { FfprobeMediaInspector } from '../../adapters/media-probe/ffprobe-media-inspector.ts';
 import { tracingOf } from '../tracing.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
@@ -110,7 +114,11 @@ export function generationFeature(
     viewUrlTtlSeconds: config.outputs.viewUrlTtlSeconds,
     downloadUrlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
   });
-  const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl });
+  const estimates = new RunEstimates(repos.jobs);
+  // Jobs that run at once: the ComfyUI servers' slots, or one worker's WORKER_CONCURRENCY with the builtin engine (ADR 037).
+  const slots = config.engine.driver === 'comfyui' ? engineSlots(config.engine) : generation.workerConcurrency;
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots });
+  const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl, queue });
   const reconcile = new ReconcileJobs({
     uow: ports.uow(),
     jobs: repos.jobs,
@@ -123,6 +131,8 @@ export function generationFeature(
     stalledAfterSeconds: generation.stalledJobSeconds,
     orphanedAfterSeconds: generation.orphanedOutputSeconds,
   });
+  const announce = new AnnounceQueuePositions({ uow: ports.uow(), jobs: repos.jobs, queue, events, maxJobs: 500 });
+  const expire = new ExpireOverdueJobs({ uow: ports.uow(), jobs: repos.jobs, lifecycle, clock: ports.clock(), logger: ports.logger().child({ component: 'deadlines' }) });
 
   return {
     exports: { control, queries, lifecycle },
@@ -150,6 +160,8 @@ export function generationFeature(
         clock: ports.clock(),
         environment: config.appEnv,
         maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
+        maxQueueDepth: generation.maxQueueDepth,
+        estimates,
         metrics,
       });
       const cancel = new CancelGeneration({ ...common, lifecycle, logger, requestCancel });
@@ -171,6 +183,10 @@ export function generationFeature(
     scheduled: [
       { name: 'output-retention-sweep', roles: ['api'], everyMs: 60_000, run: () => history.sweepExpired() },
       { name: 'job-reconciler', roles: ['api', 'worker'], everyMs: 60_000, run: () => reconcile.execute() },
+      // Start deadlines are seconds long: a job past its deadline ends within this period even when no worker is free (ADR 037).
+      // Debounced by its period: a job's owner hears of its new position at most once per pass (ADR 037).
+      { name: 'queue-position-announcer', roles: ['api'], everyMs: 10_000, run: () => announce.execute() },
+      { name: 'start-deadline-sweep', roles: ['api', 'worker'], everyMs: 5_000, run: () => expire.execute() },
     ],
     // Generation's own handler; other features (publishing) have theirs.
     handlers: forWorker(config, () => {

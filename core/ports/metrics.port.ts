@@ -3,10 +3,10 @@
  * (adapters/metrics) turns them into a metrics format. Calls happen after the change committed (from
  * `afterCommit` hooks), so a rolled-back transaction is never counted.
  */
-export type JobOutcome = 'succeeded' | 'failed' | 'cancelled';
+export type JobOutcome = 'succeeded' | 'failed' | 'cancelled' | 'expired';
 
 /** Why coins went back to a user: a job that ended without output, or a deduction no job kept. */
-export type RefundReason = 'job_failed' | 'job_cancelled' | 'overpaid' | 'request_refused' | 'unclaimed_deduction';
+export type RefundReason = 'job_failed' | 'job_cancelled' | 'job_expired' | 'overpaid' | 'request_refused' | 'unclaimed_deduction';
 
 export interface JobMetrics {
   /** A job was created (queued). `template` is its template id, null for a raw workflow. */

@@ -1,5 +1,5 @@
 import { clientErrorText } from '../../domain/client-error-text.ts';
-import type { GenerationJob, HistoryItem, JobError } from '../../domain/job.ts';
+import { pastStartDeadline, type GenerationJob, type HistoryItem, type JobError } from '../../domain/job.ts';
 import type { HistoryView } from '../../domain/job-views.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
@@ -17,11 +17,13 @@ export interface JobLifecycleDeps {
   metrics?: JobMetrics;
 }
 
-export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
+export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'expired'; job: GenerationJob | null } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
 
-export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled'; fence?: string };
+export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled'; fence?: string } | { to: 'expired' };
 
 export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: true; job: GenerationJob; refunded: number };
+
+const ENDING_TEXT: Record<Ending['to'], string> = { failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired before it started' };
 
 /**
  * Every move of a job, each inside the caller's transaction together with what must go with it: the
@@ -44,8 +46,10 @@ export class JobLifecycle {
   async start(tx: Transaction, jobId: string, attempt: number, leaseUntil: Date): Promise<StartOutcome> {
     const current = await tx.jobs.findById(jobId);
     if (!current) return { kind: 'missing' };
-    const runId = this.deps.ids.newId();
     const at = this.deps.clock.now();
+    // Checked before starting: a job past its start deadline ends expired here and never runs (ADR 037).
+    if (pastStartDeadline(current, at)) return { kind: 'expired', job: (await this.end(tx, jobId, { to: 'expired' })).job };
+    const runId = this.deps.ids.newId();
     const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil };
     if (!(await tx.jobs.transition(jobId, { to: 'running', runId, changes }, at))) return { kind: 'finished', job: current };
     const job: GenerationJob = { ...current, ...changes, status: 'running', runId, updatedAt: at };
@@ -61,18 +65,18 @@ export class JobLifecycle {
     return { kind: 'started', job, runId, previousRunId: current.runId ?? null };
   }
 
-  /** Ends a job without output (failed or cancelled): the move, its refund and its event commit together or not at all. */
+  /** Ends a job without output (failed, cancelled or expired): the move, its refund and its event commit together or not at all. */
   async end(tx: Transaction, jobId: string, given: Ending): Promise<EndOutcome> {
     // Every failure reaches the client through here: its text is scrubbed of paths and bounded (the caller logs it whole).
     const ending: Ending = given.to === 'failed' ? { ...given, error: { ...given.error, message: clientErrorText(given.error.message) } } : given;
     const at = this.deps.clock.now();
     const changes = {
-      statusText: ending.to === 'failed' ? 'Failed' : 'Cancelled',
+      statusText: ENDING_TEXT[ending.to],
       finishedAt: at,
       leaseUntil: null,
       ...(ending.to === 'failed' ? { error: ending.error } : {}),
     };
-    const { fence } = ending;
+    const fence = 'fence' in ending ? ending.fence : undefined;
     const moved = await tx.jobs.transition(jobId, { to: ending.to, ...(fence !== undefined ? { fence } : {}), changes }, at);
     const job = await tx.jobs.findById(jobId);
     if (!moved || !job) return { ended: false, job };
@@ -81,7 +85,7 @@ export class JobLifecycle {
       const { code, message, nodeId } = ending.error;
       await this.deps.events.record(tx, job.userId, { type: 'job.failed', jobId, error: { code, message, ...(nodeId ? { nodeId } : {}) }, refunded });
     } else {
-      await this.deps.events.record(tx, job.userId, { type: 'job.cancelled', jobId, refunded });
+      await this.deps.events.record(tx, job.userId, { type: ending.to === 'expired' ? 'job.expired' : 'job.cancelled', jobId, refunded });
     }
     tx.afterCommit(() => this.metrics.jobEnded(job.templateId, ending.to));
     return { ended: true, job: { ...job, refundedCoins: job.refundedCoins + refunded }, refunded };

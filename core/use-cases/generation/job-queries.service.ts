@@ -5,11 +5,14 @@ import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import { historyItemView, jobView, type JobView } from './history-view.service.ts';
 import { isUuid } from '../../domain/ids.ts';
+import type { QueueEstimates } from './queue-estimates.service.ts';
 
 export interface JobQueryDeps {
   jobs: JobRepository;
   history: HistoryRepository;
   viewUrl(item: HistoryItem): Promise<string>;
+  /** Queue position and ETA of queued and running jobs (ADR 037). */
+  queue: QueueEstimates;
 }
 
 /** GET /generate/{id}, GET /generate and the WebSocket snapshot. */
@@ -43,6 +46,7 @@ export class JobQueries {
 
   async view(job: Parameters<typeof jobView>[0]): Promise<JobView> {
     const items = job.status === 'succeeded' || job.status === 'running' ? await this.deps.history.listForJob(job.id) : [];
-    return jobView(job, await Promise.all(items.map((item) => historyItemView(item, this.deps.viewUrl))));
+    const view = jobView(job, await Promise.all(items.map((item) => historyItemView(item, this.deps.viewUrl))));
+    return { ...view, ...(await this.deps.queue.of(job)) };
   }
 }

@@ -12,6 +12,8 @@ import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
 import type { InputImages } from './input-images.service.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.service.ts';
+import type { RunEstimates } from './run-estimates.service.ts';
+import { queueFullRetryAfter } from '../../domain/run-estimate.ts';
 
 export interface SubmitGenerationDeps {
   uow: UnitOfWork;
@@ -25,6 +27,10 @@ export interface SubmitGenerationDeps {
   environment: string;
   /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER). */
   maxActiveJobsPerUser: number;
+  /** Queued jobs (every user's) beyond which a submit is refused with QUEUE.FULL (QUEUE_MAX_DEPTH); 0: no limit. */
+  maxQueueDepth?: number;
+  /** What the queue head's run is estimated to take: the Retry-After of a refusal for a full queue. */
+  estimates?: RunEstimates;
   /** Counts each job created, once its transaction commits; none by default. */
   metrics?: JobMetrics;
 }
@@ -41,6 +47,8 @@ export interface SubmitGenerationInput {
   templateId?: unknown;
   parameters?: unknown;
   requestId?: unknown;
+  /** Seconds the job may wait in the queue before it must start (an integer, 1 to MAX_START_DEADLINE_SECONDS); past it, it ends expired. */
+  startDeadlineSeconds?: unknown;
   /** Writes that must commit with the new job (see CommitHook). */
   alsoCommit?: CommitHook<SubmittedJob>;
 }
@@ -49,6 +57,11 @@ export interface SubmittedJob {
   job: GenerationJob;
   created: boolean;
 }
+
+/** The longest time-to-start deadline a client may ask for: a day (user events are kept that long). */
+export const MAX_START_DEADLINE_SECONDS = 86_400;
+
+const isDeadlineSeconds = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_START_DEADLINE_SECONDS;
 
 /** Thrown inside the transaction to roll every write of the submit back. */
 class Rejected extends Error {
@@ -70,16 +83,23 @@ export class SubmitGeneration {
     if (input.requestId !== undefined && input.requestId !== null && requestId === null) {
       return validationFailed([{ field: 'requestId', message: 'must be a UUID' }]);
     }
+    const deadlineSeconds = input.startDeadlineSeconds ?? null;
+    if (deadlineSeconds !== null && !isDeadlineSeconds(deadlineSeconds)) {
+      return this.reject(input.userId, requestId, validationFailed([{ field: 'startDeadlineSeconds', message: `must be an integer from 1 to ${MAX_START_DEADLINE_SECONDS}` }]));
+    }
     if (requestId) {
       const existing = await this.deps.jobs.findById(requestId);
       if (existing) return this.existing(existing, input.userId);
     }
     const prepared = await this.deps.prepare.execute(input);
     if (!prepared.ok) return this.reject(input.userId, requestId, prepared);
+    // Before any coin moves (ADR 037): a full queue refuses the submit, and nothing was charged or claimed.
+    const full = await this.queueFull();
+    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };
     const jobId = requestId ?? this.deps.ids.newId();
     try {
       const job = await this.deps.uow.run(async (tx) => {
-        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value);
+        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value, deadlineSeconds);
         await input.alsoCommit?.(tx, { job: created, created: true });
         return created;
       });
@@ -99,6 +119,18 @@ export class SubmitGeneration {
     }
   }
 
+  /** QUEUE.FULL with its Retry-After when QUEUE_MAX_DEPTH jobs or more are queued; null otherwise. */
+  private async queueFull(): Promise<{ failure: Fail; retryAfterSeconds: number } | null> {
+    const max = this.deps.maxQueueDepth ?? 0;
+    if (max <= 0) return null;
+    const queued = await this.deps.jobs.listByStatus(['queued'], { page: 1, limit: 1 });
+    if (queued.total < max) return null;
+    const head = queued.items[0];
+    const headRunMs = head && this.deps.estimates ? await this.deps.estimates.runMs(head.templateId) : null;
+    const failure = fail('QUEUE.FULL', `The queue is full (${queued.total} jobs waiting); submit again later`);
+    return { failure, retryAfterSeconds: queueFullRetryAfter(headRunMs) };
+  }
+
   private existing(job: GenerationJob, userId: string): Result<SubmittedJob> {
     return job.userId === userId ? ok({ job, created: false }) : fail('CONFLICT', 'requestId is already in use');
   }
@@ -109,7 +141,7 @@ export class SubmitGeneration {
     return failure;
   }
 
-  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration): Promise<GenerationJob> {
+  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration, deadlineSeconds: number | null): Promise<GenerationJob> {
     const { ids, clock } = this.deps;
     const now = clock.now();
     // First in the transaction: the count holds off this user's other submits until this one commits (see the port).
@@ -135,6 +167,7 @@ export class SubmitGeneration {
       attempts: 0,
       runId: null,
       leaseUntil: null,
+      startDeadline: deadlineSeconds === null ? null : new Date(now.getTime() + deadlineSeconds * 1000),
       createdAt: now,
       updatedAt: now,
       startedAt: null,
