@@ -38,7 +38,7 @@ test('GET /api/v1/asyncapi.json (public) describes the socket and the chat strea
   t.is(typeof doc.info.title, 'string');
   t.is(doc.channels.userSocket.address, '/api/v1/ws');
   t.deepEqual(Object.keys(doc.channels.userSocket.messages).sort(), [
-    'auth', 'auth.ok', 'error', 'job.cancelled', 'job.completed', 'job.failed', 'job.output', 'job.progress', 'job.queued',
+    'auth', 'auth.ok', 'error', 'job.cancelled', 'job.completed', 'job.expired', 'job.failed', 'job.output', 'job.progress', 'job.queue', 'job.queued',
     'job.snapshot', 'job.started', 'job.status', 'publish.completed', 'publish.failed', 'sync',
   ]);
   t.regex(doc.channels.userSocket.description, /4001/);
