@@ -1,0 +1,64 @@
+import type { Mutation } from '../mutation.ts';
+
+const ADDRESS = 'core/domain/webhook-address.ts';
+const UNIT = ['tests/unit/webhook-address.test.ts'];
+
+/** Webhooks (ADR 036): the SSRF guard, range by range, and the delivery transport's guards. */
+export const MUTATIONS: Mutation[] = [
+  { name: 'webhooks: SSRF range 0.0.0.0/8 (unspecified) treated as public', file: ADDRESS, find: "  { range: cidr('0.0.0.0/8'), kind: 'unspecified' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 10.0.0.0/8 (private) treated as public', file: ADDRESS, find: "  { range: cidr('10.0.0.0/8'), kind: 'private' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 100.64.0.0/10 (cgnat) treated as public', file: ADDRESS, find: "  { range: cidr('100.64.0.0/10'), kind: 'cgnat' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 127.0.0.0/8 (loopback) treated as public', file: ADDRESS, find: "  { range: cidr('127.0.0.0/8'), kind: 'loopback' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 169.254.0.0/16 (link-local) treated as public', file: ADDRESS, find: "  { range: cidr('169.254.0.0/16'), kind: 'link-local' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 172.16.0.0/12 (private) treated as public', file: ADDRESS, find: "  { range: cidr('172.16.0.0/12'), kind: 'private' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 192.168.0.0/16 (private) treated as public', file: ADDRESS, find: "  { range: cidr('192.168.0.0/16'), kind: 'private' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 224.0.0.0/4 (multicast) treated as public', file: ADDRESS, find: "  { range: cidr('224.0.0.0/4'), kind: 'multicast' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range 240.0.0.0/4 (reserved) treated as public', file: ADDRESS, find: "  { range: cidr('240.0.0.0/4'), kind: 'reserved' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range ::/128 (unspecified) treated as public', file: ADDRESS, find: "  { range: cidr('::/128'), kind: 'unspecified' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range ::1/128 (loopback) treated as public', file: ADDRESS, find: "  { range: cidr('::1/128'), kind: 'loopback' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range fc00::/7 (unique-local) treated as public', file: ADDRESS, find: "  { range: cidr('fc00::/7'), kind: 'unique-local' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range fe80::/10 (link-local) treated as public', file: ADDRESS, find: "  { range: cidr('fe80::/10'), kind: 'link-local' },\n", replace: '', tests: UNIT },
+  { name: 'webhooks: SSRF range ff00::/8 (multicast) treated as public', file: ADDRESS, find: "  { range: cidr('ff00::/8'), kind: 'multicast' },\n", replace: '', tests: UNIT },
+  {
+    name: 'webhooks: IPv4-mapped IPv6 not judged as its IPv4 address',
+    file: ADDRESS,
+    find: 'if (v6 >> 32n === 0xffffn) return',
+    replace: 'if (v6 >> 32n === -1n) return',
+    tests: UNIT,
+  },
+  {
+    name: 'webhooks: a refused address allowed without WEBHOOK_ALLOW_PRIVATE',
+    file: ADDRESS,
+    find: "if (kind === 'public' || policy.allowPrivate) return true;",
+    replace: 'return true;',
+    tests: UNIT,
+  },
+  {
+    name: 'webhooks: the CIDR allow-list opens every address',
+    file: ADDRESS,
+    find: 'return range !== null && inRange(address, range);',
+    replace: 'return range !== null;',
+    tests: UNIT,
+  },
+  {
+    name: 'webhooks: plain http accepted for any host',
+    file: ADDRESS,
+    find: "!(url.protocol === 'http:' && policy.allowHttpHosts.includes(host))",
+    replace: "!(url.protocol === 'http:')",
+    tests: UNIT,
+  },
+  {
+    name: 'webhooks: submit check lets literal private addresses through',
+    file: ADDRESS,
+    find: "if (isIpAddress(host)) return addressAllowed(host, policy) ? null : ",
+    replace: "if (isIpAddress(host)) return true ? null : ",
+    tests: UNIT,
+  },
+  {
+    name: 'webhooks: submit check lets localhost through',
+    file: ADDRESS,
+    find: "if ((host === 'localhost' || host.endsWith('.localhost')) && !policy.allowPrivate)",
+    replace: 'if (false)',
+    tests: UNIT,
+  },
+];
