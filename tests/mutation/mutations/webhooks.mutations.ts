@@ -2,6 +2,8 @@ import type { Mutation } from '../mutation.ts';
 
 const ADDRESS = 'core/domain/webhook-address.ts';
 const UNIT = ['tests/unit/webhook-address.test.ts'];
+const SENDER = 'adapters/webhook/http-webhook-sender.ts';
+const SENDER_TESTS = ['tests/integration/webhook-sender.test.ts'];
 
 /** Webhooks (ADR 036): the SSRF guard, range by range, and the delivery transport's guards. */
 export const MUTATIONS: Mutation[] = [
@@ -60,5 +62,54 @@ export const MUTATIONS: Mutation[] = [
     find: "if ((host === 'localhost' || host.endsWith('.localhost')) && !policy.allowPrivate)",
     replace: 'if (false)',
     tests: UNIT,
+  },
+  {
+    name: 'webhooks: signature does not cover the body',
+    file: SENDER,
+    find: '.sign(request.id, request.timestamp, request.body)',
+    replace: ".sign(request.id, request.timestamp, '')",
+    tests: SENDER_TESTS,
+  },
+  {
+    name: 'webhooks: rotation signs with the newest secret only',
+    file: SENDER,
+    find: "'webhook-signature': request.secrets.map(",
+    replace: "'webhook-signature': request.secrets.slice(0, 1).map(",
+    tests: SENDER_TESTS,
+  },
+  {
+    name: 'webhooks: a redirect counts as delivered',
+    file: SENDER,
+    find: 'if (statusCode >= 200 && statusCode < 300) return { delivered: true, statusCode };',
+    replace: 'if (statusCode >= 200 && statusCode < 400) return { delivered: true, statusCode };',
+    tests: SENDER_TESTS,
+  },
+  {
+    name: 'webhooks: no total timeout on a delivery',
+    file: SENDER,
+    find: "error: `no answer within ${this.options.timeoutMs} ms` }), this.options.timeoutMs);",
+    replace: "error: `no answer within ${this.options.timeoutMs} ms` }), 2 ** 31 - 1);",
+    tests: SENDER_TESTS,
+  },
+  {
+    name: 'webhooks: the answer is read to its end, however long',
+    file: SENDER,
+    find: '          if (bytes >= RESPONSE_CAP_BYTES) done();\n',
+    replace: '',
+    tests: SENDER_TESTS,
+  },
+  {
+    name: 'webhooks: resolved addresses not checked at delivery (SSRF through DNS)',
+    file: SENDER,
+    find: 'const refused = addresses.find((entry) => !addressAllowed(entry.address, this.options.policy));',
+    replace: 'const refused = addresses.find(() => false);',
+    tests: SENDER_TESTS,
+  },
+  {
+    name: 'webhooks: the URL not checked again at delivery (literal loopback, plain http)',
+    file: SENDER,
+    find: 'if (problem) return { delivered: false',
+    replace: 'if (false) return { delivered: false',
+    tests: SENDER_TESTS,
   },
 ];
