@@ -12,6 +12,7 @@ import { bindAdminConsole } from './admin-console.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
+import { bindWebhooks } from './webhooks.module.ts';
 import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
@@ -27,6 +28,7 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   bindDiagnostics(container, config);
   bindChat(container, config);
   bindSocial(container, config);
+  bindWebhooks(container, config);
   // After every other module's routes: GET /auth/:provider takes any word under /auth.
   bindOidc(container, config);
   // Last: starts after every part it runs tasks of, and stops first.

@@ -4,6 +4,8 @@ const ADDRESS = 'core/domain/webhook-address.ts';
 const UNIT = ['tests/unit/webhook-address.test.ts'];
 const SENDER = 'adapters/webhook/http-webhook-sender.ts';
 const SENDER_TESTS = ['tests/integration/webhook-sender.test.ts'];
+const SECRETS = 'core/use-cases/webhooks/webhook-secrets.service.ts';
+const SECRET_TESTS = ['tests/integration/webhook-secret.test.ts'];
 
 /** Webhooks (ADR 036): the SSRF guard, range by range, and the delivery transport's guards. */
 export const MUTATIONS: Mutation[] = [
@@ -111,5 +113,33 @@ export const MUTATIONS: Mutation[] = [
     find: 'if (problem) return { delivered: false',
     replace: 'if (false) return { delivered: false',
     tests: SENDER_TESTS,
+  },
+  {
+    name: 'webhooks: rotation without its compare-and-set (concurrent rotations lose one)',
+    file: 'adapters/sequelize/sequelize-webhook-secret-store.ts',
+    find: '{ where: { user_id: userId, secret: expected }, ...s.options }',
+    replace: '{ where: { user_id: userId }, ...s.options }',
+    tests: SECRET_TESTS,
+  },
+  {
+    name: 'webhooks: the replaced secret keeps signing after the grace period',
+    file: SECRETS,
+    find: 'stored.previousUntil > now ? stored.previousSecret : null',
+    replace: 'true ? stored.previousSecret : null',
+    tests: SECRET_TESTS,
+  },
+  {
+    name: 'webhooks: the replaced secret does not sign during the grace period',
+    file: SECRETS,
+    find: 'return previous ? [stored.secret, previous] : [stored.secret];',
+    replace: 'return [stored.secret];',
+    tests: SECRET_TESTS,
+  },
+  {
+    name: 'webhooks: concurrent first reads fail instead of taking the secret that won',
+    file: 'adapters/sequelize/sequelize-webhook-secret-store.ts',
+    find: 'if (!(error instanceof UniqueConstraintError)) throw error;',
+    replace: 'throw error;',
+    tests: SECRET_TESTS,
   },
 ];
