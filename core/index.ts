@@ -150,3 +150,4 @@ export * from './domain/webhook-address.ts';
 export * from './ports/webhook-secret-store.port.ts';
 export * from './ports/webhook-sender.port.ts';
 export * from './use-cases/webhooks/webhook-secrets.service.ts';
+export * from './domain/webhook-retry.ts';

@@ -6,6 +6,8 @@ const SENDER = 'adapters/webhook/http-webhook-sender.ts';
 const SENDER_TESTS = ['tests/integration/webhook-sender.test.ts'];
 const SECRETS = 'core/use-cases/webhooks/webhook-secrets.service.ts';
 const SECRET_TESTS = ['tests/integration/webhook-secret.test.ts'];
+const RETRY = 'core/domain/webhook-retry.ts';
+const RETRY_TESTS = ['tests/unit/webhook-retry.test.ts'];
 
 /** Webhooks (ADR 036): the SSRF guard, range by range, and the delivery transport's guards. */
 export const MUTATIONS: Mutation[] = [
@@ -141,5 +143,40 @@ export const MUTATIONS: Mutation[] = [
     find: 'if (!(error instanceof UniqueConstraintError)) throw error;',
     replace: 'throw error;',
     tests: SECRET_TESTS,
+  },
+  {
+    name: 'webhooks: retry bound - attempts beyond WEBHOOK_MAX_ATTEMPTS',
+    file: RETRY,
+    find: 'if (attempt >= budget.maxAttempts) return null;',
+    replace: 'if (attempt > budget.maxAttempts) return null;',
+    tests: RETRY_TESTS,
+  },
+  {
+    name: 'webhooks: retry bound - no give-up once the window has run out',
+    file: RETRY,
+    find: 'if (remaining <= 0) return null;',
+    replace: '',
+    tests: RETRY_TESTS,
+  },
+  {
+    name: 'webhooks: retry bound - the last wait runs past the window',
+    file: RETRY,
+    find: 'base * 2 ** (attempt - 1), remaining);',
+    replace: 'base * 2 ** (attempt - 1));',
+    tests: RETRY_TESTS,
+  },
+  {
+    name: 'webhooks: retry without jitter',
+    file: RETRY,
+    find: 'Math.ceil(random() * ceiling)',
+    replace: 'Math.ceil(ceiling)',
+    tests: RETRY_TESTS,
+  },
+  {
+    name: 'webhooks: retry delay not capped at 15 minutes',
+    file: RETRY,
+    find: 'Math.min(MAX_RETRY_DELAY_SECONDS, ',
+    replace: 'Math.min(',
+    tests: RETRY_TESTS,
   },
 ];
