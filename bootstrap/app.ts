@@ -7,13 +7,17 @@ import { featuresRoutes, mergeFeatures, type FeatureContribution } from '../adap
 import { healthRoutes } from '../adapters/http/routes/health.routes.ts';
 import { defaultWebRoot } from '../adapters/http/web-app.ts';
 import { JsonLogger } from '../adapters/logging/json-logger.ts';
+import type { PromMetrics, RequestSample } from '../adapters/metrics/prom-metrics.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
 import type { Config } from './config.ts';
 import { bindFeatures } from './modules/features.ts';
+import { healthChecksOf } from './modules/health.module.ts';
 import { bindInfrastructure } from './modules/infrastructure.module.ts';
 import { portsOf } from './modules/ports.ts';
-import { TOKENS, type HealthCheckBinding, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
+import { TOKENS, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
+import { startTracingOf, tracingOf } from './tracing.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -43,11 +47,14 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   let drainHandlers: (timeoutMs: number) => Promise<void> = async () => undefined;
   let server: Server | null = null;
   if (config.roles.includes('api')) {
-    const checks = Object.fromEntries(container.getAll<HealthCheckBinding>(TOKENS.HealthCheck).map((binding) => [binding.name, binding.check]));
+    const { all: checks, readiness } = healthChecksOf(container);
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
+    const authenticateKey = container.get<AuthenticateApiKey>(TOKENS.AuthenticateApiKey);
     const features = () =>
       mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
-    const modules = [healthRoutes({ version: VERSION, checks }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
+    const modules = [healthRoutes({ version: VERSION, checks, readiness }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
+    const metrics = container.get<PromMetrics | null>(TOKENS.Metrics);
+    const metricsToken = config.observability.metrics.token;
     const built = createHttpApp({
       version: VERSION,
       corsOrigins: config.corsOrigins,
@@ -59,17 +66,21 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       // (its public endpoint, else its endpoint, else the bucket's AWS host): the client's CSP must allow them.
       mediaOrigins: mediaOriginsOf(config),
       frontendUrl: config.frontendUrl,
-      auth: { authenticate: (token) => authenticate.execute(token) },
+      trustProxy: config.network.trustProxy,
+      auth: { authenticate: (token) => authenticate.execute(token), authenticateKey: (key) => authenticateKey.execute(key) },
+      ...(metrics ? { observeRequest: (sample: RequestSample) => metrics.observeRequest(sample) } : {}),
+      ...(metrics && metricsToken ? { metrics: { token: metricsToken, contentType: metrics.contentType, render: () => metrics.render() } } : {}),
     });
     http = built.app;
     drainHandlers = built.drain;
-    server = createServer(http);
+    server = createServer(tracingOf(config).requestListener(http));
     server.keepAliveTimeout = 65_000;
     serverRef.server = server;
   }
   const lifecycles = () =>
     container.getAll<LifecycleBinding>(TOKENS.Lifecycle).filter((part) => part.roles.some((role) => config.roles.includes(role)));
   let started: LifecycleBinding[] = [];
+  let tracing: Awaited<ReturnType<typeof startTracingOf>> = null;
 
   return {
     config,
@@ -78,6 +89,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     http,
     server,
     async start() {
+      tracing ??= await startTracingOf(config);
       const applied = await migrateWithRetry(() => ports.db().migrate(), logger);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
       for (const part of lifecycles()) {
@@ -113,6 +125,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       started = [];
       await ports.cache().close();
       await ports.db().close();
+      // Last: the spans of the shutdown's own work are sent too.
+      await tracing?.shutdown().catch((error: unknown) => logger.error('trace export at shutdown failed', { error }));
+      tracing = null;
     },
   };
 }

@@ -1,15 +1,18 @@
 import { readAuth, readJwtSecret, type AuthConfig } from './config/auth.ts';
 import { readCacheAndBus, type CacheConfig, type EventBusConfig } from './config/cache-and-bus.ts';
 import { readDatabase, type DatabaseConfig } from './config/database.ts';
-import { readEngine, type EngineConfig } from './config/engine.ts';
+import { engineSlots, readEngine, type EngineConfig } from './config/engine.ts';
 import { readGeneration, type GenerationConfig, type OutputsConfig } from './config/generation.ts';
 import { readLlm, type LlmConfig } from './config/llm.ts';
+import { readNetwork, type NetworkConfig } from './config/network.ts';
+import { readObservability, type ObservabilityConfig } from './config/observability.ts';
 import { readOidc, type OidcConfig } from './config/oidc.ts';
 import { readQueue, type QueueConfig } from './config/queue.ts';
 import { Reader, type Env } from './config/reader.ts';
 import { readServer, readUrls, type ServerConfig, type UrlsConfig } from './config/server.ts';
 import { readSocial, type SocialConfig } from './config/social.ts';
 import { deriveStorageSigningKey, readStorage, type StorageConfig } from './config/storage.ts';
+import { readTelemetry, type TelemetryConfig } from './config/telemetry.ts';
 
 export type { AppEnv, Role } from './config/server.ts';
 export type { ComfyEngineConfig } from './config/engine.ts';
@@ -41,6 +44,10 @@ export interface Config extends ServerConfig, UrlsConfig {
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
   social: SocialConfig;
+  network: NetworkConfig;
+  /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
+  observability: ObservabilityConfig;
+  telemetry: TelemetryConfig;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -65,12 +72,15 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const auth = readAuth(read, { appEnv: server.appEnv, jwtSecret });
   const realtime = { pingIntervalSeconds: read.duration('WS_PING_INTERVAL', 30) };
   const signupBonusCoins = read.int('SIGNUP_BONUS_COINS', 100, 0, 1_000_000);
-  const { generation, outputs } = readGeneration(read);
+  const { generation, outputs } = readGeneration(read, { workerConcurrency: engineSlots(engine) });
   const enableTestEndpoints = read.bool('ENABLE_TEST_ENDPOINTS', server.appEnv !== 'production');
   const oidc = readOidc(read, server);
   const llm = readLlm(read);
   const seedTemplates = read.bool('SEED_TEMPLATES', server.appEnv === 'local');
   const social = readSocial(read, local);
+  const network = readNetwork(read);
+  const observability = readObservability(read);
+  const telemetry = readTelemetry(read, server.roles);
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   const { publicUrl, corsOrigins, frontendUrl } = urls;
@@ -96,6 +106,9 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     llm,
     seedTemplates,
     social,
+    network,
+    observability,
+    telemetry,
   };
   return { ok: true, config: deepFreeze(config) };
 }

@@ -4,10 +4,12 @@ import type { RouteModule } from '../adapters/http/http-app.ts';
 import type { FeatureContribution } from '../adapters/http/routes/features.routes.ts';
 import type { IdempotentResponder } from '../adapters/http/idempotency.ts';
 import type { SequelizeDatabase } from '../adapters/sequelize/sequelize-database.ts';
+import type { PromMetrics } from '../adapters/metrics/prom-metrics.ts';
 import type { Cache } from '../core/ports/cache.port.ts';
 import type { Clock } from '../core/ports/clock.port.ts';
 import type { IdGenerator } from '../core/ports/id-generator.port.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
+import type { JobMetrics } from '../core/ports/metrics.port.ts';
 import type { ObjectStorage } from '../core/ports/object-storage.port.ts';
 import type { Outbox } from '../core/ports/outbox.port.ts';
 import type { OidcProviders } from '../core/ports/oidc-providers.port.ts';
@@ -20,6 +22,7 @@ import type { EventBus } from '../core/ports/user-events.port.ts';
 import type { NodeCatalog } from '../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../core/ports/workflow-engine.port.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import type { SessionRevocations } from '../core/use-cases/auth/session-revocations.service.ts';
 import type { UserEventLog } from '../core/use-cases/events/user-event-log.service.ts';
 import type { JobPayment } from '../core/use-cases/coins/job-payment.service.ts';
@@ -78,6 +81,8 @@ export const TOKENS = {
   PasswordHasher: token<PasswordHasher>('PasswordHasher'),
   TokenIssuer: token<TokenIssuer>('TokenIssuer'),
   Authenticate: token<Authenticate>('Authenticate'),
+  /** `mgs_…` API keys on the authenticated request path (api-keys.module.ts). */
+  AuthenticateApiKey: token<AuthenticateApiKey>('AuthenticateApiKey'),
   SessionRevocations: token<SessionRevocations>('SessionRevocations'),
   /** The configured OpenID Connect providers (oidc.module.ts). */
   OidcProviders: token<OidcProviders>('OidcProviders'),
@@ -93,6 +98,10 @@ export const TOKENS = {
   OutboxRelay: token<OutboxRelayLoop>('OutboxRelay'),
   /** The one periodic scheduler: it runs the features' TOKENS.ScheduledTasks. */
   Scheduler: token<Scheduler>('Scheduler'),
+  /** The process's Prometheus metrics (metrics.module.ts); null when METRICS_TOKEN and METRICS_PORT are unset. */
+  Metrics: token<PromMetrics | null>('PromMetrics'),
+  /** What the use cases count: the metrics above, or a no-op when they are off. */
+  JobMetrics: token<JobMetrics>('JobMetrics'),
   /** A template version's workflow, map, cost and output type, for generation and history. */
   GetTemplateVersion: token<GetTemplateVersion>('GetTemplateVersion'),
   /** The API role's node:http server (null in a worker-only process), for WebSocket upgrades. */

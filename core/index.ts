@@ -2,6 +2,7 @@
  * The core as a library: domain types and rules, ports, and use cases. An integrator runs these use cases
  * inside their own application with their own adapters (or the in-memory ones under adapters/memory).
  */
+export * from './domain/api-key.ts';
 export * from './domain/audit.ts';
 export * from './domain/client-error-text.ts';
 export * from './domain/coin.ts';
@@ -31,6 +32,7 @@ export * from './domain/user-events.ts';
 export * from './domain/workflow-graph.ts';
 export * from './domain/workflow-graph.types.ts';
 export * from './domain/workflow-template.ts';
+export * from './ports/api-key-repository.port.ts';
 export * from './ports/audit-log.port.ts';
 export * from './ports/cache.port.ts';
 export * from './ports/clock.port.ts';
@@ -44,6 +46,8 @@ export * from './ports/image-inspector.port.ts';
 export * from './ports/job-repository.port.ts';
 export * from './ports/language-model.port.ts';
 export * from './ports/logger.port.ts';
+export * from './ports/metrics.port.ts';
+export * from './ports/media-inspector.port.ts';
 export * from './ports/node-catalog.port.ts';
 export * from './ports/object-storage.port.ts';
 export * from './ports/oidc-providers.port.ts';
@@ -90,6 +94,9 @@ export * from './use-cases/diagnostics/probe-cache.use-case.ts';
 export * from './use-cases/diagnostics/probe-storage.use-case.ts';
 export * from './use-cases/diagnostics/publish-test-message.use-case.ts';
 export * from './use-cases/admin/admin-cancel-job.use-case.ts';
+export * from './use-cases/api-keys/authenticate-api-key.use-case.ts';
+export * from './use-cases/api-keys/create-api-key.use-case.ts';
+export * from './use-cases/api-keys/manage-api-keys.use-case.ts';
 export * from './use-cases/admin/fleet-status.use-case.ts';
 export * from './use-cases/admin/inspect-queue.use-case.ts';
 export * from './use-cases/admin/list-all-jobs.use-case.ts';
@@ -122,10 +129,12 @@ export * from './use-cases/templates/get-catalogue-template.use-case.ts';
 export * from './use-cases/templates/get-template-version.use-case.ts';
 export * from './use-cases/templates/get-template.use-case.ts';
 export * from './use-cases/templates/install-ready-templates.use-case.ts';
-export * from './use-cases/templates/known-nodes.service.ts';
+export * from './use-cases/templates/fleet-check.service.ts';
+export * from './domain/object-info.ts';
 export * from './use-cases/templates/list-catalogue.use-case.ts';
 export * from './use-cases/templates/list-templates.use-case.ts';
 export * from './use-cases/templates/patch-template.use-case.ts';
+export * from './use-cases/templates/recheck-templates.use-case.ts';
 export * from './use-cases/templates/revise-template.service.ts';
 export * from './use-cases/templates/set-parameter-map.use-case.ts';
 export * from './use-cases/templates/template-results.service.ts';

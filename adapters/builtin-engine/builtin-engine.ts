@@ -19,9 +19,10 @@ import type {
   WorkflowEngine,
 } from '../../core/ports/workflow-engine.port.ts';
 import { LIMIT_NAMES, type ResourceLimits } from '../../core/domain/resource-limits.ts';
-import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
+import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
+import type { ObjectInfo } from '../../core/domain/object-info.ts';
 import { BuiltinRuntime } from './builtin-runtime.ts';
-import { createRegistry } from './node-registry.ts';
+import { createRegistry, nodeInfo } from './node-registry.ts';
 import type { NodeErrorEntry, PromptGraph, ValidateResult } from './builtin-runtime.ts';
 import { probeMedia } from './ffmpeg.ts';
 
@@ -91,7 +92,7 @@ const summary = (v: Extract<ValidateResult, { ok: false }>): string => {
 
 export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
   private readonly workDir: string;
-  private readonly nodeTypes: ReadonlySet<string> = new Set(createRegistry().keys());
+  private objectInfo: ObjectInfo | null = null;
 
   constructor(private readonly options: BuiltinEngineOptions) {
     this.workDir = path.resolve(options.workDir);
@@ -225,9 +226,12 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
     await mkdir(this.workDir, { recursive: true });
   }
 
-  /** The node classes of the builtin runtime. */
-  async knownNodeTypes(): Promise<ReadonlySet<string>> {
-    return this.nodeTypes;
+  /** The builtin runtime's /object_info, as its one server (the same registry the protocol stand-in serves). */
+  async catalogues(): Promise<ServerCatalogue[]> {
+    this.objectInfo ??= Object.fromEntries(
+      [...createRegistry().values()].map((d) => [d.name, nodeInfo(d, { inputDir: path.join(this.workDir, 'input'), outputDir: path.join(this.workDir, 'output'), tempDir: path.join(this.workDir, 'temp') })]),
+    ) as unknown as ObjectInfo;
+    return [{ server: 1, objectInfo: this.objectInfo }];
   }
 
   async close(): Promise<void> {}

@@ -33,9 +33,12 @@ export class BuiltinRuntime {
   private readonly registry: ReadonlyMap<string, NodeDef>;
 
   constructor(options: BuiltinRuntimeOptions) {
-    this.env = { ...options };
+    const { extraNodes, hideNodes, ...env } = options;
+    this.env = env;
     for (const dir of [options.inputDir, options.outputDir, options.tempDir]) mkdirSync(dir, { recursive: true });
-    this.registry = createRegistry();
+    const registry = new Map(createRegistry(extraNodes ? [extraNodes] : []));
+    for (const name of hideNodes ?? []) registry.delete(name);
+    this.registry = registry;
   }
 
   /** GET /object_info: every node by class_type. LoadImage's combo lists the input folder now. */

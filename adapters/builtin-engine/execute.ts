@@ -3,6 +3,8 @@
  * source's output slot. Interrupts are honoured before each node (after its `executing` event, as
  * ComfyUI checks inside the node call) and at every ctx.tick() in long loops.
  */
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ExecuteHooks, ExecuteResult, PromptGraph } from './runtime-types.ts';
 import { InterruptedError, NodeError } from './types.ts';
@@ -52,6 +54,37 @@ const errorType = (ex: unknown): string => {
   return 'RuntimeError';
 };
 
+/**
+ * ComfyUI's input signature of a node (comfy_execution/caching.py): its class, each literal input, and for a
+ * link the signature of the node it comes from; LoadImage's IS_CHANGED (the file's content) is the file's
+ * size and time here. Equal signatures mean equal results, so a server answers them from its cache.
+ */
+const signatures = (prompt: PromptGraph, env: NodeEnv, plan: string[]): Map<string, string> => {
+  const sigs = new Map<string, string>();
+  for (const id of plan) {
+    const node = prompt[id]!;
+    const inputs = Object.keys(node.inputs ?? {})
+      .sort()
+      .map((key) => {
+        const value = node.inputs[key];
+        return isLinkValue(value) ? [key, 'ANCESTOR', sigs.get(String(value[0])) ?? String(value[0]), Number(value[1])] : [key, value];
+      });
+    sigs.set(id, JSON.stringify([node.class_type, changedMark(node, env), inputs]));
+  }
+  return sigs;
+};
+
+const changedMark = (node: PromptGraph[string], env: NodeEnv): string => {
+  const image = node.inputs?.['image'];
+  if (!node.class_type.startsWith('LoadImage') || typeof image !== 'string') return '';
+  try {
+    const info = statSync(path.join(env.inputDir, image));
+    return `${info.size}:${info.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+};
+
 export const executePrompt = async (
   registry: ReadonlyMap<string, NodeDef>,
   env: NodeEnv,
@@ -69,18 +102,32 @@ export const executePrompt = async (
     if (over) throw new NodeError(over, 'MemoryError');
   };
   hooks.onExecutionStart?.();
-  hooks.onCached?.([]);
   let plan: string[];
   try {
     plan = order(registry, prompt, targets);
   } catch (ex) {
+    hooks.onCached?.([]);
     const g = ex as GraphError;
     return { status: 'error', nodeId: g.nodeId, nodeType: g.nodeType, exceptionMessage: g.message, exceptionType: g.pyType, executed, outputs: uiOutputs };
   }
+  const { cache } = hooks;
+  const sigs = cache ? signatures(prompt, env, plan) : new Map<string, string>();
+  cache?.keepOnly(new Set(sigs.values()));
+  hooks.onCached?.(cache ? plan.filter((id) => cache.get(sigs.get(id)!) !== undefined) : []);
   const results = new Map<string, unknown[]>();
   for (const id of plan) {
     const node = prompt[id]!;
     const def = registry.get(node.class_type)!;
+    const hit = cache?.get(sigs.get(id)!);
+    if (hit) {
+      // Served from the cache: nothing runs, an output node's earlier ui (its earlier files) is sent again.
+      results.set(id, hit.outputs);
+      if (hit.ui) {
+        uiOutputs[id] = hit.ui;
+        hooks.onExecuted?.(id, hit.ui);
+      }
+      continue;
+    }
     hooks.onExecuting?.(id);
     if (interrupted()) return { status: 'interrupted', nodeId: id, nodeType: node.class_type, executed, outputs: uiOutputs };
     let lastStep = -1;
@@ -120,6 +167,7 @@ export const executePrompt = async (
       const result = await def.run(inputs, ctx);
       checkBudget();
       results.set(id, result.outputs ?? []);
+      cache?.set(sigs.get(id)!, { outputs: result.outputs ?? [], ui: result.ui });
       executed.push(id);
       if (result.ui) {
         uiOutputs[id] = result.ui;

@@ -1,4 +1,5 @@
 /** Public types of the builtin runtime (re-exported by builtin-runtime.ts). */
+import type { NodeDef } from './types.ts';
 import type { ResourceLimits } from '../../core/domain/resource-limits.ts';
 
 export interface ComfyValidationError {
@@ -35,6 +36,16 @@ export interface ExecuteHooks {
   isInterrupted?(): boolean;
   /** checked after each node and inside progress loops: a message fails the node (a memory budget ran out) */
   overBudget?(): string | null;
+  /** ComfyUI's execution cache (a server keeps one across prompts; the in-process engine runs without). */
+  cache?: NodeOutputCache;
+}
+
+/** A node's results by its input signature (class, literal inputs, the signatures of what it links to). */
+export interface NodeOutputCache {
+  get(signature: string): { outputs: unknown[]; ui: Record<string, unknown> | undefined } | undefined;
+  set(signature: string, value: { outputs: unknown[]; ui: Record<string, unknown> | undefined }): void;
+  /** After a prompt is set: ComfyUI's classic cache keeps only the entries this prompt's nodes use. */
+  keepOnly(signatures: ReadonlySet<string>): void;
 }
 
 export type ExecuteResult =
@@ -82,6 +93,10 @@ export interface BuiltinRuntimeOptions {
   tempDir: string;
   ffmpegPath?: string;
   limits?: ResourceLimits;
+  /** Nodes beyond the builtin ones (a stand-in server's model loader, say). */
+  extraNodes?: NodeDef[];
+  /** Builtin nodes this runtime leaves out, as a server without them would (a stand-in for a smaller server). */
+  hideNodes?: string[];
 }
 
 export type PromptGraph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;

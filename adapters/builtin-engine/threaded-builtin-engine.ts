@@ -7,7 +7,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { mkdir } from 'node:fs/promises';
-import type { EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
+import type { EngineRunRequest, EngineServerState, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { BuiltinEngine, openable, type BuiltinEngineOptions } from './builtin-engine.ts';
 import type { EngineThreadData, FromThread, ToThread } from './engine-thread.ts';
 
@@ -32,7 +33,7 @@ const failure = (code: 'ENGINE.EXECUTION' | 'ENGINE.INTERRUPTED', message: strin
 /** Retried by the job lifecycle (on this worker once it is back, or on another), never failed and refunded. */
 const shuttingDown: EngineRunResult = { ok: false, error: { code: 'ENGINE.UNAVAILABLE', message: 'The engine is shutting down' }, transient: true };
 
-export class ThreadedBuiltinEngine implements WorkflowEngine {
+export class ThreadedBuiltinEngine implements WorkflowEngine, NodeCatalog {
   private readonly idle: Worker[] = [];
   private readonly busy = new Set<Worker>();
   private readonly files: BuiltinEngine;
@@ -63,6 +64,11 @@ export class ThreadedBuiltinEngine implements WorkflowEngine {
   private forget(worker: Worker): void {
     const at = this.idle.indexOf(worker);
     if (at >= 0) this.idle.splice(at, 1);
+  }
+
+  /** The runtime's /object_info (read in this process: the registry needs no thread). */
+  catalogues(): Promise<ServerCatalogue[]> {
+    return this.files.catalogues();
   }
 
   async run(request: EngineRunRequest): Promise<EngineRunResult> {
@@ -133,6 +139,11 @@ export class ThreadedBuiltinEngine implements WorkflowEngine {
 
   async check(): Promise<void> {
     await mkdir(this.options.workDir, { recursive: true });
+  }
+
+  /** One server, this process: healthy until closed, running as many jobs as it has busy threads. */
+  async servers(): Promise<EngineServerState[]> {
+    return [{ server: 'builtin', healthy: !this.closed, runningJobs: this.busy.size }];
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { HistoryEntry, HistoryStore, StatusMessage } from './history-store.ts';
 import type { PromptQueue, QueueItem } from './prompt-queue.ts';
 import type { ProtocolExecuteResult, ProtocolRuntime } from './protocol-runtime.types.ts';
+import { ExecutionCache } from './execution-cache.ts';
 import { ProgressTracker } from './progress-tracker.ts';
 
 export interface EventSink {
@@ -22,6 +23,9 @@ export class PromptExecutor {
   private lastNodeId: string | null = null;
   private readonly stop = { stopped: false };
   private loop: Promise<void> | null = null;
+  private readonly cache = new ExecutionCache();
+  private running = false;
+  private freeRequested = false;
 
   constructor(
     private readonly runtime: ProtocolRuntime,
@@ -46,6 +50,12 @@ export class PromptExecutor {
     this.interruptFlag = true;
   }
 
+  /** POST /free {free_memory: true}: main.py's worker resets the executor (its caches) once the running prompt ends. */
+  freeMemory(): void {
+    if (this.running) this.freeRequested = true;
+    else this.cache.clear();
+  }
+
   runningClient(): { clientId: unknown; lastNodeId: string | null } {
     return { clientId: this.clientId, lastNodeId: this.lastNodeId };
   }
@@ -54,7 +64,14 @@ export class PromptExecutor {
     for (;;) {
       const item = await this.queue.take(this.stop);
       if (!item) return;
-      await this.run(item);
+      this.running = true;
+      try {
+        await this.run(item);
+      } finally {
+        this.running = false;
+        if (this.freeRequested) this.cache.clear();
+        this.freeRequested = false;
+      }
     }
   }
 
@@ -117,6 +134,7 @@ export class PromptExecutor {
             progress.finish(nodeId);
           },
           isInterrupted: () => this.interruptFlag,
+          cache: this.cache,
         },
         item.outputs,
       );

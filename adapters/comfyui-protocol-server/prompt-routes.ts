@@ -87,9 +87,10 @@ export const promptRoutes = (deps: PromptRouteDeps): Router => {
     emptyOk(res);
   });
 
-  // Nothing to unload: the builtin runtime holds no models, so /free only acknowledges.
+  // No models to unload; free_memory also drops the execution cache, as in ComfyUI.
   router.post('/free', body, (req, res) => {
-    parseJsonBody(req);
+    const json = parseJsonBody(req);
+    if (pyIn('free_memory', json) && pyTruthy((json as Record<string, unknown>)['free_memory'])) deps.executor.freeMemory();
     emptyOk(res);
   });
 

@@ -27,6 +27,12 @@ export interface ProtocolExecuteHooks {
   onProgress?(value: number, max: number, nodeId: string): void;
   onExecuted?(nodeId: string, output: Record<string, unknown>): void;
   isInterrupted?(): boolean;
+  /** The server's execution cache, kept across prompts. */
+  cache?: {
+    get(signature: string): { outputs: unknown[]; ui: Record<string, unknown> | undefined } | undefined;
+    set(signature: string, value: { outputs: unknown[]; ui: Record<string, unknown> | undefined }): void;
+    keepOnly(signatures: ReadonlySet<string>): void;
+  };
 }
 
 type UiOutputs = Record<string, Record<string, unknown>>;

@@ -56,11 +56,29 @@ export interface ComfyClientOptions {
   timeoutMs: number;
   /** Bearer token for servers whose URL carries no userinfo (COMFYUI_TOKEN). */
   token?: string;
+  /** How errors name this server ("server 2"): error texts reach users, so they never carry the address. */
+  label?: string;
+  /** The fetch every HTTP call goes through (the global one by default; a tracing wrapper when traces are on). */
+  fetch?: typeof fetch;
 }
 
+/** An IPv4 address (with its port), as network errors quote it ("connect ECONNREFUSED 10.0.0.5:8188"). */
+const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g;
+
+/** The path of a response's URL, never its host. */
+const pathOf = (url: string): string => {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+};
+
 export class ComfyClient {
-  /** The URL without credentials, for logs and messages. */
+  /** The URL without credentials, for the operator's logs only. */
   readonly name: string;
+  /** The server's name in error messages (its position in COMFYUI_URLS), never its address. */
+  readonly label: string;
   private readonly base: string;
   private readonly authorization: string | undefined;
 
@@ -77,6 +95,14 @@ export class ComfyClient {
     }
     this.base = parsed.toString().replace(/\/+$/, '');
     this.name = this.base;
+    this.label = options.label ?? 'server';
+  }
+
+  /** A failure naming this server by its label: its URL, host and any IP address are taken out of the text. */
+  private unavailable(message: string): ComfyUnavailable {
+    const url = new URL(this.base);
+    const scrubbed = [this.base, url.host, url.hostname].reduce((text, part) => (part ? text.split(part).join(this.label) : text), message);
+    return new ComfyUnavailable(this.label, scrubbed.replace(IPV4, this.label));
   }
 
   async submit(prompt: unknown, clientId: string, promptId: string, extraData: Record<string, unknown>): Promise<SubmitOutcome> {
@@ -90,7 +116,7 @@ export class ComfyClient {
         nodeErrors: (body['node_errors'] ?? {}) as Record<string, ComfyNodeError>,
       };
     }
-    throw new ComfyUnavailable(this.name, `POST /prompt answered ${res.status}`);
+    throw this.unavailable(`POST /prompt answered ${res.status}`);
   }
 
   async queue(): Promise<{ running: ComfyQueueItem[]; pending: ComfyQueueItem[] }> {
@@ -115,21 +141,32 @@ export class ComfyClient {
     const res = await this.request('GET', `/view?${query}`);
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel();
-      throw new ComfyUnavailable(this.name, `GET /view of ${file.subfolder ? `${file.subfolder}/` : ''}${file.filename} answered ${res.status}`);
+      throw this.unavailable(`GET /view of ${file.subfolder ? `${file.subfolder}/` : ''}${file.filename} answered ${res.status}`);
     }
     return Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
   }
 
-  /** POST /upload/image with overwrite: returns the name LoadImage must use. */
-  async upload(name: string, data: Buffer, mimeType: string): Promise<string> {
+  /** Whether /view still serves the file (GET, body not read): false on 404. */
+  async hasFile(file: ComfyFileRef): Promise<boolean> {
+    const query = new URLSearchParams({ filename: file.filename, subfolder: file.subfolder, type: file.type });
+    const res = await this.request('GET', `/view?${query}`);
+    await res.body?.cancel();
+    if (res.status === 404) return false;
+    if (res.status !== 200) throw this.unavailable(`GET /view of ${file.subfolder ? `${file.subfolder}/` : ''}${file.filename} answered ${res.status}`);
+    return true;
+  }
+
+  /** POST /upload/image with overwrite into `subfolder` of the input folder: returns the name LoadImage must use. */
+  async upload(name: string, data: Buffer, mimeType: string, subfolder = ''): Promise<string> {
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(data)], { type: mimeType }), name);
     form.append('type', 'input');
+    if (subfolder) form.append('subfolder', subfolder);
     form.append('overwrite', 'true');
     const res = await this.request('POST', '/upload/image', form);
     if (res.status !== 200) {
       await res.body?.cancel();
-      throw new ComfyUnavailable(this.name, `POST /upload/image answered ${res.status}`);
+      throw this.unavailable(`POST /upload/image answered ${res.status}`);
     }
     const body = (await res.json()) as { name: string; subfolder?: string };
     return body.subfolder ? `${body.subfolder}/${body.name}` : body.name;
@@ -167,7 +204,7 @@ export class ComfyClient {
         ws.removeAllListeners();
         ws.on('error', () => undefined);
         ws.terminate();
-        reject(new ComfyUnavailable(this.name, `socket: ${error.message}`));
+        reject(this.unavailable(`socket: ${error.message}`));
       };
       ws.once('error', failed);
       ws.once('unexpected-response', (_req, res) => failed(new Error(`upgrade answered ${res.statusCode}`)));
@@ -183,7 +220,7 @@ export class ComfyClient {
     const res = await this.request('GET', path);
     if (res.status !== 200) {
       await res.body?.cancel();
-      throw new ComfyUnavailable(this.name, `GET ${path} answered ${res.status}`);
+      throw this.unavailable(`GET ${path} answered ${res.status}`);
     }
     return this.json(res);
   }
@@ -192,13 +229,13 @@ export class ComfyClient {
     try {
       return await res.json();
     } catch {
-      throw new ComfyUnavailable(this.name, `${res.url} answered ${res.status} without JSON`);
+      throw this.unavailable(`${pathOf(res.url)} answered ${res.status} without JSON`);
     }
   }
 
   private async drain(res: Response): Promise<void> {
     await res.body?.cancel();
-    if (res.status !== 200) throw new ComfyUnavailable(this.name, `${res.url} answered ${res.status}`);
+    if (res.status !== 200) throw this.unavailable(`${pathOf(res.url)} answered ${res.status}`);
   }
 
   private async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
@@ -213,16 +250,16 @@ export class ComfyClient {
       payload = JSON.stringify(body);
     }
     try {
-      const res = await fetch(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
+      const res = await (this.options.fetch ?? fetch)(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
       if (res.status >= 500 || res.status === 401 || res.status === 403) {
         await res.body?.cancel();
-        throw new ComfyUnavailable(this.name, `${method} ${path.split('?')[0]} answered ${res.status}`);
+        throw this.unavailable(`${method} ${path.split('?')[0]} answered ${res.status}`);
       }
       return res;
     } catch (error) {
       if (error instanceof ComfyUnavailable) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new ComfyUnavailable(this.name, `${method} ${path.split('?')[0]}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      throw this.unavailable(`${method} ${path.split('?')[0]}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
     } finally {
       clearTimeout(timer);
     }

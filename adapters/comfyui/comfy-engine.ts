@@ -6,10 +6,11 @@
  * Files stay on the servers: ComfyUI's cache answers an identical re-run with the earlier files.
  */
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
-import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
-import type { EngineError, EngineHealth, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
+import type { EngineError, EngineHealth, EngineServerState, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { ComfyClient, ComfyUnavailable, type ComfyNodeError } from './comfy-client.ts';
 import type { WebSocket } from 'ws';
+import { ComfyOutputMissing } from './comfy-outputs.ts';
 import { ComfyPool, type ComfyLease } from './comfy-pool.ts';
 import { PromptWatch, resultOf, unavailable } from './prompt-watch.ts';
 
@@ -24,13 +25,40 @@ export interface ComfyEngineOptions {
   pollMs?: number;
   /** First re-probe pause of a failed server (ms); doubles per failure. */
   baseBackoffMs?: number;
+  /** Longest pause between probes of a failed server (COMFYUI_PROBE_MS): how soon jobs resume once it is back. */
   maxBackoffMs?: number;
+  /** How long a running prompt's server may stay unreachable before the job is retried elsewhere (COMFYUI_FAILOVER_MS). */
+  failoverMs?: number;
+  /** How often every server's /object_info is read again (COMFYUI_CATALOG_REFRESH_MS); 0 turns the timer off. */
+  catalogueRefreshMs?: number;
+  /** Passed to every server's client (ComfyClientOptions.fetch). */
+  fetch?: typeof fetch;
 }
 
-const CATALOG_TTL_MS = 60_000;
+/** Where a run's files live on a server (ADR 034): its inputs under input/mgs/<run id>/, its outputs under output/mgs/<run id>/. */
+export const runFolder = (runId: string): string => `mgs/${runId.replace(/[^A-Za-z0-9._-]/g, '_')}`;
 
-/** Names uploaded for one run cannot collide with another run's, whoever's they are. */
-export const uploadName = (runId: string, name: string): string => `mgs-${runId}-${name}`.replace(/[^A-Za-z0-9._-]/g, '_');
+/** An input's file name inside its run's folder. */
+export const uploadName = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/**
+ * Every node that saves under a `filename_prefix` saves into the prompt's own folder. The prefix is an input, so
+ * the prompt differs from any earlier one at its save nodes: ComfyUI's cache may still answer the nodes upstream,
+ * but the save nodes run and write new files, never listing an earlier run's (possibly deleted) files again.
+ */
+export const scopeOutputs = (workflow: WorkflowGraph, promptId: string): WorkflowGraph => {
+  const scoped = structuredClone(workflow);
+  for (const node of Object.values(scoped)) {
+    const prefix = node.inputs?.['filename_prefix'];
+    if (typeof prefix === 'string') node.inputs['filename_prefix'] = `${runFolder(promptId)}/${prefix.replace(/^\/+/, '')}`;
+  }
+  return scoped;
+};
+
+const firstNode = (nodeErrors: Record<string, ComfyNodeError>): { nodeId?: string } => {
+  const [nodeId] = Object.keys(nodeErrors);
+  return nodeId === undefined ? {} : { nodeId };
+};
 
 const validationMessage = (error: { message?: string; details?: string }, nodeErrors: Record<string, ComfyNodeError>): string => {
   const parts = Object.entries(nodeErrors).map(
@@ -49,21 +77,38 @@ const portNodeErrors = (nodeErrors: Record<string, ComfyNodeError>): EngineError
     ]),
   );
 
+const validationFailure = (error: { message?: string; details?: string }, nodeErrors: Record<string, ComfyNodeError>): EngineRunResult => ({
+  ok: false,
+  error: { code: 'ENGINE.VALIDATION', message: validationMessage(error, nodeErrors), ...firstNode(nodeErrors), nodeErrors: portNodeErrors(nodeErrors) },
+  transient: false,
+});
+
 const interruptedBeforeStart = (): EngineRunResult => ({ ok: false, error: { code: 'ENGINE.INTERRUPTED', message: 'Cancelled before it started' }, transient: false });
 
 export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   readonly pool: ComfyPool;
-  private catalog: { at: number; types: ReadonlySet<string> } | null = null;
   private readonly watches = new Set<PromptWatch>();
+  private readonly changeListeners = new Set<() => void>();
+  private readonly refreshTimer: NodeJS.Timeout | null;
 
   constructor(private readonly options: ComfyEngineOptions) {
-    const clients = options.urls.map((url) => new ComfyClient(url, { timeoutMs: options.timeoutMs, ...(options.token ? { token: options.token } : {}) }));
+    // Servers are named by position in errors ("server 2"): an error text reaches users, an address must not.
+    const clients = options.urls.map(
+      (url, index) =>
+        new ComfyClient(url, { timeoutMs: options.timeoutMs, label: `server ${index + 1}`, ...(options.token ? { token: options.token } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) }),
+    );
     this.pool = new ComfyPool(clients, {
       jobsPerServer: options.jobsPerServer,
       unavailableWaitMs: options.unavailableWaitMs,
       ...(options.baseBackoffMs === undefined ? {} : { baseBackoffMs: options.baseBackoffMs }),
       ...(options.maxBackoffMs === undefined ? {} : { maxBackoffMs: options.maxBackoffMs }),
+      onCatalogueChange: () => {
+        for (const listener of this.changeListeners) listener();
+      },
     });
+    const every = options.catalogueRefreshMs ?? 60_000;
+    this.refreshTimer = every > 0 ? setInterval(() => void this.pool.refreshCatalogues(), every) : null;
+    this.refreshTimer?.unref();
   }
 
   async run(request: EngineRunRequest): Promise<EngineRunResult> {
@@ -71,8 +116,9 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
       const adopted = await this.adopt(request, request.supersedes);
       if (adopted) return adopted;
     }
-    const lease = await this.pool.acquire(request.signal);
+    const lease = await this.pool.acquire(request.signal, request.workflow);
     if (!lease) return request.signal?.aborted ? interruptedBeforeStart() : unavailable('no ComfyUI server is healthy');
+    if ('incapable' in lease) return { ok: false, error: { code: 'ENGINE.VALIDATION', message: lease.incapable }, transient: false };
     try {
       const result = await this.submit(lease, request);
       if (!result.ok && result.error.code === 'ENGINE.UNAVAILABLE') lease.fail(new Error(result.error.message));
@@ -102,14 +148,16 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
         }
         const entry = await client.history(promptId);
         // A failed or interrupted earlier run is run again; only success is adopted.
-        if (entry && entry.status?.status_str !== 'error') return resultOf(client, entry);
+        if (entry && entry.status?.status_str !== 'error') return await resultOf(client, entry);
         // An earlier attempt of the same job that finished while the attempt it superseded only adopted it.
         if (request.jobId !== undefined) {
           const recent = Object.values(await client.recentHistory(RECENT_HISTORY));
           const done = recent.reverse().find((item) => jobOf(item.prompt ?? []) === request.jobId && item.status?.status_str !== 'error');
-          if (done) return resultOf(client, done);
+          if (done) return await resultOf(client, done);
         }
       } catch (error) {
+        // The earlier run's files are gone from the server: this attempt runs the job anew.
+        if (error instanceof ComfyOutputMissing) return null;
         if (!(error instanceof ComfyUnavailable)) throw error;
         this.pool.markFailed(client, error);
       }
@@ -129,21 +177,20 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
       throw error;
     }
     try {
-      const workflow = await this.uploadInputs(client, request);
+      const workflow = scopeOutputs(await this.uploadInputs(client, request), promptId);
       if (request.signal?.aborted) return interruptedBeforeStart();
       const outcome = await client.submit(workflow, promptId, promptId, { mgs_run: promptId, ...(request.jobId ? { mgs_job: request.jobId } : {}) });
-      if (outcome.kind === 'rejected') {
-        return {
-          ok: false,
-          error: { code: 'ENGINE.VALIDATION', message: validationMessage(outcome.error, outcome.nodeErrors), nodeErrors: portNodeErrors(outcome.nodeErrors) },
-          transient: false,
-        };
+      if (outcome.kind === 'rejected') return validationFailure(outcome.error, outcome.nodeErrors);
+      if (Object.keys(outcome.nodeErrors).length > 0) {
+        // ComfyUI accepted the prompt but dropped its invalid output branches: the job would succeed with fewer outputs,
+        // charged in full. Take it back before it runs (removed if pending, interrupted if it started) and refuse it.
+        await client.deletePending(promptId);
+        await client.interrupt(promptId);
+        return validationFailure({ message: 'Prompt outputs failed validation' }, outcome.nodeErrors);
       }
-      const dropped = Object.keys(outcome.nodeErrors);
-      if (dropped.length > 0) request.onEvent({ type: 'status', text: `Skipping invalid nodes ${dropped.join(', ')}: their outputs are not produced` });
       return await watch.run();
     } catch (error) {
-      if (error instanceof ComfyUnavailable) return unavailable(error.message);
+      if (error instanceof ComfyUnavailable || error instanceof ComfyOutputMissing) return unavailable(error.message);
       throw error;
     } finally {
       this.unwatch(watch);
@@ -155,7 +202,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     const { workflow, onEvent, signal } = request;
     const watch = new PromptWatch(
       { client, promptId, clientId: promptId, workflow, socket, onEvent, ...(signal ? { signal } : {}) },
-      { pollMs: this.options.pollMs ?? 500, timeoutMs: this.options.timeoutMs },
+      { pollMs: this.options.pollMs ?? 500, timeoutMs: this.options.timeoutMs, failoverMs: this.options.failoverMs ?? 3_000 },
     );
     this.watches.add(watch);
     return watch;
@@ -170,7 +217,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   private async uploadInputs(client: ComfyClient, request: EngineRunRequest): Promise<WorkflowGraph> {
     if (request.inputs.length === 0) return request.workflow;
     const renamed = new Map<string, string>();
-    for (const input of request.inputs) renamed.set(input.name, await client.upload(uploadName(request.runId, input.name), input.data, input.mimeType));
+    for (const input of request.inputs) renamed.set(input.name, await client.upload(uploadName(input.name), input.data, input.mimeType, runFolder(request.runId)));
     const workflow = structuredClone(request.workflow);
     for (const node of Object.values(workflow)) {
       for (const [key, value] of Object.entries(node.inputs ?? {})) {
@@ -180,31 +227,28 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     return workflow;
   }
 
-  /** The union of `/object_info` over the servers that answer (cached for a minute); null when none does. */
-  async knownNodeTypes(): Promise<ReadonlySet<string> | null> {
-    if (this.catalog && Date.now() - this.catalog.at < CATALOG_TTL_MS) return this.catalog.types;
-    const types = new Set<string>();
-    let answered = false;
-    await Promise.all(
-      this.pool.clients.map(async (client) => {
-        try {
-          for (const name of Object.keys(await client.objectInfo())) types.add(name);
-          answered = true;
-        } catch (error) {
-          if (!(error instanceof ComfyUnavailable)) throw error;
-        }
-      }),
-    );
-    if (!answered) return null;
-    this.catalog = { at: Date.now(), types };
-    return types;
+  /** Each server's /object_info as last read (servers never reached are asked now); null when none has answered. */
+  async catalogues(): Promise<ServerCatalogue[] | null> {
+    const fleet = await this.pool.catalogues();
+    return fleet.some((s) => s.objectInfo !== null) ? fleet : null;
+  }
+
+  /** Calls `listener` whenever a server's catalogue changes (read on its return and on the refresh timer). */
+  onCatalogueChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   async check(): Promise<EngineHealth> {
     return { servers: await this.pool.check() };
   }
 
+  servers(): Promise<EngineServerState[]> {
+    return this.pool.states();
+  }
+
   async close(): Promise<void> {
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
     for (const watch of this.watches) watch.close();
     this.pool.close();
   }

@@ -63,35 +63,54 @@ const sniffImageSize = (file: EngineOutputFile, source: Readable): Readable => {
   return source.pipe(through);
 };
 
-export const readOutputs = (client: ComfyClient, entry: ComfyHistoryEntry): { files: EngineOutputFile[]; texts: EngineTextOutput[] } => {
-  const files: EngineOutputFile[] = [];
-  const texts: EngineTextOutput[] = [];
+/** The file items of a history entry's outputs (output and temp files), with the node that listed each. */
+const fileItems = (entry: ComfyHistoryEntry): { nodeId: string; ref: ComfyFileRef; format?: unknown }[] => {
+  const found: { nodeId: string; ref: ComfyFileRef; format?: unknown }[] = [];
   for (const [nodeId, ui] of Object.entries(entry.outputs ?? {})) {
     for (const [key, items] of Object.entries(ui ?? {})) {
-      if (!Array.isArray(items)) continue;
-      if (key === 'text') {
-        for (const text of items) texts.push({ nodeId, text: String(text) });
-        continue;
-      }
+      if (!Array.isArray(items) || key === 'text') continue;
       for (const item of items) {
         if (!isFileRef(item) || (item.type !== 'output' && item.type !== 'temp')) continue;
-        const ref: ComfyFileRef = { filename: item.filename, subfolder: item.subfolder ?? '', type: item.type };
-        const mimeType = mimeOf(ref.filename, (item as { format?: unknown }).format);
-        const file: EngineOutputFile = {
-          nodeId,
-          fileName: ref.filename,
-          mimeType,
-          kind: ref.type === 'temp' ? 'temp' : 'output',
-          open: async () => {
-            const body = await client.view(ref);
-            return mimeType.startsWith('image/') ? sniffImageSize(file, body) : body;
-          },
-        };
-        files.push(file);
+        found.push({ nodeId, ref: { filename: item.filename, subfolder: item.subfolder ?? '', type: item.type }, format: (item as { format?: unknown }).format });
       }
     }
   }
+  return found;
+};
+
+export const readOutputs = (client: ComfyClient, entry: ComfyHistoryEntry): { files: EngineOutputFile[]; texts: EngineTextOutput[] } => {
+  const texts: EngineTextOutput[] = [];
+  for (const [nodeId, ui] of Object.entries(entry.outputs ?? {})) {
+    const items = ui?.['text'];
+    if (Array.isArray(items)) for (const text of items) texts.push({ nodeId, text: String(text) });
+  }
+  const files = fileItems(entry).map(({ nodeId, ref, format }) => {
+    const mimeType = mimeOf(ref.filename, format);
+    const file: EngineOutputFile = {
+      nodeId,
+      fileName: ref.filename,
+      mimeType,
+      kind: ref.type === 'temp' ? 'temp' : 'output',
+      open: async () => {
+        const body = await client.view(ref);
+        return mimeType.startsWith('image/') ? sniffImageSize(file, body) : body;
+      },
+    };
+    return file;
+  });
   return { files, texts };
+};
+
+/** A finished prompt lists a file the server no longer has (removed from its output folder, or pruned). */
+export class ComfyOutputMissing extends Error {}
+
+/** Throws ComfyOutputMissing when /view answers 404 for a file the entry lists. */
+export const checkOutputsExist = async (client: ComfyClient, entry: ComfyHistoryEntry): Promise<void> => {
+  for (const { ref } of fileItems(entry)) {
+    if (!(await client.hasFile(ref))) {
+      throw new ComfyOutputMissing(`ComfyUI ${client.label} lists ${ref.filename} among the outputs but no longer has the file`);
+    }
+  }
 };
 
 type Message = [string, Record<string, unknown>];

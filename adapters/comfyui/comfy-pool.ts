@@ -5,16 +5,27 @@
  * spread over the servers without a shared lease. A server that fails is taken out and probed again
  * (`/system_stats`) after an exponentially growing pause. When no server is healthy a job waits up to a bound,
  * then gets null: the caller fails the attempt as transient and the queue retries it later.
+ *
+ * Each server's catalogue (its /object_info: node classes, and the model files and other choices of its combo
+ * lists) is read when it first answers, again whenever it comes back after failing, and on `refreshCatalogues`
+ * (the engine's timer). A job is only sent to a server whose catalogue has every node class and combo value the
+ * job uses (ADR 033); when no server has them, it is refused at once, naming what is missing.
  */
+import { createHash } from 'node:crypto';
+import { jobRequirements, unmetRequirements, type JobRequirements, type ObjectInfo } from '../../core/domain/object-info.ts';
+import type { ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
 import type { ComfyClient, ComfyDevice } from './comfy-client.ts';
+import type { EngineServerState } from '../../core/ports/workflow-engine.port.ts';
 
 export interface ComfyPoolOptions {
   jobsPerServer: number;
   /** How long a job waits while no server is healthy before it gives up (ms). */
   unavailableWaitMs: number;
-  /** First pause before re-probing a failed server; doubles per failure up to maxBackoffMs. */
+  /** First pause before re-probing a failed server; doubles per failure up to maxBackoffMs (COMFYUI_PROBE_MS). */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Told when a server's catalogue differs from the one read before (a restart with other models or nodes). */
+  onCatalogueChange?: (server: number) => void;
   /** How often a waiting job looks again (ms). */
   pollMs?: number;
   now?: () => number;
@@ -29,6 +40,13 @@ interface ServerState {
   lastError: string | null;
   devices: ComfyDevice[];
   version: string | null;
+  catalogue: ObjectInfo | null;
+  catalogueKey: string | null;
+}
+
+/** What a job cannot get from any server: it would fail on every one, so it is failed rather than retried. */
+export interface Incapable {
+  incapable: string;
 }
 
 /** One server as the health check shows it: by its position in COMFYUI_URLS (its address stays out of public output). */
@@ -50,6 +68,7 @@ export interface ComfyLease {
 }
 
 const MiB = 1024 * 1024;
+const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
 
 export class ComfyPool {
   private readonly servers: ServerState[];
@@ -59,7 +78,7 @@ export class ComfyPool {
 
   constructor(clients: ComfyClient[], private readonly options: ComfyPoolOptions) {
     if (clients.length === 0) throw new Error('a ComfyUI pool needs at least one server');
-    this.servers = clients.map((client) => ({ client, healthy: null, inFlight: 0, failures: 0, nextProbeAt: 0, lastError: null, devices: [], version: null }));
+    this.servers = clients.map((client) => ({ client, healthy: null, inFlight: 0, failures: 0, nextProbeAt: 0, lastError: null, devices: [], version: null, catalogue: null, catalogueKey: null }));
     this.now = options.now ?? Date.now;
   }
 
@@ -73,21 +92,26 @@ export class ComfyPool {
   }
 
   /**
-   * A slot on the best free healthy server. Waits while every healthy server is busy (slots free up as jobs
-   * end); while no server is healthy, waits at most `unavailableWaitMs`, then null. Null too when aborted.
+   * A slot on the best free healthy server that can run `workflow` (has its node classes and combo values).
+   * Waits while every such server is busy (slots free up as jobs end); while none is healthy, waits at most
+   * `unavailableWaitMs`, then null. Null too when aborted. `Incapable` when every server's catalogue is known
+   * and none has what the job needs.
    */
-  async acquire(signal?: AbortSignal): Promise<ComfyLease | null> {
+  async acquire(signal?: AbortSignal, workflow?: unknown): Promise<ComfyLease | Incapable | null> {
+    const needs = workflow === undefined ? null : jobRequirements(workflow);
     let unhealthySince: number | null = null;
     for (;;) {
       if (signal?.aborted || this.closed) return null;
       await this.probeDue();
-      const free = this.servers.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);
+      const able = this.servers.filter((s) => needs === null || (s.catalogue !== null && unmetRequirements(s.catalogue, needs).length === 0));
+      if (needs && able.length === 0 && this.servers.every((s) => s.catalogue !== null)) return { incapable: this.describeUnmet(needs) };
+      const free = able.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);
       if (free.length > 0) {
         const chosen = await this.shortestQueue(free);
         if (chosen && chosen.healthy && chosen.inFlight < this.options.jobsPerServer) return this.lease(chosen);
         continue;
       }
-      if (this.servers.some((s) => s.healthy === true)) {
+      if (able.some((s) => s.healthy === true)) {
         unhealthySince = null;
       } else {
         unhealthySince ??= this.now();
@@ -97,12 +121,42 @@ export class ComfyPool {
     }
   }
 
+  /** Each server's catalogue as last read; servers never reached are probed first. */
+  async catalogues(): Promise<ServerCatalogue[]> {
+    await Promise.all(this.servers.filter((s) => s.catalogue === null && s.healthy !== false).map((s) => this.probe(s)));
+    return this.servers.map((s, index) => ({ server: index + 1, objectInfo: s.catalogue }));
+  }
+
+  /** Reads every server's catalogue again (a server restarted with other models keeps answering /system_stats). */
+  async refreshCatalogues(): Promise<void> {
+    await Promise.all(this.servers.map((s) => this.probe(s, true)));
+  }
+
+  /** What the job lacks, per server by position (never by address). */
+  private describeUnmet(needs: JobRequirements): string {
+    const parts = this.servers.map((s, index) => `server ${index + 1} lacks ${unmetRequirements(s.catalogue!, needs).join(', ')}`);
+    return `No ComfyUI server can run this workflow: ${parts.join('; ')}`;
+  }
+
   /** Probes every server now; throws unless at least one is healthy. The report carries VRAM figures. */
   async check(): Promise<ServerHealth[]> {
     await Promise.all(this.servers.map((s) => this.probe(s)));
     const report = this.report();
     if (!report.some((s) => s.healthy)) throw new Error(`no ComfyUI server is reachable (${report.length} configured)`);
     return report;
+  }
+
+  /** Probes every server now (never throws) and gives each one's state with its VRAM in bytes, for metrics. */
+  async states(): Promise<EngineServerState[]> {
+    await Promise.all(this.servers.map((s) => this.probe(s)));
+    return this.servers.map((s, index) => ({
+      server: String(index + 1),
+      healthy: s.healthy === true,
+      runningJobs: s.inFlight,
+      ...(s.devices.length > 0
+        ? { vram: { totalBytes: sum(s.devices.map((d) => d.vram_total)), freeBytes: sum(s.devices.map((d) => d.vram_free)) } }
+        : {}),
+    }));
   }
 
   report(): ServerHealth[] {
@@ -177,9 +231,11 @@ export class ComfyPool {
     await Promise.all(due.map((s) => this.probe(s)));
   }
 
-  private async probe(state: ServerState): Promise<void> {
+  private async probe(state: ServerState, rereadCatalogue = false): Promise<void> {
     try {
       const stats = await state.client.systemStats();
+      // First contact, a return after failing, or the timer: the server may have restarted with other models or nodes.
+      if (rereadCatalogue || state.healthy !== true || state.catalogue === null) await this.readCatalogue(state);
       state.healthy = true;
       state.failures = 0;
       state.lastError = null;
@@ -191,9 +247,18 @@ export class ComfyPool {
     }
   }
 
+  private async readCatalogue(state: ServerState): Promise<void> {
+    const info = (await state.client.objectInfo()) as ObjectInfo;
+    const key = createHash('sha256').update(JSON.stringify(info)).digest('hex');
+    const changed = state.catalogueKey !== null && state.catalogueKey !== key;
+    state.catalogue = info;
+    state.catalogueKey = key;
+    if (changed) this.options.onCatalogueChange?.(this.servers.indexOf(state) + 1);
+  }
+
   private down(state: ServerState, error: unknown): void {
     const base = this.options.baseBackoffMs ?? 500;
-    const max = this.options.maxBackoffMs ?? 30_000;
+    const max = this.options.maxBackoffMs ?? 2_000;
     state.healthy = false;
     state.failures += 1;
     state.lastError = (error as Error)?.message ?? String(error);

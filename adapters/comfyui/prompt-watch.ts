@@ -10,13 +10,15 @@ import type { RawData, WebSocket } from 'ws';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { EngineEvent, EngineRunResult } from '../../core/ports/workflow-engine.port.ts';
 import { ComfyUnavailable, type ComfyClient, type ComfyHistoryEntry } from './comfy-client.ts';
-import { failureOf, readOutputs } from './comfy-outputs.ts';
+import { checkOutputsExist, failureOf, readOutputs } from './comfy-outputs.ts';
 
 export interface WatchOptions {
   /** Poll cadence while the socket is down (ms); with a live socket, every 10 of these. */
   pollMs: number;
-  /** How long the server may stay unreachable (and how long a cancel may take) before the attempt gives up (ms). */
+  /** How long a cancel may take before the attempt gives up (ms). */
   timeoutMs: number;
+  /** How long the server may stay unreachable before the attempt gives up and the job goes elsewhere (COMFYUI_FAILOVER_MS; default timeoutMs). */
+  failoverMs?: number;
 }
 
 export interface WatchRequest {
@@ -32,12 +34,22 @@ export interface WatchRequest {
 export const unavailable = (message: string): EngineRunResult => ({ ok: false, error: { code: 'ENGINE.UNAVAILABLE', message }, transient: true });
 const interrupted = (message: string): EngineRunResult => ({ ok: false, error: { code: 'ENGINE.INTERRUPTED', message }, transient: false });
 
-/** The result of a finished prompt from its history entry. */
-export const resultOf = (client: ComfyClient, entry: ComfyHistoryEntry): EngineRunResult => {
+/**
+ * The result of a finished prompt from its history entry. Its files are checked on the server first: one that
+ * is gone throws ComfyOutputMissing (an output served from ComfyUI's cache after its file was removed, say).
+ */
+export const resultOf = async (client: ComfyClient, entry: ComfyHistoryEntry): Promise<EngineRunResult> => {
   const failure = failureOf(entry);
   if (failure) return { ok: false, error: failure, transient: false };
+  await checkOutputsExist(client, entry);
   return { ok: true, ...readOutputs(client, entry) };
 };
+
+/** An interrupt nobody on our side asked for (Interrupt pressed in the server's own page): the run was cancelled there. */
+const cancelledOnServer = (result: EngineRunResult, label: string): EngineRunResult =>
+  !result.ok && result.error.code === 'ENGINE.INTERRUPTED'
+    ? { ok: false, error: { ...result.error, code: 'ENGINE.CANCELLED', message: `Cancelled on ComfyUI ${label} (interrupted there)` }, transient: false }
+    : result;
 
 export class PromptWatch {
   private socket: WebSocket | null;
@@ -77,12 +89,12 @@ export class PromptWatch {
           // With a live socket the first look waits for the end event (or the slow poll): the prompt was just queued.
           const outcome = first && !this.socketDown && cancelledAt === null ? null : await this.look();
           first = false;
-          if (outcome) return outcome;
+          if (outcome) return cancelledAt === null ? cancelledOnServer(outcome, client.label) : outcome;
           unreachableSince = null;
         } catch (error) {
           if (!(error instanceof ComfyUnavailable)) throw error;
           unreachableSince ??= Date.now();
-          if (Date.now() - unreachableSince >= this.options.timeoutMs) return unavailable(`${error.message} (prompt ${promptId})`);
+          if (Date.now() - unreachableSince >= (this.options.failoverMs ?? this.options.timeoutMs)) return unavailable(`${error.message} (prompt ${promptId})`);
         }
         if (cancelledAt !== null && Date.now() - cancelledAt >= this.options.timeoutMs) return interrupted('Cancelled; the server did not confirm the interrupt in time');
         await this.pause(this.socketDown || unreachableSince !== null ? this.options.pollMs : this.options.pollMs * 10);
@@ -113,7 +125,7 @@ export class PromptWatch {
     const entry = await client.history(promptId);
     if (entry) return resultOf(client, entry);
     if (queued) return null;
-    return unavailable(`ComfyUI ${client.name} no longer knows prompt ${promptId} (restarted?)`);
+    return unavailable(`ComfyUI ${client.label} no longer knows prompt ${promptId} (restarted?)`);
   }
 
   /** True when the prompt was still pending and is now removed (it will never run). */

@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { checkSchema, validationResult, type Schema } from 'express-validator';
 import type { FieldProblem } from '../../core/domain/result.ts';
+import { keyScopeOf } from './api-key-scopes.ts';
 import { requireAuth, type AuthDeps, type AuthLevel } from './auth-middleware.ts';
 import { HttpError } from './error-table.ts';
 import { PATH_PARAMETER, ref, type JsonSchema, type OpenApiDocument } from './openapi.ts';
@@ -22,6 +23,18 @@ export interface RouteSpec {
   query?: Record<string, JsonSchema>;
   headers?: Record<string, JsonSchema & { description?: string }>;
   responses: Record<number, { description: string; schema?: JsonSchema; headers?: Record<string, unknown> }>;
+}
+
+const STATE_CHANGING = new Set<Method>(['post', 'put', 'patch', 'delete']);
+
+/** Every reason a protected route answers 403, as documented (the CSRF check, administrators only, API keys). */
+function forbiddenWhen(spec: RouteSpec, keyScope: string | null): string {
+  const reasons = [
+    ...(spec.auth === 'admin' ? ['not an administrator'] : []),
+    ...(STATE_CHANGING.has(spec.method) ? ['a missing or bad X-XSRF-TOKEN header (cookie authentication only)'] : []),
+    keyScope ? `an API key without the ${keyScope} scope` : 'an API key (this route needs a session)',
+  ];
+  return `Forbidden: ${reasons.join('; ')}`;
 }
 
 export type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -85,7 +98,7 @@ export class ApiRouter {
 
   add(spec: RouteSpec, handler: Handler): void {
     const chain: RequestHandler[] = [];
-    if (spec.auth !== 'public') chain.push(requireAuth(this.auth, spec.auth) as RequestHandler);
+    if (spec.auth !== 'public') chain.push(requireAuth(this.auth, spec.auth, keyScopeOf(spec)) as RequestHandler);
     if (spec.validate) chain.push(...(checkSchema(spec.validate) as unknown as RequestHandler[]), reportValidation);
     chain.push(this.inFlight.track(handler));
     this.router[spec.method](spec.path, ...chain);
@@ -94,7 +107,7 @@ export class ApiRouter {
 
   /** Mounts a plain Express handler (static pages, signed downloads) and documents it. */
   addRaw(spec: RouteSpec, ...handlers: RequestHandler[]): void {
-    const chain: RequestHandler[] = spec.auth === 'public' ? [] : [requireAuth(this.auth, spec.auth) as RequestHandler];
+    const chain: RequestHandler[] = spec.auth === 'public' ? [] : [requireAuth(this.auth, spec.auth, keyScopeOf(spec)) as RequestHandler];
     this.router[spec.method](spec.path, ...chain, ...handlers);
     this.document(spec);
   }
@@ -111,7 +124,9 @@ export class ApiRouter {
     }
     if (spec.validate && !responses['400']) responses['400'] = errorResponse('Validation failed');
     if (spec.auth !== 'public' && !responses['401']) responses['401'] = errorResponse('Missing, invalid or expired access token');
-    if (spec.auth === 'admin' && !responses['403']) responses['403'] = errorResponse('Not an administrator, or a bad CSRF token');
+    const keyScope = spec.auth === 'public' ? null : keyScopeOf(spec);
+    if (spec.auth !== 'public' && !responses['403']) responses['403'] = errorResponse(forbiddenWhen(spec, keyScope));
+    if (keyScope && !responses['429']) responses['429'] = errorResponse("The API key's requests per minute are used up (API_KEY_RATE_LIMIT_PER_MINUTE); see Retry-After");
     const parameters = [
       ...[...spec.path.matchAll(PATH_PARAMETER)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
       ...Object.entries(spec.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema })),
@@ -120,7 +135,8 @@ export class ApiRouter {
     this.doc.addOperation(spec.method, spec.path, {
       summary: spec.summary,
       tags: [spec.tag],
-      ...(spec.auth === 'public' ? { security: [] } : { security: [{ bearerAuth: [] }, { cookieAuth: [] }] }),
+      ...(spec.auth === 'public' ? { security: [] } : { security: [{ bearerAuth: [] }, { cookieAuth: [] }, ...(keyScope ? [{ apiKeyAuth: [keyScope] }] : [])] }),
+      ...(spec.auth === 'public' ? {} : { 'x-api-key-scope': keyScope }),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(spec.body ? { requestBody: { required: true, content: { [spec.bodyContentType ?? 'application/json']: { schema: spec.body } } } } : {}),
       responses,

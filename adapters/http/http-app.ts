@@ -13,6 +13,7 @@ import { JSON_DEPTH_MAX, jsonDepth } from './json-shape.ts';
 import { OpenApiDocument } from './openapi.ts';
 import { webAppRouter } from './web-app.ts';
 import { connectPagesRouter } from './connect-pages.ts';
+import { documentMetrics, METRICS_PATH, metricsHandler, type MetricsEndpoint } from './metrics-route.ts';
 
 export const API_PREFIX = '/api/v1';
 export const LEGACY_PREFIX = '/api';
@@ -33,6 +34,21 @@ export interface HttpAppOptions {
   mediaOrigins?: readonly string[];
   /** Where the social connection pages link back to (FRONTEND_URL). */
   frontendUrl?: string;
+  /** Express's `trust proxy` (TRUST_PROXY): whose X-Forwarded-For sets req.ip, which the per-address limits count. */
+  trustProxy?: boolean | number | string;
+  /** `GET /metrics` on this server (METRICS_TOKEN set); absent: no such route. */
+  metrics?: MetricsEndpoint & { token: string };
+  /** Told of every finished request, by route pattern (metrics). */
+  observeRequest?: (sample: { method: string; route: string; status: number; seconds: number }) => void;
+}
+
+/**
+ * A request's route label: the pattern of the route that took it (`/api/v1/generate/:id`; Express keeps its mount
+ * path in `baseUrl`, also when an error left the router), else one label for what no route matched, or a static file.
+ */
+function routeOf(req: Request, res: Response): string {
+  if (req.route) return `${req.baseUrl}${(req.route as { path: string }).path}`;
+  return res.statusCode === 404 ? 'unmatched' : 'static';
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -47,14 +63,14 @@ export interface HttpApp {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', options.trustProxy ?? 'loopback');
   // No weak ETag hashed over every JSON answer: the API's answers are per user and change with every write,
   // and no client of ours revalidates them. Static files (web client, downloads) keep their own validators.
   app.set('etag', false);
   const openapi = new OpenApiDocument({
     title: 'Media generation service',
     version: options.version,
-    description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`.',
+    description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`; scripts and servers use an API key, `Authorization: Bearer mgs_…`, on the operations that list apiKeyAuth (their x-api-key-scope).',
   });
 
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -63,17 +79,24 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.setHeader('X-Request-Id', req.requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const durationMs = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
       options.logger.info('request', {
         requestId: req.requestId,
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,
-        durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        durationMs,
         userId: req.principal?.userId,
       });
+      options.observeRequest?.({ method: req.method, route: routeOf(req, res), status: res.statusCode, seconds: durationMs / 1000 });
     });
     next();
   });
+  // Before the browser-facing layers: a scraper needs no CORS, cookies or CSRF token.
+  if (options.metrics) {
+    app.get(METRICS_PATH, metricsHandler(options.metrics));
+    documentMetrics(openapi);
+  }
   // HSTS and upgrade-insecure-requests only make sense when the service is served over HTTPS.
   app.use(
     options.cookies.secure

@@ -9,6 +9,8 @@ export interface OperationDoc {
   requestBody?: Record<string, unknown>;
   responses: Record<string, unknown>;
   deprecated?: boolean;
+  /** The API-key scope the operation needs, or null when it refuses keys (ADR 035). */
+  'x-api-key-scope'?: string | null;
 }
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -45,16 +47,33 @@ export const pageQuery = {
 export class OpenApiDocument {
   private readonly paths: Record<string, Record<string, OperationDoc>> = {};
   private readonly schemas: Record<string, JsonSchema> = { Error: errorSchema };
+  private readonly servers: Record<string, { url: string }[]> = {};
+  private readonly securitySchemes: Record<string, JsonSchema> = {
+    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    apiKeyAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'mgs_…',
+      description: 'An API key (POST /api-keys) in Authorization: Bearer; no CSRF header. Each operation lists the scope it needs (x-api-key-scope); operations without apiKeyAuth refuse keys.',
+    },
+    cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token' },
+  };
 
   constructor(private readonly info: { title: string; version: string; description?: string }) {}
+
+  addSecurityScheme(name: string, scheme: JsonSchema): void {
+    this.securitySchemes[name] = scheme;
+  }
 
   addSchema(name: string, schema: JsonSchema): void {
     this.schemas[name] = schema;
   }
 
-  addOperation(method: string, expressPath: string, operation: OperationDoc): void {
+  /** `options.server`: an operation served outside the document's server (`/metrics` at the root). */
+  addOperation(method: string, expressPath: string, operation: OperationDoc, options: { server?: string } = {}): void {
     const path = toOpenApiPath(expressPath);
     (this.paths[path] ??= {})[method] = operation;
+    if (options.server !== undefined) this.servers[path] = [{ url: options.server }];
   }
 
   operations(): { method: string; path: string }[] {
@@ -66,13 +85,10 @@ export class OpenApiDocument {
       openapi: '3.1.0',
       info: this.info,
       servers: [{ url: serverPrefix }],
-      paths: this.paths,
+      paths: Object.fromEntries(Object.entries(this.paths).map(([path, item]) => [path, this.servers[path] ? { servers: this.servers[path], ...item } : item])),
       components: {
         schemas: this.schemas,
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token' },
-        },
+        securitySchemes: this.securitySchemes,
       },
     };
   }

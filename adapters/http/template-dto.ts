@@ -1,10 +1,14 @@
 import { PARAMETER_TYPES, withClassTypes } from '../../core/domain/parameter-map.ts';
 import { CATEGORIES } from '../../core/domain/parameter-presets.ts';
-import { OUTPUT_TYPES, type CatalogueTemplate, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
+import { OUTPUT_TYPES, type CatalogueTemplate } from '../../core/domain/workflow-template.ts';
+import type { TemplateWithProblems } from '../../core/use-cases/templates/fleet-check.service.ts';
 import type { JsonSchema } from './openapi.ts';
 
-/** WorkflowTemplateResponseDTO: each map item also names its node's class_type, so admins can check the wiring. */
-export const templateDto = (template: WorkflowTemplate) => ({
+/**
+ * WorkflowTemplateResponseDTO: each map item also names its node's class_type, so admins can check the wiring.
+ * With a node catalogue, `problems` lists what keeps each engine server (by position) from running it.
+ */
+export const templateDto = (template: TemplateWithProblems) => ({
   id: template.id,
   name: template.name,
   description: template.description,
@@ -17,6 +21,7 @@ export const templateDto = (template: WorkflowTemplate) => ({
   version: template.version,
   createdAt: template.createdAt.toISOString(),
   updatedAt: template.updatedAt.toISOString(),
+  ...(template.problems ? { problems: template.problems } : {}),
 });
 
 export const catalogueDto = (template: CatalogueTemplate) => ({
@@ -100,6 +105,22 @@ export const templateSchema: JsonSchema = {
     version: { type: 'integer', minimum: 1 },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
+    problems: {
+      type: 'array',
+      description: "What keeps each engine server from running the template (its /object_info checked as ComfyUI checks a prompt); absent without a node catalogue",
+      items: {
+        type: 'object',
+        required: ['server', 'nodeId', 'classType', 'code', 'message'],
+        properties: {
+          server: { type: 'integer', minimum: 1, description: 'Position in COMFYUI_URLS' },
+          nodeId: { type: 'string' },
+          classType: { type: 'string' },
+          input: { type: 'string' },
+          code: { type: 'string' },
+          message: { type: 'string' },
+        },
+      },
+    },
   },
 };
 

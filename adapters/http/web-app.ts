@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
+import { CLIENT_ROUTE_PATHS } from '../../web/src/client-routes.ts';
 
 /**
  * The policy the single-page client runs under: nothing inline, nothing from elsewhere. `'self'` in
@@ -22,7 +23,7 @@ export const WEB_APP_CSP: Readonly<Record<string, string[]>> = {
   'frame-ancestors': ["'none'"],
 };
 
-const API_PATH = /^\/api(\/|$)/;
+const CLIENT_ROUTES: ReadonlySet<string> = new Set(CLIENT_ROUTE_PATHS);
 
 export interface WebAppOptions {
   secure: boolean;
@@ -31,9 +32,9 @@ export interface WebAppOptions {
 }
 
 /**
- * Serves the built client (web/dist) at `/`, and its index.html for any other GET outside `/api` that
- * asks for HTML, so client routes such as `/history` survive a reload. Anything else falls through to
- * the 404 handler.
+ * Serves the built client (web/dist) at `/`, and its index.html for a GET of one of the client's own routes
+ * (web/src/client-routes.ts) that asks for HTML, so `/history` survives a reload. Anything else (`/metrics`,
+ * `/healthz`, `/api/nope`) falls through to the JSON 404: a probe or a scraper must not get a page and a 200.
  */
 export function webAppRouter(root: string, options: WebAppOptions): Router {
   const router = express.Router();
@@ -48,7 +49,7 @@ export function webAppRouter(root: string, options: WebAppOptions): Router {
   router.use(express.static(root, { index: 'index.html', maxAge: 0, fallthrough: true }));
   router.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (API_PATH.test(req.path) || !req.accepts('html') || path.extname(req.path) !== '') return next();
+    if (!CLIENT_ROUTES.has(req.path) || !req.accepts('html')) return next();
     res.sendFile(index, (error) => error && next(error));
   });
   return router;

@@ -19,6 +19,8 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  QueueStats,
+  TraceCarrier,
 } from '../../core/ports/queue.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
@@ -35,6 +37,9 @@ interface QueueRow {
   claimToken: string | null;
   lastError: string | null;
   seq: number;
+  /** When it was published (ms). */
+  createdAt: number;
+  trace?: TraceCarrier;
 }
 
 type Handler = (message: DeliveredMessage) => Promise<HandlerOutcome>;
@@ -117,6 +122,8 @@ export class MemoryMessageQueue implements MessageQueue {
       claimToken: null,
       lastError: null,
       seq: (sequence += 1),
+      createdAt: this.clock.now().getTime(),
+      ...(message.trace ? { trace: { ...message.trace } } : {}),
     });
     this.scheduleAll();
     return { messageId: id };
@@ -132,7 +139,7 @@ export class MemoryMessageQueue implements MessageQueue {
 
   async peek(max: number): Promise<PeekedMessage[]> {
     const now = this.clock.now().getTime();
-    return this.ordered((row) => row.status === 'ready' && (row.claimToken === null || row.visibleAt <= now))
+    return this.ordered((row) => isWaiting(row, now))
       .slice(0, Math.max(0, max))
       .map(toPeeked);
   }
@@ -162,6 +169,17 @@ export class MemoryMessageQueue implements MessageQueue {
   private deadRow(id: string): QueueRow | null {
     const row = this.rows.get(id);
     return row && row.status === 'dead' ? row : null;
+  }
+
+  async stats(environment: string, taskTypes: readonly string[]): Promise<QueueStats[]> {
+    const now = this.clock.now().getTime();
+    const rows = [...this.rows.values()].filter((row) => row.environment === environment);
+    return taskTypes.map((taskType) => {
+      const waiting = rows.filter((row) => row.taskType === taskType && isWaiting(row, now));
+      const oldest = Math.min(now, ...waiting.map((row) => row.createdAt));
+      const deadLetters = rows.filter((row) => row.taskType === taskType && row.status === 'dead').length;
+      return { taskType, waiting: waiting.length, oldestWaitingSeconds: (now - oldest) / 1000, deadLetters };
+    });
   }
 
   async check(): Promise<void> {}
@@ -244,6 +262,7 @@ export class MemoryMessageQueue implements MessageQueue {
       environment: row.environment,
       body: JSON.parse(row.body) as unknown,
       attempt,
+      ...(row.trace ? { trace: { ...row.trace } } : {}),
       extendVisibility: async (seconds) => this.extend(row, token, seconds),
     };
   }
@@ -293,6 +312,9 @@ export class MemoryMessageQueue implements MessageQueue {
     this.scheduleAll();
   }
 }
+
+/** Ready and not held by a consumer (a delayed retry included). */
+const isWaiting = (row: QueueRow, now: number): boolean => row.status === 'ready' && (row.claimToken === null || row.visibleAt <= now);
 
 const toPeeked = (row: QueueRow): PeekedMessage => ({
   id: row.id,

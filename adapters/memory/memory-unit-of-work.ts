@@ -1,5 +1,6 @@
 import type { Outbox } from '../../core/ports/outbox.port.ts';
 import type { Transaction, UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+import { MemoryApiKeyRepository } from './memory-api-key-repository.ts';
 import { MemoryAuditLog } from './memory-audit-log.ts';
 import { MemoryCoinLedger } from './memory-coin-ledger.ts';
 import { MemoryLinkedDeductions } from './memory-linked-deductions.ts';
@@ -40,6 +41,7 @@ function memoryRepositories(store: MemoryStore, signal: MemoryOutboxSignal, afte
     identities: new MemoryIdentityRepository(store),
     connections: new MemorySocialConnectionRepository(store),
     publications: new MemoryPublicationRepository(store),
+    apiKeys: new MemoryApiKeyRepository(store),
   };
 }
 

@@ -12,6 +12,7 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  QueueStats,
 } from '../../core/ports/queue.port.ts';
 import type { OutboxEntry, OutboxWriter } from '../../core/ports/outbox.port.ts';
 import { selectRows, type SqlScope } from './sql-scope.ts';
@@ -35,6 +36,8 @@ export interface QueueMessageRow {
   /** The owner of the message (OutgoingMessage.fairnessKey) and its place among that owner's waiting messages. */
   fair_key: string | null;
   fair_seq: number;
+  /** The publisher's trace context as JSON (OutgoingMessage.trace), null without one. */
+  trace: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -56,6 +59,7 @@ export const queueMessageModel = (sequelize: Sequelize): RowModel<QueueMessageRo
         last_error: { type: DataTypes.TEXT, allowNull: true },
         fair_key: { type: DataTypes.STRING(64), allowNull: true },
         fair_seq: { type: DataTypes.INTEGER, allowNull: false },
+        trace: { type: DataTypes.STRING(1024), allowNull: true },
         created_at: { type: DataTypes.DATE(3), allowNull: false },
         updated_at: { type: DataTypes.DATE(3), allowNull: false },
       },
@@ -127,6 +131,7 @@ export class SequelizeMessageQueue implements MessageQueue {
     const messageId = message.messageId ?? id;
     const now = this.clock.now();
     const fairKey = message.fairnessKey?.slice(0, 64) ?? null;
+    const trace = message.trace ? JSON.stringify(message.trace) : null;
     try {
       // Its owner's n-th waiting message takes place n: consumers serve place 1 of every owner before any place 2.
       // Two messages of one owner inserted at once may share a place; the order among them is then by time.
@@ -144,6 +149,7 @@ export class SequelizeMessageQueue implements MessageQueue {
         last_error: null,
         fair_key: fairKey,
         fair_seq: fairSeq,
+        trace,
         created_at: now,
         updated_at: now,
       }, scope.options));
@@ -152,7 +158,7 @@ export class SequelizeMessageQueue implements MessageQueue {
       if (error instanceof UniqueConstraintError) return { messageId };
       throw error;
     }
-    const hint = { id, message_id: messageId, task_type: message.taskType, environment: message.environment, body: JSON.stringify(message.body ?? null), attempts: 0 };
+    const hint = { id, message_id: messageId, task_type: message.taskType, environment: message.environment, body: JSON.stringify(message.body ?? null), attempts: 0, trace };
     target.afterCommit(() => {
       this.wakeConsumers(hint);
       // After the commit, outside the transaction: inside it, SQLite's autocommit write would nest and be refused.
@@ -232,6 +238,29 @@ export class SequelizeMessageQueue implements MessageQueue {
       async (scope) => (await queueMessageModel(scope.sequelize).update(values, { where: { message_id: id, status: 'dead' }, ...scope.options }))[0],
     );
     return changed === 1;
+  }
+
+  /** One grouped count over the environment's waiting and dead messages. */
+  async stats(environment: string, taskTypes: readonly string[]): Promise<QueueStats[]> {
+    const now = this.clock.now();
+    const rows = await selectRows<{ task_type: string; status: string; n: number | string; oldest: Date | string | null }>(
+      this.db.autocommit,
+      `SELECT task_type, status, COUNT(*) AS n, MIN(created_at) AS oldest FROM queue_messages
+       WHERE environment = :environment AND (status = 'dead' OR (status = 'ready' AND (claim_token IS NULL OR visible_at <= :now)))
+       GROUP BY task_type, status`,
+      { environment, now },
+    );
+    const find = (taskType: string, status: string) => rows.find((row) => row.task_type === taskType && row.status === status);
+    return taskTypes.map((taskType) => {
+      const waiting = find(taskType, 'ready');
+      const oldest = waiting?.oldest ? new Date(waiting.oldest).getTime() : now.getTime();
+      return {
+        taskType,
+        waiting: Number(waiting?.n ?? 0),
+        oldestWaitingSeconds: Math.max(0, now.getTime() - oldest) / 1000,
+        deadLetters: Number(find(taskType, 'dead')?.n ?? 0),
+      };
+    });
   }
 
   async check(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Outbox, OutboxWriter } from '../../core/ports/outbox.port.ts';
 import type { Transaction, UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+import { SequelizeApiKeyRepository } from './sequelize-api-key-repository.ts';
 import { SequelizeAuditLog } from './sequelize-audit-log.ts';
 import { SequelizeCoinLedger } from './sequelize-coin-ledger.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
@@ -56,6 +57,7 @@ export class SequelizeRepositories implements Omit<Transaction, 'afterCommit'> {
   get identities() { return this.once('identities', () => new SequelizeIdentityRepository(this.scope)); }
   get connections() { return this.once('connections', () => new SequelizeSocialConnectionRepository(this.scope)); }
   get publications() { return this.once('publications', () => new SequelizePublicationRepository(this.scope)); }
+  get apiKeys() { return this.once('apiKeys', () => new SequelizeApiKeyRepository(this.scope)); }
 }
 
 class SequelizeTransaction extends SequelizeRepositories implements Transaction {

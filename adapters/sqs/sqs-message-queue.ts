@@ -12,13 +12,18 @@ import {
   type Message,
   type MessageAttributeValue,
   type SQSClientConfig,
+  type QueueAttributeName,
 } from '@aws-sdk/client-sqs';
 import {
   DEFAULT_BACKOFF,
   describeError,
   expiredReason,
   settlementOf,
+  TRACE_FIELDS,
+  traceCarrierOf,
+  traceFields,
   validateConsumeOptions,
+  withTrace,
   type BackoffPolicy,
   type Settlement,
 } from '../../core/domain/message-delivery.ts';
@@ -31,6 +36,7 @@ import type {
   MessageQueue,
   OutgoingMessage,
   PeekedMessage,
+  QueueStats,
 } from '../../core/ports/queue.port.ts';
 
 export interface SqsMessageQueueOptions {
@@ -91,7 +97,12 @@ export class SqsMessageQueue implements MessageQueue {
 
   async publish(message: OutgoingMessage): Promise<{ messageId: string }> {
     const messageId = message.messageId ?? randomUUID();
-    await this.send(this.queueUrl, JSON.stringify(message.body ?? null), { TaskType: message.taskType, Environment: message.environment, MessageId: messageId });
+    await this.send(this.queueUrl, JSON.stringify(message.body ?? null), {
+      TaskType: message.taskType,
+      Environment: message.environment,
+      MessageId: messageId,
+      ...traceFields(message.trace),
+    });
     return { messageId };
   }
 
@@ -157,6 +168,22 @@ export class SqsMessageQueue implements MessageQueue {
         await this.client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: deadUrl, Entries: entries })).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * One queue holds every task type of its environment: one entry for all of them (`taskType: null`), from SQS's
+   * approximate counts (visible plus delayed). The oldest message's age is a CloudWatch metric, not an attribute.
+   */
+  async stats(): Promise<QueueStats[]> {
+    const approximate = async (queueUrl: string, names: QueueAttributeName[]): Promise<number> => {
+      const { Attributes } = await this.client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: names }));
+      return names.reduce((sum, name) => sum + Number(Attributes?.[name] ?? 0), 0);
+    };
+    const waitingNames: QueueAttributeName[] = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'];
+    // A dead letter someone is looking at (deadLetters() receives it) is still a dead letter.
+    const deadNames: QueueAttributeName[] = [...waitingNames, 'ApproximateNumberOfMessagesNotVisible'];
+    const [waiting, deadLetters] = await Promise.all([approximate(this.queueUrl, waitingNames), this.deadLetterQueueUrl().then((url) => approximate(url, deadNames))]);
+    return [{ taskType: null, waiting, deadLetters }];
   }
 
   async check(): Promise<void> {
@@ -387,6 +414,7 @@ class SqsConsumer implements Consumer {
       environment: attribute(message, 'Environment'),
       body: parseBody(message),
       attempt,
+      ...withTrace(traceCarrierOf(Object.fromEntries(TRACE_FIELDS.map((name) => [name, attribute(message, name)])))),
       extendVisibility: async (seconds: number) => {
         if (delivery.expired) throw new Error('the message is no longer held by this consumer (its visibility ran out)');
         const whole = wholeSeconds(seconds) || 1;

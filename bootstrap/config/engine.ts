@@ -4,7 +4,10 @@ import type { Reader } from './reader.ts';
 /**
  * ENGINE_DRIVER=comfyui: the GPU servers (COMFYUI_URLS; userinfo = basic auth), a bearer token for the others
  * (COMFYUI_TOKEN), each call's deadline (COMFYUI_TIMEOUT_MS), jobs per server from one worker process
- * (COMFYUI_JOBS_PER_SERVER) and how long a job waits while no server is healthy (COMFYUI_WAIT_MS).
+ * (COMFYUI_JOBS_PER_SERVER), how long a job waits while no server is healthy (COMFYUI_WAIT_MS), how long a
+ * running prompt's server may stay unreachable before the job goes elsewhere (COMFYUI_FAILOVER_MS), the longest
+ * pause between probes of a failed server (COMFYUI_PROBE_MS) and how often each server's /object_info is read
+ * again (COMFYUI_CATALOG_REFRESH_MS; ADR 033).
  */
 export interface ComfyEngineConfig {
   driver: 'comfyui';
@@ -13,6 +16,9 @@ export interface ComfyEngineConfig {
   timeoutMs: number;
   jobsPerServer: number;
   unavailableWaitMs: number;
+  failoverMs: number;
+  probeMs: number;
+  catalogueRefreshMs: number;
 }
 
 /** builtin: runs in worker threads; a run past `timeBudgetSeconds` (ENGINE_TIME_BUDGET) or `memoryMb` (ENGINE_MEMORY_MB) is stopped and failed. */
@@ -39,6 +45,9 @@ export function readEngine(read: Reader, ctx: { dataDir: string }): EngineConfig
       timeoutMs: read.int('COMFYUI_TIMEOUT_MS', 30_000, 100, 3_600_000),
       jobsPerServer: read.int('COMFYUI_JOBS_PER_SERVER', 1, 1, 64),
       unavailableWaitMs: read.int('COMFYUI_WAIT_MS', 60_000, 0, 3_600_000),
+      failoverMs: read.int('COMFYUI_FAILOVER_MS', 3_000, 100, 3_600_000),
+      probeMs: read.int('COMFYUI_PROBE_MS', 2_000, 100, 600_000),
+      catalogueRefreshMs: read.int('COMFYUI_CATALOG_REFRESH_MS', 60_000, 0, 86_400_000),
     };
   } else {
     engine = {
@@ -49,4 +58,20 @@ export function readEngine(read: Reader, ctx: { dataDir: string }): EngineConfig
     };
   }
   return engine;
+}
+
+/** The jobs one worker can keep busy on the servers at once: servers × COMFYUI_JOBS_PER_SERVER (capped at WORKER_CONCURRENCY's 64); 1 for builtin. */
+export function engineSlots(engine: EngineConfig): number {
+  return engine.driver === 'comfyui' ? Math.min(64, Math.max(1, engine.urls.length) * engine.jobsPerServer) : 1;
+}
+
+/** A start-up warning when WORKER_CONCURRENCY leaves ComfyUI slots idle (each job holds one slot while it runs), else null. */
+export function idleSlotsWarning(engine: EngineConfig, workerConcurrency: number): string | null {
+  const slots = engineSlots(engine);
+  if (engine.driver !== 'comfyui' || workerConcurrency >= slots) return null;
+  return (
+    `WORKER_CONCURRENCY=${workerConcurrency} runs at most ${workerConcurrency} job(s) at a time, but ${engine.urls.length} ComfyUI server(s) × ` +
+    `COMFYUI_JOBS_PER_SERVER=${engine.jobsPerServer} offer ${slots} slots: ${slots - workerConcurrency} will stay idle unless other worker ` +
+    `processes use them. Leave WORKER_CONCURRENCY unset (it then defaults to ${slots}) or raise it.`
+  );
 }

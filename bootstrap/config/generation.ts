@@ -30,7 +30,11 @@ export interface OutputsConfig {
 }
 
 /** How jobs run (raw workflows, node types, attempts, workers, limits), then how their outputs are served and kept. */
-export function readGeneration(read: Reader): { generation: GenerationConfig; outputs: OutputsConfig } {
+/**
+ * `defaults.workerConcurrency`: what WORKER_CONCURRENCY is when unset; with ENGINE_DRIVER=comfyui every server's
+ * slots (servers × COMFYUI_JOBS_PER_SERVER), so that a worker with several servers uses them all (ADR 034).
+ */
+export function readGeneration(read: Reader, defaults: { workerConcurrency: number } = { workerConcurrency: 1 }): { generation: GenerationConfig; outputs: OutputsConfig } {
   const allowedNodeTypes = read.list('ALLOWED_NODE_TYPES');
   return {
     generation: {
@@ -41,7 +45,7 @@ export function readGeneration(read: Reader): { generation: GenerationConfig; ou
       allowedNodeTypes: allowedNodeTypes.length > 0 ? allowedNodeTypes : null,
       unclaimedDeductionMinutes: read.int('UNCLAIMED_DEDUCTION_MINUTES', 15, 1, 7 * 24 * 60),
       maxAttempts: read.int('MAX_ATTEMPTS', 3, 1, 100),
-      workerConcurrency: read.int('WORKER_CONCURRENCY', 1, 1, 64),
+      workerConcurrency: read.int('WORKER_CONCURRENCY', defaults.workerConcurrency, 1, 64),
       visibilitySeconds: read.int('QUEUE_VISIBILITY_SECONDS', 30, 2, 43_200),
       maxUploadBytes: read.int('MAX_UPLOAD_MB', 20, 1, 1024) * 1024 * 1024,
       limits: {

@@ -25,7 +25,7 @@ export type CoinsFeature = Feature<{ payment: JobPayment; idempotency: Idempoten
 /** Coins: the user and admin routes, the one module that moves a job's coins (JobPayment), and the sweep of unclaimed deductions. */
 export function coinsFeature(ports: FeaturePorts, config: Readonly<Config>): CoinsFeature {
   const { users, ledger, audit, idempotency: keys, deductions } = ports.repos();
-  const payment = new JobPayment({ ids: ports.ids() });
+  const payment = new JobPayment({ ids: ports.ids(), metrics: ports.metrics() });
   const idempotency = new IdempotentResponder({ store: keys, ids: ports.ids(), clock: ports.clock(), sleep, ...IDEMPOTENCY });
   const purgeKeys = new PurgeIdempotencyKeys({ store: keys, clock: ports.clock() });
   const sweep = new SweepUnclaimedDeductions({

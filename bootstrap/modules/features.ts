@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import type { Config } from '../config.ts';
+import { bindApiKeys } from './api-keys.module.ts';
 import { bindAuth } from './auth.module.ts';
 import { bindCoins } from './coins.module.ts';
 import { bindTemplates } from './templates.module.ts';
@@ -9,15 +10,22 @@ import { bindQueue } from './queue.module.ts';
 import { bindGeneration } from './generation.module.ts';
 import { bindDiagnostics } from './diagnostics.module.ts';
 import { bindAdminConsole } from './admin-console.module.ts';
+import { bindMetrics } from './metrics.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
 import { bindWebhooks } from './webhooks.module.ts';
+import { bindHealthProbes } from './health.module.ts';
 import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 
 /** Every feature module, in one place: a feature that is not listed here is not bound. */
 export function bindFeatures(container: Container, config: Readonly<Config>): void {
+  // First: the probe listener starts before, and stops after, every part it reports on.
+  bindHealthProbes(container, config);
+  // First: its listener starts before the other parts (a slow start can be watched) and stops after them.
+  bindMetrics(container, config);
   bindAuth(container, config);
+  bindApiKeys(container, config);
   bindStorage(container, config);
   bindQueue(container, config);
   bindCoins(container, config);

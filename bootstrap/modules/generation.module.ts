@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import { ThreadedBuiltinEngine, type ThreadedBuiltinEngineOptions } from '../../adapters/builtin-engine/threaded-builtin-engine.ts';
+import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
@@ -20,22 +21,30 @@ import { RunGeneration } from '../../core/use-cases/generation/run-generation.us
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import type { IdempotentResponder } from '../../adapters/http/idempotency.ts';
+import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import type { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import type { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
+import { idleSlotsWarning } from '../config/engine.ts';
+import { FfprobeMediaInspector } from '../../adapters/media-probe/ffprobe-media-inspector.ts';
+import { tracingOf } from '../tracing.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
 
 type BuiltinEngineConfig = Extract<Config['engine'], { driver: 'builtin' }>;
 
-function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
+function createComfyEngine(engine: ComfyEngineConfig, tracedFetch: typeof fetch | undefined): ComfyEngine {
   return new ComfyEngine({
+    ...(tracedFetch ? { fetch: tracedFetch } : {}),
     urls: engine.urls,
     ...(engine.token ? { token: engine.token } : {}),
     timeoutMs: engine.timeoutMs,
     jobsPerServer: engine.jobsPerServer,
     unavailableWaitMs: engine.unavailableWaitMs,
+    failoverMs: engine.failoverMs,
+    maxBackoffMs: engine.probeMs,
+    catalogueRefreshMs: engine.catalogueRefreshMs,
   });
 }
 
@@ -51,7 +60,7 @@ export function threadedEngineOptions(engine: BuiltinEngineConfig, config: Reado
   };
 }
 
-/** TOKENS.Engine by ENGINE_DRIVER; with comfyui the same engine is the node catalogue templates are checked against. */
+/** TOKENS.Engine by ENGINE_DRIVER, and the node catalogue templates and raw workflows are checked against. */
 function bindEngine(container: Container, config: Readonly<Config>): void {
   const { engine } = config;
   if (engine.driver === 'builtin') {
@@ -59,9 +68,11 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
       .bind(TOKENS.Engine)
       .toDynamicValue(() => new ThreadedBuiltinEngine(threadedEngineOptions(engine, config)))
       .inSingletonScope();
+    // Its own instance: an API-only process reads the registry without starting engine threads.
+    container.bind(TOKENS.NodeCatalog).toDynamicValue(() => new BuiltinEngine({ workDir: engine.workDir })).inSingletonScope();
     return;
   }
-  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine)).inSingletonScope();
+  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine, tracingOf(config).fetchFor('comfyui'))).inSingletonScope();
   container.bind(TOKENS.Engine).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
   container.bind(TOKENS.NodeCatalog).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
 }
@@ -77,15 +88,17 @@ export type GenerationFeature = Feature<{ control: JobControl; queries: JobQueri
 export function generationFeature(
   ports: FeaturePorts,
   config: Readonly<Config>,
-  needs: { payment: JobPayment; events: UserEventLog; idempotency: () => IdempotentResponder; engine: () => WorkflowEngine },
+  needs: { payment: JobPayment; events: UserEventLog; idempotency: () => IdempotentResponder; engine: () => WorkflowEngine; nodes?: () => NodeCatalog },
 ): GenerationFeature {
   const { generation } = config;
   const { payment, events } = needs;
+  const tracing = tracingOf(config);
   const repos = ports.repos();
   const storage = ports.storage();
   const control = new JobControl(ports.bus());
   const requestCancel = (jobId: string) => control.requestCancel(jobId);
-  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment });
+  const metrics = ports.metrics();
+  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment, metrics });
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
   const history = new OutputHistory({
     history: repos.history,
@@ -121,12 +134,14 @@ export function generationFeature(
         allowedNodeTypes: generation.allowedNodeTypes,
         raw: generation.rawWorkflows,
         limits: generation.limits,
+        ...(needs.nodes ? { nodes: needs.nodes() } : {}),
       });
       const common = { uow: ports.uow(), jobs: repos.jobs };
       return [
         generationRoutes({
           submit: new SubmitGeneration({
             ...common,
+            uow: tracing.unitOfWork(common.uow),
             prepare,
             images,
             events,
@@ -135,6 +150,7 @@ export function generationFeature(
             clock: ports.clock(),
             environment: config.appEnv,
             maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
+            metrics,
           }),
           cancel: new CancelGeneration({ ...common, lifecycle, logger, requestCancel }),
           queries,
@@ -154,20 +170,21 @@ export function generationFeature(
         uow: ports.uow(),
         events,
         staged: repos.staged,
-        storage,
+        storage: tracing.storage(storage),
         lifecycle,
         ids: ports.ids(),
         clock: ports.clock(),
         logger,
         retentionDays: config.outputs.retentionDays,
         viewUrl: history.viewUrl,
+        media: new FfprobeMediaInspector(),
       });
       const run = new RunGeneration({
         uow: ports.uow(),
         jobs: repos.jobs,
         lifecycle,
         events,
-        engine: needs.engine(),
+        engine: tracing.engine(needs.engine()),
         inputs: new EngineInputs({ images, storage }),
         outputs,
         clock: ports.clock(),
@@ -175,6 +192,7 @@ export function generationFeature(
         maxAttempts: generation.maxAttempts,
         visibilitySeconds: generation.visibilitySeconds,
         onCancel: (jobId, abort) => control.onCancel(jobId, abort),
+        metrics,
       });
       const deadLetters = new FailDeadLetteredJob({ uow: ports.uow(), lifecycle, logger, requestCancel });
       return [{ taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) }];
@@ -196,6 +214,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
       events: resolve(container, TOKENS.UserEventLog),
       idempotency: () => resolve(container, TOKENS.Idempotency),
       engine,
+      nodes: () => resolve(container, TOKENS.NodeCatalog),
     }),
   );
   container.bind(TOKENS.ActiveJobsSnapshot).toDynamicValue(() => {
@@ -213,18 +232,24 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
     roles: ['worker'],
     async start() {
       await control.start();
+      const idle = idleSlotsWarning(config.engine, config.generation.workerConcurrency);
+      if (idle) resolve(container, TOKENS.Logger).warn(idle);
       // One consumer for every task type (SQS keeps them on one queue: a consumer of some types would hand the others back).
       const handlers = new Map(resolveAll(container, TOKENS.TaskHandlers).flat().map((binding) => [binding.taskType as string, binding]));
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
       if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
-      consumer = await resolve(container, TOKENS.Queue).consume(
+      const metrics = resolve(container, TOKENS.JobMetrics);
+      consumer = await tracingOf(config).queue(resolve(container, TOKENS.Queue)).consume(
         {
           taskTypes: [...TASK_TYPES],
           environment: config.appEnv,
           concurrency: config.generation.workerConcurrency,
           maxAttempts: config.generation.maxAttempts,
           visibilitySeconds: config.generation.visibilitySeconds,
-          onDeadLetter: async (message, reason) => handlers.get(message.taskType)?.onDeadLetter(message, reason),
+          onDeadLetter: async (message, reason) => {
+            await handlers.get(message.taskType)?.onDeadLetter(message, reason);
+            metrics.deadLettered(message.taskType);
+          },
         },
         async (message) => handlers.get(message.taskType)?.handle(message) ?? { action: 'dead', reason: `no handler for task type ${message.taskType}` },
       );

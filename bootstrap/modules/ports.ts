@@ -19,4 +19,6 @@ export const portsOf = (container: Container) => ({
   storage: () => resolve(container, TOKENS.ObjectStorage),
   /** Bound by queue.module.ts (QUEUE_DRIVER). */
   queue: () => resolve(container, TOKENS.Queue),
+  /** Bound by metrics.module.ts: a no-op unless metrics are configured. */
+  metrics: () => resolve(container, TOKENS.JobMetrics),
 });

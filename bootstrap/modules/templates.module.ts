@@ -12,17 +12,18 @@ import { GetTemplate } from '../../core/use-cases/templates/get-template.use-cas
 import { InstallReadyTemplates } from '../../core/use-cases/templates/install-ready-templates.use-case.ts';
 import { ListCatalogue } from '../../core/use-cases/templates/list-catalogue.use-case.ts';
 import { ListTemplates } from '../../core/use-cases/templates/list-templates.use-case.ts';
+import { RecheckTemplates } from '../../core/use-cases/templates/recheck-templates.use-case.ts';
 import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
 import type { Config } from '../config.ts';
 import { resolve, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
 
-export type TemplatesFeature = Feature<{ templateVersion: GetTemplateVersion; readyTemplates: LifecycleBinding }>;
+export type TemplatesFeature = Feature<{ templateVersion: GetTemplateVersion; readyTemplates: LifecycleBinding; fleetWatch: LifecycleBinding }>;
 
 /**
- * Workflow templates: the admin and catalogue routes, and the ready templates of a fresh install. With GPU
- * servers, `nodes` is their node catalogue (their /object_info), which a template is checked against.
+ * Workflow templates: the admin and catalogue routes, and the ready templates of a fresh install. `nodes` is the
+ * engine's node catalogue (each ComfyUI server's /object_info, or the builtin registry), which a template is checked against.
  */
 export function templatesFeature(ports: FeaturePorts, config: Readonly<Config>, needs: { nodes: () => NodeCatalog | null }): TemplatesFeature {
   const rules: TemplateRules = { outputNodeTypes: config.generation.outputNodeTypes, allowedNodeTypes: config.generation.allowedNodeTypes };
@@ -41,8 +42,27 @@ export function templatesFeature(ports: FeaturePorts, config: Readonly<Config>, 
     },
     async stop() {},
   };
+  // A server that came back with other models or nodes: active templates are checked again and problems logged.
+  let unsubscribe: (() => void) | undefined;
+  // The catalogue is resolved only when asked: building this feature must not start the engine.
+  const lazyNodes: NodeCatalog = { catalogues: async () => (await needs.nodes()?.catalogues()) ?? null };
+  const recheck = new RecheckTemplates({ templates, nodes: lazyNodes, logger: logger.child({ component: 'templates' }) });
+  const fleetWatch: LifecycleBinding = {
+    name: 'template-fleet-recheck',
+    roles: ['api'],
+    async start() {
+      const catalog = needs.nodes();
+      if (!catalog?.onCatalogueChange) return;
+      unsubscribe = catalog.onCatalogueChange(() => {
+        recheck.execute().catch((error: unknown) => logger.error('template re-check failed', { error: String(error) }));
+      });
+    },
+    async stop() {
+      unsubscribe?.();
+    },
+  };
   return {
-    exports: { templateVersion: new GetTemplateVersion({ templates }), readyTemplates },
+    exports: { templateVersion: new GetTemplateVersion({ templates }), readyTemplates, fleetWatch },
     routes: forApi(config, () => {
       const catalog = needs.nodes();
       const nodes = catalog ? { nodes: catalog } : {};
@@ -50,10 +70,10 @@ export function templatesFeature(ports: FeaturePorts, config: Readonly<Config>, 
       return [
         templateRoutes({
           create: new CreateTemplate({ templates, ids: ports.ids(), clock: ports.clock(), rules, ...nodes }),
-          setParameterMap: new SetParameterMap(write),
+          setParameterMap: new SetParameterMap({ ...write, ...nodes }),
           patch: new PatchTemplate({ ...write, ...nodes }),
-          list: new ListTemplates({ templates }),
-          get: new GetTemplate({ templates }),
+          list: new ListTemplates({ templates, ...nodes }),
+          get: new GetTemplate({ templates, ...nodes }),
           remove: new DeleteTemplate({ templates, clock: ports.clock() }),
         }),
         catalogueRoutes({ list: new ListCatalogue({ templates }), get: new GetCatalogueTemplate({ templates }) }),
@@ -69,4 +89,5 @@ export function bindTemplates(container: Container, config: Readonly<Config>): v
   );
   container.bind(TOKENS.GetTemplateVersion).toDynamicValue(() => feature().exports.templateVersion);
   container.bind(TOKENS.Lifecycle).toDynamicValue(() => feature().exports.readyTemplates);
+  container.bind(TOKENS.Lifecycle).toDynamicValue(() => feature().exports.fleetWatch);
 }

@@ -3,6 +3,13 @@
  * and `Environment`. Delivery is at least once: handlers must be idempotent. Which task types exist and
  * what their bodies hold is the message catalogue's business (core/domain/messages.ts), not the queue's.
  */
+/**
+ * W3C trace context (`traceparent`, optional `tracestate`) that travels with a message, so the work it
+ * starts continues the trace of the request that asked for it. Opaque to the queue: adapters carry it as
+ * headers or attributes and hand it back on delivery; only the tracing decorators read or write it.
+ */
+export type TraceCarrier = Record<string, string>;
+
 export interface OutgoingMessage {
   /** `TaskType` attribute (a key of the message catalogue). */
   taskType: string;
@@ -14,6 +21,8 @@ export interface OutgoingMessage {
   /** Whose work this is (a user id): the database queue takes one owner's waiting messages in turn with
    * everyone else's, so a deep queue of one owner does not starve the others. Other adapters keep FIFO order. */
   fairnessKey?: string;
+  /** Trace context of the work that produced the message (absent when tracing is off). */
+  trace?: TraceCarrier;
 }
 
 export interface DeliveredMessage {
@@ -23,6 +32,8 @@ export interface DeliveredMessage {
   body: unknown;
   /** 1 on the first delivery. */
   attempt: number;
+  /** The publisher's trace context, as published (absent when it had none). */
+  trace?: TraceCarrier;
   /** Keeps the message invisible to other consumers while a long job runs. */
   extendVisibility(seconds: number): Promise<void>;
 }
@@ -59,6 +70,18 @@ export interface PeekedMessage {
   reason?: string;
 }
 
+/** How one task type's queue stands (metrics). A figure the driver cannot tell is left out. */
+export interface QueueStats {
+  /** Null when the driver keeps every task type on one queue and cannot count them apart (SQS). */
+  taskType: string | null;
+  /** Messages waiting to be taken (delayed retries included where the driver sees them), not those held by a consumer. */
+  waiting: number;
+  /** Seconds since the oldest waiting message was published (0 when none waits). */
+  oldestWaitingSeconds?: number;
+  /** Messages in the dead letters. */
+  deadLetters?: number;
+}
+
 export interface MessageQueue {
   publish(message: OutgoingMessage): Promise<{ messageId: string }>;
   consume(options: ConsumeOptions, handler: (message: DeliveredMessage) => Promise<HandlerOutcome>): Promise<Consumer>;
@@ -73,6 +96,8 @@ export interface MessageQueue {
   redrive(id: string): Promise<boolean>;
   /** Drops the dead letter with this message id for good. False when no dead letter has this id. */
   discard(id: string): Promise<boolean>;
+  /** Depth, oldest age and dead letters of each of these task types in one environment, cheaply (one grouped count or one call per queue). */
+  stats(environment: string, taskTypes: readonly string[]): Promise<QueueStats[]>;
   check(): Promise<void>;
   close(): Promise<void>;
 }

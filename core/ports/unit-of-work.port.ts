@@ -1,3 +1,4 @@
+import type { ApiKeyRepository } from './api-key-repository.port.ts';
 import type { AuditLog } from './audit-log.port.ts';
 import type { CoinLedger } from './coin-ledger.port.ts';
 import type { LinkedDeductions } from './linked-deductions.port.ts';
@@ -37,6 +38,7 @@ export interface Transaction {
   readonly identities: IdentityRepository;
   readonly connections: SocialConnectionRepository;
   readonly publications: PublicationRepository;
+  readonly apiKeys: ApiKeyRepository;
   /**
    * Runs `hook` once this transaction has committed, never when it rolls back: notifications, bus
    * publishes and socket fan-out go here, so nobody hears of a change that did not happen. A hook that

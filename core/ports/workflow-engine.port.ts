@@ -33,8 +33,10 @@ export interface EngineTextOutput {
 
 export interface EngineError {
   /** Stable code: ENGINE.VALIDATION (graph rejected before running), ENGINE.EXECUTION (a node failed),
-   * ENGINE.INTERRUPTED, ENGINE.UNAVAILABLE (engine unreachable: transient). */
-  code: 'ENGINE.VALIDATION' | 'ENGINE.EXECUTION' | 'ENGINE.INTERRUPTED' | 'ENGINE.UNAVAILABLE';
+   * ENGINE.INTERRUPTED (the caller's abort, or the engine stopping), ENGINE.CANCELLED (someone cancelled the run on the
+   * engine itself, e.g. Interrupt pressed in a ComfyUI server's own page: the job ends cancelled, not retried),
+   * ENGINE.UNAVAILABLE (engine unreachable: transient). */
+  code: 'ENGINE.VALIDATION' | 'ENGINE.EXECUTION' | 'ENGINE.INTERRUPTED' | 'ENGINE.CANCELLED' | 'ENGINE.UNAVAILABLE';
   message: string;
   nodeId?: string;
   /** Per-node validation problems, when the engine reports them. */
@@ -66,11 +68,24 @@ export interface EngineRunRequest {
 /** What a health check may report of the engine, e.g. each GPU server's state and VRAM. */
 export type EngineHealth = Record<string, unknown>;
 
+/** One server of the engine as metrics show it. */
+export interface EngineServerState {
+  /** `builtin`, or a ComfyUI server's position in COMFYUI_URLS (`1`, `2`...): its address stays out of metrics. */
+  server: string;
+  healthy: boolean;
+  /** This process's jobs running on it. */
+  runningJobs: number;
+  /** Its devices' VRAM added up, when it reports any. */
+  vram?: { totalBytes: number; freeBytes: number };
+}
+
 export interface WorkflowEngine {
   run(request: EngineRunRequest): Promise<EngineRunResult>;
   /** Frees the engine-side files of a run once the caller has stored them (optional: not every engine keeps any). */
   release?(runId: string): Promise<void>;
   /** Throws when the engine cannot be reached (used by health checks); may describe what it found (servers, VRAM). */
   check(): Promise<EngineHealth | void>;
+  /** Each server's health, running jobs and VRAM, freshly probed (optional: metrics leave out an engine without it). */
+  servers?(): Promise<EngineServerState[]>;
   close(): Promise<void>;
 }

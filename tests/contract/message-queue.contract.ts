@@ -44,10 +44,14 @@ export interface QueueCapabilities {
   peekReturnsCount: boolean;
   /** peek lists a message waiting out a retry delay (SQS lists only visible messages). */
   peekSeesDelayed: boolean;
+  /** stats() counts each task type apart (SQS keeps them all on one queue: one entry with taskType null). */
+  statsByTaskType?: boolean;
+  /** stats() tells the oldest waiting message's age (RabbitMQ and SQS cannot). */
+  statsOldestAge?: boolean;
 }
 
 /** Registers the MessageQueue contract for one adapter. */
-export function messageQueueContract(name: string, setup: () => Promise<QueueBackend>, capabilities: QueueCapabilities = { deduplicates: true, peekReturnsCount: false, peekSeesDelayed: true }): void {
+export function messageQueueContract(name: string, setup: () => Promise<QueueBackend>, capabilities: QueueCapabilities = { deduplicates: true, peekReturnsCount: false, peekSeesDelayed: true, statsByTaskType: true, statsOldestAge: true }): void {
   let backend: Promise<QueueBackend> | null = null;
   const made: MadeQueue[] = [];
   const open = async (other = false): Promise<MadeQueue> => {
@@ -68,19 +72,38 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     await queue.check();
     const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { jobId: 'j1', nested: { a: [1, 2] } } });
     const seen: DeliveredMessage[] = [];
-    // A visibility the ack fits in under a loaded run (SQS treats a receipt within 250 ms of expiry as lost).
-    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 1 }, async (message) => {
+    // A visibility the ack fits in under a loaded run (SQS treats a receipt within 250 ms of expiry as lost; 1 s was
+    // seen to expire before the ack on a machine with a load average of 11).
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 2 }, async (message) => {
       seen.push(message);
       return { action: 'ack' };
     });
     await waitFor(() => seen.length === 1, 'the delivery');
-    await sleep(1200); // longer than the visibility: an acked message never comes back
+    await sleep(2200); // longer than the visibility: an acked message never comes back
     await consumer.stop();
     t.is(seen.length, 1);
     t.like(seen[0], { id: messageId, taskType: 'generation', environment, attempt: 1 });
     t.deepEqual(seen[0]!.body, { jobId: 'j1', nested: { a: [1, 2] } });
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
     t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
+  });
+
+  test(`${name}: a message's trace context comes back with every delivery, retries included; none when it had none`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('trace');
+    const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=opaque' };
+    const traced = await queue.publish({ taskType: 'generation', environment, body: { n: 'traced' }, trace });
+    const plain = await queue.publish({ taskType: 'generation', environment, body: { n: 'plain' } });
+    const seen: { id: string; attempt: number; trace: unknown }[] = [];
+    const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment }, async (message) => {
+      seen.push({ id: message.id, attempt: message.attempt, trace: message.trace });
+      return message.attempt === 1 ? { action: 'retry', delaySeconds: 0.05 } : { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 4, 'both messages twice');
+    await consumer.stop();
+    const of = (id: string) => seen.filter((s) => s.id === id).sort((a, b) => a.attempt - b.attempt).map((s) => [s.attempt, s.trace]);
+    t.deepEqual(of(traced.messageId), [[1, trace], [2, trace]]);
+    t.deepEqual(of(plain.messageId), [[1, undefined], [2, undefined]]);
   });
 
   test(`${name}: a consumer gets only its environment and task types`, async (t) => {
@@ -111,10 +134,11 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     const seen: { attempt: number; at: number }[] = [];
     const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async (message) => {
       seen.push({ attempt: message.attempt, at: Date.now() });
-      return message.attempt === 1 ? { action: 'retry', delaySeconds: 0.4 } : { action: 'ack' };
+      return message.attempt === 1 ? { action: 'retry', delaySeconds: 1.2 } : { action: 'ack' };
     });
     await waitFor(() => seen.length === 1, 'the first delivery');
-    // Between its settling and its redelivery (400 ms), a delayed retry is waiting, not gone.
+    // Between its settling and its redelivery (1.2 s: room for a peek of every queue on a loaded machine), a delayed
+    // retry is waiting, not gone.
     if (capabilities.peekSeesDelayed) {
       await waitFor(async () => seen.length === 1 && inEnv(await queue.peek(10_000), environment).length === 1, 'the delayed retry in peek');
     }
@@ -124,7 +148,7 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
       seen.map((s) => s.attempt),
       [1, 2],
     );
-    t.true(seen[1]!.at - seen[0]!.at >= 350, `retried after ${seen[1]!.at - seen[0]!.at} ms`);
+    t.true(seen[1]!.at - seen[0]!.at >= 1100, `retried after ${seen[1]!.at - seen[0]!.at} ms`);
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
   });
 
@@ -344,6 +368,68 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     await consumer.stop();
     // Two peeks: a broker that counts returns saw each message delivered twice already.
     t.deepEqual(seen, capabilities.peekReturnsCount ? [3, 3] : [1, 1]);
+  });
+
+  test(`${name}: stats count each task type's waiting messages and dead letters, and waiting goes back to 0`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('stats');
+    const taskTypes = ['generation', 'publish'];
+    /** The counts as this driver reports them: per task type, or all together. */
+    const expected = (generation: [number, number], publish: [number, number]) =>
+      capabilities.statsByTaskType === false
+        ? [{ taskType: null, waiting: generation[0] + publish[0], deadLetters: generation[1] + publish[1] }]
+        : [
+            { taskType: 'generation', waiting: generation[0], deadLetters: generation[1] },
+            { taskType: 'publish', waiting: publish[0], deadLetters: publish[1] },
+          ];
+    const counts = async () => (await queue.stats(environment, taskTypes)).map(({ taskType, waiting, deadLetters }) => ({ taskType, waiting, deadLetters }));
+    const settle = async (want: unknown) => {
+      await waitFor(async () => JSON.stringify(await counts()) === JSON.stringify(want), 'the expected stats').catch(() => undefined);
+      t.deepEqual(await counts(), want);
+    };
+    await settle(expected([0, 0], [0, 0]));
+    await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    await queue.publish({ taskType: 'generation', environment, body: { n: 2 } });
+    await queue.publish({ taskType: 'publish', environment, body: { n: 3 } });
+    await settle(expected([2, 0], [1, 0]));
+    if (capabilities.statsOldestAge !== false) {
+      await sleep(1100);
+      const ages = (await queue.stats(environment, taskTypes)).map((entry) => entry.oldestWaitingSeconds!);
+      t.true(ages.every((age) => age >= 1 && age < 60), `ages ${ages.join(', ')}`);
+    } else {
+      t.true((await queue.stats(environment, taskTypes)).every((entry) => entry.oldestWaitingSeconds === undefined));
+    }
+    const consumer = await queue.consume({ ...base, taskTypes, environment }, async (message): Promise<HandlerOutcome> =>
+      message.taskType === 'publish' ? { action: 'dead', reason: 'for the stats' } : { action: 'ack' },
+    );
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 1, 'the dead letter');
+    await consumer.stop();
+    await settle(expected([0, 0], [0, 1]));
+    if (capabilities.statsOldestAge !== false) t.deepEqual((await queue.stats(environment, taskTypes)).map((entry) => entry.oldestWaitingSeconds), [0, 0]);
+  });
+
+  test(`${name}: stats leave out a message a consumer holds`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('stats-held');
+    const waitingOf = async () => (await queue.stats(environment, ['generation'])).map((entry) => entry.waiting);
+    await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    await queue.publish({ taskType: 'generation', environment, body: { n: 2 } });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let handled = 0;
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async () => {
+      if (handled === 0) await gate;
+      handled += 1;
+      return { action: 'ack' };
+    });
+    t.teardown(() => release());
+    await waitFor(async () => (await waitingOf())[0] === 1, 'one message taken').catch(() => undefined);
+    t.deepEqual(await waitingOf(), [1], 'the held message is not waiting');
+    release();
+    await waitFor(() => handled === 2, 'both handled');
+    await consumer.stop();
+    await waitFor(async () => (await waitingOf())[0] === 0, 'none waiting').catch(() => undefined);
+    t.deepEqual(await waitingOf(), [0]);
   });
 
   test(`${name}: stop() waits for handlers in flight and then takes nothing more`, async (t) => {

@@ -150,7 +150,7 @@ messageQueueContract(
       },
     };
   },
-  { deduplicates: false, peekReturnsCount: true, peekSeesDelayed: true },
+  { deduplicates: false, peekReturnsCount: true, peekSeesDelayed: true, statsByTaskType: true, statsOldestAge: false },
 );
 
 // SQS on fauxqs (started here). Each make() gets a queue of its own (with its dead-letter queue), since one SQS queue
@@ -181,6 +181,6 @@ for (const fifo of [false, true]) {
         dispose: () => server.stop(),
       };
     },
-    { deduplicates: fifo, peekReturnsCount: true, peekSeesDelayed: false },
+    { deduplicates: fifo, peekReturnsCount: true, peekSeesDelayed: false, statsByTaskType: false, statsOldestAge: false },
   );
 }

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts';
+import { checkpointLoaderNode } from '../../adapters/builtin-engine/nodes/model-nodes.ts';
+import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
 import { createComfyProtocolServer } from '../../adapters/comfyui-protocol-server/comfy-protocol-server.ts';
 
 export interface StartedComfyServer {
@@ -24,11 +26,24 @@ export interface StartedComfyServer {
  * The builtin engine served over ComfyUI's protocol on a free port, with its folders in a fresh
  * temp dir that `close()` removes. A protocol peer for suites that test ComfyUI clients.
  */
-export const startComfyProtocolServer = async (options: { maxUploadBytes?: number; port?: number; root?: string } = {}): Promise<StartedComfyServer> => {
+export interface ComfyStandInOptions {
+  maxUploadBytes?: number;
+  port?: number;
+  root?: string;
+  /** Model files by ComfyUI folder; `checkpoints` adds a CheckpointLoaderSimple whose ckpt_name lists them. */
+  models?: { checkpoints?: string[] };
+  /** Nodes this server has beyond the builtin ones. */
+  extraNodes?: NodeDef[];
+  /** Builtin node classes this server lacks (its /object_info omits them and it refuses prompts using them). */
+  hideNodes?: string[];
+}
+
+export const startComfyProtocolServer = async (options: ComfyStandInOptions = {}): Promise<StartedComfyServer> => {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'comfy-protocol-')));
   const dirs = { inputDir: join(root, 'input'), outputDir: join(root, 'output'), tempDir: join(root, 'temp') };
+  const extraNodes = [...(options.models?.checkpoints ? [checkpointLoaderNode(options.models.checkpoints)] : []), ...(options.extraNodes ?? [])];
   const server = createComfyProtocolServer({
-    runtime: new BuiltinRuntime(dirs),
+    runtime: new BuiltinRuntime({ ...dirs, extraNodes, ...(options.hideNodes ? { hideNodes: options.hideNodes } : {}) }),
     ...dirs,
     host: '127.0.0.1',
     port: options.port ?? 0,

@@ -10,6 +10,7 @@ import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from '../../core/domain/
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
+import type { JobMetrics } from '../../core/ports/metrics.port.ts';
 import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
 import type { DeliveredMessage } from '../../core/ports/queue.port.ts';
 import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
@@ -67,6 +68,8 @@ export interface HarnessOptions {
   rawWorkflows?: { roles: ('user' | 'admin')[]; cost: number };
   limits?: ResourceLimits;
   maxActiveJobsPerUser?: number;
+  /** What the use cases count (none by default). */
+  metrics?: JobMetrics;
 }
 
 export type Harness = Awaited<ReturnType<typeof generationHarness>>;
@@ -88,8 +91,9 @@ export async function generationHarness(options: HarnessOptions = {}) {
   const engine = options.engine ?? (options.wrapEngine ? options.wrapEngine(new BuiltinEngine({ workDir: engineDir }), engineDir) : new BuiltinEngine({ workDir: engineDir }));
   const bus = new InProcessEventBus();
   const events = new UserEventLog({ bus, clock, logger: quietLogger });
-  const payment = new JobPayment({ ids });
-  const lifecycle = new JobLifecycle({ ids, clock, events, payment });
+  const metrics = options.metrics ? { metrics: options.metrics } : {};
+  const payment = new JobPayment({ ids, ...metrics });
+  const lifecycle = new JobLifecycle({ ids, clock, events, payment, ...metrics });
   const templates = new ActiveTemplates(repos.templates);
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
   const outputs = new OutputHistory({ history: repos.history, storage, clock, logger: quietLogger, viewUrlTtlSeconds: 900, downloadUrlTtlSeconds: 300 });
@@ -106,7 +110,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     limits: options.limits ?? DEFAULT_RESOURCE_LIMITS,
   });
 
-  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, payment, ids, clock, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000 });
+  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, payment, ids, clock, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000, ...metrics });
   const run = new RunGeneration({
     uow,
     jobs: repos.jobs,
@@ -124,6 +128,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
       return () => cancels.delete(jobId);
     },
     progressIntervalMs: 0,
+    ...metrics,
   });
   const cancel = new CancelGeneration({ uow, jobs: repos.jobs, lifecycle, logger: quietLogger, requestCancel });
   const sweeper = new SweepUnclaimedDeductions({ uow, deductions: repos.deductions, payment, clock, logger: quietLogger, unclaimedMinutes: 15 });

@@ -9,6 +9,8 @@ export interface TcpProxy {
   cutWebSockets(): number;
   /** From now on, every WebSocket upgrade through the proxy is cut as soon as it is seen (HTTP still flows). */
   refuseWebSockets(): void;
+  /** Down: every open connection is cut and new ones are closed at once (the target seems gone); up again: it forwards. */
+  setDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -23,7 +25,9 @@ export const startTcpProxy = async (target: { host: string; port: number }): Pro
   const pairs = new Set<Pair>();
   const requestLines: string[] = [];
   let refuse = false;
+  let down = false;
   const server = createServer((client) => {
+    if (down) return void client.destroy();
     const upstream = connect(target.port, target.host);
     const pair: Pair = { client, upstream, websocket: false };
     pairs.add(pair);
@@ -67,6 +71,15 @@ export const startTcpProxy = async (target: { host: string; port: number }): Pro
     refuseWebSockets() {
       refuse = true;
       cutWebSockets();
+    },
+    setDown(value) {
+      down = value;
+      if (!value) return;
+      for (const pair of [...pairs]) {
+        pair.client.destroy();
+        pair.upstream.destroy();
+        pairs.delete(pair);
+      }
     },
     async close() {
       for (const pair of pairs) {

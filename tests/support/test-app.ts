@@ -34,6 +34,8 @@ export const silentLogger: Logger = {
 export interface StartTestAppOptions {
   /** Runs after the application is built and before it starts: bind or replace what a test needs in `app.container`. */
   beforeStart?(app: Application): void | Promise<void>;
+  /** Instead of the silent logger: to read what the application logs. */
+  logger?: Logger;
 }
 
 /** A port that was free a moment ago: the app needs its real port up front for PUBLIC_URL (signed links). */
@@ -66,7 +68,7 @@ export async function startTestApp(db: TestDatabase, env: Record<string, string>
     ...env,
   });
   if (!loaded.ok) throw new Error(`test config invalid: ${loaded.problems.join('; ')}`);
-  const app = buildApplication(loaded.config, { logger: silentLogger });
+  const app = buildApplication(loaded.config, { logger: options.logger ?? silentLogger });
   let port: number;
   try {
     await options.beforeStart?.(app);

@@ -102,7 +102,7 @@ test('values are parsed: durations, lists, booleans, mariadb:// URLs, production
   t.deepEqual(config.queue, { driver: 'rabbitmq', amqpUrl: 'amqp://guest:guest@rabbit:5672', prefix: 'media-gen' });
   t.deepEqual(config.cache, { driver: 'redis', url: 'redis://cache:6379' });
   t.like(config.storage, { driver: 's3', bucket: 'outputs', region: 'us-east-1' });
-  t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'], timeoutMs: 30_000, jobsPerServer: 1, unavailableWaitMs: 60_000 });
+  t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'], timeoutMs: 30_000, jobsPerServer: 1, unavailableWaitMs: 60_000, failoverMs: 3_000, probeMs: 2_000, catalogueRefreshMs: 60_000 });
 });
 
 test('ENGINE_DRIVER=comfyui: COMFYUI_URLS with credentials, a token, deadlines and jobs per server; COMFYUI_URL is its alias', (t) => {
@@ -114,6 +114,9 @@ test('ENGINE_DRIVER=comfyui: COMFYUI_URLS with credentials, a token, deadlines a
     COMFYUI_TIMEOUT_MS: '5000',
     COMFYUI_JOBS_PER_SERVER: '2',
     COMFYUI_WAIT_MS: '1000',
+    COMFYUI_FAILOVER_MS: '1500',
+    COMFYUI_PROBE_MS: '700',
+    COMFYUI_CATALOG_REFRESH_MS: '0',
   });
   t.deepEqual(config.engine, {
     driver: 'comfyui',
@@ -122,6 +125,9 @@ test('ENGINE_DRIVER=comfyui: COMFYUI_URLS with credentials, a token, deadlines a
     timeoutMs: 5000,
     jobsPerServer: 2,
     unavailableWaitMs: 1000,
+    failoverMs: 1500,
+    probeMs: 700,
+    catalogueRefreshMs: 0,
   });
   t.like(load({ ...base, COMFYUI_URL: 'http://one:8188' }).engine, { urls: ['http://one:8188'] });
   const problems = problemsOf({ ...base, COMFYUI_URLS: 'http://a:1', COMFYUI_URL: 'http://b:1', COMFYUI_JOBS_PER_SERVER: '0' });

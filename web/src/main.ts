@@ -10,6 +10,8 @@ import { adminUsersPage } from './pages/admin-users.ts';
 import { auditPage } from './pages/audit.ts';
 import { fleetPage, jobsPage, queuePage, templateHealthPage } from './pages/admin-console.ts';
 import { chatPage, connectionsPage } from './pages/extras.ts';
+import type { ClientRoutePath } from './client-routes.ts';
+import { apiKeysPage } from './pages/api-keys.ts';
 
 export interface Features {
   oidcProviders: string[];
@@ -30,7 +32,8 @@ export interface Ctx {
 
 type Page = (ctx: Ctx, main: HTMLElement) => void | (() => void) | Promise<void | (() => void)>;
 interface Route {
-  path: string;
+  /** Listed in client-routes.ts too, so that the server reloads it into the client. */
+  path: ClientRoutePath;
   title: string;
   page: Page;
   access: 'public' | 'user' | 'admin';
@@ -44,6 +47,7 @@ const ROUTES: Route[] = [
   { path: '/history', title: 'History', page: historyPage, access: 'user', nav: () => true },
   { path: '/connections', title: 'Connections', page: connectionsPage, access: 'user', nav: (ctx) => ctx.features.socialPlatforms.length > 0 },
   { path: '/chat', title: 'Chat', page: chatPage, access: 'user', nav: (ctx) => ctx.features.chat },
+  { path: '/api-keys', title: 'API keys', page: apiKeysPage, access: 'user', nav: () => true },
   { path: '/admin/templates', title: 'Templates', page: adminTemplatesPage, access: 'admin', nav: () => true },
   { path: '/admin/users', title: 'Users', page: adminUsersPage, access: 'admin', nav: () => true },
   { path: '/admin/audit', title: 'Audit log', page: auditPage, access: 'admin', nav: () => true },

@@ -26,13 +26,28 @@ async function runCheck(check: () => Promise<void | Record<string, unknown>>): P
   }
 }
 
-export const healthRoutes = (deps: { version: string; checks: HealthChecks }) => (api: ApiRouter) => {
+/** Runs every check at once: each one's status ("ok" or its error), what some found, and whether all passed. */
+export async function evaluateChecks(checks: HealthChecks): Promise<{ healthy: boolean; checks: Record<string, string>; details: Record<string, unknown> }> {
+  const names = Object.keys(checks);
+  const results = await Promise.all(names.map((name) => runCheck(checks[name]!)));
+  return {
+    healthy: results.every((result) => result.status === 'ok'),
+    checks: Object.fromEntries(names.map((name, index) => [name, results[index]!.status])),
+    details: Object.fromEntries(names.flatMap((name, index) => (results[index]!.details ? [[name, results[index]!.details]] : []))),
+  };
+}
+
+/** The probes' answers (also served by the worker's HEALTH_PORT listener): live needs nothing but a turning event loop. */
+export const LIVE_ANSWER = { status: 'ok' } as const;
+
+export async function readinessAnswer(checks: HealthChecks): Promise<{ statusCode: 200 | 503; body: { status: 'ready' | 'unready'; checks: Record<string, string> } }> {
+  const result = await evaluateChecks(checks);
+  return { statusCode: result.healthy ? 200 : 503, body: { status: result.healthy ? 'ready' : 'unready', checks: result.checks } };
+}
+
+export const healthRoutes = (deps: { version: string; checks: HealthChecks; readiness: HealthChecks }) => (api: ApiRouter) => {
   const handler = async (_req: Request, res: Response) => {
-    const names = Object.keys(deps.checks);
-    const results = await Promise.all(names.map((name) => runCheck(deps.checks[name]!)));
-    const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!.status]));
-    const details = Object.fromEntries(names.flatMap((name, index) => (results[index]!.details ? [[name, results[index]!.details]] : [])));
-    const healthy = results.every((result) => result.status === 'ok');
+    const { healthy, checks, details } = await evaluateChecks(deps.checks);
     const body = { status: healthy ? 'ok' : 'degraded', version: deps.version, checks, ...(Object.keys(details).length > 0 ? { details } : {}) };
     res.status(healthy ? 200 : 503).json(body);
   };
@@ -59,4 +74,35 @@ export const healthRoutes = (deps: { version: string; checks: HealthChecks }) =>
   };
   api.add({ ...spec, path: '/' }, handler);
   api.add({ ...spec, path: '/health' }, handler);
+  api.add(
+    {
+      method: 'get',
+      path: '/health/live',
+      summary: 'Liveness: 200 while the process runs its event loop; checks no dependency',
+      tag: 'health',
+      auth: 'public',
+      responses: { 200: { description: 'Alive', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } } },
+    },
+    (_req: Request, res: Response) => void res.json(LIVE_ANSWER),
+  );
+  api.add(
+    {
+      method: 'get',
+      path: '/health/ready',
+      summary: 'Readiness: the database and the queue answer (and, where the worker role runs, at least one engine server)',
+      tag: 'health',
+      auth: 'public',
+      responses: {
+        200: {
+          description: 'Ready to take traffic or jobs',
+          schema: { type: 'object', properties: { status: { type: 'string', enum: ['ready'] }, checks: { type: 'object', additionalProperties: { type: 'string' } } } },
+        },
+        503: { description: 'A dependency is unreachable (status "unready"; the failing check carries its error)' },
+      },
+    },
+    async (_req: Request, res: Response) => {
+      const answer = await readinessAnswer(deps.readiness);
+      res.status(answer.statusCode).json(answer.body);
+    },
+  );
 };

@@ -2,10 +2,13 @@ import type { CoinTransaction } from '../../domain/coin.ts';
 import { chargeReason, claimableDeduction, refundOwed, settlement, type LinkedDeduction } from '../../domain/job-payment.ts';
 import type { GenerationJob } from '../../domain/job.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import { NO_JOB_METRICS, type JobMetrics, type RefundReason } from '../../ports/metrics.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
 
 export interface JobPaymentDeps {
   ids: IdGenerator;
+  /** Counts the coins charged and refunded once their transaction commits; none by default. */
+  metrics?: JobMetrics;
 }
 
 export interface PayForJob {
@@ -26,12 +29,17 @@ export interface PayForJob {
  * that fails throws, which rolls the caller's whole change back.
  */
 export class JobPayment {
-  constructor(private readonly deps: JobPaymentDeps) {}
+  private readonly metrics: JobMetrics;
+
+  constructor(private readonly deps: JobPaymentDeps) {
+    this.metrics = deps.metrics ?? NO_JOB_METRICS;
+  }
 
   /** After a user's own deduction, in its transaction: a claimable one is kept for the job that will claim it. */
   async recordDeduction(tx: Transaction, row: CoinTransaction): Promise<void> {
     const linked = claimableDeduction(row);
     if (linked) await tx.deductions.add(linked);
+    if (row.amount < 0) tx.afterCommit(() => this.metrics.coinsCharged(-row.amount, row.reason));
   }
 
   /**
@@ -46,21 +54,26 @@ export class JobPayment {
     if (due > 0) {
       const charge = await tx.ledger.apply({ id: this.deps.ids.newId(), userId: job.userId, amount: -due, reason: chargeReason(job.outputType), relatedEntityId: job.jobId, actorId: job.userId, createdAt: job.at });
       if (!charge.ok) return 'insufficient';
+      tx.afterCommit(() => this.metrics.coinsCharged(due, chargeReason(job.outputType)));
     }
-    if (excess > 0) await this.credit(tx, job.userId, excess, job.jobId, job.at);
+    if (excess > 0) await this.credit(tx, job.userId, excess, job.jobId, job.at, 'overpaid');
     return 'paid';
   }
 
   /** A refused submit gives back the deduction linked to its request at once (the seed's client order loses nothing). */
   async releaseRequest(tx: Transaction, userId: string, requestId: string, at: Date): Promise<number> {
     const linked = await tx.deductions.findOpen(userId, requestId);
-    return linked ? this.refundDeduction(tx, linked, at) : 0;
+    return linked ? this.giveBack(tx, linked, at, 'request_refused') : 0;
   }
 
   /** A linked deduction no job claimed in time goes back; 0 when a claim or another refund ended it first. */
-  async refundDeduction(tx: Transaction, deduction: LinkedDeduction, at: Date): Promise<number> {
+  refundDeduction(tx: Transaction, deduction: LinkedDeduction, at: Date): Promise<number> {
+    return this.giveBack(tx, deduction, at, 'unclaimed_deduction');
+  }
+
+  private async giveBack(tx: Transaction, deduction: LinkedDeduction, at: Date, why: RefundReason): Promise<number> {
     if (!(await tx.deductions.end(deduction.id, 'refunded', null, at))) return 0;
-    await this.credit(tx, deduction.userId, deduction.amount, deduction.relatedEntityId, at);
+    await this.credit(tx, deduction.userId, deduction.amount, deduction.relatedEntityId, at, why);
     return deduction.amount;
   }
 
@@ -68,13 +81,14 @@ export class JobPayment {
   async refundJob(tx: Transaction, job: GenerationJob, at: Date): Promise<number> {
     const owed = refundOwed(job);
     if (owed <= 0 || !(await tx.jobs.markRefunded(job.id, owed, at))) return 0;
-    await this.credit(tx, job.userId, owed, job.id, at);
+    await this.credit(tx, job.userId, owed, job.id, at, job.status === 'cancelled' ? 'job_cancelled' : 'job_failed');
     return owed;
   }
 
   /** A `generation_refund` credit. It cannot be refused (no balance guard); if the user is gone it throws. */
-  private async credit(tx: Transaction, userId: string, amount: number, relatedEntityId: string, at: Date): Promise<void> {
+  private async credit(tx: Transaction, userId: string, amount: number, relatedEntityId: string, at: Date, why: RefundReason): Promise<void> {
     const applied = await tx.ledger.apply({ id: this.deps.ids.newId(), userId, amount, reason: 'generation_refund', relatedEntityId, actorId: null, createdAt: at });
     if (!applied.ok) throw new Error(`refund of ${amount} coins to ${userId} (${relatedEntityId}) failed: ${applied.reason}`);
+    tx.afterCommit(() => this.metrics.coinsRefunded(amount, why));
   }
 }

@@ -3,6 +3,7 @@ import type { GenerationJob, HistoryItem, JobError } from '../../domain/job.ts';
 import type { HistoryView } from '../../domain/job-views.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
+import { NO_JOB_METRICS, type JobMetrics } from '../../ports/metrics.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
 import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
@@ -12,11 +13,13 @@ export interface JobLifecycleDeps {
   clock: Clock;
   events: UserEventLog;
   payment: JobPayment;
+  /** Counts jobs started and ended, and the queue wait, once each move commits; none by default. */
+  metrics?: JobMetrics;
 }
 
 export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
 
-export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled' };
+export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled'; fence?: string };
 
 export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: true; job: GenerationJob; refunded: number };
 
@@ -28,7 +31,11 @@ export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: 
  * decides; when it refuses, nothing else is written.
  */
 export class JobLifecycle {
-  constructor(private readonly deps: JobLifecycleDeps) {}
+  private readonly metrics: JobMetrics;
+
+  constructor(private readonly deps: JobLifecycleDeps) {
+    this.metrics = deps.metrics ?? NO_JOB_METRICS;
+  }
 
   /**
    * A delivery attempt takes the job: running, under a new run id that fences the attempt's writes, with a lease.
@@ -46,6 +53,11 @@ export class JobLifecycle {
       { type: 'job.started', jobId, attempt },
       { type: 'job.status', jobId, text: 'Generating' },
     ]);
+    tx.afterCommit(() => {
+      this.metrics.jobStarted(job.templateId);
+      // The first attempt's wait is the queue's; a later one's includes the earlier attempts.
+      if (attempt === 1) this.metrics.queueWait((at.getTime() - job.createdAt.getTime()) / 1000);
+    });
     return { kind: 'started', job, runId, previousRunId: current.runId ?? null };
   }
 
@@ -60,7 +72,7 @@ export class JobLifecycle {
       leaseUntil: null,
       ...(ending.to === 'failed' ? { error: ending.error } : {}),
     };
-    const fence = ending.to === 'failed' ? ending.fence : undefined;
+    const { fence } = ending;
     const moved = await tx.jobs.transition(jobId, { to: ending.to, ...(fence !== undefined ? { fence } : {}), changes }, at);
     const job = await tx.jobs.findById(jobId);
     if (!moved || !job) return { ended: false, job };
@@ -71,6 +83,7 @@ export class JobLifecycle {
     } else {
       await this.deps.events.record(tx, job.userId, { type: 'job.cancelled', jobId, refunded });
     }
+    tx.afterCommit(() => this.metrics.jobEnded(job.templateId, ending.to));
     return { ended: true, job: { ...job, refundedCoins: job.refundedCoins + refunded }, refunded };
   }
 
@@ -90,6 +103,7 @@ export class JobLifecycle {
       ...views.map((output) => ({ type: 'job.output' as const, jobId: job.id, output })),
       { type: 'job.completed', jobId: job.id, outputs: views, texts: texts.map((text) => text.text) },
     ]);
+    tx.afterCommit(() => this.metrics.jobEnded(job.templateId, 'succeeded'));
     return true;
   }
 }

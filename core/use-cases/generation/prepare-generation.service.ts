@@ -6,6 +6,8 @@ import { ok, validationFailed, type Fail, type Result } from '../../domain/resul
 import type { UserRole } from '../../domain/user.ts';
 import { isPlainObject, validateWorkflowGraph, type WorkflowGraphOptions } from '../../domain/workflow-graph.ts';
 import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
+import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
+import { checkOnFleet } from '../templates/fleet-check.service.ts';
 import type { ActiveTemplates, TemplateForGeneration } from './active-templates.service.ts';
 import type { InputImage, InputImages } from './input-images.service.ts';
 
@@ -25,6 +27,8 @@ export interface PrepareGenerationDeps {
   raw: RawWorkflowPolicy;
   /** The caps every workflow that runs must fit (checked on the rendered graph). */
   limits: ResourceLimits;
+  /** When bound, a raw workflow no engine server can run is refused (templates were checked when saved). */
+  nodes?: NodeCatalog;
 }
 
 export interface GenerationRequest {
@@ -103,6 +107,8 @@ export class PrepareGeneration {
     if (!this.deps.raw.roles.includes(request.role)) {
       return validationFailed([{ field: 'workflow', message: 'matches no active template; run a template (templateId), or ask an administrator to add one for this workflow' }]);
     }
+    const fleet = await checkOnFleet(this.deps.nodes, raw);
+    if (!fleet.ok) return fleet;
     const outputType = Object.values(raw).some((node) => VIDEO_NODES.has(node.class_type)) ? 'video' : 'image';
     return ok({ workflow: raw, usedParameters: {}, imageRefs: [], images: [], templateId: null, templateVersion: null, price: this.deps.raw.cost, outputType });
   }

@@ -5,6 +5,7 @@ import type { GenerationJob, JobError } from '../../domain/job.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
+import { NO_JOB_METRICS, type JobMetrics } from '../../ports/metrics.port.ts';
 import type { DeliveredMessage, HandlerOutcome } from '../../ports/queue.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { EngineRunResult, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
@@ -28,6 +29,8 @@ export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'>
   /** Registers an abort hook so a cancel request reaches the running engine call. */
   onCancel(jobId: string, abort: () => void): () => void;
   progressIntervalMs?: number;
+  /** Times each engine run and each storing of outputs; none by default. */
+  metrics?: JobMetrics;
 }
 
 type Attempt = { job: GenerationJob; runId: string; previousRunId: string | null; message: DeliveredMessage };
@@ -50,12 +53,41 @@ export class RunGeneration {
     if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };
     if (started.kind === 'finished') return { action: 'ack' };
     const attempt: Attempt = { job: started.job, runId: started.runId, previousRunId: started.previousRunId, message };
+    const { logger, clock } = this.deps;
+    const began = clock.now().getTime();
+    const fields = { jobId, templateId: attempt.job.templateId, templateVersion: attempt.job.templateVersion, attempt: message.attempt, runId: attempt.runId };
+    logger.info('job taken', fields);
+    let outcome: HandlerOutcome | null = null;
+    try {
+      outcome = await this.attempt(attempt);
+      return outcome;
+    } finally {
+      const ended = outcome ? await this.describe(attempt, outcome) : 'error';
+      logger.info('job ended', { ...fields, outcome: ended, durationMs: clock.now().getTime() - began });
+    }
+  }
+
+  /** For the log: how the attempt ended (the job's status when it is still this attempt's), never a reason to fail. */
+  private async describe(attempt: Attempt, outcome: HandlerOutcome): Promise<string> {
+    if (outcome.action === 'retry') return 'retrying';
+    if (outcome.action === 'dead') return 'dead-lettered';
+    const job = await this.deps.jobs.findById(attempt.job.id).catch(() => null);
+    return job && job.runId === attempt.runId ? job.status : 'lost';
+  }
+
+  private async attempt(attempt: Attempt): Promise<HandlerOutcome> {
+    const jobId = attempt.job.id;
     let lost = false;
     let result: EngineRunResult;
+    const metrics = this.deps.metrics ?? NO_JOB_METRICS;
     try {
+      const runStarted = this.deps.clock.now().getTime();
       result = await this.run(attempt, () => (lost = true));
+      metrics.runTime(this.secondsSince(runStarted));
       if (result.ok) {
+        const storeStarted = this.deps.clock.now().getTime();
         const stored = await this.deps.outputs.complete(attempt.job, attempt.runId, result.files, result.texts);
+        metrics.uploadTime(this.secondsSince(storeStarted));
         if (stored === 'lost') this.deps.logger.info('attempt lost its job before storing its results', { jobId, runId: attempt.runId });
         return { action: 'ack' };
       }
@@ -72,6 +104,10 @@ export class RunGeneration {
     }
     await this.deps.outputs.discard(attempt.runId);
     if (result.error.code === 'ENGINE.INTERRUPTED') return this.interrupted(attempt, lost);
+    if (result.error.code === 'ENGINE.CANCELLED') {
+      await this.cancelledOnEngine(attempt, result.error.message);
+      return { action: 'ack' };
+    }
     const error: JobError = { code: result.error.code, message: result.error.message, ...(result.error.nodeId ? { nodeId: result.error.nodeId } : {}) };
     if (result.transient) return this.transient(attempt, error);
     await this.fail(attempt, error);
@@ -116,6 +152,13 @@ export class RunGeneration {
     return this.transient(attempt, { code: 'ENGINE.INTERRUPTED', message: 'the engine interrupted the run' });
   }
 
+  /** Cancelled on the engine itself (not by us): the job ends cancelled and refunded, as if its owner had cancelled it. */
+  private async cancelledOnEngine(attempt: Attempt, reason: string): Promise<void> {
+    const { job, runId } = attempt;
+    const outcome = await this.deps.uow.run((tx) => this.deps.lifecycle.end(tx, job.id, { to: 'cancelled', fence: runId }));
+    if (outcome.ended) this.deps.logger.warn('job cancelled on the engine', { jobId: job.id, runId, reason, refunded: outcome.refunded });
+  }
+
   private async transient(attempt: Attempt, error: JobError): Promise<HandlerOutcome> {
     const { job, runId, message } = attempt;
     const { maxAttempts, logger } = this.deps;
@@ -143,6 +186,10 @@ export class RunGeneration {
       const { job } = attempt;
       this.deps.logger.warn('job failed', { jobId: job.id, userId: job.userId, templateId: job.templateId, code: error.code, error: error.message, ...(error.nodeId ? { nodeId: error.nodeId } : {}), refunded: outcome.refunded });
     }
+  }
+
+  private secondsSince(ms: number): number {
+    return (this.deps.clock.now().getTime() - ms) / 1000;
   }
 
   private later(seconds: number): Date {

@@ -2,6 +2,7 @@ import { outputKey, type GenerationJob, type HistoryItem } from '../../domain/jo
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
+import type { MediaFacts, MediaInspector } from '../../ports/media-inspector.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import type { StagedOutputs } from '../../ports/staged-outputs.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
@@ -21,6 +22,18 @@ export interface StoreOutputsDeps {
   logger: Logger;
   retentionDays: number;
   viewUrl(item: HistoryItem): Promise<string>;
+  /** Reads what an engine did not report (a ComfyUI video's duration and size, say) from the stored file. */
+  media?: MediaInspector;
+}
+
+/** Whether the stored file may tell more than the engine said: a video's size or duration, an audio's or animation's duration. */
+export function lacksMediaFacts(file: Pick<EngineOutputFile, 'mimeType' | 'width' | 'height' | 'durationSeconds'>): boolean {
+  const { mimeType } = file;
+  if (mimeType.startsWith('video/')) return file.durationSeconds === undefined || file.width === undefined || file.height === undefined;
+  if (mimeType.startsWith('audio/')) return file.durationSeconds === undefined;
+  // The image types that may be animated (sharp reads their frames).
+  if (mimeType === 'image/webp' || mimeType === 'image/gif') return file.durationSeconds === undefined;
+  return false;
 }
 
 /** Output file names unique within a job: two nodes saving `x_00001_.png` (in different subfolders) keep both. */
@@ -56,6 +69,7 @@ export class StoreOutputs {
     const items: HistoryItem[] = [];
     for (const [index, file] of chosen.entries()) {
       const { sizeBytes } = await storage.put(keys[index]!, await file.open(), { contentType: file.mimeType });
+      const facts = await this.mediaFacts(keys[index]!, file);
       const createdAt = clock.now();
       items.push({
         id: this.deps.ids.newId(),
@@ -66,9 +80,9 @@ export class StoreOutputs {
         fileName: names[index]!,
         mimeType: file.mimeType,
         sizeBytes,
-        width: file.width ?? null,
-        height: file.height ?? null,
-        durationSeconds: file.durationSeconds ?? null,
+        width: file.width ?? facts.width ?? null,
+        height: file.height ?? facts.height ?? null,
+        durationSeconds: file.durationSeconds ?? facts.durationSeconds ?? null,
         usedParameters: job.usedParameters,
         createdAt,
         expiresAt: new Date(createdAt.getTime() + this.deps.retentionDays * 86_400_000),
@@ -79,6 +93,17 @@ export class StoreOutputs {
     if (await uow.run((tx) => this.deps.lifecycle.succeed(tx, job, runId, items, views, textOutputs))) return 'succeeded';
     await this.discard(runId);
     return 'lost';
+  }
+
+  /** What the stored file says that the engine did not; {} when nothing is missing or there is no inspector. */
+  private async mediaFacts(key: string, file: EngineOutputFile): Promise<MediaFacts> {
+    const { media, storage } = this.deps;
+    if (!media || !lacksMediaFacts(file)) return {};
+    return media.inspect(async () => {
+      const stored = await storage.get(key);
+      if (!stored) throw new Error(`stored output ${key} is gone`);
+      return stored.body;
+    }, file.mimeType);
   }
 
   /** Stages the keys and says "Uploading results", only while the attempt still holds the job (else nothing is uploaded). */

@@ -6,6 +6,7 @@ import type { UserRole } from '../../domain/user.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
+import type { JobMetrics } from '../../ports/metrics.port.ts';
 import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
@@ -24,6 +25,8 @@ export interface SubmitGenerationDeps {
   environment: string;
   /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER). */
   maxActiveJobsPerUser: number;
+  /** Counts each job created, once its transaction commits; none by default. */
+  metrics?: JobMetrics;
 }
 
 /** How long a client refused for too many active jobs is asked to wait (Retry-After). */
@@ -141,6 +144,7 @@ export class SubmitGeneration {
     await tx.outbox.add({ id: ids.newId(), createdAt: now, message: generationMessage(job, this.deps.environment) });
     for (const image of prepared.images) await this.deps.images.markUsed(tx, image, now);
     await this.deps.events.record(tx, userId, { type: 'job.queued', jobId });
+    tx.afterCommit(() => this.deps.metrics?.jobSubmitted(job.templateId));
     return job;
   }
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
 import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
-import { unknownNodeTypes } from './known-nodes.service.ts';
+import { checkOnFleet, type TemplateWithProblems } from './fleet-check.service.ts';
 import { templateNameTaken } from './template-results.service.ts';
 
 export interface CreateTemplateDeps {
@@ -13,7 +13,7 @@ export interface CreateTemplateDeps {
   ids: IdGenerator;
   clock: Clock;
   rules: TemplateRules;
-  /** When bound (ENGINE_DRIVER=comfyui), a workflow node the engine's servers do not know is refused. */
+  /** When bound, a workflow no engine server can run (ComfyUI's own checks against each /object_info) is refused. */
   nodes?: NodeCatalog;
 }
 
@@ -24,18 +24,18 @@ export interface CreateTemplateDeps {
 export class CreateTemplate {
   constructor(private readonly deps: CreateTemplateDeps) {}
 
-  async execute(input: unknown): Promise<Result<WorkflowTemplate>> {
+  async execute(input: unknown): Promise<Result<TemplateWithProblems>> {
     const { templates, ids, clock, rules } = this.deps;
     const checked = checkNewTemplate(input, rules);
     if (!checked.ok) return checked;
     const fields = checked.value;
-    const unknown = await unknownNodeTypes(this.deps.nodes, fields.workflow);
-    if (unknown) return unknown;
+    const fleet = await checkOnFleet(this.deps.nodes, fields.workflow);
+    if (!fleet.ok) return fleet;
     if (await templates.nameTaken(fields.name)) return templateNameTaken(fields.name);
     const now = clock.now();
     const template: WorkflowTemplate = { id: ids.newId(), ...fields, parameterMap: {}, version: 1, createdAt: now, updatedAt: now };
     // The unique index decides a race between two creators of the same name.
     if (!(await templates.create(template))) return templateNameTaken(fields.name);
-    return ok(template);
+    return ok(this.deps.nodes ? { ...template, problems: fleet.problems } : template);
   }
 }

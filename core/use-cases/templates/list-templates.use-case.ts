@@ -1,12 +1,17 @@
 import { ok, type Result } from '../../domain/result.ts';
-import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
+import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
+import { withProblems, type TemplateWithProblems } from './fleet-check.service.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
 
 /** Every live template, active or not, for administrators. */
 export class ListTemplates {
-  constructor(private readonly deps: { templates: TemplateRepository }) {}
+  constructor(private readonly deps: { templates: TemplateRepository; nodes?: NodeCatalog }) {}
 
-  async execute(): Promise<Result<WorkflowTemplate[]>> {
-    return ok(await this.deps.templates.list());
+  /** With a node catalogue, each template carries the problems of the servers that cannot run it. */
+  async execute(): Promise<Result<TemplateWithProblems[]>> {
+    const templates = await this.deps.templates.list();
+    if (!this.deps.nodes) return ok(templates);
+    const fleet = await this.deps.nodes.catalogues();
+    return ok(templates.map((t) => withProblems(fleet, t)));
   }
 }

@@ -1,7 +1,8 @@
 import type { Result } from '../../domain/result.ts';
 import { replaceParameterMap } from '../../domain/template-revision.ts';
-import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
-import { reviseStoredTemplate, type ReviseTemplateDeps } from './revise-template.service.ts';
+import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
+import { reviseOnFleet, type TemplateWithProblems } from './fleet-check.service.ts';
+import type { ReviseTemplateDeps } from './revise-template.service.ts';
 
 export interface SetParameterMapInput {
   id: unknown;
@@ -14,9 +15,10 @@ export interface SetParameterMapInput {
  * A different map makes a new version; sending the stored map again changes nothing.
  */
 export class SetParameterMap {
-  constructor(private readonly deps: ReviseTemplateDeps) {}
+  constructor(private readonly deps: ReviseTemplateDeps & { nodes?: NodeCatalog }) {}
 
-  execute(input: SetParameterMapInput): Promise<Result<WorkflowTemplate>> {
-    return reviseStoredTemplate(this.deps, input.id, (current) => replaceParameterMap(current, input.parameterMap, this.deps.rules));
+  /** Every value a parameter allows must fit the node it fills, on some server. */
+  execute(input: SetParameterMapInput): Promise<Result<TemplateWithProblems>> {
+    return reviseOnFleet(this.deps, input.id, (current) => replaceParameterMap(current, input.parameterMap, this.deps.rules));
   }
 }

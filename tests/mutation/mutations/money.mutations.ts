@@ -39,7 +39,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'a linked deduction above the price is kept',
     file: 'core/use-cases/coins/job-payment.service.ts',
-    find: 'if (excess > 0) await this.credit(tx, job.userId, excess, job.jobId, job.at);',
+    find: "if (excess > 0) await this.credit(tx, job.userId, excess, job.jobId, job.at, 'overpaid');",
     replace: '',
     tests: ['tests/unit/generation.test.ts'],
   },
