@@ -45,6 +45,8 @@ const submitBody = {
     templateId: { type: 'string', format: 'uuid' },
     parameters: { type: 'object' },
     requestId: { type: 'string', format: 'uuid', description: 'Becomes the job id; a repeat returns the existing job. Links a prior POST /coin/deduct with this relatedEntityId.' },
+    webhook: { type: 'string', format: 'uri', description: 'Called back, signed (Standard Webhooks; GET /webhook-secret), at the moments of `webhookEvents`. https only (plain http only to hosts the operator allows).' },
+    webhookEvents: { type: 'array', items: { type: 'string', enum: ['started', 'output', 'completed'] }, description: "Default ['completed']; `completed` is sent when the job succeeds, fails or is cancelled." },
   },
 };
 
@@ -79,6 +81,8 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
           templateId: body.templateId,
           parameters: body.parameters,
           requestId: body.requestId,
+          webhook: body.webhook,
+          webhookEvents: body.webhookEvents,
           alsoCommit: commitWith(created),
         });
         if (!result.ok) {
