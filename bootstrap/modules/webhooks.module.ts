@@ -38,6 +38,7 @@ export function webhooksFeature(ports: FeaturePorts, config: Readonly<Config>): 
         budget: { maxAttempts: webhooks.maxAttempts, windowSeconds: webhooks.retryWindowSeconds },
         concurrency: webhooks.concurrency,
         timeoutMs: webhooks.timeoutMs,
+        metrics: ports.metrics(),
         claimer: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       });
       return [{ name: 'webhook-delivery', roles: ['worker' as const], everyMs: webhooks.pollMs, run: () => deliver.execute() }];

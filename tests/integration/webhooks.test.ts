@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { HttpWebhookSender } from '../../adapters/webhook/http-webhook-sender.ts';
 import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.service.ts';
 import { DeliverWebhooks } from '../../core/use-cases/webhooks/deliver-webhooks.use-case.ts';
+import { NO_JOB_METRICS } from '../../core/ports/metrics.port.ts';
 import { WebhookOutbox } from '../../core/use-cases/webhooks/webhook-outbox.service.ts';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { failingWorkflow, imageWorkflow, quietLogger } from '../support/generation-harness.ts';
@@ -83,6 +84,16 @@ const assertError = (t: ExecutionContext, response: TestResponse, status: number
   t.deepEqual((response.body.details as { field: string }[]).map((detail) => detail.field), fields);
 };
 
+const METRICS_TOKEN = 'webhook-metrics-token';
+
+/** mediagen_webhook_deliveries_total by outcome, as scraped. */
+async function webhookCounters(on: TestApp): Promise<Record<string, number>> {
+  const text = await (await fetch(`${on.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const counts: Record<string, number> = { delivered: 0, retry: 0, failed: 0 };
+  for (const match of text.matchAll(/^mediagen_webhook_deliveries_total\{outcome="(\w+)"\} (\d+)$/gm)) counts[match[1]!] = Number(match[2]);
+  return counts;
+}
+
 const settle = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 for (const db of DATABASES) {
@@ -97,6 +108,7 @@ for (const db of DATABASES) {
       WEBHOOK_MAX_ATTEMPTS: '3',
       WEBHOOK_RETRY_WINDOW_SECONDS: '3',
       WEBHOOK_TIMEOUT_MS: '1500',
+      METRICS_TOKEN: METRICS_TOKEN,
     });
     return shared;
   };
@@ -149,6 +161,7 @@ for (const db of DATABASES) {
     const on = await app(t);
     const hooks = await receiver(t);
     const { client, secret } = await user(on);
+    const before = await webhookCounters(on);
     let flaky = 0;
     hooks.answers.set('/flaky', () => ({ status: flaky++ === 0 ? 500 : 200 }));
     let down = true;
@@ -169,7 +182,7 @@ for (const db of DATABASES) {
     t.is(hooks.at('/down').length, 3, 'no attempt after the last');
 
     down = false;
-    const before = Number(hooks.at('/down')[2]!.headers['webhook-timestamp']);
+    const lastFailed = Number(hooks.at('/down')[2]!.headers['webhook-timestamp']);
     await settle(1100);
     const redelivered = await client.post(`/generate/${second.body.id}/webhooks/${gaveUp.id}/redeliver`);
     t.is(redelivered.status, 200, JSON.stringify(redelivered.body));
@@ -178,8 +191,10 @@ for (const db of DATABASES) {
     t.like(delivered, { id: gaveUp.id, attempts: 1, lastStatusCode: 200 });
     const again = hooks.at('/down')[3]!;
     t.is(again.headers['webhook-id'], gaveUp.id);
-    t.true(Number(again.headers['webhook-timestamp']) > before, 'a new timestamp');
+    t.true(Number(again.headers['webhook-timestamp']) > lastFailed, 'a new timestamp');
     t.like(verified(secret, again), { type: 'job.completed' });
+    const after = await webhookCounters(on);
+    t.deepEqual({ delivered: after.delivered! - before.delivered!, retry: after.retry! - before.retry!, failed: after.failed! - before.failed! }, { delivered: 2, retry: 3, failed: 1 });
   });
 
   test.serial(`[${db}] a redirect is a failed attempt and is not followed; a receiver that never answers times out while other jobs complete`, async (t) => {
@@ -252,6 +267,7 @@ for (const db of DATABASES) {
 
     t.is((await client.post(`/generate/${jobId}/cancel`)).status, 200);
     t.is((await client.post(`/generate/${jobId}/cancel`)).status, 409);
+    t.false((await uow.run((tx) => lifecycle.end(tx, jobId, { to: 'cancelled' }))).ended, 'a late end moves nothing');
     const [pending, ...more] = await log(client, jobId);
     t.deepEqual(more, [], 'one delivery: the second cancel moved nothing');
     t.like(pending, { event: 'completed', status: 'pending', attempts: 0, payload: { type: 'job.completed', data: { jobId, status: 'cancelled' } } });
@@ -260,7 +276,7 @@ for (const db of DATABASES) {
     const sender = new HttpWebhookSender({ policy: { allowPrivate: true, allowCidrs: [], allowHttpHosts: ['hooks.test'] }, timeoutMs: 2000, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
     const secrets = async () => [secret];
     const worker = (claimer: string) =>
-      new DeliverWebhooks({ deliveries: repos.webhooks, sender, signingSecrets: secrets, clock, logger: quietLogger, random: () => 0.5, budget: { maxAttempts: 3, windowSeconds: 60 }, concurrency: 4, timeoutMs: 2000, claimer });
+      new DeliverWebhooks({ deliveries: repos.webhooks, sender, signingSecrets: secrets, clock, logger: quietLogger, random: () => 0.5, budget: { maxAttempts: 3, windowSeconds: 60 }, concurrency: 4, timeoutMs: 2000, claimer, metrics: NO_JOB_METRICS });
     const now = clock.now();
     const [claimed] = await repos.webhooks.claimDue(now, 'crashed', new Date(now.getTime() + 1500), 10);
     t.is(claimed?.id, pending!.id);

@@ -1,6 +1,7 @@
 import { webhookRetryDelay, type RetryBudget } from '../../domain/webhook-retry.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
+import type { JobMetrics } from '../../ports/metrics.port.ts';
 import type { WebhookAttemptRecord, WebhookDelivery, WebhookDeliveryRepository } from '../../ports/webhook-delivery-repository.port.ts';
 import type { WebhookResponse, WebhookSender } from '../../ports/webhook-sender.port.ts';
 
@@ -20,8 +21,8 @@ export interface DeliverWebhooksDeps {
   timeoutMs: number;
   /** This process, as the claims name it. */
   claimer: string;
-  /** Called once per finished attempt, after it is recorded. */
-  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
+  /** Counts each attempt once it is recorded. */
+  metrics: Pick<JobMetrics, 'webhookAttempt'>;
 }
 
 /** A claim outlives the send by this much (the signing-secret read and the record). */
@@ -58,7 +59,7 @@ export class DeliverWebhooks {
       logger.warn('webhook attempt not recorded: the claim was lost (redelivered or expired)', { deliveryId: delivery.id });
       return;
     }
-    this.deps.onAttempt?.(record.status === 'pending' ? 'retry' : record.status);
+    this.deps.metrics.webhookAttempt(record.status === 'pending' ? 'retry' : record.status);
   }
 
   private outcome(delivery: WebhookDelivery, response: WebhookResponse): WebhookAttemptRecord {

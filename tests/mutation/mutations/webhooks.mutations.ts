@@ -8,6 +8,9 @@ const SECRETS = 'core/use-cases/webhooks/webhook-secrets.service.ts';
 const SECRET_TESTS = ['tests/integration/webhook-secret.test.ts'];
 const RETRY = 'core/domain/webhook-retry.ts';
 const RETRY_TESTS = ['tests/unit/webhook-retry.test.ts'];
+const LIFECYCLE = 'core/use-cases/generation/job-lifecycle.service.ts';
+const DELIVERY_REPO = 'adapters/sequelize/sequelize-webhook-delivery-repository.ts';
+const DELIVERY_TESTS = ['tests/integration/webhooks.test.ts'];
 
 /** Webhooks (ADR 036): the SSRF guard, range by range, and the delivery transport's guards. */
 export const MUTATIONS: Mutation[] = [
@@ -178,5 +181,75 @@ export const MUTATIONS: Mutation[] = [
     find: 'Math.min(MAX_RETRY_DELAY_SECONDS, ',
     replace: 'Math.min(',
     tests: RETRY_TESTS,
+  },
+  {
+    name: "webhooks: a job's end writes no delivery in its transaction",
+    file: LIFECYCLE,
+    find: '    await this.deps.webhooks?.record(tx, job, webhookEventOf(ending.to), ',
+    replace: '    if (Date.now() < 0) await this.deps.webhooks?.record(tx, job, webhookEventOf(ending.to), ',
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: 'webhooks: a delivery written for an end that did not move the job',
+    file: LIFECYCLE,
+    find: 'if (!moved || !job) return { ended: false, job };',
+    replace: "if (!job) return { ended: false, job };\n    if (!moved) {\n      await this.deps.webhooks?.record(tx, job, 'completed', {});\n      return { ended: false, job };\n    }",
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: 'webhooks: the submit does not store the job webhook',
+    file: 'core/use-cases/generation/submit-generation.use-case.ts',
+    find: '    if (webhook) await this.deps.webhooks?.outbox.subscribe(tx, job, webhook);\n',
+    replace: '',
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: 'webhooks: a refused webhook URL or event list is accepted at submit',
+    file: 'core/use-cases/generation/submit-generation.use-case.ts',
+    find: "    if ('problems' in webhook) return validationFailed(webhook.problems);\n",
+    replace: "    if ('problems' in webhook) return this.execute({ ...input, webhook: undefined, webhookEvents: undefined });\n",
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: 'webhooks: a delivery made for an event the owner did not ask for',
+    file: 'core/use-cases/webhooks/webhook-outbox.service.ts',
+    find: 'if (!subscription?.events.includes(event)) return;',
+    replace: 'if (!subscription) return;',
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: "webhooks: the claim's conditional update takes a delivery another worker holds",
+    file: DELIVERY_REPO,
+    find: '{ where: { id, ...due }, ...s.options }',
+    replace: '{ where: { id }, ...s.options }',
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: 'webhooks: a worker that lost its claim still records its attempt',
+    file: DELIVERY_REPO,
+    find: '{ where: { id, claimed_by: claimer }, ...s.options },',
+    replace: '{ where: { id }, ...s.options },',
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: "webhooks: redeliver reaches another job's delivery",
+    file: DELIVERY_REPO,
+    find: '{ where: { id, job_id: jobId }, ...s.options },',
+    replace: '{ where: { id }, ...s.options },',
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: 'webhooks: the delivery log and redeliver routes skip the owner check',
+    file: 'core/use-cases/webhooks/webhook-delivery-log.service.ts',
+    find: "if (!job || job.userId !== userId) return fail('NOT_FOUND', 'Job not found');",
+    replace: "if (!job) return fail('NOT_FOUND', 'Job not found');",
+    tests: DELIVERY_TESTS,
+  },
+  {
+    name: 'webhooks: the delivery task never gives up (no attempt bound)',
+    file: 'core/use-cases/webhooks/deliver-webhooks.use-case.ts',
+    find: "if (delay === null) return { ...answer, status: 'failed', nextAttemptAt: null, lastError: response.error };",
+    replace: "if (delay === null) return { ...answer, status: 'pending', nextAttemptAt: new Date(at.getTime() + 1000), lastError: response.error };",
+    tests: DELIVERY_TESTS,
   },
 ];
