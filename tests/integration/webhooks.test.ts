@@ -148,13 +148,18 @@ for (const db of DATABASES) {
     const entries = await log(client, ok.body.id);
     t.deepEqual(entries.map((entry) => entry.event).sort(), ['completed', 'output', 'started']);
     t.true(entries.every((entry) => entry.status === 'delivered' && entry.attempts === 1 && entry.lastStatusCode === 204));
-    t.deepEqual(new Set(entries.map((entry) => entry.id)), new Set(hooks.at('/all').map((request) => request.headers['webhook-id'])));
+    t.deepEqual(entries.map((entry) => entry.id).sort(), hooks.at('/all').map((request) => request.headers['webhook-id']).sort(), 'each delivered once, under its webhook-id');
 
     const { client: bob } = await user(on);
     t.is((await bob.get(`/generate/${ok.body.id}/webhooks`)).status, 404);
     t.is((await bob.post(`/generate/${ok.body.id}/webhooks/${entries[0]!.id}/redeliver`)).status, 404);
     t.is((await client.get(`/generate/not-a-uuid/webhooks`)).status, 404);
-    t.is((await client.post(`/generate/${ok.body.id}/webhooks/${failed.body.id}/redeliver`)).status, 404, "another job's delivery id");
+    const [otherJobs] = await log(client, failed.body.id);
+    t.is((await client.post(`/generate/${ok.body.id}/webhooks/${otherJobs!.id}/redeliver`)).status, 404, "another job's delivery id");
+    t.is((await client.post(`/generate/${ok.body.id}/webhooks/not-a-uuid/redeliver`)).status, 404);
+    await settle(1000);
+    t.is(hooks.at('/failed').length, 1, "the other job's delivery was not sent again");
+    t.like((await log(client, failed.body.id))[0], { status: 'delivered', attempts: 1 });
   });
 
   test.serial(`[${db}] a 500 is tried again (same webhook-id, attempts 2); a receiver always failing gives up after WEBHOOK_MAX_ATTEMPTS; redelivery sends the same id anew`, async (t) => {
@@ -278,13 +283,16 @@ for (const db of DATABASES) {
     const worker = (claimer: string) =>
       new DeliverWebhooks({ deliveries: repos.webhooks, sender, signingSecrets: secrets, clock, logger: quietLogger, random: () => 0.5, budget: { maxAttempts: 3, windowSeconds: 60 }, concurrency: 4, timeoutMs: 2000, claimer, metrics: NO_JOB_METRICS });
     const now = clock.now();
-    const [claimed] = await repos.webhooks.claimDue(now, 'crashed', new Date(now.getTime() + 1500), 10);
-    t.is(claimed?.id, pending!.id);
+    // Two workers claim at once: one wins.
+    const claims = await Promise.all(['crashed', 'rival'].map((claimer) => repos.webhooks.claimDue(now, claimer, new Date(now.getTime() + 1500), 10)));
+    t.deepEqual(claims.flat().map((delivery) => delivery.id), [pending!.id], 'one claim wins');
+    const crashed = claims[0]!.length === 1 ? 'crashed' : 'rival';
+    const claimed = claims.flat()[0];
     t.like(await sender.send({ url, id: claimed!.id, timestamp: clock.now(), body: claimed!.payload, secrets: [secret] }), { delivered: true });
     t.deepEqual(await worker('second').execute(), { sent: 0 }, 'the claim holds while it lasts');
     await settle(1600);
     t.deepEqual(await worker('second').execute(), { sent: 1 }, 'the expired claim is taken again');
-    t.false(await repos.webhooks.record(claimed!.id, 'crashed', { status: 'failed', attempts: 1, firstAttemptAt: now, nextAttemptAt: null, lastStatusCode: null, lastError: 'late', at: now }), 'the dead worker cannot record any more');
+    t.false(await repos.webhooks.record(claimed!.id, crashed, { status: 'failed', attempts: 1, firstAttemptAt: now, nextAttemptAt: null, lastStatusCode: null, lastError: 'late', at: now }), 'the dead worker cannot record any more');
     const sent = hooks.at('/cancel');
     t.is(sent.length, 2);
     t.deepEqual(sent.map((request) => request.headers['webhook-id']), [pending!.id, pending!.id]);

@@ -218,10 +218,10 @@ export const MUTATIONS: Mutation[] = [
     tests: DELIVERY_TESTS,
   },
   {
-    name: "webhooks: the claim's conditional update takes a delivery another worker holds",
+    name: "webhooks: the claim's condition takes a delivery another worker holds (an unexpired claim)",
     file: DELIVERY_REPO,
-    find: '{ where: { id, ...due }, ...s.options }',
-    replace: '{ where: { id }, ...s.options }',
+    find: '{ claim_until: { [Op.lte]: now } }',
+    replace: '{ claim_until: { [Op.ne]: null } }',
     tests: DELIVERY_TESTS,
   },
   {
