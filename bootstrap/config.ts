@@ -11,6 +11,7 @@ import { readQueue, type QueueConfig } from './config/queue.ts';
 import { Reader, type Env } from './config/reader.ts';
 import { readServer, readUrls, type ServerConfig, type UrlsConfig } from './config/server.ts';
 import { readSocial, type SocialConfig } from './config/social.ts';
+import { readWebhooks, type WebhooksConfig } from './config/webhooks.ts';
 import { deriveStorageSigningKey, readStorage, type StorageConfig } from './config/storage.ts';
 import { readTelemetry, type TelemetryConfig } from './config/telemetry.ts';
 
@@ -44,6 +45,7 @@ export interface Config extends ServerConfig, UrlsConfig {
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
   social: SocialConfig;
+  webhooks: WebhooksConfig;
   network: NetworkConfig;
   /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
   observability: ObservabilityConfig;
@@ -78,6 +80,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const llm = readLlm(read);
   const seedTemplates = read.bool('SEED_TEMPLATES', server.appEnv === 'local');
   const social = readSocial(read, local);
+  const webhooks = readWebhooks(read);
   const network = readNetwork(read);
   const observability = readObservability(read);
   const telemetry = readTelemetry(read, server.roles);
@@ -106,6 +109,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     llm,
     seedTemplates,
     social,
+    webhooks,
     network,
     observability,
     telemetry,

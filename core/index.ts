@@ -164,3 +164,8 @@ export * from './use-cases/social/publication-ends.service.ts';
 export * from './use-cases/social/request-publication.use-case.ts';
 export * from './use-cases/social/run-publication.use-case.ts';
 export * from './use-cases/single-use-states.service.ts';
+export * from './domain/webhook-address.ts';
+export * from './ports/webhook-secret-store.port.ts';
+export * from './ports/webhook-sender.port.ts';
+export * from './use-cases/webhooks/webhook-secrets.service.ts';
+export * from './domain/webhook-retry.ts';

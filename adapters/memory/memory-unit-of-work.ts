@@ -18,6 +18,7 @@ import { MemoryTemplateRepository } from './memory-template-repository.ts';
 import { MemoryUploadRepository } from './memory-upload-repository.ts';
 import { MemoryUserEventStore } from './memory-user-event-store.ts';
 import { MemoryUserRepository } from './memory-user-repository.ts';
+import { MemoryWebhookDeliveryRepository } from './memory-webhook-delivery-repository.ts';
 
 type Repositories = Omit<Transaction, 'afterCommit'>;
 type Hook = () => void | Promise<void>;
@@ -42,6 +43,7 @@ function memoryRepositories(store: MemoryStore, signal: MemoryOutboxSignal, afte
     connections: new MemorySocialConnectionRepository(store),
     publications: new MemoryPublicationRepository(store),
     apiKeys: new MemoryApiKeyRepository(store),
+    webhooks: new MemoryWebhookDeliveryRepository(store),
   };
 }
 

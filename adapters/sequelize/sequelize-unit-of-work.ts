@@ -18,6 +18,7 @@ import { SequelizeTemplateRepository } from './sequelize-template-repository.ts'
 import { SequelizeUploadRepository } from './sequelize-upload-repository.ts';
 import { SequelizeUserEventStore } from './sequelize-user-event-store.ts';
 import { SequelizeUserRepository } from './sequelize-user-repository.ts';
+import { SequelizeWebhookDeliveryRepository } from './sequelize-webhook-delivery-repository.ts';
 import type { SqlScope } from './sql-scope.ts';
 
 /**
@@ -58,6 +59,7 @@ export class SequelizeRepositories implements Omit<Transaction, 'afterCommit'> {
   get connections() { return this.once('connections', () => new SequelizeSocialConnectionRepository(this.scope)); }
   get publications() { return this.once('publications', () => new SequelizePublicationRepository(this.scope)); }
   get apiKeys() { return this.once('apiKeys', () => new SequelizeApiKeyRepository(this.scope)); }
+  get webhooks() { return this.once('webhooks', () => new SequelizeWebhookDeliveryRepository(this.scope)); }
 }
 
 class SequelizeTransaction extends SequelizeRepositories implements Transaction {

@@ -14,6 +14,7 @@ import { bindMetrics } from './metrics.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
+import { bindWebhooks } from './webhooks.module.ts';
 import { bindHealthProbes } from './health.module.ts';
 import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 
@@ -35,6 +36,7 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   bindDiagnostics(container, config);
   bindChat(container, config);
   bindSocial(container, config);
+  bindWebhooks(container, config);
   // After every other module's routes: GET /auth/:provider takes any word under /auth.
   bindOidc(container, config);
   // Last: starts after every part it runs tasks of, and stops first.

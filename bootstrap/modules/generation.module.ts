@@ -26,6 +26,7 @@ import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.us
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
+import { WebhookOutbox } from '../../core/use-cases/webhooks/webhook-outbox.service.ts';
 import type { IdempotentResponder } from '../../adapters/http/idempotency.ts';
 import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
@@ -104,7 +105,8 @@ export function generationFeature(
   const control = new JobControl(ports.bus());
   const requestCancel = (jobId: string) => control.requestCancel(jobId);
   const metrics = ports.metrics();
-  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment, metrics });
+  const webhooks = new WebhookOutbox({ ids: ports.ids(), clock: ports.clock() });
+  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment, metrics, webhooks });
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
   const history = new OutputHistory({
     history: repos.history,
@@ -163,6 +165,7 @@ export function generationFeature(
         maxQueueDepth: generation.maxQueueDepth,
         estimates,
         metrics,
+        webhooks: { outbox: webhooks, policy: config.webhooks.policy },
       });
       const cancel = new CancelGeneration({ ...common, lifecycle, logger, requestCancel });
       const idempotency = needs.idempotency();

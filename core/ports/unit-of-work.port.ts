@@ -15,6 +15,7 @@ import type { TemplateRepository } from './template-repository.port.ts';
 import type { UploadRepository } from './upload-repository.port.ts';
 import type { UserEventStore } from './user-events.port.ts';
 import type { UserRepository } from './user-repository.port.ts';
+import type { WebhookDeliveryRepository } from './webhook-delivery-repository.port.ts';
 
 /**
  * The repositories of one transaction. Every call made through them commits together or not at all;
@@ -39,6 +40,7 @@ export interface Transaction {
   readonly connections: SocialConnectionRepository;
   readonly publications: PublicationRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly webhooks: WebhookDeliveryRepository;
   /**
    * Runs `hook` once this transaction has committed, never when it rolls back: notifications, bus
    * publishes and socket fan-out go here, so nobody hears of a change that did not happen. A hook that

@@ -28,6 +28,11 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'POST /api-keys': null,
   'GET /api-keys': null,
   'DELETE /api-keys/{id}': null,
+  // Webhooks (ADR 036): sessions only for now.
+  'GET /webhook-secret': null,
+  'POST /webhook-secret/rotate': null,
+  'GET /generate/{id}/webhooks': null,
+  'POST /generate/{id}/webhooks/{deliveryId}/redeliver': null,
   'GET /templates': 'generate',
   'GET /templates/{id}': 'generate',
   'POST /generate': 'generate',

@@ -69,6 +69,8 @@ const submitBody = {
       description:
         'Time-to-start deadline: if no worker has started the job this many seconds after submission, it ends `expired` (event `job.expired`) and is refunded in full, exactly once. A worker checks it before starting; a sweep (every few seconds) ends jobs still queued past it.',
     },
+    webhook: { type: 'string', format: 'uri', description: 'Called back, signed (Standard Webhooks; GET /webhook-secret), at the moments of `webhookEvents`. https only (plain http only to hosts the operator allows).' },
+    webhookEvents: { type: 'array', items: { type: 'string', enum: ['started', 'output', 'completed'] }, description: "Default ['completed']; `completed` is sent when the job succeeds, fails or is cancelled." },
   },
 };
 
@@ -108,6 +110,8 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
           parameters: body.parameters,
           requestId: body.requestId,
           startDeadlineSeconds: body.startDeadlineSeconds,
+          webhook: body.webhook,
+          webhookEvents: body.webhookEvents,
           alsoCommit: commitWith(created),
         });
         if (!result.ok) {

@@ -1,4 +1,5 @@
 import { clientErrorText } from '../../domain/client-error-text.ts';
+import { webhookEventOf } from '../../domain/webhook-event.ts';
 import { pastStartDeadline, type GenerationJob, type HistoryItem, type JobError } from '../../domain/job.ts';
 import type { HistoryView } from '../../domain/job-views.ts';
 import type { Clock } from '../../ports/clock.port.ts';
@@ -7,6 +8,7 @@ import { NO_JOB_METRICS, type JobMetrics } from '../../ports/metrics.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
 import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.service.ts';
 
 export interface JobLifecycleDeps {
   ids: IdGenerator;
@@ -15,6 +17,8 @@ export interface JobLifecycleDeps {
   payment: JobPayment;
   /** Counts jobs started and ended, and the queue wait, once each move commits; none by default. */
   metrics?: JobMetrics;
+  /** Writes the job's webhook deliveries with each move (ADR 036); none without it. */
+  webhooks?: WebhookOutbox;
 }
 
 export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'expired'; job: GenerationJob | null } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
@@ -57,6 +61,7 @@ export class JobLifecycle {
       { type: 'job.started', jobId, attempt },
       { type: 'job.status', jobId, text: 'Generating' },
     ]);
+    await this.deps.webhooks?.record(tx, job, webhookEventOf('running'), { status: 'running', attempt });
     tx.afterCommit(() => {
       this.metrics.jobStarted(job.templateId);
       // The first attempt's wait is the queue's; a later one's includes the earlier attempts.
@@ -87,6 +92,7 @@ export class JobLifecycle {
     } else {
       await this.deps.events.record(tx, job.userId, { type: ending.to === 'expired' ? 'job.expired' : 'job.cancelled', jobId, refunded });
     }
+    await this.deps.webhooks?.record(tx, job, webhookEventOf(ending.to), { status: ending.to, error: job.error, refundedCoins: job.refundedCoins + refunded });
     tx.afterCommit(() => this.metrics.jobEnded(job.templateId, ending.to));
     return { ended: true, job: { ...job, refundedCoins: job.refundedCoins + refunded }, refunded };
   }
@@ -107,6 +113,8 @@ export class JobLifecycle {
       ...views.map((output) => ({ type: 'job.output' as const, jobId: job.id, output })),
       { type: 'job.completed', jobId: job.id, outputs: views, texts: texts.map((text) => text.text) },
     ]);
+    for (const output of views) await this.deps.webhooks?.record(tx, job, 'output', { output });
+    await this.deps.webhooks?.record(tx, job, webhookEventOf('succeeded'), { status: 'succeeded', outputs: views, texts: texts.map((text) => text.text) });
     tx.afterCommit(() => this.metrics.jobEnded(job.templateId, 'succeeded'));
     return true;
   }

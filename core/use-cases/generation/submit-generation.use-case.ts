@@ -3,6 +3,8 @@ import type { GenerationJob } from '../../domain/job.ts';
 import { generationMessage } from '../../domain/messages.ts';
 import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import type { UserRole } from '../../domain/user.ts';
+import type { WebhookPolicy } from '../../domain/webhook-address.ts';
+import { parseWebhookSubscription, type WebhookSubscription } from '../../domain/webhook-event.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
@@ -10,6 +12,7 @@ import type { JobMetrics } from '../../ports/metrics.port.ts';
 import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.service.ts';
 import type { InputImages } from './input-images.service.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.service.ts';
 import type { RunEstimates } from './run-estimates.service.ts';
@@ -33,6 +36,8 @@ export interface SubmitGenerationDeps {
   estimates?: RunEstimates;
   /** Counts each job created, once its transaction commits; none by default. */
   metrics?: JobMetrics;
+  /** Stores a job's webhook (ADR 036); without it a request naming one is refused. */
+  webhooks?: { outbox: WebhookOutbox; policy: WebhookPolicy };
 }
 
 /** How long a client refused for too many active jobs is asked to wait (Retry-After). */
@@ -49,6 +54,9 @@ export interface SubmitGenerationInput {
   requestId?: unknown;
   /** Seconds the job may wait in the queue before it must start (an integer, 1 to MAX_START_DEADLINE_SECONDS); past it, it ends expired. */
   startDeadlineSeconds?: unknown;
+  /** The URL called back (`webhookEvents`: which moments; `completed` by default). */
+  webhook?: unknown;
+  webhookEvents?: unknown;
   /** Writes that must commit with the new job (see CommitHook). */
   alsoCommit?: CommitHook<SubmittedJob>;
 }
@@ -87,6 +95,8 @@ export class SubmitGeneration {
     if (deadlineSeconds !== null && !isDeadlineSeconds(deadlineSeconds)) {
       return this.reject(input.userId, requestId, validationFailed([{ field: 'startDeadlineSeconds', message: `must be an integer from 1 to ${MAX_START_DEADLINE_SECONDS}` }]));
     }
+    const webhook = this.webhookOf(input);
+    if ('problems' in webhook) return this.reject(input.userId, requestId, validationFailed(webhook.problems));
     if (requestId) {
       const existing = await this.deps.jobs.findById(requestId);
       if (existing) return this.existing(existing, input.userId);
@@ -99,7 +109,7 @@ export class SubmitGeneration {
     const jobId = requestId ?? this.deps.ids.newId();
     try {
       const job = await this.deps.uow.run(async (tx) => {
-        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value, deadlineSeconds);
+        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value, deadlineSeconds, webhook.subscription);
         await input.alsoCommit?.(tx, { job: created, created: true });
         return created;
       });
@@ -131,6 +141,13 @@ export class SubmitGeneration {
     return { failure, retryAfterSeconds: queueFullRetryAfter(headRunMs) };
   }
 
+  private webhookOf(input: SubmitGenerationInput): ReturnType<typeof parseWebhookSubscription> {
+    const { webhooks } = this.deps;
+    if (webhooks) return parseWebhookSubscription(input.webhook, input.webhookEvents, webhooks.policy);
+    const asked = input.webhook !== undefined && input.webhook !== null;
+    return asked ? { problems: [{ field: 'webhook', message: 'webhooks are not available here' }] } : { subscription: null };
+  }
+
   private existing(job: GenerationJob, userId: string): Result<SubmittedJob> {
     return job.userId === userId ? ok({ job, created: false }) : fail('CONFLICT', 'requestId is already in use');
   }
@@ -141,7 +158,7 @@ export class SubmitGeneration {
     return failure;
   }
 
-  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration, deadlineSeconds: number | null): Promise<GenerationJob> {
+  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration, deadlineSeconds: number | null, webhook: WebhookSubscription | null): Promise<GenerationJob> {
     const { ids, clock } = this.deps;
     const now = clock.now();
     // First in the transaction: the count holds off this user's other submits until this one commits (see the port).
@@ -174,6 +191,7 @@ export class SubmitGeneration {
       finishedAt: null,
     };
     if (!(await tx.jobs.create(job))) throw new Rejected('taken');
+    if (webhook) await this.deps.webhooks?.outbox.subscribe(tx, job, webhook);
     await tx.outbox.add({ id: ids.newId(), createdAt: now, message: generationMessage(job, this.deps.environment) });
     for (const image of prepared.images) await this.deps.images.markUsed(tx, image, now);
     await this.deps.events.record(tx, userId, { type: 'job.queued', jobId });
