@@ -169,3 +169,8 @@ export * from './ports/webhook-secret-store.port.ts';
 export * from './ports/webhook-sender.port.ts';
 export * from './use-cases/webhooks/webhook-secrets.service.ts';
 export * from './domain/webhook-retry.ts';
+export * from './domain/webhook-event.ts';
+export * from './ports/webhook-delivery-repository.port.ts';
+export * from './use-cases/webhooks/deliver-webhooks.use-case.ts';
+export * from './use-cases/webhooks/webhook-delivery-log.service.ts';
+export * from './use-cases/webhooks/webhook-outbox.service.ts';

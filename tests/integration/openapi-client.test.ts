@@ -42,7 +42,7 @@ const body: PostGenerateRequest = {
 const submitted = await postGenerate({ body });
 if (!submitted.data) throw new Error('submit failed: ' + submitted.response?.status + ' ' + JSON.stringify(submitted.error));
 const job: GenerationJob = submitted.data;
-const status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' = job.status;
+const status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired' = job.status;
 const again = await getGenerateById({ path: { id: job.id } });
 const refused = await postGenerate({ body: {} });
 const problem = refused.error;
