@@ -223,9 +223,10 @@ test.serial('[comfyui engine] the engine run holds a client span per ComfyUI HTT
   const names = new Set(calls.map((s) => s.name));
   t.true(names.has('POST /prompt'), [...names].join(', '));
   t.true(names.has('GET /view'), [...names].join(', '));
-  // The run's calls are the engine span's; the outputs are downloaded (/view) when they are stored, after the run.
+  // The run's calls are the engine span's, including the /view that checks each listed output is still there (ADR 034);
+  // the outputs are downloaded (/view again) when they are stored, after the run.
   t.deepEqual(calls.filter((s) => s.name !== 'GET /view' && s.parentSpanId !== engine!.spanId).map((s) => s.name), [], 'the run\'s ComfyUI calls are children of the engine run');
-  t.deepEqual(calls.filter((s) => s.name === 'GET /view').map((s) => s.parentSpanId), [consume.spanId]);
+  t.deepEqual(calls.filter((s) => s.name === 'GET /view').map((s) => s.parentSpanId).sort(), [engine!.spanId, consume.spanId].sort());
   const prompt = calls.find((s) => s.name === 'POST /prompt')!;
   t.like(prompt.attributes, { 'peer.service': 'comfyui', 'server.address': '127.0.0.1', 'http.response.status_code': 200 });
 });
