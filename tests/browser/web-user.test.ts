@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import sharp from 'sharp';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import type { TestClient } from '../support/test-client.ts';
 import { axeViolations, launchChromium, PageProblems, screenshot } from './browser-support.ts';
@@ -184,7 +184,35 @@ test.serial('queue position and ETA show when the server reports them', async (t
 
 test.serial('a seed defaulting to -1 is submitted as -1; a colour is picked, not typed, and arrives as its integer', async (t) => {
   const { page } = user;
+  // The snapshot of a (re)connecting socket makes the panel read the list again; that list answers late,
+  // after a job was submitted from the form: the job must stay shown.
+  let lists = 0;
+  let secondAsked!: () => void;
+  const asked = new Promise<void>((resolve) => (secondAsked = resolve));
+  let lateAnswered!: () => void;
+  const late = new Promise<void>((resolve) => (lateAnswered = resolve));
+  await page.route('**/api/v1/generate?limit=50', async (route) => {
+    if (++lists === 1) return route.continue();
+    secondAsked();
+    const response = await route.fetch();
+    await sleep(2500);
+    await route.fulfill({ response }).catch(() => undefined);
+    lateAnswered();
+  });
+  const heldSnapshots: string[] = [];
+  let toPage: WebSocketRoute | null = null;
+  let holding = true;
+  await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
+    toPage = ws;
+    const server = ws.connectToServer();
+    server.onMessage((message) => {
+      if (holding && String(message).includes('"job.snapshot"')) heldSnapshots.push(String(message));
+      else ws.send(message);
+    });
+  });
   await page.goto('/');
+  await page.getByText('Costs', { exact: false }).waitFor();
+  while (heldSnapshots.length === 0) await sleep(50);
   const picker = page.getByLabel('Template');
   await picker.selectOption(templateIds['Seeded square']!);
   const seed = page.getByLabel(/^Seed/);
@@ -192,7 +220,14 @@ test.serial('a seed defaulting to -1 is submitted as -1; a colour is picked, not
   t.is(await seed.getAttribute('min'), '-1');
   t.true(await seed.evaluate((input: HTMLInputElement) => input.checkValidity()), 'the form accepts -1');
   await page.getByLabel(/^Prompt/).fill('a random seed');
+  // The held snapshot arrives now: the panel asks for the list, which answers only after the submit below.
+  holding = false;
+  (toPage as WebSocketRoute | null)!.send(heldSnapshots[0]!);
+  await asked;
   t.is((await generateAndWait(page)).seed, -1);
+  await late;
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  t.is(await page.locator('.jobs li').first().locator('.job-prompt').textContent(), 'a random seed', 'the late list did not drop the job just submitted');
 
   await picker.selectOption({ label: 'Solid colour image (1 coins, image)' });
   const colour = page.getByLabel(/^Colour/);

@@ -90,6 +90,8 @@ class JobRow {
   }
 
   apply(event: ServerEvent): void {
+    // An ended job is final: a late or replayed event must not bring it back.
+    if (!this.active) return;
     switch (event.type) {
       case 'job.queued':
         if (typeof event.position === 'number') this.job = { ...this.job, position: event.position };
@@ -209,23 +211,29 @@ export async function jobsPanel(options: {
   const rows = new Map<string, JobRow>();
   const row = (job: Job): JobRow => new JobRow(job, options.templateName(job.templateId), options.onOutputs, options.onEnded);
 
-  const show = (jobs: Job[]): void => {
+  /** `shownBefore`: the rows when the list was asked for; one added since (just submitted) is newer than the list. */
+  const show = (jobs: Job[], shownBefore: Set<string>): void => {
     const cutoff = Date.now() - RECENT_MS;
     const active = jobs.filter((job) => ACTIVE.has(job.status));
     const ended = jobs.filter((job) => !ACTIVE.has(job.status) && new Date(job.updatedAt).getTime() >= cutoff).slice(0, MAX_ENDED);
     const chosen = new Set([...active, ...ended].map((job) => job.id));
     const ordered = jobs.filter((job) => chosen.has(job.id));
     const previous = new Map(rows);
+    const newer = [...previous.values()].filter((shown) => !shownBefore.has(shown.id) && !chosen.has(shown.id));
     rows.clear();
+    for (const shown of newer) rows.set(shown.id, shown);
     for (const job of ordered) {
       const known = previous.get(job.id);
       known?.fromJob(job);
       rows.set(job.id, known ?? row(job));
     }
-    replace(list, ordered.map((job) => rows.get(job.id)!.element));
+    replace(list, [...rows.values()].map((shown) => shown.element));
     empty.hidden = rows.size > 0;
   };
-  const load = async (): Promise<void> => show((await api.get<Page<Job>>(`/generate${query({ limit: LOAD_LIMIT })}`)).items);
+  const load = async (): Promise<void> => {
+    const shownBefore = new Set(rows.keys());
+    show((await api.get<Page<Job>>(`/generate${query({ limit: LOAD_LIMIT })}`)).items, shownBefore);
+  };
   const add = (job: Job): void => {
     // A job already shown is followed by its events, which may be newer than this copy.
     if (rows.has(job.id)) return;
@@ -237,19 +245,25 @@ export async function jobsPanel(options: {
     empty.hidden = true;
   };
 
-  const fetching = new Set<string>();
+  /** Jobs being fetched, with the events that came in meanwhile (applied once the job is shown). */
+  const fetching = new Map<string, ServerEvent[]>();
   const off = options.socket.on((event) => {
     if (event.type === 'job.snapshot') return void load().catch(() => undefined);
     if (!event.jobId || !event.type.startsWith('job.')) return;
     const known = rows.get(event.jobId);
     if (known) return known.apply(event);
-    if (fetching.has(event.jobId)) return;
-    fetching.add(event.jobId);
+    const id = event.jobId;
+    const waiting = fetching.get(id);
+    if (waiting) return void waiting.push(event);
+    fetching.set(id, []);
     void api
-      .get<Job>(`/generate/${event.jobId}`)
-      .then(add)
+      .get<Job>(`/generate/${id}`)
+      .then((job) => {
+        add(job);
+        for (const later of fetching.get(id) ?? []) rows.get(id)?.apply(later);
+      })
       .catch(() => undefined)
-      .finally(() => fetching.delete(event.jobId!));
+      .finally(() => fetching.delete(id));
   });
   const timer = setInterval(() => {
     const now = Date.now();
