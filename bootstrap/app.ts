@@ -9,6 +9,7 @@ import { defaultWebRoot } from '../adapters/http/web-app.ts';
 import { JsonLogger } from '../adapters/logging/json-logger.ts';
 import type { PromMetrics, RequestSample } from '../adapters/metrics/prom-metrics.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import type { Logger } from '../core/ports/logger.port.ts';
 import type { Config } from './config.ts';
 import { bindFeatures } from './modules/features.ts';
@@ -16,6 +17,7 @@ import { healthChecksOf } from './modules/health.module.ts';
 import { bindInfrastructure } from './modules/infrastructure.module.ts';
 import { portsOf } from './modules/ports.ts';
 import { TOKENS, type HttpServerRef, type LifecycleBinding } from './tokens.ts';
+import { startTracingOf, tracingOf } from './tracing.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -47,6 +49,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
   if (config.roles.includes('api')) {
     const { all: checks, readiness } = healthChecksOf(container);
     const authenticate = container.get<Authenticate>(TOKENS.Authenticate);
+    const authenticateKey = container.get<AuthenticateApiKey>(TOKENS.AuthenticateApiKey);
     const features = () =>
       mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
     const modules = [healthRoutes({ version: VERSION, checks, readiness }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
@@ -64,19 +67,20 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       mediaOrigins: mediaOriginsOf(config),
       frontendUrl: config.frontendUrl,
       trustProxy: config.network.trustProxy,
-      auth: { authenticate: (token) => authenticate.execute(token) },
+      auth: { authenticate: (token) => authenticate.execute(token), authenticateKey: (key) => authenticateKey.execute(key) },
       ...(metrics ? { observeRequest: (sample: RequestSample) => metrics.observeRequest(sample) } : {}),
       ...(metrics && metricsToken ? { metrics: { token: metricsToken, contentType: metrics.contentType, render: () => metrics.render() } } : {}),
     });
     http = built.app;
     drainHandlers = built.drain;
-    server = createServer(http);
+    server = createServer(tracingOf(config).requestListener(http));
     server.keepAliveTimeout = 65_000;
     serverRef.server = server;
   }
   const lifecycles = () =>
     container.getAll<LifecycleBinding>(TOKENS.Lifecycle).filter((part) => part.roles.some((role) => config.roles.includes(role)));
   let started: LifecycleBinding[] = [];
+  let tracing: Awaited<ReturnType<typeof startTracingOf>> = null;
 
   return {
     config,
@@ -85,6 +89,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     http,
     server,
     async start() {
+      tracing ??= await startTracingOf(config);
       const applied = await migrateWithRetry(() => ports.db().migrate(), logger);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
       for (const part of lifecycles()) {
@@ -120,6 +125,9 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       started = [];
       await ports.cache().close();
       await ports.db().close();
+      // Last: the spans of the shutdown's own work are sent too.
+      await tracing?.shutdown().catch((error: unknown) => logger.error('trace export at shutdown failed', { error }));
+      tracing = null;
     },
   };
 }

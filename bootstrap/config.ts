@@ -11,7 +11,9 @@ import { readQueue, type QueueConfig } from './config/queue.ts';
 import { Reader, type Env } from './config/reader.ts';
 import { readServer, readUrls, type ServerConfig, type UrlsConfig } from './config/server.ts';
 import { readSocial, type SocialConfig } from './config/social.ts';
+import { readWebhooks, type WebhooksConfig } from './config/webhooks.ts';
 import { deriveStorageSigningKey, readStorage, type StorageConfig } from './config/storage.ts';
+import { readTelemetry, type TelemetryConfig } from './config/telemetry.ts';
 
 export type { AppEnv, Role } from './config/server.ts';
 export type { ComfyEngineConfig } from './config/engine.ts';
@@ -43,9 +45,11 @@ export interface Config extends ServerConfig, UrlsConfig {
   /** SEED_TEMPLATES: install the ready templates into a database that never held a template. */
   seedTemplates: boolean;
   social: SocialConfig;
+  webhooks: WebhooksConfig;
   network: NetworkConfig;
   /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
   observability: ObservabilityConfig;
+  telemetry: TelemetryConfig;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -76,8 +80,10 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const llm = readLlm(read);
   const seedTemplates = read.bool('SEED_TEMPLATES', server.appEnv === 'local');
   const social = readSocial(read, local);
+  const webhooks = readWebhooks(read);
   const network = readNetwork(read);
   const observability = readObservability(read);
+  const telemetry = readTelemetry(read, server.roles);
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   const { publicUrl, corsOrigins, frontendUrl } = urls;
@@ -103,8 +109,10 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     llm,
     seedTemplates,
     social,
+    webhooks,
     network,
     observability,
+    telemetry,
   };
   return { ok: true, config: deepFreeze(config) };
 }

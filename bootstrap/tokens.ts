@@ -22,6 +22,7 @@ import type { EventBus } from '../core/ports/user-events.port.ts';
 import type { NodeCatalog } from '../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../core/ports/workflow-engine.port.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
+import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import type { SessionRevocations } from '../core/use-cases/auth/session-revocations.service.ts';
 import type { UserEventLog } from '../core/use-cases/events/user-event-log.service.ts';
 import type { JobPayment } from '../core/use-cases/coins/job-payment.service.ts';
@@ -80,6 +81,8 @@ export const TOKENS = {
   PasswordHasher: token<PasswordHasher>('PasswordHasher'),
   TokenIssuer: token<TokenIssuer>('TokenIssuer'),
   Authenticate: token<Authenticate>('Authenticate'),
+  /** `mgs_…` API keys on the authenticated request path (api-keys.module.ts). */
+  AuthenticateApiKey: token<AuthenticateApiKey>('AuthenticateApiKey'),
   SessionRevocations: token<SessionRevocations>('SessionRevocations'),
   /** The configured OpenID Connect providers (oidc.module.ts). */
   OidcProviders: token<OidcProviders>('OidcProviders'),

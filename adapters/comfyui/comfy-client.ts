@@ -58,6 +58,8 @@ export interface ComfyClientOptions {
   token?: string;
   /** How errors name this server ("server 2"): error texts reach users, so they never carry the address. */
   label?: string;
+  /** The fetch every HTTP call goes through (the global one by default; a tracing wrapper when traces are on). */
+  fetch?: typeof fetch;
 }
 
 /** An IPv4 address (with its port), as network errors quote it ("connect ECONNREFUSED 10.0.0.5:8188"). */
@@ -248,7 +250,7 @@ export class ComfyClient {
       payload = JSON.stringify(body);
     }
     try {
-      const res = await fetch(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
+      const res = await (this.options.fetch ?? fetch)(`${this.base}${path}`, { method, headers, body: payload, signal: controller.signal });
       if (res.status >= 500 || res.status === 401 || res.status === 403) {
         await res.body?.cancel();
         throw this.unavailable(`${method} ${path.split('?')[0]} answered ${res.status}`);

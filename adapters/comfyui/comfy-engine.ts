@@ -31,6 +31,8 @@ export interface ComfyEngineOptions {
   failoverMs?: number;
   /** How often every server's /object_info is read again (COMFYUI_CATALOG_REFRESH_MS); 0 turns the timer off. */
   catalogueRefreshMs?: number;
+  /** Passed to every server's client (ComfyClientOptions.fetch). */
+  fetch?: typeof fetch;
 }
 
 /** Where a run's files live on a server (ADR 034): its inputs under input/mgs/<run id>/, its outputs under output/mgs/<run id>/. */
@@ -92,7 +94,8 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   constructor(private readonly options: ComfyEngineOptions) {
     // Servers are named by position in errors ("server 2"): an error text reaches users, an address must not.
     const clients = options.urls.map(
-      (url, index) => new ComfyClient(url, { timeoutMs: options.timeoutMs, label: `server ${index + 1}`, ...(options.token ? { token: options.token } : {}) }),
+      (url, index) =>
+        new ComfyClient(url, { timeoutMs: options.timeoutMs, label: `server ${index + 1}`, ...(options.token ? { token: options.token } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) }),
     );
     this.pool = new ComfyPool(clients, {
       jobsPerServer: options.jobsPerServer,

@@ -1,5 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { isApiKeyText, type ApiKeyScope } from '../../core/domain/api-key.ts';
+import type { ApiKeyAuthentication } from '../../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import type { Authenticated } from '../../core/use-cases/auth/authenticate.use-case.ts';
 import { ACCESS_COOKIE, XSRF_COOKIE, XSRF_HEADER } from './cookies.ts';
 import { HttpError } from './error-table.ts';
@@ -7,7 +9,9 @@ import { HttpError } from './error-table.ts';
 export type AuthLevel = 'public' | 'access' | 'admin';
 
 export interface Principal extends Authenticated {
-  via: 'cookie' | 'bearer';
+  via: 'cookie' | 'bearer' | 'api-key';
+  /** Set when the request came with an API key: its id and the scopes it holds now. */
+  apiKey?: { id: string; scopes: ApiKeyScope[] };
 }
 
 declare module 'express-serve-static-core' {
@@ -20,6 +24,8 @@ declare module 'express-serve-static-core' {
 export interface AuthDeps {
   /** Claims and the user as stored now: a demoted administrator loses access at once (`user.role`, not the token's). */
   authenticate(token: string): Promise<Authenticated | null>;
+  /** An `mgs_…` API key (ADR 035); without it keys are refused like any bad token. */
+  authenticateKey?(key: string): Promise<ApiKeyAuthentication>;
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -41,10 +47,30 @@ export function csrfOk(req: Request): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function requireAuth(deps: AuthDeps, level: Exclude<AuthLevel, 'public'>) {
+/**
+ * An API key in `Authorization: Bearer mgs_…`: valid now, within its rate, and holding the route's scope. Like any
+ * bearer request it needs no CSRF header. A route with no scope (`keyScope` null) needs a session and refuses keys.
+ */
+async function keyPrincipal(deps: AuthDeps, key: string, keyScope: ApiKeyScope | null): Promise<Principal> {
+  if (!deps.authenticateKey) throw new HttpError(401, 'API key is invalid');
+  const outcome = await deps.authenticateKey(key);
+  if (!outcome.ok && outcome.code === 'RATE_LIMITED') throw new HttpError(429, outcome.message, undefined, { 'Retry-After': String(outcome.retryAfterSeconds) });
+  if (!outcome.ok) throw new HttpError(401, outcome.message);
+  if (keyScope === null) throw new HttpError(403, 'This route does not accept API keys: sign in (cookie or access token)');
+  if (!outcome.key.scopes.includes(keyScope)) throw new HttpError(403, `This API key lacks the "${keyScope}" scope this route needs`);
+  return { ...outcome.principal, via: 'api-key', apiKey: outcome.key };
+}
+
+export function requireAuth(deps: AuthDeps, level: Exclude<AuthLevel, 'public'>, keyScope: ApiKeyScope | null = null) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const found = tokenFrom(req);
     if (!found) throw new HttpError(401, 'Authentication required');
+    if (found.via === 'bearer' && isApiKeyText(found.token)) {
+      const principal = await keyPrincipal(deps, found.token, keyScope);
+      if (level === 'admin' && principal.user.role !== 'admin') throw new HttpError(403, 'Administrator role required');
+      req.principal = principal;
+      return next();
+    }
     const claims = await deps.authenticate(found.token);
     if (!claims) throw new HttpError(401, 'Access token is invalid or expired');
     if (found.via === 'cookie' && STATE_CHANGING.has(req.method) && !csrfOk(req)) {

@@ -41,7 +41,7 @@ export const auditEntrySchema: JsonSchema = {
     actorId: { type: 'string', format: 'uuid' },
     action: { type: 'string', enum: [...AUDIT_ACTIONS] },
     targetUserId: { type: ['string', 'null'], format: 'uuid' },
-    details: { type: 'object', description: 'coin changes: amount (signed), reason, balanceAfter, transactionId; job.cancel: jobId, refunded; queue.*: messageId, taskType, jobId' },
+    details: { type: 'object', description: 'coin changes: amount (signed), reason, balanceAfter, transactionId; job.cancel: jobId, refunded; queue.*: messageId, taskType, jobId; api-key.create: keyId, name, scopes, prefix, expiresAt; api-key.revoke: keyId, name, prefix; template.*: templateId, name, version, changed (field names)' },
     createdAt: { type: 'string', format: 'date-time' },
   },
 };

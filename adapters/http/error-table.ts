@@ -18,6 +18,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'TEMPLATE.NAME_TAKEN': 409,
   'JOB.FINISHED': 409,
   'JOB.TOO_MANY_ACTIVE': 429,
+  'QUEUE.FULL': 429,
   'PAYLOAD.TOO_LARGE': 413,
   'UPSTREAM.FAILED': 502,
   'UPSTREAM.TIMEOUT': 504,
@@ -73,7 +74,12 @@ export function sendError(res: Response, statusCode: number, message: string, de
   res.status(statusCode).json(errorBody(statusCode, message, details));
 }
 
+/** The use-case code each refused response was sent for: a surface rendering errors its own way (the Comfy API v2, ADR 040) needs more than the status. */
+const failCodes = new WeakMap<Response, string>();
+export const failCodeOf = (res: Response): string | undefined => failCodes.get(res);
+
 export function sendFail(res: Response, failure: Fail<string>): void {
+  failCodes.set(res, failure.code);
   const status = STATUS_BY_CODE[failure.code as ErrorCode] ?? 500;
   sendError(res, status, failure.message, failure.details);
 }

@@ -10,7 +10,9 @@ import type { AuthDeps } from './auth-middleware.ts';
 import { setXsrfCookie, XSRF_COOKIE, type CookiePolicy } from './cookies.ts';
 import { errorBody, HttpError } from './error-table.ts';
 import { JSON_DEPTH_MAX, jsonDepth } from './json-shape.ts';
-import { OpenApiDocument } from './openapi.ts';
+import { AsyncApiDocument } from './asyncapi.ts';
+import { errorSchema, OpenApiDocument } from './openapi.ts';
+import { NAMED_SCHEMAS } from './openapi-components.ts';
 import { webAppRouter } from './web-app.ts';
 import { connectPagesRouter } from './connect-pages.ts';
 import { documentMetrics, METRICS_PATH, metricsHandler, type MetricsEndpoint } from './metrics-route.ts';
@@ -70,7 +72,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const openapi = new OpenApiDocument({
     title: 'Media generation service',
     version: options.version,
-    description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`.',
+    description: 'Generate images and videos from ComfyUI workflow templates. Authenticate with the access_token cookie or `Authorization: Bearer <ACCESS_TOKEN>`; scripts and servers use an API key, `Authorization: Bearer mgs_…`, on the operations that list apiKeyAuth (their x-api-key-scope). The WebSocket (/api/v1/ws) and the server-sent-event streams are described in the AsyncAPI document at [/api/v1/asyncapi.json](/api/v1/asyncapi.json).',
+  }, NAMED_SCHEMAS);
+  const asyncapi = new AsyncApiDocument({ title: 'Media generation service: real-time messages', version: options.version }, API_PREFIX, {
+    HistoryItem: NAMED_SCHEMAS.HistoryItem!,
+    GenerationJob: NAMED_SCHEMAS.GenerationJob!,
+    Error: errorSchema,
   });
 
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -121,10 +128,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     next();
   });
 
-  const api = new ApiRouter(options.auth, openapi);
+  const api = new ApiRouter(options.auth, openapi, asyncapi);
   for (const register of options.modules) register(api);
   // The API first: its requests skip the document and Swagger UI layers below.
   app.use(API_PREFIX, api.router);
+  // Before the legacy prefix (/api), which would otherwise take /api/v2 for a path of its own.
+  for (const { prefix, router } of api.mounts()) app.use(prefix, router);
 
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openapi.toJSON(API_PREFIX));
@@ -135,6 +144,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     tags: ['docs'],
     security: [],
     responses: { 200: { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } } },
+  });
+  app.get(`${API_PREFIX}/asyncapi.json`, (_req, res) => {
+    res.json(asyncapi.toJSON());
+  });
+  openapi.addOperation('get', '/asyncapi.json', {
+    summary: 'The AsyncAPI 3.0 document of the WebSocket (/ws) and the server-sent-event streams',
+    tags: ['docs'],
+    security: [],
+    responses: { 200: { description: 'The document', content: { 'application/json': { schema: { type: 'object', description: 'AsyncAPI 3.0' } } } } },
   });
   app.use(
     '/api/docs',

@@ -1,4 +1,5 @@
 import { PARAMETER_TYPES, withClassTypes } from '../../core/domain/parameter-map.ts';
+import { requiredKeysFor } from '../../core/domain/category-inputs.ts';
 import { CATEGORIES } from '../../core/domain/parameter-presets.ts';
 import { OUTPUT_TYPES, type CatalogueTemplate } from '../../core/domain/workflow-template.ts';
 import type { TemplateWithProblems } from '../../core/use-cases/templates/fleet-check.service.ts';
@@ -15,9 +16,12 @@ export const templateDto = (template: TemplateWithProblems) => ({
   category: template.category,
   workflow: template.workflow,
   parameter_map: withClassTypes(template.parameterMap, template.workflow),
+  requiredParameters: requiredKeysFor(template.category, template.workflow),
   cost: template.cost,
   outputType: template.outputType,
   isActive: template.isActive,
+  status: template.publishedAt === null ? ('draft' as const) : ('published' as const),
+  publishedAt: template.publishedAt?.toISOString() ?? null,
   version: template.version,
   createdAt: template.createdAt.toISOString(),
   updatedAt: template.updatedAt.toISOString(),
@@ -94,10 +98,13 @@ export const patchTemplateBodySchema: JsonSchema = {
 
 export const templateSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'name', 'description', 'category', 'workflow', 'parameter_map', 'cost', 'outputType', 'isActive', 'version', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'description', 'category', 'workflow', 'parameter_map', 'cost', 'outputType', 'isActive', 'status', 'publishedAt', 'requiredParameters', 'version', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     ...templateFields,
+    status: { type: 'string', enum: ['draft', 'published'], description: 'A draft is invisible to users and cannot be run by them (ADR 039)' },
+    publishedAt: { type: ['string', 'null'], format: 'date-time' },
+    requiredParameters: { type: 'array', items: { type: 'string' }, description: 'The parameters the map must have: what the category promises, where the workflow has an input for it' },
     parameter_map: {
       type: 'object',
       additionalProperties: { ...mappingItemSchema, properties: { ...(mappingItemSchema['properties'] as object), class_type: { type: ['string', 'null'] } } },

@@ -20,9 +20,11 @@ const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
 
 export class MemoryJobRepository implements JobRepository {
   private readonly jobs: Map<string, GenerationJob>;
+  private readonly announced: Map<string, number>;
 
   constructor(store: MemoryStore) {
     this.jobs = store.table<GenerationJob>('generation_jobs');
+    this.announced = store.table<number>('generation_jobs_announced_position');
   }
 
   async create(job: NewJob): Promise<boolean> {
@@ -113,6 +115,37 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()]
       .filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)
       .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
+      .slice(0, max)
+      .map(copy);
+  }
+
+  async announcePosition(id: string, position: number): Promise<boolean> {
+    if (this.jobs.get(id)?.status !== 'queued' || this.announced.get(id) === position) return false;
+    this.announced.set(id, position);
+    return true;
+  }
+
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {
+    const counts = new Map<string | null, number>();
+    for (const other of this.jobs.values()) {
+      const ahead = other.createdAt < job.createdAt || (other.createdAt.getTime() === job.createdAt.getTime() && other.id < job.id);
+      if (other.status === 'queued' && ahead) counts.set(other.templateId, (counts.get(other.templateId) ?? 0) + 1);
+    }
+    return [...counts.entries()].map(([templateId, count]) => ({ templateId, count })).sort((a, b) => (a.templateId === null ? -1 : b.templateId === null ? 1 : a.templateId < b.templateId ? -1 : 1));
+  }
+
+  async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId))
+      .sort((a, b) => b.finishedAt!.getTime() - a.finishedAt!.getTime())
+      .slice(0, max)
+      .map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());
+  }
+
+  async listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now)
+      .sort((a, b) => a.startDeadline!.getTime() - b.startDeadline!.getTime())
       .slice(0, max)
       .map(copy);
   }

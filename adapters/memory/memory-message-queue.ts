@@ -20,6 +20,7 @@ import type {
   OutgoingMessage,
   PeekedMessage,
   QueueStats,
+  TraceCarrier,
 } from '../../core/ports/queue.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
@@ -38,6 +39,7 @@ interface QueueRow {
   seq: number;
   /** When it was published (ms). */
   createdAt: number;
+  trace?: TraceCarrier;
 }
 
 type Handler = (message: DeliveredMessage) => Promise<HandlerOutcome>;
@@ -121,6 +123,7 @@ export class MemoryMessageQueue implements MessageQueue {
       lastError: null,
       seq: (sequence += 1),
       createdAt: this.clock.now().getTime(),
+      ...(message.trace ? { trace: { ...message.trace } } : {}),
     });
     this.scheduleAll();
     return { messageId: id };
@@ -259,6 +262,7 @@ export class MemoryMessageQueue implements MessageQueue {
       environment: row.environment,
       body: JSON.parse(row.body) as unknown,
       attempt,
+      ...(row.trace ? { trace: { ...row.trace } } : {}),
       extendVisibility: async (seconds) => this.extend(row, token, seconds),
     };
   }

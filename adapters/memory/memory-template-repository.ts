@@ -1,4 +1,4 @@
-import { templateNameKey, type TemplateVersion, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
+import { isOffered, templateNameKey, type TemplateVersion, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { TemplateRepository, TemplateUpdateOutcome } from '../../core/ports/template-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
@@ -62,9 +62,9 @@ export class MemoryTemplateRepository implements TemplateRepository {
     return false;
   }
 
-  async list(options: { activeOnly?: boolean } = {}): Promise<WorkflowTemplate[]> {
+  async list(options: { offeredOnly?: boolean } = {}): Promise<WorkflowTemplate[]> {
     return [...this.templates.values()]
-      .filter((template) => !template.deletedAt && (!options.activeOnly || template.isActive))
+      .filter((template) => !template.deletedAt && (!options.offeredOnly || isOffered(template)))
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map(publicTemplate);
   }

@@ -1,5 +1,6 @@
 import type { Outbox } from '../../core/ports/outbox.port.ts';
 import type { Transaction, UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+import { MemoryApiKeyRepository } from './memory-api-key-repository.ts';
 import { MemoryAuditLog } from './memory-audit-log.ts';
 import { MemoryCoinLedger } from './memory-coin-ledger.ts';
 import { MemoryLinkedDeductions } from './memory-linked-deductions.ts';
@@ -17,6 +18,7 @@ import { MemoryTemplateRepository } from './memory-template-repository.ts';
 import { MemoryUploadRepository } from './memory-upload-repository.ts';
 import { MemoryUserEventStore } from './memory-user-event-store.ts';
 import { MemoryUserRepository } from './memory-user-repository.ts';
+import { MemoryWebhookDeliveryRepository } from './memory-webhook-delivery-repository.ts';
 
 type Repositories = Omit<Transaction, 'afterCommit'>;
 type Hook = () => void | Promise<void>;
@@ -40,6 +42,8 @@ function memoryRepositories(store: MemoryStore, signal: MemoryOutboxSignal, afte
     identities: new MemoryIdentityRepository(store),
     connections: new MemorySocialConnectionRepository(store),
     publications: new MemoryPublicationRepository(store),
+    apiKeys: new MemoryApiKeyRepository(store),
+    webhooks: new MemoryWebhookDeliveryRepository(store),
   };
 }
 

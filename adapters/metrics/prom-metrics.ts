@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../core/ports/logger.port.ts';
-import type { JobMetrics, JobOutcome, RefundReason } from '../../core/ports/metrics.port.ts';
+import type { JobMetrics, JobOutcome, RefundReason, WebhookOutcome } from '../../core/ports/metrics.port.ts';
 import type { QueueStats } from '../../core/ports/queue.port.ts';
 import type { EngineServerState } from '../../core/ports/workflow-engine.port.ts';
 
@@ -39,6 +39,7 @@ export class PromMetrics implements JobMetrics {
   private readonly times: { queueWait: Histogram; run: Histogram; upload: Histogram };
   private readonly coins: { charged: Counter<'reason'>; refunded: Counter<'reason'> };
   private readonly deadLetteredTotal: Counter<'task_type'>;
+  private readonly webhookDeliveries: Counter<'outcome'>;
 
   constructor(sources: MetricsSources, private readonly logger: Logger) {
     collectDefaultMetrics({ register: this.registry });
@@ -61,6 +62,7 @@ export class PromMetrics implements JobMetrics {
       charged: new Counter({ name: 'mediagen_coins_charged_total', help: 'Coins taken from users for generations, by ledger reason', labelNames: ['reason'], registers }),
       refunded: new Counter({ name: 'mediagen_coins_refunded_total', help: 'Coins given back to users, by why', labelNames: ['reason'], registers }),
     };
+    this.webhookDeliveries = new Counter({ name: 'mediagen_webhook_deliveries_total', help: 'Webhook attempts this worker recorded, by outcome (delivered, retry, failed)', labelNames: ['outcome'], registers });
     this.deadLetteredTotal = new Counter({ name: 'mediagen_queue_dead_lettered_total', help: 'Messages this process sent to the dead letters, by task type', labelNames: ['task_type'], registers });
     if (sources.queue) this.queueGauges(sources.queue);
     if (sources.engine) this.engineGauges(sources.engine);
@@ -110,6 +112,10 @@ export class PromMetrics implements JobMetrics {
 
   coinsRefunded(amount: number, reason: RefundReason): void {
     this.coins.refunded.inc({ reason }, amount);
+  }
+
+  webhookAttempt(outcome: WebhookOutcome): void {
+    this.webhookDeliveries.inc({ outcome });
   }
 
   deadLettered(taskType: string): void {

@@ -5,7 +5,10 @@ import {
   describeError,
   expiredReason,
   settlementOf,
+  traceCarrierOf,
+  traceFields,
   validateConsumeOptions,
+  withTrace,
   type BackoffPolicy,
   type Settlement,
 } from '../../core/domain/message-delivery.ts';
@@ -19,6 +22,7 @@ import type {
   OutgoingMessage,
   PeekedMessage,
   QueueStats,
+  TraceCarrier,
 } from '../../core/ports/queue.port.ts';
 import type { AmqpLink } from './amqp-link.ts';
 
@@ -93,7 +97,7 @@ export class RabbitMessageQueue implements MessageQueue {
   async publish(message: OutgoingMessage): Promise<{ messageId: string }> {
     const messageId = message.messageId ?? randomUUID();
     const route = this.remember({ environment: message.environment, taskType: message.taskType });
-    await this.send(route, Buffer.from(JSON.stringify(message.body ?? null)), { messageId, attempt: 0 });
+    await this.send(route, Buffer.from(JSON.stringify(message.body ?? null)), { messageId, attempt: 0, trace: message.trace });
     return { messageId };
   }
 
@@ -233,7 +237,7 @@ export class RabbitMessageQueue implements MessageQueue {
   }
 
   /** Puts a message (back) on its route: at once, or through the delay queue of `delaySeconds`. Confirmed. */
-  async send(route: Route, body: Buffer, meta: { messageId: string; attempt: number }, delaySeconds = 0): Promise<void> {
+  async send(route: Route, body: Buffer, meta: { messageId: string; attempt: number; trace?: TraceCarrier | undefined }, delaySeconds = 0): Promise<void> {
     const channel = await this.link.publishChannel();
     await this.assertRoute(channel, route);
     let exchange = this.prefix;
@@ -244,7 +248,7 @@ export class RabbitMessageQueue implements MessageQueue {
         persistent: true,
         contentType: 'application/json',
         messageId: meta.messageId,
-        headers: { TaskType: route.taskType, Environment: route.environment, [ATTEMPT_HEADER]: meta.attempt },
+        headers: { TaskType: route.taskType, Environment: route.environment, [ATTEMPT_HEADER]: meta.attempt, ...traceFields(meta.trace) },
       }, (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()));
     });
   }
@@ -518,6 +522,7 @@ class RabbitConsumer implements Consumer {
       environment: route.environment,
       body: parseBody(message),
       attempt,
+      ...withTrace(traceCarrierOf(headersOf(message))),
       extendVisibility: async (seconds: number) => {
         if (delivery.expired || delivery.channel !== this.channel) {
           throw new Error('the message is no longer held by this consumer (its visibility ran out or its connection closed)');
@@ -551,7 +556,7 @@ class RabbitConsumer implements Consumer {
       if (settlement.kind === 'delete') {
         channel.ack(message);
       } else if (settlement.kind === 'delay') {
-        await this.queue.send(route, message.content, { messageId, attempt }, settlement.seconds);
+        await this.queue.send(route, message.content, { messageId, attempt, trace: traceCarrierOf(headersOf(message)) }, settlement.seconds);
         channel.ack(message);
       } else {
         await this.deadLetter(delivery, settlement.reason, this.delivered(delivery));
@@ -579,7 +584,7 @@ class RabbitConsumer implements Consumer {
   private async requeueUnchanged(delivery: Delivery): Promise<void> {
     const { message, channel, route } = delivery;
     try {
-      await this.queue.send(route, message.content, { messageId: String(message.properties.messageId ?? ''), attempt: delivery.attempt - 1 });
+      await this.queue.send(route, message.content, { messageId: String(message.properties.messageId ?? ''), attempt: delivery.attempt - 1, trace: traceCarrierOf(headersOf(message)) });
       channel.ack(message);
     } catch {
       // The channel closes next and returns it anyway.

@@ -26,6 +26,8 @@ interface JobRow {
   attempts: number;
   run_id: string | null;
   lease_until: Date | null;
+  start_deadline: Date | null;
+  announced_position: number | null;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
@@ -56,6 +58,8 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         attempts: DataTypes.INTEGER,
         run_id: DataTypes.STRING(36),
         lease_until: DataTypes.DATE(3),
+        start_deadline: DataTypes.DATE(3),
+        announced_position: DataTypes.INTEGER,
         created_at: DataTypes.DATE(3),
         updated_at: DataTypes.DATE(3),
         started_at: DataTypes.DATE(3),
@@ -84,6 +88,7 @@ const toJob = (row: JobRow): GenerationJob => ({
   attempts: Number(row.attempts),
   runId: row.run_id ?? null,
   leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
+  startDeadline: row.start_deadline ? new Date(row.start_deadline) : null,
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
   startedAt: row.started_at ? new Date(row.started_at) : null,
@@ -150,6 +155,8 @@ export class SequelizeJobRepository implements JobRepository {
             attempts: 0,
             run_id: null,
             lease_until: null,
+            start_deadline: job.startDeadline,
+            announced_position: null,
             created_at: job.createdAt,
             updated_at: job.createdAt,
             started_at: null,
@@ -180,12 +187,44 @@ export class SequelizeJobRepository implements JobRepository {
     return this.page({ user_id: userId }, 'DESC', request);
   }
 
+  async announcePosition(id: string, position: number): Promise<boolean> {
+    const where: WhereOptions<JobRow> = { id, status: 'queued', [Op.or]: [{ announced_position: null }, { announced_position: { [Op.ne]: position } }] };
+    const [changed] = await this.scope.write((s) => jobModel(s.sequelize).update({ announced_position: position }, { where, ...s.options }));
+    return changed === 1;
+  }
+
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {
+    const rows = await selectRows<{ template_id: string | null; n: number | string }>(
+      this.scope,
+      `SELECT template_id, COUNT(*) AS n FROM generation_jobs
+       WHERE status = 'queued' AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))
+       GROUP BY template_id ORDER BY template_id`,
+      { createdAt: sqlTime(job.createdAt, this.scope.dialect), id: job.id },
+    );
+    return rows.map((row) => ({ templateId: row.template_id, count: Number(row.n) }));
+  }
+
+  async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
+    const rows = await selectRows<{ ms: number | string }>(
+      this.scope,
+      `SELECT ${this.runMs()} AS ms FROM generation_jobs
+       WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = :templateId'}
+       ORDER BY finished_at DESC, id DESC LIMIT ${Math.max(1, Math.floor(max))}`,
+      templateId === null ? {} : { templateId },
+    );
+    return rows.map((row) => Number(row.ms));
+  }
+
+  /** A succeeded job's run time in ms, in either dialect's SQL. */
+  private runMs(): string {
+    return this.scope.dialect === 'sqlite'
+      ? 'CAST(ROUND((julianday(finished_at) - julianday(started_at)) * 86400000) AS INTEGER)'
+      : 'TIMESTAMPDIFF(MICROSECOND, started_at, finished_at) DIV 1000';
+  }
+
   /** One statement on either dialect: nearest-rank percentiles from ROW_NUMBER() (no PERCENTILE_CONT in SQLite). */
   async templateStats(since: Date): Promise<TemplateStats[]> {
-    const runMs =
-      this.scope.dialect === 'sqlite'
-        ? 'CAST(ROUND((julianday(finished_at) - julianday(started_at)) * 86400000) AS INTEGER)'
-        : 'TIMESTAMPDIFF(MICROSECOND, started_at, finished_at) DIV 1000';
+    const runMs = this.runMs();
     const rows = await selectRows<{ template_id: string; jobs: number | string; succeeded: number | string; failed: number | string; cancelled: number | string; p50: number | string | null; p95: number | string | null }>(
       this.scope,
       `WITH windowed AS (
@@ -303,14 +342,16 @@ export class SequelizeJobRepository implements JobRepository {
     return asRows<JobRow>(rows).map(toJob);
   }
 
-  async listStalled(before: Date, max: number): Promise<GenerationJob[]> {
-    const rows = await this.jobs.findAll({
-      where: { status: 'running', lease_until: { [Op.lt]: before } },
-      order: [['lease_until', 'ASC']],
-      limit: Math.max(1, Math.floor(max)),
-      raw: true,
-      ...this.scope.options,
-    });
+  listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {
+    return this.oldestBy('start_deadline', { status: 'queued', start_deadline: { [Op.lte]: now } }, max);
+  }
+
+  listStalled(before: Date, max: number): Promise<GenerationJob[]> {
+    return this.oldestBy('lease_until', { status: 'running', lease_until: { [Op.lt]: before } }, max);
+  }
+
+  private async oldestBy(column: 'start_deadline' | 'lease_until', where: WhereOptions<JobRow>, max: number): Promise<GenerationJob[]> {
+    const rows = await this.jobs.findAll({ where, order: [[column, 'ASC']], limit: Math.max(1, Math.floor(max)), raw: true, ...this.scope.options });
     return asRows<JobRow>(rows).map(toJob);
   }
 }

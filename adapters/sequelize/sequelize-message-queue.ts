@@ -36,6 +36,8 @@ export interface QueueMessageRow {
   /** The owner of the message (OutgoingMessage.fairnessKey) and its place among that owner's waiting messages. */
   fair_key: string | null;
   fair_seq: number;
+  /** The publisher's trace context as JSON (OutgoingMessage.trace), null without one. */
+  trace: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -57,6 +59,7 @@ export const queueMessageModel = (sequelize: Sequelize): RowModel<QueueMessageRo
         last_error: { type: DataTypes.TEXT, allowNull: true },
         fair_key: { type: DataTypes.STRING(64), allowNull: true },
         fair_seq: { type: DataTypes.INTEGER, allowNull: false },
+        trace: { type: DataTypes.STRING(1024), allowNull: true },
         created_at: { type: DataTypes.DATE(3), allowNull: false },
         updated_at: { type: DataTypes.DATE(3), allowNull: false },
       },
@@ -128,6 +131,7 @@ export class SequelizeMessageQueue implements MessageQueue {
     const messageId = message.messageId ?? id;
     const now = this.clock.now();
     const fairKey = message.fairnessKey?.slice(0, 64) ?? null;
+    const trace = message.trace ? JSON.stringify(message.trace) : null;
     try {
       // Its owner's n-th waiting message takes place n: consumers serve place 1 of every owner before any place 2.
       // Two messages of one owner inserted at once may share a place; the order among them is then by time.
@@ -145,6 +149,7 @@ export class SequelizeMessageQueue implements MessageQueue {
         last_error: null,
         fair_key: fairKey,
         fair_seq: fairSeq,
+        trace,
         created_at: now,
         updated_at: now,
       }, scope.options));
@@ -153,7 +158,7 @@ export class SequelizeMessageQueue implements MessageQueue {
       if (error instanceof UniqueConstraintError) return { messageId };
       throw error;
     }
-    const hint = { id, message_id: messageId, task_type: message.taskType, environment: message.environment, body: JSON.stringify(message.body ?? null), attempts: 0 };
+    const hint = { id, message_id: messageId, task_type: message.taskType, environment: message.environment, body: JSON.stringify(message.body ?? null), attempts: 0, trace };
     target.afterCommit(() => {
       this.wakeConsumers(hint);
       // After the commit, outside the transaction: inside it, SQLite's autocommit write would nest and be refused.

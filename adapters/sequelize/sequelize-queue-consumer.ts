@@ -3,7 +3,7 @@ import { Op, type WhereOptions } from 'sequelize';
 import { describeError, expiredReason, settlementOf, type BackoffPolicy, type Settlement } from '../../core/domain/message-delivery.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
-import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome } from '../../core/ports/queue.port.ts';
+import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome, TraceCarrier } from '../../core/ports/queue.port.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
 import { selectRows, sqlTime } from './sql-scope.ts';
 import { queueMessageModel, type QueueMessageRow } from './sequelize-message-queue.ts';
@@ -17,7 +17,7 @@ export interface QueueConsumerDeps {
   onStopped(consumer: SequelizeQueueConsumer): void;
 }
 
-export type Candidate = Pick<QueueMessageRow, 'id' | 'message_id' | 'task_type' | 'environment' | 'body' | 'attempts'>;
+export type Candidate = Pick<QueueMessageRow, 'id' | 'message_id' | 'task_type' | 'environment' | 'body' | 'attempts' | 'trace'>;
 
 /** Hints kept at most: beyond that the poll finds the rest. */
 const MAX_HINTS = 64;
@@ -115,7 +115,7 @@ export class SequelizeQueueConsumer implements Consumer {
         ? hinted
         : await selectRows<Candidate>(
             this.deps.db.autocommit,
-            `SELECT id, message_id, task_type, environment, body, attempts FROM queue_messages
+            `SELECT id, message_id, task_type, environment, body, attempts, trace FROM queue_messages
              WHERE status = 'ready' AND environment = :environment AND task_type IN (:taskTypes) AND visible_at <= :now
              ORDER BY fair_seq ASC, visible_at ASC, created_at ASC LIMIT ${free + 4}`,
             { environment: this.options.environment, taskTypes: this.options.taskTypes, now: sqlTime(now, this.deps.db.dialect) },
@@ -151,6 +151,7 @@ export class SequelizeQueueConsumer implements Consumer {
       environment: row.environment,
       body: JSON.parse(row.body) as unknown,
       attempt,
+      ...(row.trace ? { trace: JSON.parse(row.trace) as TraceCarrier } : {}),
       extendVisibility: (seconds) => this.extendVisibility(row, token, seconds),
     };
   }

@@ -18,6 +18,7 @@ interface TemplateRow {
   cost: number;
   output_type: string;
   is_active: boolean | number;
+  published_at: Date | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -53,6 +54,7 @@ const templateModel = (sequelize: Sequelize): RowModel<TemplateRow> =>
         cost: { type: DataTypes.INTEGER, allowNull: false },
         output_type: { type: DataTypes.STRING(16), allowNull: false },
         is_active: { type: DataTypes.BOOLEAN, allowNull: false },
+        published_at: date(true),
         version: { type: DataTypes.INTEGER, allowNull: false },
         created_at: date(),
         updated_at: date(),
@@ -91,6 +93,7 @@ const toTemplate = (row: TemplateRow): WorkflowTemplate => ({
   outputType: row.output_type as OutputType,
   // SQLite and MariaDB hand booleans back as 0/1.
   isActive: Boolean(Number(row.is_active)),
+  publishedAt: row.published_at ? new Date(row.published_at) : null,
   version: Number(row.version),
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
@@ -107,6 +110,7 @@ const toRow = (template: WorkflowTemplate): Omit<TemplateRow, 'deleted_at'> => (
   cost: template.cost,
   output_type: template.outputType,
   is_active: template.isActive,
+  published_at: template.publishedAt,
   version: template.version,
   created_at: template.createdAt,
   updated_at: template.updatedAt,
@@ -160,9 +164,9 @@ export class SequelizeTemplateRepository implements TemplateRepository {
     return (await this.templates.count({ where, ...this.scope.options })) > 0;
   }
 
-  async list(options: { activeOnly?: boolean } = {}): Promise<WorkflowTemplate[]> {
+  async list(options: { offeredOnly?: boolean } = {}): Promise<WorkflowTemplate[]> {
     const rows = await this.templates.findAll({
-      where: { deleted_at: null, ...(options.activeOnly ? { is_active: true } : {}) },
+      where: { deleted_at: null, ...(options.offeredOnly ? { is_active: true, published_at: { [Op.ne]: null } } : {}) },
       order: [['created_at', 'ASC'], ['name', 'ASC'], ['id', 'ASC']],
       raw: true,
       ...this.scope.options,

@@ -1,5 +1,6 @@
 import type { Outbox, OutboxWriter } from '../../core/ports/outbox.port.ts';
 import type { Transaction, UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
+import { SequelizeApiKeyRepository } from './sequelize-api-key-repository.ts';
 import { SequelizeAuditLog } from './sequelize-audit-log.ts';
 import { SequelizeCoinLedger } from './sequelize-coin-ledger.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
@@ -17,6 +18,7 @@ import { SequelizeTemplateRepository } from './sequelize-template-repository.ts'
 import { SequelizeUploadRepository } from './sequelize-upload-repository.ts';
 import { SequelizeUserEventStore } from './sequelize-user-event-store.ts';
 import { SequelizeUserRepository } from './sequelize-user-repository.ts';
+import { SequelizeWebhookDeliveryRepository } from './sequelize-webhook-delivery-repository.ts';
 import type { SqlScope } from './sql-scope.ts';
 
 /**
@@ -56,6 +58,8 @@ export class SequelizeRepositories implements Omit<Transaction, 'afterCommit'> {
   get identities() { return this.once('identities', () => new SequelizeIdentityRepository(this.scope)); }
   get connections() { return this.once('connections', () => new SequelizeSocialConnectionRepository(this.scope)); }
   get publications() { return this.once('publications', () => new SequelizePublicationRepository(this.scope)); }
+  get apiKeys() { return this.once('apiKeys', () => new SequelizeApiKeyRepository(this.scope)); }
+  get webhooks() { return this.once('webhooks', () => new SequelizeWebhookDeliveryRepository(this.scope)); }
 }
 
 class SequelizeTransaction extends SequelizeRepositories implements Transaction {

@@ -19,7 +19,11 @@ import {
   describeError,
   expiredReason,
   settlementOf,
+  TRACE_FIELDS,
+  traceCarrierOf,
+  traceFields,
   validateConsumeOptions,
+  withTrace,
   type BackoffPolicy,
   type Settlement,
 } from '../../core/domain/message-delivery.ts';
@@ -93,7 +97,12 @@ export class SqsMessageQueue implements MessageQueue {
 
   async publish(message: OutgoingMessage): Promise<{ messageId: string }> {
     const messageId = message.messageId ?? randomUUID();
-    await this.send(this.queueUrl, JSON.stringify(message.body ?? null), { TaskType: message.taskType, Environment: message.environment, MessageId: messageId });
+    await this.send(this.queueUrl, JSON.stringify(message.body ?? null), {
+      TaskType: message.taskType,
+      Environment: message.environment,
+      MessageId: messageId,
+      ...traceFields(message.trace),
+    });
     return { messageId };
   }
 
@@ -405,6 +414,7 @@ class SqsConsumer implements Consumer {
       environment: attribute(message, 'Environment'),
       body: parseBody(message),
       attempt,
+      ...withTrace(traceCarrierOf(Object.fromEntries(TRACE_FIELDS.map((name) => [name, attribute(message, name)])))),
       extendVisibility: async (seconds: number) => {
         if (delivery.expired) throw new Error('the message is no longer held by this consumer (its visibility ran out)');
         const whole = wholeSeconds(seconds) || 1;

@@ -21,6 +21,8 @@ export interface GenerationConfig {
   limits: ResourceLimits;
   /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER); beyond it a submit is answered 429. */
   maxActiveJobsPerUser: number;
+  /** Queued jobs of all users beyond which a submit is answered 429 QUEUE.FULL (QUEUE_MAX_DEPTH); 0: no limit. */
+  maxQueueDepth: number;
 }
 
 export interface OutputsConfig {
@@ -57,6 +59,7 @@ export function readGeneration(read: Reader, defaults: { workerConcurrency: numb
         maxWorkflowNodes: read.int('MAX_WORKFLOW_NODES', LIMITS.maxWorkflowNodes, 1, 100_000),
       },
       maxActiveJobsPerUser: read.int('MAX_ACTIVE_JOBS_PER_USER', 20, 1, 100_000),
+      maxQueueDepth: read.int('QUEUE_MAX_DEPTH', 0, 0, 10_000_000),
     },
     outputs: {
       viewUrlTtlSeconds: read.duration('VIEW_URL_TTL', 15 * 60),

@@ -1,4 +1,5 @@
 import type { Container } from 'inversify';
+import { CHAT_STREAM } from '../../adapters/http/chat-stream.ts';
 import { chatRoutes } from '../../adapters/http/routes/chat.routes.ts';
 import { OllamaLanguageModel } from '../../adapters/llm/ollama-language-model.ts';
 import { OpenAiLanguageModel } from '../../adapters/llm/openai-language-model.ts';
@@ -16,7 +17,10 @@ export function chatFeature(ports: FeaturePorts, config: Readonly<Config>): Feat
     provider === 'ollama' ? new OllamaLanguageModel(server) : provider === 'openai' ? new OpenAiLanguageModel(server) : null;
   return {
     exports: {},
-    routes: forApi(config, () => [chatRoutes({ chat: new Chat({ model: languageModel, cache: ports.cache(), clock: ports.clock(), perMinute, dailyPrompts }) })]),
+    routes: forApi(config, () => [
+      chatRoutes({ chat: new Chat({ model: languageModel, cache: ports.cache(), clock: ports.clock(), perMinute, dailyPrompts }) }),
+      (api) => api.asyncapi.addSseStream(CHAT_STREAM),
+    ]),
     scheduled: [],
   };
 }

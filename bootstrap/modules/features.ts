@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 import type { Config } from '../config.ts';
+import { bindApiKeys } from './api-keys.module.ts';
 import { bindAuth } from './auth.module.ts';
 import { bindCoins } from './coins.module.ts';
 import { bindTemplates } from './templates.module.ts';
@@ -13,6 +14,7 @@ import { bindMetrics } from './metrics.module.ts';
 import { bindOidc } from './oidc.module.ts';
 import { bindChat } from './chat.module.ts';
 import { bindSocial } from './social.module.ts';
+import { bindWebhooks } from './webhooks.module.ts';
 import { bindHealthProbes } from './health.module.ts';
 import { resolve, resolveAll, TOKENS } from '../tokens.ts';
 
@@ -23,6 +25,7 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   // First: its listener starts before the other parts (a slow start can be watched) and stops after them.
   bindMetrics(container, config);
   bindAuth(container, config);
+  bindApiKeys(container, config);
   bindStorage(container, config);
   bindQueue(container, config);
   bindCoins(container, config);
@@ -33,6 +36,7 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   bindDiagnostics(container, config);
   bindChat(container, config);
   bindSocial(container, config);
+  bindWebhooks(container, config);
   // After every other module's routes: GET /auth/:provider takes any word under /auth.
   bindOidc(container, config);
   // Last: starts after every part it runs tasks of, and stops first.

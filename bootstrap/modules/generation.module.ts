@@ -4,11 +4,15 @@ import { BuiltinEngine } from '../../adapters/builtin-engine/builtin-engine.ts';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
+import { comfyV2Routes } from '../../adapters/http/routes/comfy-v2.routes.ts';
+import { JobEventFeed } from '../../core/use-cases/events/job-event-feed.service.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
 import type { Consumer } from '../../core/ports/queue.port.ts';
 import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.service.ts';
 import { CancelGeneration } from '../../core/use-cases/generation/cancel-generation.use-case.ts';
 import { EngineInputs } from '../../core/use-cases/generation/engine-inputs.service.ts';
+import { AnnounceQueuePositions } from '../../core/use-cases/generation/announce-queue-positions.use-case.ts';
+import { ExpireOverdueJobs } from '../../core/use-cases/generation/expire-overdue-jobs.use-case.ts';
 import { FailDeadLetteredJob } from '../../core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
 import { OutputHistory } from '../../core/use-cases/generation/output-history.service.ts';
 import { InputImages } from '../../core/use-cases/generation/input-images.service.ts';
@@ -16,25 +20,30 @@ import { JobControl } from '../../core/use-cases/generation/job-control.service.
 import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.service.ts';
 import { JobQueries } from '../../core/use-cases/generation/job-queries.service.ts';
 import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.service.ts';
+import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
+import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
+import { WebhookOutbox } from '../../core/use-cases/webhooks/webhook-outbox.service.ts';
 import type { IdempotentResponder } from '../../adapters/http/idempotency.ts';
 import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import type { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import type { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { ComfyEngineConfig, Config } from '../config.ts';
-import { idleSlotsWarning } from '../config/engine.ts';
+import { engineSlots, idleSlotsWarning } from '../config/engine.ts';
 import { FfprobeMediaInspector } from '../../adapters/media-probe/ffprobe-media-inspector.ts';
+import { tracingOf } from '../tracing.ts';
 import { resolve, resolveAll, TOKENS, type LifecycleBinding } from '../tokens.ts';
 import { bindFeature, forApi, forWorker, type Feature, type FeaturePorts } from './feature.ts';
 
 type BuiltinEngineConfig = Extract<Config['engine'], { driver: 'builtin' }>;
 
-function createComfyEngine(engine: ComfyEngineConfig): ComfyEngine {
+function createComfyEngine(engine: ComfyEngineConfig, tracedFetch: typeof fetch | undefined): ComfyEngine {
   return new ComfyEngine({
+    ...(tracedFetch ? { fetch: tracedFetch } : {}),
     urls: engine.urls,
     ...(engine.token ? { token: engine.token } : {}),
     timeoutMs: engine.timeoutMs,
@@ -70,7 +79,7 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
     container.bind(TOKENS.NodeCatalog).toDynamicValue(() => new BuiltinEngine({ workDir: engine.workDir })).inSingletonScope();
     return;
   }
-  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine)).inSingletonScope();
+  container.bind(COMFY_ENGINE).toDynamicValue(() => createComfyEngine(engine, tracingOf(config).fetchFor('comfyui'))).inSingletonScope();
   container.bind(TOKENS.Engine).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
   container.bind(TOKENS.NodeCatalog).toDynamicValue(() => container.get<ComfyEngine>(COMFY_ENGINE));
 }
@@ -90,12 +99,14 @@ export function generationFeature(
 ): GenerationFeature {
   const { generation } = config;
   const { payment, events } = needs;
+  const tracing = tracingOf(config);
   const repos = ports.repos();
   const storage = ports.storage();
   const control = new JobControl(ports.bus());
   const requestCancel = (jobId: string) => control.requestCancel(jobId);
   const metrics = ports.metrics();
-  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment, metrics });
+  const webhooks = new WebhookOutbox({ ids: ports.ids(), clock: ports.clock() });
+  const lifecycle = new JobLifecycle({ ids: ports.ids(), clock: ports.clock(), events, payment, metrics, webhooks });
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
   const history = new OutputHistory({
     history: repos.history,
@@ -106,7 +117,11 @@ export function generationFeature(
     viewUrlTtlSeconds: config.outputs.viewUrlTtlSeconds,
     downloadUrlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
   });
-  const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl });
+  const estimates = new RunEstimates(repos.jobs);
+  // Jobs that run at once: the ComfyUI servers' slots, or one worker's WORKER_CONCURRENCY with the builtin engine (ADR 037).
+  const slots = config.engine.driver === 'comfyui' ? engineSlots(config.engine) : generation.workerConcurrency;
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots });
+  const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl, queue });
   const reconcile = new ReconcileJobs({
     uow: ports.uow(),
     jobs: repos.jobs,
@@ -119,6 +134,8 @@ export function generationFeature(
     stalledAfterSeconds: generation.stalledJobSeconds,
     orphanedAfterSeconds: generation.orphanedOutputSeconds,
   });
+  const announce = new AnnounceQueuePositions({ uow: ports.uow(), jobs: repos.jobs, queue, events, maxJobs: 500 });
+  const expire = new ExpireOverdueJobs({ uow: ports.uow(), jobs: repos.jobs, lifecycle, clock: ports.clock(), logger: ports.logger().child({ component: 'deadlines' }) });
 
   return {
     exports: { control, queries, lifecycle },
@@ -135,30 +152,45 @@ export function generationFeature(
         ...(needs.nodes ? { nodes: needs.nodes() } : {}),
       });
       const common = { uow: ports.uow(), jobs: repos.jobs };
+      const submit = new SubmitGeneration({
+        ...common,
+        uow: tracing.unitOfWork(common.uow),
+        prepare,
+        images,
+        events,
+        payment,
+        ids: ports.ids(),
+        clock: ports.clock(),
+        environment: config.appEnv,
+        maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
+        maxQueueDepth: generation.maxQueueDepth,
+        estimates,
+        metrics,
+        webhooks: { outbox: webhooks, policy: config.webhooks.policy },
+      });
+      const cancel = new CancelGeneration({ ...common, lifecycle, logger, requestCancel });
+      const idempotency = needs.idempotency();
       return [
-        generationRoutes({
-          submit: new SubmitGeneration({
-            ...common,
-            prepare,
-            images,
-            events,
-            payment,
-            ids: ports.ids(),
-            clock: ports.clock(),
-            environment: config.appEnv,
-            maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
-            metrics,
-          }),
-          cancel: new CancelGeneration({ ...common, lifecycle, logger, requestCancel }),
-          queries,
-          idempotency: needs.idempotency(),
-        }),
+        generationRoutes({ submit, cancel, queries, idempotency }),
         outputsRoutes({ history }),
+        comfyV2Routes({
+          submit,
+          cancel,
+          queries,
+          history,
+          idempotency,
+          feed: new JobEventFeed({ bus: ports.bus(), store: repos.events, jobs: repos.jobs }),
+          retentionMs: config.outputs.retentionDays * 24 * 3600_000,
+        }),
       ];
     }),
     scheduled: [
       { name: 'output-retention-sweep', roles: ['api'], everyMs: 60_000, run: () => history.sweepExpired() },
       { name: 'job-reconciler', roles: ['api', 'worker'], everyMs: 60_000, run: () => reconcile.execute() },
+      // Start deadlines are seconds long: a job past its deadline ends within this period even when no worker is free (ADR 037).
+      // Debounced by its period: a job's owner hears of its new position at most once per pass (ADR 037).
+      { name: 'queue-position-announcer', roles: ['api'], everyMs: 10_000, run: () => announce.execute() },
+      { name: 'start-deadline-sweep', roles: ['api', 'worker'], everyMs: 5_000, run: () => expire.execute() },
     ],
     // Generation's own handler; other features (publishing) have theirs.
     handlers: forWorker(config, () => {
@@ -167,7 +199,7 @@ export function generationFeature(
         uow: ports.uow(),
         events,
         staged: repos.staged,
-        storage,
+        storage: tracing.storage(storage),
         lifecycle,
         ids: ports.ids(),
         clock: ports.clock(),
@@ -181,7 +213,7 @@ export function generationFeature(
         jobs: repos.jobs,
         lifecycle,
         events,
-        engine: needs.engine(),
+        engine: tracing.engine(needs.engine()),
         inputs: new EngineInputs({ images, storage }),
         outputs,
         clock: ports.clock(),
@@ -236,7 +268,7 @@ function workerLifecycle(container: Container, config: Readonly<Config>, control
       const missing = TASK_TYPES.filter((taskType) => !handlers.has(taskType));
       if (missing.length > 0) throw new Error(`no worker handler bound for task type(s) ${missing.join(', ')}`);
       const metrics = resolve(container, TOKENS.JobMetrics);
-      consumer = await resolve(container, TOKENS.Queue).consume(
+      consumer = await tracingOf(config).queue(resolve(container, TOKENS.Queue)).consume(
         {
           taskTypes: [...TASK_TYPES],
           environment: config.appEnv,

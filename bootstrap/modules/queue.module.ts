@@ -8,6 +8,7 @@ import type { Outbox } from '../../core/ports/outbox.port.ts';
 import { RelayOutbox } from '../../core/use-cases/queue/relay-outbox.use-case.ts';
 import type { Config } from '../config.ts';
 import { OutboxRelayLoop } from '../outbox-relay-loop.ts';
+import { tracingOf } from '../tracing.ts';
 import { resolve, TOKENS } from '../tokens.ts';
 import { bindFeature, type Feature, type FeaturePorts } from './feature.ts';
 import { portsOf } from './ports.ts';
@@ -21,7 +22,7 @@ export type QueueFeature = Feature<{ relay: OutboxRelayLoop }>;
 export function queueFeature(ports: FeaturePorts, needs: { outbox: Outbox }): QueueFeature {
   const { outbox } = needs;
   const logger = ports.logger().child({ component: 'outbox-relay' });
-  const relay = new RelayOutbox({ outbox, queue: ports.queue(), ids: ports.ids(), clock: ports.clock(), logger });
+  const relay = new RelayOutbox({ outbox, queue: tracingOf(ports.config()).queue(ports.queue()), ids: ports.ids(), clock: ports.clock(), logger });
   return { exports: { relay: new OutboxRelayLoop({ relay, outbox, clock: ports.clock(), logger }) }, routes: [], scheduled: [] };
 }
 

@@ -14,6 +14,7 @@ import { ListCatalogue } from '../../core/use-cases/templates/list-catalogue.use
 import { ListTemplates } from '../../core/use-cases/templates/list-templates.use-case.ts';
 import { RecheckTemplates } from '../../core/use-cases/templates/recheck-templates.use-case.ts';
 import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
+import { PublishTemplate } from '../../core/use-cases/templates/publish-template.use-case.ts';
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
 import type { Config } from '../config.ts';
 import { resolve, TOKENS, type LifecycleBinding } from '../tokens.ts';
@@ -66,15 +67,16 @@ export function templatesFeature(ports: FeaturePorts, config: Readonly<Config>, 
     routes: forApi(config, () => {
       const catalog = needs.nodes();
       const nodes = catalog ? { nodes: catalog } : {};
-      const write = { uow: ports.uow(), clock: ports.clock(), rules };
+      const write = { uow: ports.uow(), clock: ports.clock(), ids: ports.ids(), rules };
       return [
         templateRoutes({
-          create: new CreateTemplate({ templates, ids: ports.ids(), clock: ports.clock(), rules, ...nodes }),
+          create: new CreateTemplate({ templates, ...write, ...nodes }),
           setParameterMap: new SetParameterMap({ ...write, ...nodes }),
           patch: new PatchTemplate({ ...write, ...nodes }),
           list: new ListTemplates({ templates, ...nodes }),
           get: new GetTemplate({ templates, ...nodes }),
-          remove: new DeleteTemplate({ templates, clock: ports.clock() }),
+          remove: new DeleteTemplate(write),
+          publish: new PublishTemplate({ ...write, ...nodes }),
         }),
         catalogueRoutes({ list: new ListCatalogue({ templates }), get: new GetCatalogueTemplate({ templates }) }),
       ];

@@ -1,5 +1,21 @@
 /** One administrator action, written in the same transaction as the change it describes. */
-export const AUDIT_ACTIONS = ['coin.add', 'coin.deduct', 'job.cancel', 'queue.redrive', 'queue.discard'] as const;
+export const AUDIT_ACTIONS = [
+  'coin.add',
+  'coin.deduct',
+  'job.cancel',
+  'queue.redrive',
+  'queue.discard',
+  'api-key.create',
+  'api-key.revoke',
+  'template.create',
+  'template.update',
+  'template.deactivate',
+  'template.activate',
+  'template.parameter_map',
+  'template.publish',
+  'template.unpublish',
+  'template.delete',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {

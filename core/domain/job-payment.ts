@@ -46,7 +46,7 @@ export const chargeReason = (outputType: 'image' | 'video'): 'video_generation' 
   outputType === 'video' ? 'video_generation' : 'image_generation';
 
 /** The statuses of a job that ended without output: it gives its payment back. A succeeded one keeps it. */
-export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled'];
+export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled', 'expired'];
 
 /** What a job still owes back: all it was paid, less what it already gave back, once it ended without output. */
 export const refundOwed = (job: Pick<GenerationJob, 'status' | 'paidCoins' | 'refundedCoins'>): number =>

@@ -30,6 +30,12 @@ export interface JobView {
   error: { code: string; message: string; nodeId?: string } | null;
   paidCoins: number;
   refundedCoins: number;
+  /** When the job must have started by (ISO), or null; a queued job still waiting then ends `expired`. */
+  startDeadline: string | null;
+  /** Queued jobs ahead of this one; null unless queued. Given by GET /generate/{id}, GET /generate and the snapshot (not the 202 of a submit). */
+  position?: number | null;
+  /** Estimated seconds until the job is done; null when finished or nothing is known. Given where `position` is. */
+  etaSeconds?: number | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -3,23 +3,25 @@ import type { WorkflowGraph } from './workflow-graph.types.ts';
 
 export type { ImageRef };
 
-export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-export const FINISHED: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const FINISHED: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled', 'expired'];
 export const isFinished = (status: JobStatus): boolean => FINISHED.includes(status);
 
 /**
  * The only moves a job can make; every repository's guarded transition takes its allowed sources from
  * here (`sourcesOf`). `running → running` is a new delivery attempt taking the job over (it gets a new
- * run id, which fences the old attempt out). Finished states have no way out.
+ * run id, which fences the old attempt out). `queued → expired` is a job whose start deadline passed before any
+ * attempt took it (ADR 037); a running job never expires. Finished states have no way out.
  */
 export const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
-  queued: ['running', 'failed', 'cancelled'],
+  queued: ['running', 'failed', 'cancelled', 'expired'],
   running: ['running', 'succeeded', 'failed', 'cancelled'],
   succeeded: [],
   failed: [],
   cancelled: [],
+  expired: [],
 };
 
 export const canMove = (from: JobStatus, to: JobStatus): boolean => TRANSITIONS[from].includes(to);
@@ -61,6 +63,8 @@ export interface GenerationJob {
   runId: string | null;
   /** Until when that attempt has promised to be alive (extended by its heartbeat). */
   leaseUntil: Date | null;
+  /** The client's time-to-start deadline (`startDeadlineSeconds` after submission): not started by then, it ends expired. */
+  startDeadline: Date | null;
   createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;
@@ -91,3 +95,7 @@ export interface HistoryItem {
 export const outputKey = (userId: string, jobId: string, runId: string, fileName: string): string =>
   `outputs/${userId}/${jobId}/${runId.replace(/-/g, '').slice(0, 12)}-${fileName}`;
 
+
+/** A queued job whose start deadline has passed at `now`: it must end expired, never run. */
+export const pastStartDeadline = (job: Pick<GenerationJob, 'status' | 'startDeadline'>, now: Date): boolean =>
+  job.status === 'queued' && job.startDeadline !== null && job.startDeadline.getTime() <= now.getTime();

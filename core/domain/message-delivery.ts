@@ -1,4 +1,4 @@
-import type { ConsumeOptions, HandlerOutcome } from '../ports/queue.port.ts';
+import type { ConsumeOptions, HandlerOutcome, TraceCarrier } from '../ports/queue.port.ts';
 
 /**
  * What a queue does with a delivered message once its handler is done. Shared by the queues that
@@ -60,3 +60,26 @@ export function validateConsumeOptions(options: ConsumeOptions): void {
   if (!Number.isInteger(options.maxAttempts) || options.maxAttempts < 1) throw new Error('consume() maxAttempts must be a positive integer');
   if (!(options.visibilitySeconds > 0)) throw new Error('consume() visibilitySeconds must be positive');
 }
+
+/** The W3C trace-context fields a queue carries beside a message (as headers or attributes), by these names. */
+export const TRACE_FIELDS = ['traceparent', 'tracestate'] as const;
+
+/** The trace carrier found among a message's headers or attributes; undefined when it has none. */
+export function traceCarrierOf(fields: Record<string, unknown>): TraceCarrier | undefined {
+  const carrier: TraceCarrier = {};
+  for (const name of TRACE_FIELDS) {
+    const value = fields[name];
+    if (typeof value === 'string' && value !== '') carrier[name] = value;
+  }
+  return carrier.traceparent ? carrier : undefined;
+}
+
+/** Only the W3C fields of a carrier, ready to be set as headers or attributes. */
+export function traceFields(carrier: TraceCarrier | undefined): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const name of TRACE_FIELDS) if (carrier?.[name]) fields[name] = carrier[name];
+  return fields;
+}
+
+/** `{ trace }` to spread into a delivered message, or nothing when there is no carrier. */
+export const withTrace = (trace: TraceCarrier | undefined): { trace?: TraceCarrier } => (trace ? { trace } : {});

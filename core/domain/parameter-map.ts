@@ -6,6 +6,7 @@ import { isPlainObject, MAX_PROBLEMS } from './workflow-graph.ts';
 import { isLink } from './workflow-graph.types.ts';
 import type { WorkflowGraph } from './workflow-graph.types.ts';
 import { isUuid } from './ids.ts';
+import { requiredKeysFor } from './category-inputs.ts';
 
 export const PARAMETER_TYPES = ['string', 'integer', 'number', 'boolean', 'enum', 'image', 'seed'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -252,7 +253,7 @@ export const validateParameterMap = (
   }
 
   if (isCategory(category)) {
-    for (const key of REQUIRED_BY_CATEGORY[category]) {
+    for (const key of requiredKeysFor(category, workflow)) {
       if (!Object.hasOwn(input, key)) add(`parameter_map.${key}`, `parameter ${key} is required for category ${category} but missing`);
     }
   }

@@ -7,6 +7,8 @@ import type { HistoryView, JobView } from './job-views.ts';
  */
 export type UserEvent =
   | { type: 'job.queued'; jobId: string; position?: number }
+  // The job's place in the queue changed (ADR 037): sent by a periodic pass, only when `position` changed.
+  | { type: 'job.queue'; jobId: string; position: number; etaSeconds: number | null }
   | { type: 'job.started'; jobId: string; attempt: number }
   | { type: 'job.status'; jobId: string; text: string }
   | { type: 'job.progress'; jobId: string; value: number; max: number; node?: string }
@@ -14,6 +16,8 @@ export type UserEvent =
   | { type: 'job.completed'; jobId: string; outputs: HistoryView[]; texts: string[] }
   | { type: 'job.failed'; jobId: string; error: { code: string; message: string; nodeId?: string }; refunded: number }
   | { type: 'job.cancelled'; jobId: string; refunded: number }
+  // Not started before its start deadline (ADR 037): ended without running, refunded like a cancelled job.
+  | { type: 'job.expired'; jobId: string; refunded: number }
   // Publishing an output (API.md §6); `jobId` is the output's job.
   | { type: 'publish.completed'; jobId: string; outputId: string; platform: string; url: string | null }
   | { type: 'publish.failed'; jobId: string; outputId: string; platform: string; error: string };
@@ -28,6 +32,7 @@ export interface JobSnapshotMessage {
 
 export const USER_EVENT_TYPES: readonly UserEventType[] = [
   'job.queued',
+  'job.queue',
   'job.started',
   'job.status',
   'job.progress',
@@ -35,6 +40,7 @@ export const USER_EVENT_TYPES: readonly UserEventType[] = [
   'job.completed',
   'job.failed',
   'job.cancelled',
+  'job.expired',
   'publish.completed',
   'publish.failed',
 ];

@@ -22,10 +22,19 @@ export interface WorkflowTemplate {
   cost: number;
   outputType: OutputType;
   isActive: boolean;
+  /**
+   * When an administrator last published it; null while it is a draft (ADR 039). Users see and run only templates
+   * that are both published and active.
+   */
+  publishedAt: Date | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** Whether users may see and run the template: published, and not deactivated. */
+export const isOffered = (template: Pick<WorkflowTemplate, 'isActive' | 'publishedAt'>): boolean =>
+  template.isActive && template.publishedAt !== null;
 
 /**
  * One version of a template as a job rendered it. Workflow and map never change once recorded; category, cost

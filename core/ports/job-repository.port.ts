@@ -56,6 +56,23 @@ export interface JobRepository {
   templateStats(since: Date): Promise<TemplateStats[]>;
   /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
+  /**
+   * The queued jobs ahead of `job` in the queue's order (created earlier; the lower id first at the same instant),
+   * every user's, counted per template (null: raw workflows), by template id with null first. Queue positions learn from it (ADR 037).
+   */
+  queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]>;
+  /**
+   * Records `position` as the queued job's last announced queue position: false (nothing written) when the job is
+   * not queued or that position was already announced, so each change is announced once across processes.
+   */
+  announcePosition(id: string, position: number): Promise<boolean>;
+  /**
+   * Run times (finishedAt - startedAt, in ms) of the most recent `max` succeeded jobs, newest finish first: of one
+   * template, or of every job when `templateId` is null. What queue estimates learn from (ADR 037).
+   */
+  recentRunTimes(templateId: string | null, max: number): Promise<number[]>;
+  /** Queued jobs whose start deadline is at or before `now` (they must end expired), earliest deadline first. */
+  listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]>;
   /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */
   listStalled(before: Date, max: number): Promise<GenerationJob[]>;
 }

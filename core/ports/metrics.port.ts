@@ -3,10 +3,13 @@
  * (adapters/metrics) turns them into a metrics format. Calls happen after the change committed (from
  * `afterCommit` hooks), so a rolled-back transaction is never counted.
  */
-export type JobOutcome = 'succeeded' | 'failed' | 'cancelled';
+export type JobOutcome = 'succeeded' | 'failed' | 'cancelled' | 'expired';
 
 /** Why coins went back to a user: a job that ended without output, or a deduction no job kept. */
-export type RefundReason = 'job_failed' | 'job_cancelled' | 'overpaid' | 'request_refused' | 'unclaimed_deduction';
+export type RefundReason = 'job_failed' | 'job_cancelled' | 'job_expired' | 'overpaid' | 'request_refused' | 'unclaimed_deduction';
+
+/** What one webhook attempt came to: delivered, to be tried again, or the last one failed (ADR 036). */
+export type WebhookOutcome = 'delivered' | 'retry' | 'failed';
 
 export interface JobMetrics {
   /** A job was created (queued). `template` is its template id, null for a raw workflow. */
@@ -25,6 +28,8 @@ export interface JobMetrics {
   coinsRefunded(amount: number, reason: RefundReason): void;
   /** A message went to the dead letters after its work was ended. */
   deadLettered(taskType: string): void;
+  /** A webhook attempt was recorded. */
+  webhookAttempt(outcome: WebhookOutcome): void;
 }
 
 /** The default when nobody reads metrics: every call does nothing. */
@@ -38,4 +43,5 @@ export const NO_JOB_METRICS: JobMetrics = {
   coinsCharged() {},
   coinsRefunded() {},
   deadLettered() {},
+  webhookAttempt() {},
 };

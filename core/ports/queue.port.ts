@@ -3,6 +3,13 @@
  * and `Environment`. Delivery is at least once: handlers must be idempotent. Which task types exist and
  * what their bodies hold is the message catalogue's business (core/domain/messages.ts), not the queue's.
  */
+/**
+ * W3C trace context (`traceparent`, optional `tracestate`) that travels with a message, so the work it
+ * starts continues the trace of the request that asked for it. Opaque to the queue: adapters carry it as
+ * headers or attributes and hand it back on delivery; only the tracing decorators read or write it.
+ */
+export type TraceCarrier = Record<string, string>;
+
 export interface OutgoingMessage {
   /** `TaskType` attribute (a key of the message catalogue). */
   taskType: string;
@@ -14,6 +21,8 @@ export interface OutgoingMessage {
   /** Whose work this is (a user id): the database queue takes one owner's waiting messages in turn with
    * everyone else's, so a deep queue of one owner does not starve the others. Other adapters keep FIFO order. */
   fairnessKey?: string;
+  /** Trace context of the work that produced the message (absent when tracing is off). */
+  trace?: TraceCarrier;
 }
 
 export interface DeliveredMessage {
@@ -23,6 +32,8 @@ export interface DeliveredMessage {
   body: unknown;
   /** 1 on the first delivery. */
   attempt: number;
+  /** The publisher's trace context, as published (absent when it had none). */
+  trace?: TraceCarrier;
   /** Keeps the message invisible to other consumers while a long job runs. */
   extendVisibility(seconds: number): Promise<void>;
 }

@@ -17,8 +17,8 @@ export interface TemplateRepository {
   findById(id: string, options?: { forUpdate?: boolean }): Promise<WorkflowTemplate | null>;
   /** True when a live template other than `exceptId` has this name (by `templateNameKey`). */
   nameTaken(name: string, exceptId?: string): Promise<boolean>;
-  /** Live templates, oldest first; only active ones with `activeOnly`. */
-  list(options?: { activeOnly?: boolean }): Promise<WorkflowTemplate[]>;
+  /** Live templates, oldest first; with `offeredOnly`, only those users may run (published and active, see `isOffered`). */
+  list(options?: { offeredOnly?: boolean }): Promise<WorkflowTemplate[]>;
   /**
    * Saves the whole state of a live template. With `newVersion`, `next.version` is recorded as a new version
    * (its workflow and map); otherwise the current version's category, cost and outputType follow `next`.

@@ -1,3 +1,4 @@
+import type { ApiKeyRepository } from './api-key-repository.port.ts';
 import type { AuditLog } from './audit-log.port.ts';
 import type { CoinLedger } from './coin-ledger.port.ts';
 import type { LinkedDeductions } from './linked-deductions.port.ts';
@@ -14,6 +15,7 @@ import type { TemplateRepository } from './template-repository.port.ts';
 import type { UploadRepository } from './upload-repository.port.ts';
 import type { UserEventStore } from './user-events.port.ts';
 import type { UserRepository } from './user-repository.port.ts';
+import type { WebhookDeliveryRepository } from './webhook-delivery-repository.port.ts';
 
 /**
  * The repositories of one transaction. Every call made through them commits together or not at all;
@@ -37,6 +39,8 @@ export interface Transaction {
   readonly identities: IdentityRepository;
   readonly connections: SocialConnectionRepository;
   readonly publications: PublicationRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly webhooks: WebhookDeliveryRepository;
   /**
    * Runs `hook` once this transaction has committed, never when it rolls back: notifications, bus
    * publishes and socket fan-out go here, so nobody hears of a change that did not happen. A hook that

@@ -242,6 +242,9 @@ test.serial('an admin creates a template in two steps from a pasted workflow; a 
   await screenshot(page, '08-admin-template-step-2');
   await page.getByRole('button', { name: 'Save parameter map' }).click();
   await page.getByRole('status').filter({ hasText: `Saved ${name}: version 2, 2 parameters.` }).waitFor();
+  // A new template is a draft (ADR 039): users get it once it is published.
+  await page.getByRole('button', { name: `Publish ${name}` }).click();
+  await page.getByRole('status').filter({ hasText: `Published ${name}: users can now run it.` }).waitFor();
   await screenshot(page, '09-admin-templates');
 
   // Users and coins, then the audit log.

@@ -30,6 +30,7 @@ const ALLOWED: readonly string[] = [
   'queued→running',
   'queued→failed',
   'queued→cancelled',
+  'queued→expired',
   'running→running',
   'running→succeeded',
   'running→failed',
@@ -64,9 +65,9 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     return (await jobs.findById(job.id))!;
   };
 
-  test(`${name}: the statuses are the five of the API, and every pair of them is covered below`, (t) => {
-    t.deepEqual([...JOB_STATUSES].sort(), ['cancelled', 'failed', 'queued', 'running', 'succeeded']);
-    t.is(MOVES.length, 25);
+  test(`${name}: the statuses are the six of the API, and every pair of them is covered below`, (t) => {
+    t.deepEqual([...JOB_STATUSES].sort(), ['cancelled', 'expired', 'failed', 'queued', 'running', 'succeeded']);
+    t.is(MOVES.length, 36);
     t.is(MOVES.filter((move) => move.allowed).length, ALLOWED.length);
   });
 
@@ -80,6 +81,7 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
       imageRefs: [{ key: 'image', id: randomUUID(), nodeId: '5', inputName: 'image' }],
       outputType: 'video',
       paidCoins: 12,
+      startDeadline: at(61_234),
       createdAt: at(1234),
     });
     t.true(await jobs.create(job));
@@ -324,5 +326,86 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(ids(await jobs.listStalled(cutoff, 100)), [stalled[1]!.id, stalled[0]!.id]);
     t.deepEqual(ids(await jobs.listStalled(cutoff, 1)), [stalled[1]!.id]);
     t.deepEqual(await jobs.listStalled(time(0), 100), []);
+  });
+
+  test(`${name}: listPastStartDeadline lists queued jobs whose start deadline is at or before the given time, earliest first, at most max`, async (t) => {
+    const time = era(7);
+    const userId = await user();
+    const cutoff = time(HOUR);
+    const overdue = [
+      await stored('queued', { userId, startDeadline: time(HOUR - 2 * SECOND) }),
+      await stored('queued', { userId, startDeadline: time(HOUR - 3 * SECOND) }),
+      await stored('queued', { userId, startDeadline: cutoff }), // due exactly then: included
+    ];
+    await stored('queued', { userId, startDeadline: time(HOUR + 1) });
+    await stored('queued', { userId, startDeadline: null });
+    await running(randomUUID(), { userId, startDeadline: time(1) }); // started in time: never expires
+    await stored('cancelled', { userId, startDeadline: time(1) });
+    await stored('expired', { userId, startDeadline: time(2) });
+    t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 100)), [overdue[1]!.id, overdue[0]!.id, overdue[2]!.id]);
+    t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 1)), [overdue[1]!.id]);
+    t.deepEqual(await jobs.listPastStartDeadline(time(0), 100), []);
+    t.deepEqual((await jobs.findById(overdue[0]!.id))!.startDeadline, time(HOUR - 2 * SECOND));
+  });
+
+  test(`${name}: recentRunTimes gives the run times of the latest successes, of one template or of all, newest finish first, at most max`, async (t) => {
+    // Later than every other test's jobs: the latest successes of all templates are this test's.
+    const time = (ms: number) => new Date(Date.parse('2200-01-01T00:00:00.000Z') + ms);
+    const userId = await user();
+    const templateId = randomUUID();
+    const other = randomUUID();
+    /** A job that ran `ms` and finished at `end` seconds into the era, in `status`. */
+    const ran = async (template: string | null, ms: number, end: number, status: JobStatus = 'succeeded') => {
+      const job = await running(randomUUID(), { userId, templateId: template });
+      const finishedAt = time(end * SECOND);
+      t.true(await jobs.transition(job.id, { to: status, changes: { startedAt: new Date(finishedAt.getTime() - ms), finishedAt } }, finishedAt));
+    };
+    await ran(templateId, 4_000, 10);
+    await ran(templateId, 6_500, 30);
+    await ran(templateId, 2_250, 20);
+    await ran(templateId, 99_000, 40, 'failed');
+    await ran(other, 1_000, 50);
+    await stored('queued', { userId, templateId });
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10), [6_500, 2_250, 4_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 2), [6_500, 2_250]);
+    t.deepEqual(await jobs.recentRunTimes(randomUUID(), 10), []);
+    t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
+  });
+
+  test(`${name}: queuedAhead counts every user's queued jobs created before the job (lower id first at the same instant), per template`, async (t) => {
+    // Earlier than every other test's jobs: the queue ahead holds only this test's.
+    const time = (ms: number) => new Date(Date.parse('1980-01-01T00:00:00.000Z') + ms);
+    const [a, b] = [await user(), await user()];
+    const [t1, t2] = [randomUUID(), randomUUID()].sort();
+    await stored('queued', { userId: a, templateId: t1, createdAt: time(1_000) });
+    await stored('queued', { userId: b, templateId: t1, createdAt: time(2_000) });
+    await stored('queued', { userId: b, templateId: null, createdAt: time(2_500) });
+    await stored('queued', { userId: a, templateId: t2, createdAt: time(3_000) });
+    await stored('cancelled', { userId: a, templateId: t2, createdAt: time(3_100) });
+    await running(randomUUID(), { userId: a, templateId: t2, createdAt: time(3_200) });
+    const [first, second] = [randomUUID(), randomUUID()].sort();
+    await stored('queued', { id: first, userId: a, templateId: t2, createdAt: time(4_000) });
+    const me = await stored('queued', { id: second, userId: b, templateId: t1, createdAt: time(4_000) });
+    await stored('queued', { userId: a, templateId: t1, createdAt: time(5_000) });
+    t.deepEqual(await jobs.queuedAhead(me), [
+      { templateId: null, count: 1 },
+      { templateId: t1, count: 2 },
+      { templateId: t2, count: 2 },
+    ]);
+    t.deepEqual(await jobs.queuedAhead({ id: randomUUID(), createdAt: time(0) }), []);
+  });
+
+  test(`${name}: announcePosition records a queued job's position once per change, and never for a job not queued`, async (t) => {
+    const userId = await user();
+    const job = await stored('queued', { userId });
+    t.true(await jobs.announcePosition(job.id, 3));
+    t.false(await jobs.announcePosition(job.id, 3), 'the same position again');
+    t.true(await jobs.announcePosition(job.id, 2));
+    t.true(await jobs.announcePosition(job.id, 0));
+    t.false(await jobs.announcePosition(job.id, 0));
+    const started = await running(randomUUID(), { userId });
+    t.false(await jobs.announcePosition(started.id, 0));
+    t.false(await jobs.announcePosition(randomUUID(), 0));
+    t.deepEqual(await jobs.findById(job.id), job, 'the job itself is unchanged');
   });
 }

@@ -72,19 +72,38 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     await queue.check();
     const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { jobId: 'j1', nested: { a: [1, 2] } } });
     const seen: DeliveredMessage[] = [];
-    // A visibility the ack fits in under a loaded run (SQS treats a receipt within 250 ms of expiry as lost).
-    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 1 }, async (message) => {
+    // A visibility the ack fits in under a loaded run (SQS treats a receipt within 250 ms of expiry as lost; 1 s was
+    // seen to expire before the ack on a machine with a load average of 11).
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 2 }, async (message) => {
       seen.push(message);
       return { action: 'ack' };
     });
     await waitFor(() => seen.length === 1, 'the delivery');
-    await sleep(1200); // longer than the visibility: an acked message never comes back
+    await sleep(2200); // longer than the visibility: an acked message never comes back
     await consumer.stop();
     t.is(seen.length, 1);
     t.like(seen[0], { id: messageId, taskType: 'generation', environment, attempt: 1 });
     t.deepEqual(seen[0]!.body, { jobId: 'j1', nested: { a: [1, 2] } });
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
     t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
+  });
+
+  test(`${name}: a message's trace context comes back with every delivery, retries included; none when it had none`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('trace');
+    const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=opaque' };
+    const traced = await queue.publish({ taskType: 'generation', environment, body: { n: 'traced' }, trace });
+    const plain = await queue.publish({ taskType: 'generation', environment, body: { n: 'plain' } });
+    const seen: { id: string; attempt: number; trace: unknown }[] = [];
+    const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment }, async (message) => {
+      seen.push({ id: message.id, attempt: message.attempt, trace: message.trace });
+      return message.attempt === 1 ? { action: 'retry', delaySeconds: 0.05 } : { action: 'ack' };
+    });
+    await waitFor(() => seen.length === 4, 'both messages twice');
+    await consumer.stop();
+    const of = (id: string) => seen.filter((s) => s.id === id).sort((a, b) => a.attempt - b.attempt).map((s) => [s.attempt, s.trace]);
+    t.deepEqual(of(traced.messageId), [[1, trace], [2, trace]]);
+    t.deepEqual(of(plain.messageId), [[1, undefined], [2, undefined]]);
   });
 
   test(`${name}: a consumer gets only its environment and task types`, async (t) => {
@@ -115,10 +134,11 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     const seen: { attempt: number; at: number }[] = [];
     const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async (message) => {
       seen.push({ attempt: message.attempt, at: Date.now() });
-      return message.attempt === 1 ? { action: 'retry', delaySeconds: 0.4 } : { action: 'ack' };
+      return message.attempt === 1 ? { action: 'retry', delaySeconds: 1.2 } : { action: 'ack' };
     });
     await waitFor(() => seen.length === 1, 'the first delivery');
-    // Between its settling and its redelivery (400 ms), a delayed retry is waiting, not gone.
+    // Between its settling and its redelivery (1.2 s: room for a peek of every queue on a loaded machine), a delayed
+    // retry is waiting, not gone.
     if (capabilities.peekSeesDelayed) {
       await waitFor(async () => seen.length === 1 && inEnv(await queue.peek(10_000), environment).length === 1, 'the delayed retry in peek');
     }
@@ -128,7 +148,7 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
       seen.map((s) => s.attempt),
       [1, 2],
     );
-    t.true(seen[1]!.at - seen[0]!.at >= 350, `retried after ${seen[1]!.at - seen[0]!.at} ms`);
+    t.true(seen[1]!.at - seen[0]!.at >= 1100, `retried after ${seen[1]!.at - seen[0]!.at} ms`);
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
   });
 

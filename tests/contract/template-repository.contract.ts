@@ -23,6 +23,7 @@ const template = (over: Partial<WorkflowTemplate> = {}): WorkflowTemplate => ({
   cost: 3,
   outputType: 'image',
   isActive: true,
+  publishedAt: at(0),
   version: 1,
   createdAt: at(0),
   updatedAt: at(0),
@@ -118,17 +119,22 @@ export function templateRepositoryContract(name: string, make: MakeBackend): voi
     t.deepEqual([version.workflow, version.deletedAt], [doomed.workflow, at(99)]);
   });
 
-  test.serial(`${name}: list gives live templates oldest first; activeOnly leaves inactive ones out`, async (t) => {
+  test.serial(`${name}: list gives live templates oldest first; offeredOnly leaves inactive ones and drafts out`, async (t) => {
     const late = template({ createdAt: at(5_000_000), updatedAt: at(5_000_000) });
     const early = template({ createdAt: at(4_000_000), updatedAt: at(4_000_000), isActive: false });
+    const draft = template({ createdAt: at(4_500_000), updatedAt: at(4_500_000), publishedAt: null });
     await fixture.templates.create(late);
     await fixture.templates.create(early);
+    await fixture.templates.create(draft);
     const all = (await fixture.templates.list()).map((x) => x.id);
     t.true(all.indexOf(early.id) < all.indexOf(late.id));
-    t.deepEqual(all.slice(-2), [early.id, late.id]);
-    const active = (await fixture.templates.list({ activeOnly: true })).map((x) => x.id);
-    t.true(active.includes(late.id));
-    t.false(active.includes(early.id));
+    t.deepEqual(all.slice(-3), [early.id, draft.id, late.id]);
+    t.is((await fixture.templates.findById(draft.id))!.publishedAt, null);
+    t.deepEqual((await fixture.templates.findById(late.id))!.publishedAt, at(0));
+    const offered = (await fixture.templates.list({ offeredOnly: true })).map((x) => x.id);
+    t.true(offered.includes(late.id));
+    t.false(offered.includes(early.id));
+    t.false(offered.includes(draft.id));
   });
 
   test(`${name}: writers that lock the row queue up instead of overwriting each other`, async (t) => {

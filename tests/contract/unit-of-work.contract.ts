@@ -47,6 +47,7 @@ const template = (id: string): WorkflowTemplate => ({
   cost: 2,
   outputType: 'image',
   isActive: true,
+  publishedAt: at(0),
   version: 1,
   createdAt: at(0),
   updatedAt: at(0),

@@ -157,6 +157,7 @@ function suite(db: TestDatabase): void {
     t.is(created.status, 201, JSON.stringify(created.body));
     const templateId = created.body.id as string;
     t.is((await admin.put(`/workflow-templates/${templateId}/parameter-map`, { prompt: { preset: 'prompt', node_id: '3', input_name: 'value', required: true } })).status, 200);
+    t.is((await admin.post(`/templates/${templateId}/publish`, {})).status, 200);
     const jobs: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await client.post('/generate', { templateId, parameters: { prompt: `p${i}` } });

@@ -66,6 +66,7 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
 
   const mapped = await admin.put(`/workflow-templates/${created.body.id}/parameter-map`, { prompt: { key: 'prompt', type: 'string', node_id: '2', input_name: 'filename_prefix' } });
   t.is(mapped.status, 200, JSON.stringify(mapped.body));
+  t.is((await admin.post(`/templates/${created.body.id}/publish`, {})).status, 200);
   const user = app.client();
   await user.signUp();
   const socket = await openSocket(user);

@@ -190,7 +190,9 @@ test.serial('ENGINE_DRIVER=comfyui: a prompt ComfyUI accepts with an invalid out
     '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: 8, color: 0 } },
     '5': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 31, sigma: 10 } },
     '2': { class_type: 'SaveImage', inputs: { images: ['5', 0], filename_prefix: 'good' } },
-    '3': { class_type: 'ImageInvert', inputs: {} },
+    // An input our /object_info check cannot judge (an upload combo: the file is only known to the server), as a
+    // custom node's VALIDATE_INPUTS would be: the server alone refuses this branch.
+    '3': { class_type: 'LoadImage', inputs: { image: 'not-on-this-server.png' } },
     '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'bad' } },
   };
   // What the server answers for it: 200, the valid branch queued, the invalid one in node_errors.
@@ -207,7 +209,7 @@ test.serial('ENGINE_DRIVER=comfyui: a prompt ComfyUI accepts with an invalid out
   const error = failed.error as { code: string; message: string; nodeId?: string };
   t.is(error.code, 'ENGINE.VALIDATION');
   t.is(error.nodeId, '3');
-  t.regex(error.message, /ImageInvert #3: Required input is missing: image/);
+  t.regex(error.message, /LoadImage #3: .*Invalid image file: not-on-this-server\.png/);
   t.is(failed.refunded, 3);
   const job = (await admin.get(`/generate/${submitted.body.id}`)).body as { status: string; error: { code: string; nodeId?: string } };
   t.like(job, { status: 'failed', error: { code: 'ENGINE.VALIDATION', nodeId: '3' } });

@@ -70,7 +70,7 @@ const PLAN: Record<string, { run: string } | { notRun: string }> = {
   'npm run bench -- --list': { run: 'small commands' },
   'openssl rand -base64 48': { run: 'small commands' },
   'openssl rand -hex 32': { run: 'small commands' },
-  'find output -type f -mtime +7 -delete': { run: 'small commands' },
+  'find /path/to/ComfyUI/output/mgs /path/to/ComfyUI/input/mgs -mindepth 1 -maxdepth 1 -type d -mmin +1440 -exec rm -rf {} +': { run: 'small commands' },
   'PATH=$PWD/node_modules/.bin:$PATH ava tests/unit/config.test.ts': { run: 'small commands' },
   'npm run build:web': { run: 'npm run build:web, in a copy, writes exactly the committed web/dist' },
   'npm run comfy-serve': { run: 'npm run comfy-serve answers the ComfyUI protocol' },
@@ -230,13 +230,19 @@ test('small commands', async (t) => {
   t.regex((await run('openssl rand -base64 48')).stdout.trim(), /^[A-Za-z0-9+/]{64}$/);
   t.regex((await run('openssl rand -hex 32')).stdout.trim(), /^[0-9a-f]{64}$/);
 
+  // The ComfyUI prune (ADR 034): run folders older than a day go, in output/mgs and input/mgs; younger ones stay.
+  // The command as documented, with the placeholder for the ComfyUI directory filled in.
   const comfy = scratch(t, 'prune');
-  mkdirSync(path.join(comfy, 'output/sub'), { recursive: true });
-  for (const name of ['old.png', 'sub/old.mp4', 'new.png']) writeFileSync(path.join(comfy, 'output', name), 'x');
-  const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000);
-  for (const name of ['old.png', 'sub/old.mp4']) utimesSync(path.join(comfy, 'output', name), tenDaysAgo, tenDaysAgo);
-  t.is((await run('find output -type f -mtime +7 -delete', comfy)).code, 0);
-  t.deepEqual(readdirSync(path.join(comfy, 'output'), { recursive: true }).map(String).sort(), ['new.png', 'sub']);
+  for (const dir of ['output/mgs/old-run', 'output/mgs/new-run', 'input/mgs/old-run', 'input/mgs/new-run']) {
+    mkdirSync(path.join(comfy, dir), { recursive: true });
+    writeFileSync(path.join(comfy, dir, 'file.png'), 'x');
+  }
+  const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+  for (const dir of ['output/mgs/old-run', 'input/mgs/old-run']) utimesSync(path.join(comfy, dir), twoDaysAgo, twoDaysAgo);
+  const prune = documentedCommand('find /path/to/ComfyUI/output/mgs /path/to/ComfyUI/input/mgs -mindepth 1 -maxdepth 1 -type d -mmin +1440 -exec rm -rf {} +').replaceAll('/path/to/ComfyUI', comfy);
+  t.is((await runCommand('bash', ['-c', prune], {}, { cwd: comfy, timeoutMs: 30_000 })).code, 0);
+  t.deepEqual(readdirSync(path.join(comfy, 'output/mgs')), ['new-run']);
+  t.deepEqual(readdirSync(path.join(comfy, 'input/mgs')), ['new-run']);
 
   const unit = await run('PATH=$PWD/node_modules/.bin:$PATH ava tests/unit/config.test.ts', PROJECT_ROOT, { PATH: process.env.PATH ?? '/usr/bin:/bin' });
   t.is(unit.code, 0, unit.stdout + unit.stderr);

@@ -62,6 +62,8 @@ async function createTemplate(admin: TestClient, cost: number): Promise<{ id: st
   const mapped = await admin.put(`/workflow-templates/${created.body.id}/parameter-map`, pricedMap());
   if (mapped.status !== 200) throw new Error(`template map: ${mapped.status} ${JSON.stringify(mapped.body)}`);
   if (mapped.body.cost !== cost || mapped.body.isActive !== true) throw new Error(`template not as created: ${JSON.stringify(mapped.body)}`);
+  const published = await admin.post(`/templates/${created.body.id}/publish`, {});
+  if (published.status !== 200) throw new Error(`template publish: ${published.status} ${JSON.stringify(published.body)}`);
   return { id: created.body.id, cost, workflow: mapped.body.workflow };
 }
 

@@ -78,6 +78,8 @@ async function createTemplate(admin: TestClient, cost: number, failing: boolean)
   if (created.status !== 201) throw new Error(`template create: ${created.status} ${JSON.stringify(created.body)}`);
   const mapped = await admin.put(`/workflow-templates/${created.body.id}/parameter-map`, { prompt: { preset: 'prompt', node_id: '6', input_name: 'value', required: true } });
   if (mapped.status !== 200) throw new Error(`template map: ${mapped.status} ${JSON.stringify(mapped.body)}`);
+  const published = await admin.post(`/templates/${created.body.id}/publish`, {});
+  if (published.status !== 200) throw new Error(`template publish: ${published.status} ${JSON.stringify(published.body)}`);
   return created.body.id;
 }
 

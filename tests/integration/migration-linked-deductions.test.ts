@@ -4,32 +4,16 @@
  * endings back to `deduction_claims`. An operator upgrading with deductions in flight loses none of them.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import test from 'ava';
-import { QueryTypes, Sequelize } from 'sequelize';
-import { MIGRATIONS } from '../../adapters/sequelize/migrations/index.ts';
-import { createMariaDatabase, DATABASES } from '../support/databases.ts';
+import { QueryTypes } from 'sequelize';
+import { DATABASES } from '../support/databases.ts';
+import { migrationAndBefore, openEmptyDatabase } from '../support/migration-databases.ts';
 
-const MIGRATION = '012-linked-deductions';
-const before = MIGRATIONS.slice(0, MIGRATIONS.findIndex((migration) => migration.name === MIGRATION));
-const linkedDeductions = MIGRATIONS.find((migration) => migration.name === MIGRATION)!;
-
-async function openDatabase(name: 'sqlite' | 'mariadb'): Promise<{ sequelize: Sequelize; dialect: 'sqlite' | 'mysql'; dispose(): Promise<void> }> {
-  if (name === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), 'mgs-migration-'));
-    const sequelize = new Sequelize({ dialect: 'sqlite', storage: path.join(dir, 'app.db'), logging: false });
-    return { sequelize, dialect: 'sqlite', dispose: async () => (await sequelize.close(), rmSync(dir, { recursive: true, force: true })) };
-  }
-  const maria = await createMariaDatabase();
-  const sequelize = new Sequelize(maria.url, { dialect: 'mysql', logging: false, timezone: '+00:00' });
-  return { sequelize, dialect: 'mysql', dispose: async () => (await sequelize.close(), await maria.drop()) };
-}
+const { before, migration: linkedDeductions } = migrationAndBefore('012-linked-deductions');
 
 for (const name of DATABASES) {
   test(`[${name}] 012 carries every claimable deduction over with its ending, and nothing else; down gives the endings back`, async (t) => {
-    const { sequelize, dialect, dispose } = await openDatabase(name);
+    const { sequelize, dialect, dispose } = await openEmptyDatabase(name);
     t.teardown(dispose);
     const qi = sequelize.getQueryInterface();
     for (const migration of before) await migration.up(qi, dialect);

@@ -214,6 +214,7 @@ function suite(db: TestDatabase): void {
     const { admin, user } = await ctx();
     const shown = await createTemplate(admin, { description: 'Shown' });
     await admin.put(`/workflow-templates/${shown.id}/parameter-map`, parameterMap());
+    t.is((await admin.post(`/templates/${shown.id}/publish`, {})).status, 200);
     const inactive = await createTemplate(admin, { isActive: false });
     const deleted = await createTemplate(admin);
     await admin.delete(`/workflow-templates/${deleted.id}`);
@@ -256,6 +257,7 @@ function suite(db: TestDatabase): void {
       t.deepEqual(listed.body.map((x: { name: string }) => x.name).sort(), READY_TEMPLATES.map((x) => x.name).sort());
       for (const template of listed.body) {
         t.is(template.version, 1);
+        t.is(template.status, 'published', template.name);
         t.true(Object.keys(template.parameter_map).length > 0, template.name);
         for (const item of Object.values(template.parameter_map) as { class_type: string | null }[]) t.truthy(item.class_type);
       }

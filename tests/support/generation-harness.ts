@@ -21,6 +21,10 @@ import { UserEventLog } from '../../core/use-cases/events/user-event-log.service
 import { ActiveTemplates } from '../../core/use-cases/generation/active-templates.service.ts';
 import { CancelGeneration } from '../../core/use-cases/generation/cancel-generation.use-case.ts';
 import { EngineInputs } from '../../core/use-cases/generation/engine-inputs.service.ts';
+import { AnnounceQueuePositions } from '../../core/use-cases/generation/announce-queue-positions.use-case.ts';
+import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
+import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
+import { ExpireOverdueJobs } from '../../core/use-cases/generation/expire-overdue-jobs.use-case.ts';
 import { FailDeadLetteredJob } from '../../core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
 import { OutputHistory } from '../../core/use-cases/generation/output-history.service.ts';
 import { InputImages } from '../../core/use-cases/generation/input-images.service.ts';
@@ -134,6 +138,9 @@ export async function generationHarness(options: HarnessOptions = {}) {
   const sweeper = new SweepUnclaimedDeductions({ uow, deductions: repos.deductions, payment, clock, logger: quietLogger, unclaimedMinutes: 15 });
   const deductCoins = new DeductCoins({ users: repos.users, uow, payment, ids, clock });
   const deadLetters = new FailDeadLetteredJob({ uow, lifecycle, logger: quietLogger, requestCancel });
+  const expire = new ExpireOverdueJobs({ uow, jobs: repos.jobs, lifecycle, clock, logger: quietLogger });
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates: new RunEstimates(repos.jobs), clock, slots: 1 });
+  const announce = new AnnounceQueuePositions({ uow, jobs: repos.jobs, queue, events, maxJobs: 500 });
   const reconciler = new ReconcileJobs({
     uow,
     jobs: repos.jobs,
@@ -162,6 +169,8 @@ export async function generationHarness(options: HarnessOptions = {}) {
     cancel,
     sweeper,
     deadLetters,
+    expire,
+    announce,
     reconciler,
     outputs,
     lifecycle,
@@ -189,6 +198,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
         cost,
         outputType: 'image',
         isActive: true,
+        publishedAt: at,
         version: 1,
         createdAt: at,
         updatedAt: at,

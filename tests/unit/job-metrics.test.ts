@@ -20,6 +20,7 @@ function recorder(): JobMetrics & { calls: string[]; take(): string[] } {
     coinsCharged: note('coinsCharged'),
     coinsRefunded: note('coinsRefunded'),
     deadLettered: note('deadLettered'),
+    webhookAttempt: note('webhookAttempt'),
   };
 }
 

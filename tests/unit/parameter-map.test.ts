@@ -17,6 +17,7 @@ import {
 } from '../../core/domain/parameter-presets.ts';
 import type { Category } from '../../core/domain/parameter-presets.ts';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
+import { requiredKeysFor } from '../../core/domain/category-inputs.ts';
 
 const rejects = (t: ExecutionContext, result: Result<unknown>, field: string, fragment: string): void => {
   if (result.ok) {
@@ -173,11 +174,38 @@ test('rejects a map that lacks a parameter its category requires, naming it', (t
   const image = { preset: 'image', node_id: '10', input_name: 'image' };
   rejects(t, check({ image }, 'image-to-image'), 'parameter_map.prompt', 'parameter prompt is required for category image-to-image');
   rejects(t, check({ prompt }, 'image-to-image'), 'parameter_map.image', 'parameter image is required for category image-to-image');
-  const video = check({ steps: { preset: 'steps', node_id: '3', input_name: 'steps' } }, 'text-to-video');
+  const videoWorkflow: WorkflowGraph = { ...workflow, '5': { class_type: 'EmptyHunyuanLatentVideo', inputs: { width: 512, height: 512, length: 25, batch_size: 1 } } };
+  const video = validateParameterMap({ steps: { preset: 'steps', node_id: '3', input_name: 'steps' } }, videoWorkflow, 'text-to-video');
   rejects(t, video, 'parameter_map.prompt', 'required for category text-to-video');
   rejects(t, video, 'parameter_map.duration', 'parameter duration is required for category text-to-video');
   rejects(t, check({}, 'upscale'), 'parameter_map.image', 'required for category upscale');
   t.true(check({ image }, 'upscale').ok);
+});
+
+test('a category requires only what the workflow has an input for (issue 24)', (t) => {
+  // A blur: an image in, an image out, no text anywhere but the file-name prefix.
+  const blur: WorkflowGraph = {
+    '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+    '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1 } },
+    '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'blurred' } },
+  };
+  const image = { preset: 'image', node_id: '1', input_name: 'image' };
+  t.deepEqual(requiredKeysFor('image-to-image', blur), ['image']);
+  t.true(validateParameterMap({ image }, blur, 'image-to-image').ok);
+  rejects(t, validateParameterMap({}, blur, 'image-to-image'), 'parameter_map.image', 'parameter image is required for category image-to-image');
+  // A text-only graph offers no image and no duration: text-to-video then asks for the prompt alone.
+  const textOnly: WorkflowGraph = {
+    '1': { class_type: 'PrimitiveString', inputs: { value: 'hello' } },
+    '2': { class_type: 'PreviewAny', inputs: { source: ['1', 0] } },
+  };
+  t.deepEqual(requiredKeysFor('text-to-video', textOnly), ['prompt']);
+  t.deepEqual(requiredKeysFor('image-to-video', textOnly), []);
+  // The standard SD graph (CLIPTextEncode text, LoadImage image) keeps every requirement of its categories.
+  t.deepEqual(requiredKeysFor('image-to-image', workflow), ['prompt', 'image']);
+  t.deepEqual(requiredKeysFor('text-to-video', workflow), ['prompt']);
+  // A linked text input carries nothing an admin can map.
+  const linked: WorkflowGraph = { ...workflow, '6': { class_type: 'CLIPTextEncode', inputs: { text: ['1', 0], clip: ['4', 1] } }, '7': { class_type: 'CLIPTextEncode', inputs: { text: ['1', 0], clip: ['4', 1] } } };
+  t.deepEqual(requiredKeysFor('text-to-image', linked), []);
 });
 
 test('rejects a category-required parameter of the wrong type', (t) => {

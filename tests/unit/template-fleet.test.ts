@@ -35,12 +35,16 @@ const setup = (nodes: NodeCatalog) => {
   const templates = uow.autocommit.templates;
   const clock = { now: () => new Date() };
   const ids = { newId: () => randomUUID() };
-  const write = { uow, clock, rules: {}, nodes };
+  const write = { uow, clock, ids, rules: {}, nodes };
+  const actorId = randomUUID();
+  const create = new CreateTemplate({ templates, ...write });
+  const setMap = new SetParameterMap(write);
+  const patch = new PatchTemplate(write);
   return {
     templates,
-    create: new CreateTemplate({ templates, ids, clock, rules: {}, nodes }),
-    setMap: new SetParameterMap(write),
-    patch: new PatchTemplate(write),
+    create: { execute: (fields: unknown) => create.execute({ actorId, fields }) },
+    setMap: { execute: (input: { id: string; parameterMap: unknown }) => setMap.execute({ actorId, ...input }) },
+    patch: { execute: (input: { id: string; changes: unknown }) => patch.execute({ actorId, ...input }) },
     get: new GetTemplate({ templates, nodes }),
   };
 };

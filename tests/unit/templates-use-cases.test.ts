@@ -21,6 +21,9 @@ import { ListCatalogue } from '../../core/use-cases/templates/list-catalogue.use
 import { ListTemplates } from '../../core/use-cases/templates/list-templates.use-case.ts';
 import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
+import { PublishTemplate } from '../../core/use-cases/templates/publish-template.use-case.ts';
+
+const ADMIN = '00000000-0000-4000-8000-0000000000ad';
 
 const setup = (rules: TemplateRules = {}, nodes?: NodeCatalog) => {
   const uow = new MemoryUnitOfWork(new MemoryStore());
@@ -29,16 +32,23 @@ const setup = (rules: TemplateRules = {}, nodes?: NodeCatalog) => {
   let seq = 0;
   const clock = { now: () => new Date((tick += 1000)) };
   const ids = { newId: () => `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}` };
-  const write = { uow, clock, rules };
+  const write = { uow, clock, ids, rules };
   const catalog = nodes ? { nodes } : {};
+  const create = new CreateTemplate({ templates, ...write, ...catalog });
+  const setMap = new SetParameterMap(write);
+  const patch = new PatchTemplate({ ...write, ...catalog });
+  const remove = new DeleteTemplate(write);
+  const publish = new PublishTemplate({ ...write, ...catalog });
   return {
     templates,
-    create: new CreateTemplate({ templates, ids, clock, rules, ...catalog }),
-    setMap: new SetParameterMap(write),
-    patch: new PatchTemplate({ ...write, ...catalog }),
+    audit: uow.autocommit.audit,
+    create: { execute: (fields: unknown) => create.execute({ actorId: ADMIN, fields }) },
+    setMap: { execute: (input: { id: string; parameterMap: unknown }) => setMap.execute({ actorId: ADMIN, ...input }) },
+    patch: { execute: (input: { id: unknown; changes: unknown }) => patch.execute({ actorId: ADMIN, ...input }) },
+    remove: { execute: (input: { id: string }) => remove.execute({ actorId: ADMIN, ...input }) },
+    publish: { execute: (id: string, publishIt = true) => publish.execute({ actorId: ADMIN, id, publish: publishIt }) },
     list: new ListTemplates({ templates }),
     get: new GetTemplate({ templates }),
-    remove: new DeleteTemplate({ templates, clock }),
     catalogue: new ListCatalogue({ templates }),
     catalogueItem: new GetCatalogueTemplate({ templates }),
     version: new GetTemplateVersion({ templates }),
@@ -182,8 +192,11 @@ test('a new category re-checks the stored map against what the category requires
   const app = setup();
   const { id } = await created(t, app);
   value(t, await app.setMap.execute({ id, parameterMap: map() }));
+  // Frames repeated one per second: a duration input, so text-to-video asks for a duration parameter.
+  value(t, await app.patch.execute({ id, changes: { workflow: { ...workflow(), '5': { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 4 } } } } }));
   rejected(t, await app.patch.execute({ id, changes: { category: 'text-to-video' } }), 'VALIDATION.FAILED', 'parameter_map.duration');
-  t.is(value(t, await app.patch.execute({ id, changes: { category: 'image-to-image', parameter_map: { ...map(), image: { preset: 'image', node_id: '2', input_name: 'filename_prefix' } } } })).category, 'image-to-image');
+  // No LoadImage in the graph: image-to-image cannot demand an image parameter of it (issue 24).
+  t.is(value(t, await app.patch.execute({ id, changes: { category: 'image-to-image' } })).category, 'image-to-image');
 });
 
 test('an empty map (step 2 not done) does not block changing the workflow', async (t) => {
@@ -235,9 +248,15 @@ test('catalogue: active templates only, parameters without node wiring', async (
   const app = setup();
   const shown = await created(t, app);
   value(t, await app.setMap.execute({ id: shown.id, parameterMap: map() }));
+  value(t, await app.publish.execute(shown.id));
   const hidden = await created(t, app, { name: 'Hidden', isActive: false });
+  value(t, await app.setMap.execute({ id: hidden.id, parameterMap: map() }));
+  value(t, await app.publish.execute(hidden.id));
+  const draft = await created(t, app, { name: 'Draft' });
+  value(t, await app.setMap.execute({ id: draft.id, parameterMap: map() }));
   const list = value(t, await app.catalogue.execute());
   t.deepEqual(list.map((x) => x.id), [shown.id]);
+  rejected(t, await app.catalogueItem.execute({ id: draft.id }), 'NOT_FOUND');
   const item = list[0]!;
   t.deepEqual(Object.keys(item).sort(), ['category', 'cost', 'description', 'id', 'name', 'outputType', 'parameters']);
   t.deepEqual(item.parameters.map((p) => p.key).sort(), ['prompt', 'width']);
@@ -254,6 +273,8 @@ test('ready templates install once into a table that never held a template', asy
   const listed = value(t, await app.list.execute());
   t.is(listed.length, READY_TEMPLATES.length);
   for (const template of listed) t.is(template.version, 1);
+  for (const template of listed) t.truthy(template.publishedAt, `${template.name} is published`);
+  t.deepEqual(value(t, await app.catalogue.execute()).map((x) => x.name), READY_TEMPLATES.map((x) => x.name));
   t.false(value(t, await app.install()).installedNow);
   for (const template of listed) value(t, await app.remove.execute({ id: template.id }));
   t.false(value(t, await app.install()).installedNow, 'deleting them all does not bring them back');
@@ -267,4 +288,60 @@ test('ready templates this server rejects are skipped with the reason', async (t
   t.deepEqual(report.installed, ['Resize image']);
   t.deepEqual(report.skipped.map((x) => x.name), ['Solid colour image', 'Solid colour video']);
   t.true(report.skipped[0]!.problems.some((p) => p.field === 'workflow.4.class_type'));
+});
+
+test('a new template is a draft; publishing needs a complete map; back to draft hides it again', async (t) => {
+  const app = setup();
+  const template = await created(t, app);
+  t.is(template.publishedAt, null);
+  t.deepEqual(value(t, await app.catalogue.execute()), []);
+  rejected(t, await app.publish.execute(template.id), 'VALIDATION.FAILED', 'parameter_map');
+  t.is(value(t, await app.get.execute({ id: template.id })).publishedAt, null, 'a refused publish changes nothing');
+  value(t, await app.setMap.execute({ id: template.id, parameterMap: map() }));
+  const published = value(t, await app.publish.execute(template.id));
+  t.truthy(published.publishedAt);
+  t.deepEqual(value(t, await app.catalogue.execute()).map((x) => x.id), [template.id]);
+  t.deepEqual(value(t, await app.publish.execute(template.id)).publishedAt, published.publishedAt, 'publishing again keeps the first date');
+  t.is(value(t, await app.publish.execute(template.id, false)).publishedAt, null);
+  t.deepEqual(value(t, await app.catalogue.execute()), []);
+  rejected(t, await app.catalogueItem.execute({ id: template.id }), 'NOT_FOUND');
+  rejected(t, await app.publish.execute('00000000-0000-4000-8000-999999999999'), 'NOT_FOUND');
+});
+
+test('publishing re-checks a stored map that no longer fits (stored under older rules)', async (t) => {
+  const app = setup();
+  const template = await created(t, app);
+  // Written straight to the store, as an older release could have: the item names a node the workflow lacks.
+  const stale = { prompt: { key: 'prompt', type: 'string' as const, node_id: '99', input_name: 'value' } };
+  t.is(await app.templates.update({ ...template, parameterMap: stale, version: 2 }, { newVersion: true }), 'updated');
+  rejected(t, await app.publish.execute(template.id), 'VALIDATION.FAILED', 'parameter_map.prompt.node_id');
+  t.is(value(t, await app.get.execute({ id: template.id })).publishedAt, null);
+});
+
+test('every template change is audit-logged with the administrator, in the change itself', async (t) => {
+  const app = setup();
+  const template = await created(t, app);
+  value(t, await app.setMap.execute({ id: template.id, parameterMap: map() }));
+  value(t, await app.publish.execute(template.id));
+  value(t, await app.patch.execute({ id: template.id, changes: { isActive: false } }));
+  value(t, await app.patch.execute({ id: template.id, changes: { isActive: true } }));
+  value(t, await app.patch.execute({ id: template.id, changes: { cost: 7, name: 'Dearer' } }));
+  value(t, await app.patch.execute({ id: template.id, changes: { cost: 7 } }));
+  value(t, await app.publish.execute(template.id, false));
+  value(t, await app.remove.execute({ id: template.id }));
+  const entries = (await app.audit.list({ page: 1, limit: 100 })).items.reverse();
+  t.deepEqual(
+    entries.map((e) => [e.action, e.actorId, e.targetUserId, e.details['templateId'], e.details['changed']]),
+    [
+      ['template.create', ADMIN, null, template.id, []],
+      ['template.parameter_map', ADMIN, null, template.id, ['parameterMap']],
+      ['template.publish', ADMIN, null, template.id, ['publishedAt']],
+      ['template.deactivate', ADMIN, null, template.id, ['isActive']],
+      ['template.activate', ADMIN, null, template.id, ['isActive']],
+      ['template.update', ADMIN, null, template.id, ['name', 'cost']],
+      ['template.unpublish', ADMIN, null, template.id, ['publishedAt']],
+      ['template.delete', ADMIN, null, template.id, []],
+    ],
+  );
+  t.deepEqual(entries.map((e) => e.details['version']), [1, 2, 2, 2, 2, 2, 2, 2]);
 });

@@ -9,6 +9,7 @@ export const CLIENT_ROUTE_PATHS = [
   '/history',
   '/connections',
   '/chat',
+  '/api-keys',
   '/admin/templates',
   '/admin/users',
   '/admin/audit',

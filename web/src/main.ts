@@ -11,6 +11,7 @@ import { auditPage } from './pages/audit.ts';
 import { fleetPage, jobsPage, queuePage, templateHealthPage } from './pages/admin-console.ts';
 import { chatPage, connectionsPage } from './pages/extras.ts';
 import type { ClientRoutePath } from './client-routes.ts';
+import { apiKeysPage } from './pages/api-keys.ts';
 
 export interface Features {
   oidcProviders: string[];
@@ -46,6 +47,7 @@ const ROUTES: Route[] = [
   { path: '/history', title: 'History', page: historyPage, access: 'user', nav: () => true },
   { path: '/connections', title: 'Connections', page: connectionsPage, access: 'user', nav: (ctx) => ctx.features.socialPlatforms.length > 0 },
   { path: '/chat', title: 'Chat', page: chatPage, access: 'user', nav: (ctx) => ctx.features.chat },
+  { path: '/api-keys', title: 'API keys', page: apiKeysPage, access: 'user', nav: () => true },
   { path: '/admin/templates', title: 'Templates', page: adminTemplatesPage, access: 'admin', nav: () => true },
   { path: '/admin/users', title: 'Users', page: adminUsersPage, access: 'admin', nav: () => true },
   { path: '/admin/audit', title: 'Audit log', page: auditPage, access: 'admin', nav: () => true },

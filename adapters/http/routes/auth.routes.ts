@@ -72,6 +72,7 @@ export const authRoutes = (deps: AuthRoutesDeps) => (api: ApiRouter) => {
           description: 'Logged in',
           schema: {
             type: 'object',
+            required: ['user', 'accessTokenExpiresAt', 'refreshTokenExpiresAt'],
             properties: { user: userSchema, accessTokenExpiresAt: { type: 'string', format: 'date-time' }, refreshTokenExpiresAt: { type: 'string', format: 'date-time' } },
           },
         },

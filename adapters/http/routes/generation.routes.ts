@@ -21,7 +21,11 @@ export const jobSchema = {
   required: ['id', 'status', 'templateId', 'progress', 'statusText', 'outputs', 'error', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
-    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+    status: {
+      type: 'string',
+      enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'],
+      description: '`expired`: the job was still queued at its `startDeadline` and ended without running; its coins came back (like `cancelled`).',
+    },
     templateId: { type: ['string', 'null'] },
     templateVersion: { type: ['integer', 'null'] },
     progress: { type: 'object', properties: { value: { type: 'number' }, max: { type: 'number' } } },
@@ -32,6 +36,19 @@ export const jobSchema = {
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' }, nodeId: { type: 'string' } } },
     paidCoins: { type: 'integer' },
     refundedCoins: { type: 'integer' },
+    startDeadline: { type: ['string', 'null'], format: 'date-time', description: 'createdAt + the startDeadlineSeconds the client sent, or null: a job not started by then ends `expired`.' },
+    position: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description:
+        'Queued jobs ahead of this one: every user\'s jobs still queued that were created before it (at the same instant, the lower id first); running jobs are not counted. 0 = next to start. null unless the job is queued. Given by GET /generate/{id} and GET /generate (not by the 202 of POST /generate). With several ComfyUI servers every queued job is counted, whichever servers it can run on.',
+    },
+    etaSeconds: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description:
+        'Estimated seconds until the job is done. A run estimate is the median run time (finish - start) of the last 20 succeeded jobs of the same template, else of the last 20 succeeded jobs of any template, else unknown. Queued: ceil((sum of the run estimates of the queued jobs ahead / slots + own run estimate) / 1000 ms), where slots = ComfyUI servers x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY with the builtin engine. Running: ceil(max(0, own run estimate - time since it started)). null when the job is finished or an estimate it needs is unknown.',
+    },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -45,6 +62,15 @@ const submitBody = {
     templateId: { type: 'string', format: 'uuid' },
     parameters: { type: 'object' },
     requestId: { type: 'string', format: 'uuid', description: 'Becomes the job id; a repeat returns the existing job. Links a prior POST /coin/deduct with this relatedEntityId.' },
+    startDeadlineSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      description:
+        'Time-to-start deadline: if no worker has started the job this many seconds after submission, it ends `expired` (event `job.expired`) and is refunded in full, exactly once. A worker checks it before starting; a sweep (every few seconds) ends jobs still queued past it.',
+    },
+    webhook: { type: 'string', format: 'uri', description: 'Called back, signed (Standard Webhooks; GET /webhook-secret), at the moments of `webhookEvents`. https only (plain http only to hosts the operator allows).' },
+    webhookEvents: { type: 'array', items: { type: 'string', enum: ['started', 'output', 'completed'] }, description: "Default ['completed']; `completed` is sent when the job succeeds, fails or is cancelled." },
   },
 };
 
@@ -63,7 +89,11 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
         202: { description: 'Queued', schema: jobSchema },
         200: { description: 'The job with this requestId already exists', schema: jobSchema },
         402: { description: 'Not enough coins', schema: ref('Error') },
-        429: { description: 'Too many queued or running jobs (MAX_ACTIVE_JOBS_PER_USER); see Retry-After', schema: ref('Error') },
+        429: {
+          description:
+            'Too many queued or running jobs of this user (MAX_ACTIVE_JOBS_PER_USER, Retry-After 10), or the queue is full (QUEUE_MAX_DEPTH queued jobs of all users or more). A full queue refuses before any coin moves; its Retry-After is the run estimate of the job at the head of the queue in whole seconds, at least 1: the median run time of the last 20 successes of its template, else of any template, else 10.',
+          schema: ref('Error'),
+        },
         409: { description: 'requestId used by someone else, or Idempotency-Key reused with another body', schema: ref('Error') },
       },
     },
@@ -79,6 +109,9 @@ export const generationRoutes = (deps: GenerationRoutesDeps) => (api: ApiRouter)
           templateId: body.templateId,
           parameters: body.parameters,
           requestId: body.requestId,
+          startDeadlineSeconds: body.startDeadlineSeconds,
+          webhook: body.webhook,
+          webhookEvents: body.webhookEvents,
           alsoCommit: commitWith(created),
         });
         if (!result.ok) {

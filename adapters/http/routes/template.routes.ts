@@ -6,6 +6,7 @@ import type { CreateTemplate } from '../../../core/use-cases/templates/create-te
 import type { DeleteTemplate } from '../../../core/use-cases/templates/delete-template.use-case.ts';
 import type { GetTemplate } from '../../../core/use-cases/templates/get-template.use-case.ts';
 import type { ListTemplates } from '../../../core/use-cases/templates/list-templates.use-case.ts';
+import type { PublishTemplate } from '../../../core/use-cases/templates/publish-template.use-case.ts';
 import type { PatchTemplate } from '../../../core/use-cases/templates/patch-template.use-case.ts';
 import type { SetParameterMap } from '../../../core/use-cases/templates/set-parameter-map.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';
@@ -27,6 +28,7 @@ export interface TemplateRoutesDeps {
   list: ListTemplates;
   get: GetTemplate;
   remove: DeleteTemplate;
+  publish: PublishTemplate;
 }
 
 const TAG = 'workflow-templates';
@@ -77,7 +79,7 @@ export const templateRoutes = (deps: TemplateRoutesDeps) => (api: ApiRouter) => 
       responses: { 201: { description: 'Created', schema: templateSchema }, 400: error('Invalid field or workflow'), 409: error('Name taken') },
     },
     async (req: Request, res: Response) => {
-      const result = await deps.create.execute(req.body);
+      const result = await deps.create.execute({ actorId: req.principal!.userId, fields: req.body });
       if (!result.ok) return sendFail(res, result);
       res.status(201).json(templateDto(result.value));
     },
@@ -90,7 +92,7 @@ export const templateRoutes = (deps: TemplateRoutesDeps) => (api: ApiRouter) => 
       responses: { 200: { description: 'Updated', schema: templateSchema }, 400: error('Invalid map'), 404: error('No such template') },
     },
     async (req: Request, res: Response) => {
-      const result = await deps.setParameterMap.execute({ id: req.params['id'], parameterMap: mapFromBody(req.body) });
+      const result = await deps.setParameterMap.execute({ actorId: req.principal!.userId, id: req.params['id'], parameterMap: mapFromBody(req.body) });
       if (!result.ok) return sendFail(res, result);
       res.json(templateDto(result.value));
     },
@@ -103,7 +105,7 @@ export const templateRoutes = (deps: TemplateRoutesDeps) => (api: ApiRouter) => 
       responses: { 200: { description: 'Updated', schema: templateSchema }, 400: error('Invalid change'), 404: error('No such template'), 409: error('Name taken') },
     },
     async (req: Request, res: Response) => {
-      const result = await deps.patch.execute({ id: req.params['id'], changes: req.body });
+      const result = await deps.patch.execute({ actorId: req.principal!.userId, id: req.params['id'], changes: req.body });
       if (!result.ok) return sendFail(res, result);
       res.json(templateDto(result.value));
     },
@@ -139,9 +141,27 @@ export const templateRoutes = (deps: TemplateRoutesDeps) => (api: ApiRouter) => 
       responses: { 204: { description: 'Deleted' }, 404: error('No such template') },
     },
     async (req: Request, res: Response) => {
-      const result = await deps.remove.execute({ id: req.params['id'] });
+      const result = await deps.remove.execute({ actorId: req.principal!.userId, id: req.params['id'] });
       if (!result.ok) return sendFail(res, result);
       res.status(204).end();
     },
   );
+
+  // Under /templates, beside the catalogue entry they change (issue 24); admin only, like every template write.
+  for (const [verb, publish, summary] of [
+    ['publish', true, 'Publish a draft template: users see and run it (when active); 400 names what is incomplete'],
+    ['unpublish', false, 'Take a template back to a draft: users no longer see or run it'],
+  ] as const) {
+    api.add(
+      {
+        method: 'post', path: `/templates/:id/${verb}`, summary, tag: TAG, auth: 'admin',
+        responses: { 200: { description: 'The template in its new state', schema: templateSchema }, 400: error('Incomplete template'), 404: error('No such template') },
+      },
+      async (req: Request, res: Response) => {
+        const result = await deps.publish.execute({ actorId: req.principal!.userId, id: req.params['id'], publish });
+        if (!result.ok) return sendFail(res, result);
+        res.json(templateDto(result.value));
+      },
+    );
+  }
 };

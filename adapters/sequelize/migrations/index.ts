@@ -12,6 +12,12 @@ import { fairQueue } from './009-fair-queue.ts';
 import { userIdentities } from './010-user-identities.ts';
 import { social } from './011-social.ts';
 import { linkedDeductions } from './012-linked-deductions.ts';
+import { queueTraceContext } from './013-queue-trace-context.ts';
+import { apiKeys } from './015-api-keys.ts';
+import { webhookSecrets } from './016-webhook-secrets.ts';
+import { startDeadlines } from './017-start-deadlines.ts';
+import { templateDrafts } from './018-template-drafts.ts';
+import { webhookDeliveries } from './020-webhook-deliveries.ts';
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions];
+export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions, queueTraceContext, apiKeys, webhookSecrets, startDeadlines, templateDrafts, webhookDeliveries];

@@ -5,6 +5,9 @@ import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import { NO_JOB_METRICS, type JobMetrics, type RefundReason } from '../../ports/metrics.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
 
+/** Why a finished job's refund is counted (metrics): by the status it ended in. */
+const REFUND_REASONS: Partial<Record<GenerationJob['status'], RefundReason>> = { cancelled: 'job_cancelled', expired: 'job_expired', failed: 'job_failed' };
+
 export interface JobPaymentDeps {
   ids: IdGenerator;
   /** Counts the coins charged and refunded once their transaction commits; none by default. */
@@ -81,7 +84,7 @@ export class JobPayment {
   async refundJob(tx: Transaction, job: GenerationJob, at: Date): Promise<number> {
     const owed = refundOwed(job);
     if (owed <= 0 || !(await tx.jobs.markRefunded(job.id, owed, at))) return 0;
-    await this.credit(tx, job.userId, owed, job.id, at, job.status === 'cancelled' ? 'job_cancelled' : 'job_failed');
+    await this.credit(tx, job.userId, owed, job.id, at, REFUND_REASONS[job.status] ?? 'job_failed');
     return owed;
   }
 

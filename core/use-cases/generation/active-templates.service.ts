@@ -1,6 +1,6 @@
 import type { ParameterMap } from '../../domain/parameter-map.ts';
 import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
-import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
+import { isOffered, type WorkflowTemplate } from '../../domain/workflow-template.ts';
 import type { TemplateRepository } from '../../ports/template-repository.port.ts';
 
 /** What generation needs of a template: the current version of an active one. */
@@ -22,17 +22,17 @@ const forGeneration = (template: WorkflowTemplate): TemplateForGeneration => ({
   outputType: template.outputType,
 });
 
-/** The templates a user may generate from: live and active, at their current version. */
+/** The templates a user may generate from: live, published and active, at their current version (drafts are not). */
 export class ActiveTemplates {
   constructor(private readonly templates: TemplateRepository) {}
 
   async find(templateId: string): Promise<TemplateForGeneration | null> {
     const template = await this.templates.findById(templateId);
-    return template && template.isActive ? forGeneration(template) : null;
+    return template && isOffered(template) ? forGeneration(template) : null;
   }
 
   /** Oldest first (the order in which a raw workflow is matched against them). */
   async list(): Promise<TemplateForGeneration[]> {
-    return (await this.templates.list({ activeOnly: true })).map(forGeneration);
+    return (await this.templates.list({ offeredOnly: true })).map(forGeneration);
   }
 }

@@ -34,6 +34,7 @@ export const jobView = (job: GenerationJob, outputs: HistoryView[]): JobView => 
   error: job.error,
   paidCoins: job.paidCoins,
   refundedCoins: job.refundedCoins,
+  startDeadline: job.startDeadline ? job.startDeadline.toISOString() : null,
   createdAt: job.createdAt.toISOString(),
   updatedAt: job.updatedAt.toISOString(),
 });

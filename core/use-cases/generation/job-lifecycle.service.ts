@@ -1,5 +1,6 @@
 import { clientErrorText } from '../../domain/client-error-text.ts';
-import type { GenerationJob, HistoryItem, JobError } from '../../domain/job.ts';
+import { webhookEventOf } from '../../domain/webhook-event.ts';
+import { pastStartDeadline, type GenerationJob, type HistoryItem, type JobError } from '../../domain/job.ts';
 import type { HistoryView } from '../../domain/job-views.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
@@ -7,6 +8,7 @@ import { NO_JOB_METRICS, type JobMetrics } from '../../ports/metrics.port.ts';
 import type { Transaction } from '../../ports/unit-of-work.port.ts';
 import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.service.ts';
 
 export interface JobLifecycleDeps {
   ids: IdGenerator;
@@ -15,13 +17,17 @@ export interface JobLifecycleDeps {
   payment: JobPayment;
   /** Counts jobs started and ended, and the queue wait, once each move commits; none by default. */
   metrics?: JobMetrics;
+  /** Writes the job's webhook deliveries with each move (ADR 036); none without it. */
+  webhooks?: WebhookOutbox;
 }
 
-export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
+export type StartOutcome = { kind: 'missing' } | { kind: 'finished'; job: GenerationJob } | { kind: 'expired'; job: GenerationJob | null } | { kind: 'started'; job: GenerationJob; runId: string; previousRunId: string | null };
 
-export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled'; fence?: string };
+export type Ending = { to: 'failed'; error: JobError; fence?: string } | { to: 'cancelled'; fence?: string } | { to: 'expired' };
 
 export type EndOutcome = { ended: false; job: GenerationJob | null } | { ended: true; job: GenerationJob; refunded: number };
+
+const ENDING_TEXT: Record<Ending['to'], string> = { failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired before it started' };
 
 /**
  * Every move of a job, each inside the caller's transaction together with what must go with it: the
@@ -44,8 +50,10 @@ export class JobLifecycle {
   async start(tx: Transaction, jobId: string, attempt: number, leaseUntil: Date): Promise<StartOutcome> {
     const current = await tx.jobs.findById(jobId);
     if (!current) return { kind: 'missing' };
-    const runId = this.deps.ids.newId();
     const at = this.deps.clock.now();
+    // Checked before starting: a job past its start deadline ends expired here and never runs (ADR 037).
+    if (pastStartDeadline(current, at)) return { kind: 'expired', job: (await this.end(tx, jobId, { to: 'expired' })).job };
+    const runId = this.deps.ids.newId();
     const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil };
     if (!(await tx.jobs.transition(jobId, { to: 'running', runId, changes }, at))) return { kind: 'finished', job: current };
     const job: GenerationJob = { ...current, ...changes, status: 'running', runId, updatedAt: at };
@@ -53,6 +61,7 @@ export class JobLifecycle {
       { type: 'job.started', jobId, attempt },
       { type: 'job.status', jobId, text: 'Generating' },
     ]);
+    await this.deps.webhooks?.record(tx, job, webhookEventOf('running'), { status: 'running', attempt });
     tx.afterCommit(() => {
       this.metrics.jobStarted(job.templateId);
       // The first attempt's wait is the queue's; a later one's includes the earlier attempts.
@@ -61,18 +70,18 @@ export class JobLifecycle {
     return { kind: 'started', job, runId, previousRunId: current.runId ?? null };
   }
 
-  /** Ends a job without output (failed or cancelled): the move, its refund and its event commit together or not at all. */
+  /** Ends a job without output (failed, cancelled or expired): the move, its refund and its event commit together or not at all. */
   async end(tx: Transaction, jobId: string, given: Ending): Promise<EndOutcome> {
     // Every failure reaches the client through here: its text is scrubbed of paths and bounded (the caller logs it whole).
     const ending: Ending = given.to === 'failed' ? { ...given, error: { ...given.error, message: clientErrorText(given.error.message) } } : given;
     const at = this.deps.clock.now();
     const changes = {
-      statusText: ending.to === 'failed' ? 'Failed' : 'Cancelled',
+      statusText: ENDING_TEXT[ending.to],
       finishedAt: at,
       leaseUntil: null,
       ...(ending.to === 'failed' ? { error: ending.error } : {}),
     };
-    const { fence } = ending;
+    const fence = 'fence' in ending ? ending.fence : undefined;
     const moved = await tx.jobs.transition(jobId, { to: ending.to, ...(fence !== undefined ? { fence } : {}), changes }, at);
     const job = await tx.jobs.findById(jobId);
     if (!moved || !job) return { ended: false, job };
@@ -81,8 +90,9 @@ export class JobLifecycle {
       const { code, message, nodeId } = ending.error;
       await this.deps.events.record(tx, job.userId, { type: 'job.failed', jobId, error: { code, message, ...(nodeId ? { nodeId } : {}) }, refunded });
     } else {
-      await this.deps.events.record(tx, job.userId, { type: 'job.cancelled', jobId, refunded });
+      await this.deps.events.record(tx, job.userId, { type: ending.to === 'expired' ? 'job.expired' : 'job.cancelled', jobId, refunded });
     }
+    await this.deps.webhooks?.record(tx, job, webhookEventOf(ending.to), { status: ending.to, error: job.error, refundedCoins: job.refundedCoins + refunded });
     tx.afterCommit(() => this.metrics.jobEnded(job.templateId, ending.to));
     return { ended: true, job: { ...job, refundedCoins: job.refundedCoins + refunded }, refunded };
   }
@@ -103,6 +113,8 @@ export class JobLifecycle {
       ...views.map((output) => ({ type: 'job.output' as const, jobId: job.id, output })),
       { type: 'job.completed', jobId: job.id, outputs: views, texts: texts.map((text) => text.text) },
     ]);
+    for (const output of views) await this.deps.webhooks?.record(tx, job, 'output', { output });
+    await this.deps.webhooks?.record(tx, job, webhookEventOf('succeeded'), { status: 'succeeded', outputs: views, texts: texts.map((text) => text.text) });
     tx.afterCommit(() => this.metrics.jobEnded(job.templateId, 'succeeded'));
     return true;
   }

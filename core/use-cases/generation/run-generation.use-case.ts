@@ -51,7 +51,10 @@ export class RunGeneration {
     const leaseUntil = this.later(this.deps.visibilitySeconds);
     const started = await this.deps.uow.run((tx) => this.deps.lifecycle.start(tx, jobId, message.attempt, leaseUntil));
     if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };
-    if (started.kind === 'finished') return { action: 'ack' };
+    if (started.kind === 'finished' || started.kind === 'expired') {
+      if (started.kind === 'expired') this.deps.logger.info('job expired before it started', { jobId });
+      return { action: 'ack' };
+    }
     const attempt: Attempt = { job: started.job, runId: started.runId, previousRunId: started.previousRunId, message };
     const { logger, clock } = this.deps;
     const began = clock.now().getTime();

@@ -3,6 +3,8 @@ import type { GenerationJob } from '../../domain/job.ts';
 import { generationMessage } from '../../domain/messages.ts';
 import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import type { UserRole } from '../../domain/user.ts';
+import type { WebhookPolicy } from '../../domain/webhook-address.ts';
+import { parseWebhookSubscription, type WebhookSubscription } from '../../domain/webhook-event.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
@@ -10,8 +12,11 @@ import type { JobMetrics } from '../../ports/metrics.port.ts';
 import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.service.ts';
 import type { InputImages } from './input-images.service.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.service.ts';
+import type { RunEstimates } from './run-estimates.service.ts';
+import { queueFullRetryAfter } from '../../domain/run-estimate.ts';
 
 export interface SubmitGenerationDeps {
   uow: UnitOfWork;
@@ -25,8 +30,14 @@ export interface SubmitGenerationDeps {
   environment: string;
   /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER). */
   maxActiveJobsPerUser: number;
+  /** Queued jobs (every user's) beyond which a submit is refused with QUEUE.FULL (QUEUE_MAX_DEPTH); 0: no limit. */
+  maxQueueDepth?: number;
+  /** What the queue head's run is estimated to take: the Retry-After of a refusal for a full queue. */
+  estimates?: RunEstimates;
   /** Counts each job created, once its transaction commits; none by default. */
   metrics?: JobMetrics;
+  /** Stores a job's webhook (ADR 036); without it a request naming one is refused. */
+  webhooks?: { outbox: WebhookOutbox; policy: WebhookPolicy };
 }
 
 /** How long a client refused for too many active jobs is asked to wait (Retry-After). */
@@ -41,6 +52,11 @@ export interface SubmitGenerationInput {
   templateId?: unknown;
   parameters?: unknown;
   requestId?: unknown;
+  /** Seconds the job may wait in the queue before it must start (an integer, 1 to MAX_START_DEADLINE_SECONDS); past it, it ends expired. */
+  startDeadlineSeconds?: unknown;
+  /** The URL called back (`webhookEvents`: which moments; `completed` by default). */
+  webhook?: unknown;
+  webhookEvents?: unknown;
   /** Writes that must commit with the new job (see CommitHook). */
   alsoCommit?: CommitHook<SubmittedJob>;
 }
@@ -49,6 +65,11 @@ export interface SubmittedJob {
   job: GenerationJob;
   created: boolean;
 }
+
+/** The longest time-to-start deadline a client may ask for: a day (user events are kept that long). */
+export const MAX_START_DEADLINE_SECONDS = 86_400;
+
+const isDeadlineSeconds = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_START_DEADLINE_SECONDS;
 
 /** Thrown inside the transaction to roll every write of the submit back. */
 class Rejected extends Error {
@@ -70,16 +91,25 @@ export class SubmitGeneration {
     if (input.requestId !== undefined && input.requestId !== null && requestId === null) {
       return validationFailed([{ field: 'requestId', message: 'must be a UUID' }]);
     }
+    const deadlineSeconds = input.startDeadlineSeconds ?? null;
+    if (deadlineSeconds !== null && !isDeadlineSeconds(deadlineSeconds)) {
+      return this.reject(input.userId, requestId, validationFailed([{ field: 'startDeadlineSeconds', message: `must be an integer from 1 to ${MAX_START_DEADLINE_SECONDS}` }]));
+    }
+    const webhook = this.webhookOf(input);
+    if ('problems' in webhook) return this.reject(input.userId, requestId, validationFailed(webhook.problems));
     if (requestId) {
       const existing = await this.deps.jobs.findById(requestId);
       if (existing) return this.existing(existing, input.userId);
     }
     const prepared = await this.deps.prepare.execute(input);
     if (!prepared.ok) return this.reject(input.userId, requestId, prepared);
+    // Before any coin moves (ADR 037): a full queue refuses the submit, and nothing was charged or claimed.
+    const full = await this.queueFull();
+    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };
     const jobId = requestId ?? this.deps.ids.newId();
     try {
       const job = await this.deps.uow.run(async (tx) => {
-        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value);
+        const created = await this.create(tx, jobId, input.userId, requestId, prepared.value, deadlineSeconds, webhook.subscription);
         await input.alsoCommit?.(tx, { job: created, created: true });
         return created;
       });
@@ -99,6 +129,25 @@ export class SubmitGeneration {
     }
   }
 
+  /** QUEUE.FULL with its Retry-After when QUEUE_MAX_DEPTH jobs or more are queued; null otherwise. */
+  private async queueFull(): Promise<{ failure: Fail; retryAfterSeconds: number } | null> {
+    const max = this.deps.maxQueueDepth ?? 0;
+    if (max <= 0) return null;
+    const queued = await this.deps.jobs.listByStatus(['queued'], { page: 1, limit: 1 });
+    if (queued.total < max) return null;
+    const head = queued.items[0];
+    const headRunMs = head && this.deps.estimates ? await this.deps.estimates.runMs(head.templateId) : null;
+    const failure = fail('QUEUE.FULL', `The queue is full (${queued.total} jobs waiting); submit again later`);
+    return { failure, retryAfterSeconds: queueFullRetryAfter(headRunMs) };
+  }
+
+  private webhookOf(input: SubmitGenerationInput): ReturnType<typeof parseWebhookSubscription> {
+    const { webhooks } = this.deps;
+    if (webhooks) return parseWebhookSubscription(input.webhook, input.webhookEvents, webhooks.policy);
+    const asked = input.webhook !== undefined && input.webhook !== null;
+    return asked ? { problems: [{ field: 'webhook', message: 'webhooks are not available here' }] } : { subscription: null };
+  }
+
   private existing(job: GenerationJob, userId: string): Result<SubmittedJob> {
     return job.userId === userId ? ok({ job, created: false }) : fail('CONFLICT', 'requestId is already in use');
   }
@@ -109,7 +158,7 @@ export class SubmitGeneration {
     return failure;
   }
 
-  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration): Promise<GenerationJob> {
+  private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration, deadlineSeconds: number | null, webhook: WebhookSubscription | null): Promise<GenerationJob> {
     const { ids, clock } = this.deps;
     const now = clock.now();
     // First in the transaction: the count holds off this user's other submits until this one commits (see the port).
@@ -135,12 +184,14 @@ export class SubmitGeneration {
       attempts: 0,
       runId: null,
       leaseUntil: null,
+      startDeadline: deadlineSeconds === null ? null : new Date(now.getTime() + deadlineSeconds * 1000),
       createdAt: now,
       updatedAt: now,
       startedAt: null,
       finishedAt: null,
     };
     if (!(await tx.jobs.create(job))) throw new Rejected('taken');
+    if (webhook) await this.deps.webhooks?.outbox.subscribe(tx, job, webhook);
     await tx.outbox.add({ id: ids.newId(), createdAt: now, message: generationMessage(job, this.deps.environment) });
     for (const image of prepared.images) await this.deps.images.markUsed(tx, image, now);
     await this.deps.events.record(tx, userId, { type: 'job.queued', jobId });

@@ -4,7 +4,7 @@ import { ok, validationFailed, type Fail, type Result } from '../../domain/resul
 import type { TemplateRevision } from '../../domain/template-revision.ts';
 import type { WorkflowTemplate } from '../../domain/workflow-template.ts';
 import type { NodeCatalog, ServerCatalogue } from '../../ports/node-catalog.port.ts';
-import { reviseStoredTemplate, type ReviseTemplateDeps } from './revise-template.service.ts';
+import { reviseStoredTemplate, type ReviseTemplateDeps, type RevisionAudit } from './revise-template.service.ts';
 
 /** A problem one server has with a template: the template cannot run there. */
 export type ServerProblem = WorkflowProblem & { server: number };
@@ -61,6 +61,7 @@ export const reviseOnFleet = async (
   deps: ReviseTemplateDeps & { nodes?: NodeCatalog },
   rawId: unknown,
   revise: (current: WorkflowTemplate) => Result<TemplateRevision>,
+  audit: RevisionAudit,
 ): Promise<Result<TemplateWithProblems>> => {
   const fleet = deps.nodes ? await deps.nodes.catalogues() : null;
   const result = await reviseStoredTemplate(deps, rawId, (current) => {
@@ -68,6 +69,6 @@ export const reviseOnFleet = async (
     if (!revision.ok || !revision.value.newVersion) return revision;
     const verdict = judgeOnFleet(fleet, revision.value.next.workflow, revision.value.next.parameterMap);
     return verdict.ok ? revision : verdict;
-  });
+  }, audit);
   return result.ok ? ok(withProblems(fleet, result.value)) : result;
 };

@@ -74,6 +74,6 @@ export class InstallReadyTemplates {
     const map = validateParameterMap(candidate.parameterMap, fields.value.workflow, fields.value.category);
     if (!map.ok) return map;
     const now = this.deps.clock.now();
-    return ok({ id: this.deps.ids.newId(), ...fields.value, parameterMap: map.value, version: 1, createdAt: now, updatedAt: now });
+    return ok({ id: this.deps.ids.newId(), ...fields.value, parameterMap: map.value, publishedAt: now, version: 1, createdAt: now, updatedAt: now });
   }
 }

@@ -5,6 +5,7 @@ import { reviseOnFleet, type TemplateWithProblems } from './fleet-check.service.
 import type { ReviseTemplateDeps } from './revise-template.service.ts';
 
 export interface SetParameterMapInput {
+  actorId: string;
   id: unknown;
   /** The whole map: it replaces the stored one. */
   parameterMap: unknown;
@@ -19,6 +20,9 @@ export class SetParameterMap {
 
   /** Every value a parameter allows must fit the node it fills, on some server. */
   execute(input: SetParameterMapInput): Promise<Result<TemplateWithProblems>> {
-    return reviseOnFleet(this.deps, input.id, (current) => replaceParameterMap(current, input.parameterMap, this.deps.rules));
+    return reviseOnFleet(this.deps, input.id, (current) => replaceParameterMap(current, input.parameterMap, this.deps.rules), {
+      actorId: input.actorId,
+      action: () => 'template.parameter_map',
+    });
   }
 }

@@ -266,7 +266,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "fleet-runs: a cancel on the engine is not fenced by the attempt's run id",
     file: 'core/use-cases/generation/job-lifecycle.service.ts',
-    find: "    const { fence } = ending;\n",
+    find: "    const fence = 'fence' in ending ? ending.fence : undefined;\n",
     replace: "    const fence = ending.to === 'failed' ? ending.fence : undefined;\n",
     tests: ['tests/unit/engine-cancelled.test.ts'],
   },

@@ -88,8 +88,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'a succeeded job owes a refund',
     file: 'core/domain/job-payment.ts',
-    find: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled'];",
-    replace: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled', 'succeeded'];",
+    find: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled', 'expired'];",
+    replace: "export const REFUNDED_STATUSES: readonly JobStatus[] = ['failed', 'cancelled', 'expired', 'succeeded'];",
     tests: ['tests/unit/job-payment.test.ts'],
   },
   {

@@ -55,8 +55,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'a failed job refund counted under the wrong reason',
     file: 'core/use-cases/coins/job-payment.service.ts',
-    find: "job.status === 'cancelled' ? 'job_cancelled' : 'job_failed'",
-    replace: "'job_failed'",
+    find: "{ cancelled: 'job_cancelled', expired: 'job_expired', failed: 'job_failed' }",
+    replace: "{ expired: 'job_expired', failed: 'job_failed' }",
     tests: ['tests/unit/job-metrics.test.ts'],
   },
   {

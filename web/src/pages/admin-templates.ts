@@ -1,8 +1,7 @@
 import { api, ApiError } from '../api.ts';
-import { field, h, replace, statusLine } from '../dom.ts';
+import { field, h, replace, statusLine, type Child } from '../dom.ts';
 import type { Ctx } from '../main.ts';
-
-type Workflow = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
+import { guessLocation, hasNegativeText, type Workflow } from './template-prefill.ts';
 
 interface MapItem {
   key: string;
@@ -12,6 +11,9 @@ interface MapItem {
   label?: string;
   options?: (string | number)[];
   preset?: string;
+  min?: number;
+  max?: number;
+  default?: string | number | boolean;
   [more: string]: unknown;
 }
 
@@ -25,6 +27,8 @@ interface AdminTemplate {
   cost: number;
   outputType: 'image' | 'video';
   isActive: boolean;
+  status: 'draft' | 'published';
+  requiredParameters: string[];
   version: number;
 }
 
@@ -33,12 +37,47 @@ interface Preset {
   type: string;
   label: string;
   description: string;
-  requiredFor: string[];
 }
 
 const TYPES = ['string', 'integer', 'number', 'boolean', 'enum', 'image', 'seed'];
 const isLink = (value: unknown) => Array.isArray(value) && value.length === 2 && typeof value[0] === 'string';
 const errorText = (failure: unknown) => (failure instanceof ApiError ? failure.message : 'The service could not be reached.');
+
+/** A card form that parses its workflow JSON before `save` runs; a refusal of either shows in `line`. */
+const workflowForm = (
+  titleId: string,
+  text: HTMLTextAreaElement,
+  line: HTMLElement,
+  invalid: string,
+  save: (workflow: unknown) => Promise<void>,
+  ...children: Child[]
+): HTMLFormElement =>
+  h(
+    'form',
+    {
+      className: 'card',
+      'aria-labelledby': titleId,
+      on: {
+        submit: async (event: SubmitEvent) => {
+          event.preventDefault();
+          line.textContent = '';
+          let workflow: unknown;
+          try {
+            workflow = JSON.parse(text.value);
+          } catch {
+            line.textContent = invalid;
+            return;
+          }
+          try {
+            await save(workflow);
+          } catch (failure) {
+            line.textContent = errorText(failure);
+          }
+        },
+      },
+    },
+    ...children,
+  );
 
 export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   const categories = await api.get<string[]>('/workflow-templates/categories');
@@ -59,16 +98,65 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
           h('td', null, template.outputType),
           h('td', null, String(template.cost)),
           h('td', null, `v${template.version}`),
-          h('td', null, template.isActive ? 'active' : 'inactive'),
+          h('td', null, `${template.status}, ${template.isActive ? 'active' : 'inactive'}`),
           h('td', null, `${Object.keys(template.parameter_map).length} parameters`),
-          h(
-            'td',
-            null,
-            h('button', { type: 'button', className: 'secondary', on: { click: () => void openMap(template) } }, `Edit parameters of ${template.name}`),
-          ),
+          h('td', { className: 'actions' }, actionsOf(template)),
         ),
       ),
     );
+  }
+
+  /** Runs one change of a template, then shows the list as it is now (or why the change was refused). */
+  async function change(what: () => Promise<unknown>, done: string): Promise<void> {
+    let message = done;
+    let failed = false;
+    try {
+      await what();
+    } catch (failure) {
+      failed = true;
+      message = errorText(failure);
+    }
+    // The list first, then the announcement: what the status says is already on screen.
+    await loadList();
+    status.className = failed ? 'status error' : 'status';
+    status.textContent = message;
+  }
+
+  function actionsOf(template: AdminTemplate): HTMLElement[] {
+    const button = (label: string, run: () => void, className = 'secondary') => h('button', { type: 'button', className, on: { click: run } }, label);
+    const path = `/workflow-templates/${template.id}`;
+    return [
+      button(`Edit parameters of ${template.name}`, () => void openMap(template)),
+      button(`Edit workflow of ${template.name}`, () => openWorkflow(template)),
+      template.status === 'draft'
+        ? button(`Publish ${template.name}`, () => void change(() => api.post(`/templates/${template.id}/publish`), `Published ${template.name}: users can now run it.`))
+        : button(`Back to draft: ${template.name}`, () => void change(() => api.post(`/templates/${template.id}/unpublish`), `${template.name} is a draft again: users no longer see it.`)),
+      template.isActive
+        ? button(`Deactivate ${template.name}`, () => void change(() => api.patch(path, { isActive: false }), `Deactivated ${template.name}.`))
+        : button(`Activate ${template.name}`, () => void change(() => api.patch(path, { isActive: true }), `Activated ${template.name}.`)),
+      button(`Delete ${template.name}`, () => {
+        if (window.confirm(`Delete ${template.name}? Jobs that ran it keep their history.`)) void change(() => api.delete(path), `Deleted ${template.name}.`);
+      }, 'danger'),
+    ];
+  }
+
+  /** A new workflow for a template: saved as a new version; jobs that ran older versions keep them. */
+  function openWorkflow(template: AdminTemplate): void {
+    const text = h('textarea', { rows: 12, required: true, spellcheck: false, className: 'code', value: JSON.stringify(template.workflow, null, 2) });
+    const editStatus = statusLine('status error');
+    const form = workflowForm('workflow-title', text, editStatus, 'The workflow is not valid JSON.', async (workflow) => {
+      const saved = await api.patch<AdminTemplate>(`/workflow-templates/${template.id}`, { workflow });
+      status.className = 'status';
+      status.textContent = `Saved the workflow of ${saved.name}: version ${saved.version}.`;
+      replace(editor);
+      await loadList();
+    },
+    h('h2', { id: 'workflow-title' }, `Workflow of ${template.name} (version ${template.version})`),
+    field('Workflow (ComfyUI API format JSON)', text, 'Saving a different workflow makes a new version; the parameter map must still fit it.'),
+    editStatus,
+    h('button', { type: 'submit' }, 'Save workflow'));
+    replace(editor, form);
+    form.scrollIntoView();
   }
 
   // Step 1: the workflow and what the template is.
@@ -76,7 +164,8 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
   const description = h('input', { type: 'text', maxLength: 500 });
   const category = h('select', null, categories.map((c) => h('option', { value: c }, c)));
   const outputType = h('select', null, h('option', { value: 'image' }, 'image'), h('option', { value: 'video' }, 'video'));
-  const cost = h('input', { type: 'number', min: 0, step: 1, value: '1', required: true });
+  // defaultValue, not value: form.reset() after a create restores the default (value alone reset it to blank).
+  const cost = h('input', { type: 'number', min: 0, step: 1, defaultValue: '1', required: true });
   const workflowText = h('textarea', { rows: 10, required: true, spellcheck: false, className: 'code' });
   const workflowFile = h('input', { type: 'file', accept: 'application/json,.json' });
   workflowFile.addEventListener('change', async () => {
@@ -84,39 +173,23 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
     if (file) workflowText.value = await file.text();
   });
   const createStatus = statusLine('status error');
-  const createForm = h(
-    'form',
-    {
-      className: 'card',
-      'aria-labelledby': 'create-title',
-      on: {
-        submit: async (event: SubmitEvent) => {
-          event.preventDefault();
-          createStatus.textContent = '';
-          let workflow: unknown;
-          try {
-            workflow = JSON.parse(workflowText.value);
-          } catch {
-            createStatus.textContent = 'The workflow is not valid JSON (export it from ComfyUI with "Save (API format)").';
-            return;
-          }
-          try {
-            const created = await api.post<AdminTemplate>('/workflow-templates', {
-              name: name.value,
-              description: description.value || undefined,
-              category: category.value,
-              outputType: outputType.value,
-              cost: Number(cost.value),
-              workflow,
-            });
-            createForm.reset();
-            await loadList();
-            await openMap(created);
-          } catch (failure) {
-            createStatus.textContent = errorText(failure);
-          }
-        },
-      },
+  const createForm = workflowForm(
+    'create-title',
+    workflowText,
+    createStatus,
+    'The workflow is not valid JSON (export it from ComfyUI with "Save (API format)").',
+    async (workflow) => {
+      const created = await api.post<AdminTemplate>('/workflow-templates', {
+        name: name.value,
+        description: description.value || undefined,
+        category: category.value,
+        outputType: outputType.value,
+        cost: Number(cost.value),
+        workflow,
+      });
+      createForm.reset();
+      await loadList();
+      await openMap(created);
     },
     h('h2', { id: 'create-title' }, 'New template, step 1: the workflow'),
     field('Name', name),
@@ -153,11 +226,30 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
       addPreset.disabled = free.length === 0;
     };
 
-    const guess = (key: string): { node_id: string; input_name: string } => {
-      for (const [id, node] of nodes) {
-        if (key in node.inputs && !isLink(node.inputs[key])) return { node_id: id, input_name: key };
-      }
-      return { node_id: '', input_name: '' };
+    const guess = (key: string) => guessLocation(template.workflow, key) ?? { node_id: '', input_name: '' };
+    const required = new Set(template.requiredParameters);
+
+    /** Min, max and default of a custom parameter, each checked against the others as it is typed (the server checks too). */
+    const rangeFields = (item: MapItem): HTMLElement[] => {
+      const number = (label: string, key: 'min' | 'max') =>
+        h('input', { type: 'number', step: 'any', value: item[key] === undefined ? '' : String(item[key]), 'aria-label': `${label} of ${item.key || 'custom parameter'}` });
+      const min = number('Min', 'min');
+      const max = number('Max', 'max');
+      const fallback = h('input', { type: 'text', value: item.default === undefined ? '' : String(item.default) });
+      const check = () => {
+        const read = (input: HTMLInputElement) => (input.value.trim() === '' ? undefined : Number(input.value));
+        item.min = read(min);
+        item.max = read(max);
+        const text = fallback.value.trim();
+        const numeric = ['integer', 'number', 'seed'].includes(item.type);
+        item.default = text === '' ? undefined : numeric ? Number(text) : item.type === 'boolean' ? text === 'true' : text;
+        const low = item.min ?? -Infinity;
+        const high = item.max ?? Infinity;
+        min.setCustomValidity(low > high ? 'Min must not be above max.' : '');
+        fallback.setCustomValidity(numeric && typeof item.default === 'number' && (Number.isNaN(item.default) || item.default < low || item.default > high) ? 'The default must lie between min and max.' : '');
+      };
+      for (const input of [min, max, fallback]) input.addEventListener('input', check);
+      return [field('Min', min), field('Max', max), field('Default', fallback)];
     };
 
     const addRow = (item: MapItem, locked: boolean) => {
@@ -190,6 +282,7 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
             field('Key', h('input', { type: 'text', required: true, pattern: '[A-Za-z_][A-Za-z0-9_]*', value: item.key, on: { input: (e: Event) => (item.key = (e.target as HTMLInputElement).value) } })),
             field('Type', h('select', { on: { change: (e: Event) => (item.type = (e.target as HTMLSelectElement).value) } }, TYPES.map((t) => h('option', { value: t, selected: t === item.type }, t)))),
             field('Label', h('input', { type: 'text', value: item.label ?? '', on: { input: (e: Event) => (item.label = (e.target as HTMLInputElement).value || undefined) } })),
+            ...rangeFields(item),
             field(
               'Options (enum, comma-separated)',
               h('input', {
@@ -231,9 +324,13 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
     };
 
     const existing = Object.values(template.parameter_map);
-    for (const item of existing) addRow({ ...item }, presets.some((p) => p.key === item.preset && p.requiredFor.includes(template.category)));
+    for (const item of existing) addRow({ ...item }, required.has(item.key));
     for (const preset of presets) {
-      if (preset.requiredFor.includes(template.category) && !used().has(preset.key)) addRow({ key: preset.key, type: preset.type, preset: preset.key, ...guess(preset.key) }, true);
+      if (required.has(preset.key) && !used().has(preset.key)) addRow({ key: preset.key, type: preset.type, preset: preset.key, ...guess(preset.key) }, true);
+    }
+    const negative = presets.find((p) => p.key === 'negative_prompt');
+    if (existing.length === 0 && negative && hasNegativeText(template.workflow) && !used().has(negative.key)) {
+      addRow({ key: negative.key, type: negative.type, preset: negative.key, ...guess(negative.key) }, false);
     }
     addPreset.addEventListener('click', () => {
       const preset = presets.find((p) => p.key === presetPicker.value);

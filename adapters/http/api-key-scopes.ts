@@ -1,0 +1,37 @@
+import type { ApiKeyScope } from '../../core/domain/api-key.ts';
+
+/**
+ * The routes an API key may call, by `method path` as registered, and the scope each needs (ADR 035).
+ * A protected route that is not listed here refuses keys (403): a new route accepts keys only once it is
+ * added here, and tests/integration/api-keys.test.ts pins the whole table. Administrator routes need `admin`.
+ */
+const KEY_SCOPES: Record<string, ApiKeyScope> = {
+  'get /auth/profile': 'generate',
+  'get /templates': 'generate',
+  'get /templates/:id': 'generate',
+  'post /generate': 'generate',
+  'get /generate': 'generate',
+  'get /generate/:id': 'generate',
+  'post /generate/:id/cancel': 'generate',
+  'post /uploads': 'generate',
+  'post /coin/deduct': 'generate',
+  'get /coin/transactions': 'generate',
+  'get /my-outputs': 'history',
+  'get /my-outputs/:id/view-url': 'history',
+  'get /my-outputs/:id/download-url': 'history',
+  'delete /my-outputs/:id': 'history',
+  // The Comfy API v2 surface at /api/v2 (ADR 040): what @comfyorg/sdk calls with its key.
+  'post /jobs': 'generate',
+  'get /jobs/:id': 'generate',
+  'get /jobs/:id/workflow': 'generate',
+  'get /jobs/:id/events': 'generate',
+  'post /jobs/:id/cancel': 'generate',
+  'get /assets/:id': 'generate',
+  'get /assets/:id/content': 'generate',
+};
+
+/** The scope a key needs on this route, or null when the route refuses keys. */
+export function keyScopeOf(route: { method: string; path: string; auth: string }): ApiKeyScope | null {
+  if (route.auth === 'admin') return 'admin';
+  return KEY_SCOPES[`${route.method} ${route.path}`] ?? null;
+}

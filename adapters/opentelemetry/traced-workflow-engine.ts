@@ -1,0 +1,39 @@
+import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { EngineHealth, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import { inSpan, tracer } from './trace-context.ts';
+
+/** A WorkflowEngine whose runs are spans (child of the worker's consumer span): how long the engine took, and how it ended. */
+export class TracedWorkflowEngine implements WorkflowEngine {
+  constructor(
+    private readonly inner: WorkflowEngine,
+    /** builtin or comfyui. */
+    private readonly driver: string,
+  ) {}
+
+  run(request: EngineRunRequest): Promise<EngineRunResult> {
+    const parent = context.active();
+    const span = tracer().startSpan(
+      `engine run ${this.driver}`,
+      { kind: SpanKind.INTERNAL, attributes: { 'engine.driver': this.driver, 'engine.run_id': request.runId, 'job.id': request.jobId } },
+      parent,
+    );
+    return inSpan(span, parent, async () => {
+      const result = await this.inner.run(request);
+      span.setAttribute('engine.outcome', result.ok ? 'succeeded' : result.transient ? 'failed_transient' : 'failed');
+      if (!result.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error.code });
+      return result;
+    });
+  }
+
+  release(runId: string): Promise<void> {
+    return this.inner.release ? this.inner.release(runId) : Promise.resolve();
+  }
+
+  check(): Promise<EngineHealth | void> {
+    return this.inner.check();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,36 @@
+import type { Container } from 'inversify';
+import { apiKeysRoutes } from '../../adapters/http/routes/api-keys.routes.ts';
+import { AuthenticateApiKey } from '../../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
+import { CreateApiKey } from '../../core/use-cases/api-keys/create-api-key.use-case.ts';
+import { ListApiKeys, RevokeApiKey } from '../../core/use-cases/api-keys/manage-api-keys.use-case.ts';
+import type { Config } from '../config.ts';
+import { TOKENS } from '../tokens.ts';
+import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
+
+/** `authenticateKey` is null outside the api role: it opens the cache (its rate counters), which a worker must not. */
+export type ApiKeysFeature = Feature<{ authenticateKey: AuthenticateApiKey | null }>;
+
+/** API keys (ADR 035): the routes that manage them, and the check every request made with one goes through. */
+export function apiKeysFeature(ports: FeaturePorts, config: Readonly<Config>): ApiKeysFeature {
+  const { apiKeys, users } = ports.repos();
+  const [authenticateKey = null] = forApi(config, () => [
+    new AuthenticateApiKey({ apiKeys, users, tokens: ports.tokens(), clock: ports.clock(), cache: ports.cache(), requestsPerMinute: config.auth.apiKeyRateLimitPerMinute }),
+  ]);
+  const routes = forApi(config, () => [
+    apiKeysRoutes({
+      create: new CreateApiKey({ uow: ports.uow(), ids: ports.ids(), clock: ports.clock(), tokens: ports.tokens() }),
+      list: new ListApiKeys({ apiKeys }),
+      revoke: new RevokeApiKey({ uow: ports.uow(), ids: ports.ids(), clock: ports.clock() }),
+    }),
+  ]);
+  return { exports: { authenticateKey }, routes, scheduled: [] };
+}
+
+export function bindApiKeys(container: Container, config: Readonly<Config>): void {
+  const feature = bindFeature(container, 'api-keys', (ports) => apiKeysFeature(ports, config));
+  container.bind(TOKENS.AuthenticateApiKey).toDynamicValue(() => {
+    const { authenticateKey } = feature().exports;
+    if (!authenticateKey) throw new Error('API keys are checked by the api role only');
+    return authenticateKey;
+  });
+}

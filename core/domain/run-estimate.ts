@@ -1,0 +1,21 @@
+/**
+ * Queue estimates learn from past runs (ADR 037): a template's run estimate is the median run time of its last
+ * RUN_SAMPLE successful jobs; a template with none borrows the median of the last RUN_SAMPLE successes of every
+ * template; with no success at all there is no estimate (null).
+ */
+export const RUN_SAMPLE = 20;
+
+/** The median of `values` (the mean of the middle two for an even count), or null for none. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** When nothing is known about run times, a client refused for a full queue is asked to wait this long. */
+export const UNKNOWN_RETRY_AFTER_SECONDS = 10;
+
+/** Retry-After for a full queue: the queue head's run estimate (about when a slot frees for it), whole seconds, at least 1. */
+export const queueFullRetryAfter = (headRunMs: number | null): number =>
+  headRunMs === null ? UNKNOWN_RETRY_AFTER_SECONDS : Math.max(1, Math.ceil(headRunMs / 1000));

@@ -1,0 +1,108 @@
+/**
+ * Queue position and ETA (ADR 037) through the real application, against a known schedule: the api role only (no
+ * worker, so every job stays queued until the test moves it), WORKER_CONCURRENCY=2 slots, and a history of past
+ * runs with known run times. Every number below is worked out by hand from the formula in the OpenAPI document.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { BACKENDS } from '../support/backends.ts';
+import { DATABASES } from '../support/databases.ts';
+import { generationHarness } from '../support/generation-harness.ts';
+import { addTemplate, pastSuccess, reposOf, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
+import type { TestClient } from '../support/test-client.ts';
+
+const estimateOf = async (user: TestClient, jobId: string) => {
+  const { status, body } = await user.get(`/generate/${jobId}`);
+  if (status !== 200) throw new Error(`GET job: ${status}`);
+  return { position: body.position, etaSeconds: body.etaSeconds };
+};
+
+for (const db of DATABASES) {
+  test(`[${db}] position and etaSeconds follow the documented formula on a known schedule`, async (t) => {
+    const { app, user, userId } = await schedulingApp(t, db, { WORKER_CONCURRENCY: '2' });
+    const other = app.client();
+    await other.signUp();
+    const a = await addTemplate(app, 1);
+    const b = await addTemplate(app, 1);
+    // History: A ran 10 s, 30 s, 20 s (median 20 s); B ran 6 s, 8 s (median 7 s); every template: 10, 30, 20, 6, 8 (median 10 s).
+    const past = Date.now() - 3600_000;
+    const runs: [string, number][] = [[a, 10_000], [a, 30_000], [a, 20_000], [b, 6_000], [b, 8_000]];
+    for (const [i, [templateId, ms]] of runs.entries()) await pastSuccess(app, userId, ms, new Date(past + i * 60_000), templateId);
+
+    const submit = async (client: TestClient, templateId: string | null) => {
+      const res = templateId ? await client.post('/generate', { templateId, parameters: { color: 1 } }) : await submitRaw(client);
+      if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+      await delay(5); // distinct creation instants: the queue order is the submit order
+      return res.body.id as string;
+    };
+    const j1 = await submit(user, a);
+    const j2 = await submit(user, b);
+    const j3 = await submit(other, null); // another user's raw workflow: it still stands in line
+    const j4 = await submit(user, a);
+
+    // slots = 2. j1: 20 s. j2: 20/2 + 7 = 17. j3: (20+7)/2 + 10 = 23.5 -> 24. j4: (20+7+10)/2 + 20 = 38.5 -> 39.
+    t.deepEqual(await estimateOf(user, j1), { position: 0, etaSeconds: 20 });
+    t.deepEqual(await estimateOf(user, j2), { position: 1, etaSeconds: 17 });
+    t.deepEqual(await estimateOf(other, j3), { position: 2, etaSeconds: 24 });
+    t.deepEqual(await estimateOf(user, j4), { position: 3, etaSeconds: 39 });
+    const listed = (await user.get('/generate?limit=10')).body.items as { id: string; position: number | null; etaSeconds: number | null }[];
+    const byId = new Map(listed.map((job) => [job.id, { position: job.position, etaSeconds: job.etaSeconds }]));
+    t.deepEqual(byId.get(j4), { position: 3, etaSeconds: 39 });
+    t.deepEqual(byId.get(j1), { position: 0, etaSeconds: 20 });
+    t.is(listed.filter((job) => job.position === null && job.etaSeconds === null).length, 5, 'the finished history jobs have neither');
+
+    // j1 leaves (cancelled), j2 starts 3 s ago: j2 running 7 - 3 = 4 s left; j3 is next: 10; j4: 10/2 + 20 = 25.
+    t.is((await user.post(`/generate/${j1}/cancel`)).status, 200);
+    const startedAt = new Date(Date.now() - 3_000);
+    t.true(await reposOf(app).jobs.transition(j2, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt));
+    const running = await estimateOf(user, j2);
+    t.is(running.position, null);
+    t.true(running.etaSeconds === 4 || running.etaSeconds === 3, `4 s left, 3 on a slow machine (got ${running.etaSeconds})`);
+    t.deepEqual(await estimateOf(other, j3), { position: 0, etaSeconds: 10 });
+    t.deepEqual(await estimateOf(user, j4), { position: 1, etaSeconds: 25 });
+    t.deepEqual(await estimateOf(user, j1), { position: null, etaSeconds: null });
+  });
+
+  test(`[${db}] with no run ever recorded the position is known and the ETA is null`, async (t) => {
+    const { user } = await schedulingApp(t, db);
+    const first = (await submitRaw(user)).body.id;
+    await delay(5);
+    const second = (await submitRaw(user)).body.id;
+    t.deepEqual(await estimateOf(user, first), { position: 0, etaSeconds: null });
+    t.deepEqual(await estimateOf(user, second), { position: 1, etaSeconds: null });
+  });
+}
+
+for (const backend of BACKENDS) {
+  test(`[${backend}] job.queue events: one per job whose position changed, none while nothing moves`, async (t) => {
+    const h = await generationHarness({ backend });
+    t.teardown(() => h.dispose());
+    const userId = await h.newUser(0);
+    const otherId = await h.newUser(0);
+    const templateId = await h.addTemplate(0);
+    await pastSuccess(h.repos.jobs, userId, 12_000, new Date('2025-12-31T00:00:00Z'), templateId); // every job: 12 s (1 slot)
+    const submit = async (owner: string) => {
+      const submitted = await h.submit.execute({ userId: owner, role: 'user', templateId, parameters: { color: 1 } });
+      if (!submitted.ok) throw new Error(submitted.code);
+      h.advance(1 / 60); // one second apart: the queue order is the submit order
+      return submitted.value.job.id;
+    };
+    const [j1, j2, j3] = [await submit(userId), await submit(otherId), await submit(userId)];
+    const queueEvents = async (owner: string) => (await h.eventsOf(owner)).filter((event) => event.type === 'job.queue');
+
+    t.is(await h.announce.execute(), 3);
+    t.deepEqual(await queueEvents(userId), [
+      { type: 'job.queue', jobId: j1, position: 0, etaSeconds: 12 },
+      { type: 'job.queue', jobId: j3, position: 2, etaSeconds: 36 },
+    ]);
+    t.deepEqual(await queueEvents(otherId), [{ type: 'job.queue', jobId: j2, position: 1, etaSeconds: 24 }]);
+    t.is(await h.announce.execute(), 0, 'nothing moved: nothing sent');
+
+    t.true((await h.cancel.execute({ userId, jobId: j1 })).ok);
+    t.is(await h.announce.execute(), 2);
+    t.deepEqual((await queueEvents(userId)).slice(2), [{ type: 'job.queue', jobId: j3, position: 1, etaSeconds: 24 }]);
+    t.deepEqual((await queueEvents(otherId)).slice(1), [{ type: 'job.queue', jobId: j2, position: 0, etaSeconds: 12 }]);
+    t.is(await h.announce.execute(), 0);
+  });
+}

@@ -1,0 +1,111 @@
+import type { Mutation } from '../mutation.ts';
+
+const DOCUMENT = 'adapters/http/openapi.ts';
+const HOIST = 'adapters/http/openapi-hoist.ts';
+const ROUTER = 'adapters/http/api-router.ts';
+const TRUTH = 'tests/integration/openapi-truth.test.ts';
+const UNIT = 'tests/unit/openapi-hoist.test.ts';
+const CLIENT = 'tests/integration/openapi-client.test.ts';
+const ASYNCAPI = 'tests/integration/asyncapi.test.ts';
+
+/** The guards of an OpenAPI document that tells the whole truth (ADR 041): each one gone must turn its tests red. */
+export const MUTATIONS: Mutation[] = [
+  {
+    name: 'openapi: operations keep their inline body schemas (no hoisting)',
+    file: DOCUMENT,
+    find: '(this.paths[path] ??= {})[method] = hoistBodies(method, path, operation, this.registry);',
+    replace: '(this.paths[path] ??= {})[method] = operation;',
+    tests: [TRUTH, UNIT],
+  },
+  {
+    name: 'openapi: an inline object body is left in place',
+    file: HOIST,
+    find: 'if (isInlineObject(named)) {',
+    replace: 'if (false) {',
+    tests: [TRUTH, UNIT, CLIENT],
+  },
+  {
+    name: 'openapi: the inline object items of an array body are left in place',
+    file: HOIST,
+    find: "if (named.type === 'array' && isInlineObject(named.items))",
+    replace: 'if (false)',
+    tests: [TRUTH, UNIT],
+  },
+  {
+    name: 'openapi: a shared shape is repeated under operation names instead of referred to by its name',
+    file: HOIST,
+    find: 'if (name) return refTo(name);',
+    replace: 'if (false) return refTo(name);',
+    tests: [TRUTH, UNIT],
+  },
+  {
+    name: 'openapi: two different bodies silently share one name',
+    file: DOCUMENT,
+    find: 'if (held && canonical(held) !== canonical(schema)) throw',
+    replace: 'if (false) throw',
+    tests: [UNIT],
+  },
+  {
+    name: 'openapi: key routes do not document the per-key 429',
+    file: ROUTER,
+    find: 'if (keyScope) {\n      const own = spec.responses[429]',
+    replace: 'if (false) {\n      const own = spec.responses[429]',
+    tests: [TRUTH],
+  },
+  {
+    name: 'openapi: a 429 does not document Retry-After',
+    file: ROUTER,
+    find: "if (responses['429']) responses['429'] = {",
+    replace: "if (false) responses['429'] = {",
+    tests: [TRUTH],
+  },
+  {
+    name: 'openapi: the 403 of a state-changing route does not name the CSRF header',
+    file: ROUTER,
+    find: '...(STATE_CHANGING.has(spec.method) ? [{ text: `a missing or bad',
+    replace: '...(false ? [{ text: `a missing or bad',
+    tests: [TRUTH],
+  },
+  {
+    name: "openapi: a route's own 403 description is not completed with the reasons it leaves out",
+    file: ROUTER,
+    find: '.filter((reason) => !own || !reason.named.test(own))',
+    replace: '.filter((reason) => !own)',
+    tests: [TRUTH],
+  },
+  {
+    name: 'openapi: cookie authentication of a state-changing route does not require the CSRF header',
+    file: ROUTER,
+    find: '(STATE_CHANGING.has(method) ? { cookieAuth: [], xsrfHeader: [] }',
+    replace: '(false ? { cookieAuth: [], xsrfHeader: [] }',
+    tests: [TRUTH],
+  },
+  {
+    name: "openapi: the login answer's fields are documented as optional (a generated client cannot rely on them)",
+    file: 'adapters/http/routes/auth.routes.ts',
+    find: "required: ['user', 'accessTokenExpiresAt', 'refreshTokenExpiresAt'],",
+    replace: '',
+    tests: [CLIENT],
+  },
+  {
+    name: 'asyncapi: an event field the service sends is missing from its schema',
+    file: 'adapters/http/user-event-schemas.ts',
+    find: "'job.started': event('job.started', ['attempt'], { attempt: { type: 'integer', minimum: 1 } }),",
+    replace: "'job.started': event('job.started', [], {}),",
+    tests: [ASYNCAPI],
+  },
+  {
+    name: 'asyncapi: the chat stream is not described',
+    file: 'bootstrap/modules/chat.module.ts',
+    find: '(api) => api.asyncapi.addSseStream(CHAT_STREAM),',
+    replace: '() => undefined,',
+    tests: [ASYNCAPI],
+  },
+  {
+    name: 'asyncapi: the error event of the chat stream is described with another shape',
+    file: 'adapters/http/chat-stream.ts',
+    find: "chatError: { event: 'error', summary: 'The model failed mid-answer (the error body of API.md); the stream ends', payload: errorSchema },",
+    replace: "chatError: { event: 'error', summary: 'x', payload: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } },",
+    tests: [ASYNCAPI],
+  },
+];

@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Sequelize } from 'sequelize';
+import { MIGRATIONS } from '../../adapters/sequelize/migrations/index.ts';
+import type { Migration } from '../../adapters/sequelize/migrations/migration.ts';
+import { createMariaDatabase } from './databases.ts';
+
+/** The model defaults SequelizeDatabase sets, so a repository can read the migrated tables. */
+const MODEL_DEFAULTS = { underscored: true, timestamps: false };
+
+/** An empty database of that kind, for running migrations one by one; dispose removes it. */
+export async function openEmptyDatabase(name: 'sqlite' | 'mariadb'): Promise<{ sequelize: Sequelize; dialect: 'sqlite' | 'mysql'; dispose(): Promise<void> }> {
+  if (name === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mgs-migration-'));
+    const sequelize = new Sequelize({ dialect: 'sqlite', storage: path.join(dir, 'app.db'), logging: false, define: MODEL_DEFAULTS });
+    return { sequelize, dialect: 'sqlite', dispose: async () => (await sequelize.close(), rmSync(dir, { recursive: true, force: true })) };
+  }
+  const maria = await createMariaDatabase();
+  const sequelize = new Sequelize(maria.url, { dialect: 'mysql', logging: false, timezone: '+00:00', define: MODEL_DEFAULTS });
+  return { sequelize, dialect: 'mysql', dispose: async () => (await sequelize.close(), await maria.drop()) };
+}
+
+/** The named migration and every one before it, in order. */
+export function migrationAndBefore(name: string): { before: Migration[]; migration: Migration } {
+  const index = MIGRATIONS.findIndex((migration) => migration.name === name);
+  if (index < 0) throw new Error(`no migration ${name}`);
+  return { before: MIGRATIONS.slice(0, index), migration: MIGRATIONS[index]! };
+}
