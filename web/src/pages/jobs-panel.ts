@@ -5,7 +5,7 @@ import type { EventSocket, ServerEvent } from '../socket.ts';
 
 export interface Job {
   id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
   templateId: string | null;
   progress: { value: number; max: number };
   statusText: string | null;
@@ -94,6 +94,7 @@ class JobRow {
     if (!this.active) return;
     switch (event.type) {
       case 'job.queued':
+      case 'job.queue':
         if (typeof event.position === 'number') this.job = { ...this.job, position: event.position };
         if (typeof event.etaSeconds === 'number') this.job = { ...this.job, etaSeconds: event.etaSeconds };
         this.showQueue();
@@ -121,6 +122,10 @@ class JobRow {
       }
       case 'job.cancelled':
         this.end('cancelled', []);
+        break;
+      case 'job.expired':
+        this.job = { ...this.job, refundedCoins: Number(event.refunded) || 0 };
+        this.end('expired', []);
         break;
     }
   }
@@ -164,6 +169,8 @@ class JobRow {
       this.text.textContent = 'Done';
     } else if (status === 'failed') {
       this.text.textContent = `Failed: ${this.job.error?.message ?? 'unknown error'}${this.job.refundedCoins ? ` (${this.job.refundedCoins} coins refunded)` : ''}`;
+    } else if (status === 'expired') {
+      this.text.textContent = `Expired: not started before its deadline${this.job.refundedCoins ? ` (${this.job.refundedCoins} coins refunded)` : ''}`;
     } else {
       this.text.textContent = 'Cancelled';
     }
