@@ -110,6 +110,7 @@ export function generationFeature(
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
   const history = new OutputHistory({
     history: repos.history,
+    templates: repos.templates,
     storage,
     clock: ports.clock(),
     logger: ports.logger().child({ component: 'history' }),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
@@ -50,4 +50,19 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+const AXE_SOURCE = path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
+
+/**
+ * axe-core's findings on the page as it is now, one line per violation and node. The script is evaluated
+ * through the DevTools protocol, which the page's CSP does not govern, so the CSP stays on for the check.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(AXE_SOURCE, 'utf8'));
+  const results = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    return (await axe.run(document)).violations.map((violation) => ({ id: violation.id, help: violation.help, targets: violation.nodes.map((node) => JSON.stringify(node.target)) }));
+  });
+  return results.flatMap((violation) => violation.targets.map((target) => `${violation.id} (${violation.help}) at ${target}`));
 }

@@ -100,7 +100,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
   const lifecycle = new JobLifecycle({ ids, clock, events, payment, ...metrics });
   const templates = new ActiveTemplates(repos.templates);
   const images = new InputImages({ uploads: repos.uploads, history: repos.history });
-  const outputs = new OutputHistory({ history: repos.history, storage, clock, logger: quietLogger, viewUrlTtlSeconds: 900, downloadUrlTtlSeconds: 300 });
+  const outputs = new OutputHistory({ history: repos.history, templates: repos.templates, storage, clock, logger: quietLogger, viewUrlTtlSeconds: 900, downloadUrlTtlSeconds: 300 });
   const cancels = new Map<string, () => void>();
   const requestCancel = async (jobId: string) => cancels.get(jobId)?.();
   const store = new StoreOutputs({ uow, events, staged: repos.staged, storage, lifecycle, ids, clock, logger: quietLogger, retentionDays: 30, viewUrl: outputs.viewUrl });

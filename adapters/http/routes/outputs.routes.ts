@@ -24,11 +24,20 @@ export const historyItemSchema = {
   },
 };
 
+/** An item of GET /my-outputs: a history item plus its template's name (added later, so optional for old clients). */
+const listedOutputSchema = {
+  ...historyItemSchema,
+  properties: {
+    ...historyItemSchema.properties,
+    templateName: { type: ['string', 'null'], description: "The template's current name; null when the output has no template or the template was deleted" },
+  },
+};
+
 const notFound = { description: 'Unknown or not yours', schema: ref('Error') };
 
 export const outputsRoutes = (deps: { history: OutputHistory }) => (api: ApiRouter) => {
   api.add(
-    { method: 'get', path: '/my-outputs', summary: "The caller's outputs, newest first", tag: 'outputs', auth: 'access', query: pageQuery, responses: { 200: { description: 'PaginatedHistoryResponse', schema: pageSchema(historyItemSchema) } } },
+    { method: 'get', path: '/my-outputs', summary: "The caller's outputs, newest first", tag: 'outputs', auth: 'access', query: pageQuery, responses: { 200: { description: 'PaginatedHistoryResponse', schema: pageSchema(listedOutputSchema) } } },
     async (req: Request, res: Response) => {
       const result = await deps.history.list({ userId: req.principal!.userId, page: req.query.page, limit: req.query.limit });
       if (!result.ok) return sendFail(res, result);

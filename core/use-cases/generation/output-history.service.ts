@@ -5,11 +5,14 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
+import type { TemplateRepository } from '../../ports/template-repository.port.ts';
 import { historyItemView, type HistoryView } from './history-view.service.ts';
 import { isUuid } from '../../domain/ids.ts';
 
 export interface HistoryDeps {
   history: HistoryRepository;
+  /** Names the template of each listed output. */
+  templates: Pick<TemplateRepository, 'list'>;
   storage: ObjectStorage;
   clock: Clock;
   logger: Logger;
@@ -18,6 +21,9 @@ export interface HistoryDeps {
 }
 
 /** The caller's outputs: a page of them, short-lived links, deletion, and the retention sweep. */
+/** A listed output with its template's name: the current name of a live template, null once it is deleted. */
+export type HistoryListItem = HistoryView & { templateName: string | null };
+
 export class OutputHistory {
   constructor(private readonly deps: HistoryDeps) {}
 
@@ -29,11 +35,15 @@ export class OutputHistory {
       contentType: item.mimeType,
     });
 
-  async list(input: { userId: string; page?: unknown; limit?: unknown }): Promise<Result<Page<HistoryView>>> {
+  async list(input: { userId: string; page?: unknown; limit?: unknown }): Promise<Result<Page<HistoryListItem>>> {
     const request = parsePageRequest(input);
     if (!request.ok) return request;
     const page = await this.deps.history.listForUser(input.userId, request.value);
-    return ok({ ...page, items: await Promise.all(page.items.map((item) => historyItemView(item, this.viewUrl))) });
+    const names = new Map((await this.deps.templates.list()).map((template) => [template.id, template.name]));
+    const items = await Promise.all(
+      page.items.map(async (item) => ({ ...(await historyItemView(item, this.viewUrl)), templateName: (item.templateId && names.get(item.templateId)) ?? null })),
+    );
+    return ok({ ...page, items });
   }
 
   async link(input: { userId: string; outputId: string; kind: 'view' | 'download' }): Promise<Result<string>> {

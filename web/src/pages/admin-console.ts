@@ -52,7 +52,8 @@ interface TemplateStats {
 }
 
 const table = (caption: string, headers: string[], body: HTMLElement): HTMLElement =>
-  h('table', null, h('caption', { className: 'sr-only' }, caption), h('thead', null, h('tr', null, headers.map((c) => h('th', { scope: 'col' }, c)))), body);
+  // Focusable, so that keyboard users can scroll a table wider than a phone.
+  h('table', { tabIndex: 0 }, h('caption', { className: 'sr-only' }, caption), h('thead', null, h('tr', null, headers.map((c) => h('th', { scope: 'col' }, c)))), body);
 
 /** The table rows of `items`, or one row saying there are none. */
 const rows = <T>(items: T[], columns: number, empty: string, render: (item: T) => HTMLElement): HTMLElement | HTMLElement[] =>

@@ -39,7 +39,8 @@ export async function auditPage(_ctx: Ctx, main: HTMLElement): Promise<void> {
   replace(
     main,
     h('h1', null, 'Audit log'),
-    h('table', null, h('thead', null, h('tr', null, ['When', 'Action', 'Administrator', 'User', 'Details'].map((c) => h('th', { scope: 'col' }, c)))), body),
+    // Focusable, so that keyboard users can scroll a table wider than a phone.
+    h('table', { tabIndex: 0, 'aria-label': 'Audit log entries' }, h('thead', null, h('tr', null, ['When', 'Action', 'Administrator', 'User', 'Details'].map((c) => h('th', { scope: 'col' }, c)))), body),
     nav,
   );
   await load();

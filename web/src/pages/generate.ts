@@ -2,7 +2,7 @@ import { api, ApiError, type User } from '../api.ts';
 import { field, h, replace, statusLine, uuid } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { mediaFor, type HistoryItem } from '../media.ts';
-import type { ServerEvent } from '../socket.ts';
+import { jobsPanel, type Job } from './jobs-panel.ts';
 
 export interface Parameter {
   key: string;
@@ -26,90 +26,22 @@ interface Template {
   parameters: Parameter[];
 }
 
-interface Job {
-  id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  progress: { value: number; max: number };
-  statusText: string | null;
-  outputs: HistoryItem[];
-  error: { code: string; message: string } | null;
-}
-
 const GALLERY_LIMIT = 20;
 /** Outputs made in this browser session (kept while the page lives), newest first. */
 const gallery: HistoryItem[] = [];
-const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
-/** One job being watched: its progress bar and status text follow the socket. */
-class JobRow {
-  readonly element: HTMLElement;
-  private readonly bar: HTMLProgressElement;
-  private readonly text: HTMLElement;
-  finished = false;
+/** A colour travels as one integer 0xRRGGBB: an integer parameter named like a colour, ranging over exactly that. */
+export const isColour = (parameter: Parameter): boolean =>
+  parameter.type === 'integer' && /colou?r/i.test(parameter.key) && (parameter.min ?? 0) === 0 && parameter.max === 0xffffff;
+export const colourToHex = (value: number): string => `#${Math.trunc(value).toString(16).padStart(6, '0').slice(-6)}`;
+export const hexToColour = (hex: string): number => Number.parseInt(hex.replace('#', ''), 16);
 
-  constructor(
-    readonly id: string,
-    templateName: string,
-    private readonly onOutputs: (outputs: HistoryItem[]) => void,
-    private readonly onFinished: () => void,
-  ) {
-    const label = `Progress of ${templateName}`;
-    this.bar = h('progress', { max: 1, value: 0, 'aria-label': label, 'data-job': id });
-    this.text = h('span', { className: 'job-status', role: 'status' }, 'Queued');
-    this.element = h('li', { className: 'job' }, h('strong', null, templateName), this.bar, this.text);
+/** The control of one parameter, starting at `initial` (a remixed value) or the parameter's default. */
+function control(parameter: Parameter, initial: unknown = parameter.default): { element: HTMLElement; read(): unknown; ready(): Promise<void> } {
+  if (isColour(parameter)) {
+    const input = h('input', { type: 'color', name: parameter.key, className: 'colour', value: colourToHex(typeof initial === 'number' ? initial : 0) });
+    return { element: input, read: () => hexToColour(input.value), ready: async () => undefined };
   }
-
-  apply(event: ServerEvent): void {
-    switch (event.type) {
-      case 'job.queued':
-        this.text.textContent = typeof event.position === 'number' ? `Queued (position ${event.position})` : 'Queued';
-        break;
-      case 'job.started':
-        this.text.textContent = 'Started';
-        break;
-      case 'job.status':
-        this.text.textContent = String(event.text ?? '');
-        break;
-      case 'job.progress':
-        this.bar.max = Number(event.max) || 1;
-        this.bar.value = Number(event.value) || 0;
-        break;
-      case 'job.completed':
-        this.finish('Done', event.outputs as HistoryItem[]);
-        break;
-      case 'job.failed':
-        this.finish(`Failed: ${(event.error as { message?: string } | undefined)?.message ?? 'unknown error'}${event.refunded ? ` (${String(event.refunded)} coins refunded)` : ''}`, []);
-        break;
-      case 'job.cancelled':
-        this.finish('Cancelled', []);
-        break;
-    }
-  }
-
-  /** Catches up from the job itself (after a reconnect that could not replay everything). */
-  fromJob(job: Job): void {
-    this.bar.max = job.progress.max || 1;
-    this.bar.value = job.progress.value;
-    if (job.statusText) this.text.textContent = job.statusText;
-    if (job.status === 'succeeded') this.finish('Done', job.outputs);
-    else if (job.status === 'failed') this.finish(`Failed: ${job.error?.message ?? 'unknown error'}`, []);
-    else if (job.status === 'cancelled') this.finish('Cancelled', []);
-  }
-
-  private finish(text: string, outputs: HistoryItem[]): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (text === 'Done') this.bar.value = this.bar.max;
-    this.text.textContent = text;
-    this.onOutputs(outputs);
-    this.onFinished();
-  }
-}
-
-const rows = new Map<string, JobRow>();
-
-function control(parameter: Parameter): { element: HTMLElement; read(): unknown; ready(): Promise<void> } {
-  const initial = parameter.default;
   switch (parameter.type) {
     case 'boolean': {
       const input = h('input', { type: 'checkbox', name: parameter.key, checked: initial === true });
@@ -131,7 +63,9 @@ function control(parameter: Parameter): { element: HTMLElement; read(): unknown;
     case 'image': {
       const input = h('input', { type: 'file', name: parameter.key, accept: 'image/png,image/jpeg,image/webp', required: parameter.required });
       const preview = h('span', { className: 'thumb' });
-      let uploadId: string | undefined;
+      // A remix reuses the earlier input (an upload's or an output's id) until another file is chosen.
+      let uploadId: string | undefined = typeof initial === 'string' ? initial : undefined;
+      if (uploadId) replace(preview, h('span', { className: 'hint' }, 'Using the input image of the output you remix.'));
       let pending: Promise<void> = Promise.resolve();
       input.addEventListener('change', () => {
         const file = input.files?.[0];
@@ -156,7 +90,8 @@ function control(parameter: Parameter): { element: HTMLElement; read(): unknown;
         name: parameter.key,
         inputMode: parameter.type === 'number' ? 'decimal' : 'numeric',
         step: parameter.type === 'number' ? 'any' : '1',
-        min: parameter.min ?? (parameter.type === 'seed' ? 0 : undefined),
+        // A seed may be -1 ("random", the seed preset's default) whatever its min says: the server draws one.
+        min: parameter.type === 'seed' ? -1 : parameter.min,
         max: parameter.max,
         required: parameter.required,
         value: typeof initial === 'number' ? String(initial) : '',
@@ -176,20 +111,40 @@ function control(parameter: Parameter): { element: HTMLElement; read(): unknown;
   }
 }
 
+/** The generate page with a template chosen and its form filled in from an earlier run's parameters. */
+export const remixPath = (templateId: string, parameters: Record<string, unknown>): string =>
+  `/?${new URLSearchParams({ template: templateId, parameters: JSON.stringify(parameters) }).toString()}`;
+
+function readRemix(search: URLSearchParams): { templateId: string; parameters: Record<string, unknown> } | null {
+  const templateId = search.get('template');
+  if (!templateId) return null;
+  try {
+    const parsed: unknown = JSON.parse(search.get('parameters') ?? '{}');
+    return { templateId, parameters: parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {} };
+  } catch {
+    return { templateId, parameters: {} };
+  }
+}
+
 export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => void> {
-  const denied = new URLSearchParams(location.search).get('denied') === 'admin';
+  const search = new URLSearchParams(location.search);
+  const denied = search.get('denied') === 'admin';
+  const remix = readRemix(search);
   const templates = await api.get<Template[]>('/templates');
+  const remixed = remix ? templates.find((template) => template.id === remix.templateId) : undefined;
   const picker = h(
     'select',
     { name: 'template' },
-    templates.map((template) => h('option', { value: template.id }, `${template.name} (${template.cost} coins, ${template.outputType})`)),
+    templates.map((template) => h('option', { value: template.id, selected: template === remixed }, `${template.name} (${template.cost} coins, ${template.outputType})`)),
   );
+  const remixNote = remix
+    ? h('p', { className: remixed ? 'notice info' : 'notice', role: 'status' }, remixed ? `Remixing an output of ${remixed.name}: its parameters are filled in.` : 'The template of that output is no longer available.')
+    : null;
   const description = h('p', { className: 'hint' });
   const fields = h('div', { className: 'fields' });
   const cost = h('p', { className: 'cost', 'data-testid': 'cost' });
   const status = statusLine('status error');
   const submit = h('button', { type: 'submit' }, 'Generate');
-  const jobs = h('ul', { className: 'jobs', 'aria-label': 'Jobs' });
   const galleryList = h('ul', { className: 'grid', 'aria-label': 'Outputs of this session' });
   let readers: { key: string; read(): unknown; ready(): Promise<void> }[] = [];
 
@@ -206,14 +161,15 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
     status.textContent = '';
     description.textContent = template?.description ?? '';
     readers = [];
+    // The remixed values fill the form once, for the remixed template only.
+    const values = template && template === remixed ? remix!.parameters : {};
     replace(
       fields,
       (template?.parameters ?? []).map((parameter) => {
-        const made = control(parameter);
+        const made = control(parameter, Object.hasOwn(values, parameter.key) ? values[parameter.key] : parameter.default);
         readers.push({ key: parameter.key, read: made.read, ready: made.ready });
-        const hint = [parameter.description, parameter.min !== undefined || parameter.max !== undefined ? `From ${parameter.min ?? '…'} to ${parameter.max ?? '…'}.` : '']
-          .filter(Boolean)
-          .join(' ');
+        const range = parameter.min !== undefined || parameter.max !== undefined ? `From ${parameter.type === 'seed' ? -1 : (parameter.min ?? '…')} to ${parameter.max ?? '…'}.` : '';
+        const hint = (isColour(parameter) ? ['Pick a colour.'] : [parameter.description, range]).filter(Boolean).join(' ');
         return wrap(parameter, made.element, hint);
       }),
     );
@@ -229,24 +185,12 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
     gallery.splice(GALLERY_LIMIT);
     renderGallery();
   };
-  const watch = (job: Job, name: string) => {
-    const row = new JobRow(job.id, name, addOutputs, () => void ctx.refreshUser().then(showCost).catch(() => undefined));
-    rows.set(job.id, row);
-    jobs.prepend(row.element);
-    row.fromJob(job);
-  };
-
-  const off = ctx.socket.on((event) => {
-    if (event.type === 'job.snapshot') {
-      // Jobs that finished while the socket was down are no longer active: read them once.
-      const active = new Set(((event.jobs as Job[]) ?? []).map((job) => job.id));
-      for (const row of rows.values()) {
-        if (!row.finished && !active.has(row.id)) void api.get<Job>(`/generate/${row.id}`).then((job) => row.fromJob(job));
-      }
-      for (const job of (event.jobs as Job[]) ?? []) rows.get(job.id)?.fromJob(job);
-      return;
-    }
-    if (event.jobId) rows.get(event.jobId)?.apply(event);
+  const names = new Map(templates.map((template) => [template.id, template.name]));
+  const jobs = await jobsPanel({
+    socket: ctx.socket,
+    templateName: (id) => (id && names.get(id)) || 'Unavailable template',
+    onOutputs: addOutputs,
+    onEnded: () => void ctx.refreshUser().then(showCost).catch(() => undefined),
   });
 
   const form = h(
@@ -270,7 +214,7 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
             }
             const requestId = uuid();
             const job = await api.post<Job>('/generate', { templateId: template.id, parameters, requestId }, requestId);
-            watch(job, template.name);
+            jobs.add(job);
             await ctx.refreshUser();
           } catch (failure) {
             status.textContent = failure instanceof ApiError ? failure.message : 'The service could not be reached.';
@@ -282,6 +226,7 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
     },
     h('h1', { id: 'generate-title' }, 'Generate'),
     denied ? h('p', { className: 'notice', role: 'alert' }, 'That page is for administrators only.') : null,
+    remixNote,
     templates.length === 0 ? h('p', null, 'No templates are available yet.') : field('Template', picker),
     description,
     fields,
@@ -292,13 +237,12 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
   picker.addEventListener('change', showTemplate);
   replace(
     main,
-    h('div', { className: 'columns' }, form, h('section', { className: 'card', 'aria-labelledby': 'jobs-title' }, h('h2', { id: 'jobs-title' }, 'Jobs'), jobs)),
+    h('div', { className: 'columns' }, form, h('section', { className: 'card', 'aria-labelledby': 'jobs-title' }, h('h2', { id: 'jobs-title' }, 'Jobs'), jobs.element)),
     h('section', { 'aria-labelledby': 'gallery-title' }, h('h2', { id: 'gallery-title' }, 'This session'), galleryList),
   );
-  for (const row of rows.values()) jobs.append(row.element);
   showTemplate();
   renderGallery();
-  return off;
+  return jobs.dispose;
 }
 
 /** A labelled field around a control that may be a group (file input and preview, number and button). */

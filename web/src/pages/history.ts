@@ -2,6 +2,9 @@ import { api, ApiError, query, type Page } from '../api.ts';
 import { field, h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { mediaFor, type HistoryItem } from '../media.ts';
+import { OutputViewer } from '../viewer.ts';
+import { colourToHex, isColour, remixPath, type Parameter } from './generate.ts';
+import { summarisePrompt } from './jobs-panel.ts';
 
 const PAGE_SIZE = 12;
 
@@ -36,8 +39,39 @@ function publicationLines(list: Publication[]): HTMLElement[] {
   );
 }
 
+interface CatalogueTemplate {
+  id: string;
+  parameters: Parameter[];
+}
+
+/** The parameters an output was made with, prompt aside (it has its own line): colours as swatches, inputs by name. */
+function parameterList(item: HistoryItem, template: CatalogueTemplate | undefined): HTMLElement | null {
+  const entries = Object.entries(item.usedParameters).filter(([key]) => key !== 'prompt');
+  if (entries.length === 0) return null;
+  const rows = entries.map(([key, value]) => {
+    const parameter = template?.parameters.find((candidate) => candidate.key === key);
+    const colour = parameter ? isColour(parameter) : /colou?r/i.test(key) && typeof value === 'number';
+    let shown: HTMLElement | string = String(value);
+    if (colour && typeof value === 'number') {
+      const swatch = h('span', { className: 'swatch', 'aria-hidden': 'true' });
+      // CSSOM, not a style attribute: the CSP allows no inline styles.
+      swatch.style.backgroundColor = colourToHex(value);
+      shown = h('span', null, swatch, colourToHex(value));
+    } else if (parameter?.type === 'image') {
+      shown = 'an input image';
+    }
+    return [h('dt', null, parameter?.label ?? key), h('dd', null, shown)];
+  });
+  return h('details', { className: 'params' }, h('summary', null, 'Parameters', h('span', { className: 'sr-only' }, ` of ${item.fileName}`)), h('dl', null, rows));
+}
+
 export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => void> {
   const grid = h('ul', { className: 'grid', 'aria-label': 'Outputs' });
+  const catalogue = new Map((await api.get<CatalogueTemplate[]>('/templates')).map((template) => [template.id, template]));
+  const describe = (item: HistoryItem): string =>
+    `${item.templateName ?? 'Output'}: ${summarisePrompt(item.usedParameters)}, made ${new Date(item.createdAt).toLocaleString()}`;
+  const viewer = new OutputViewer(describe);
+  let shown: HistoryItem[] = [];
   const nav = h('div');
   const status = statusLine();
   replace(main, h('h1', null, 'History'), status, grid, nav);
@@ -75,7 +109,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
     return h('div', null, h('div', { className: 'inline' }, field(`Publish ${item.fileName} to`, select), button), state);
   };
 
-  const tile = (item: HistoryItem): HTMLElement => {
+  const tile = (item: HistoryItem, index: number): HTMLElement => {
     const hiddenName = () => h('span', { className: 'sr-only' }, ` ${item.fileName}`);
     const remove = h('button', { type: 'button', className: 'danger' }, 'Delete', hiddenName());
     let armed = false;
@@ -103,12 +137,23 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
       link.click();
       link.remove();
     });
+    const view = h('button', { type: 'button', className: 'secondary' }, 'View', hiddenName());
+    view.addEventListener('click', () => viewer.open(shown, index, view));
+    const template = item.templateId ? catalogue.get(item.templateId) : undefined;
+    const remix = template
+      ? h('a', { className: 'button secondary', href: remixPath(template.id, item.usedParameters), 'data-link': '' }, 'Remix', hiddenName())
+      : null;
+    const made = new Date(item.createdAt);
     return h(
       'li',
       { className: 'tile', 'data-output': item.id },
-      mediaFor(item, `${item.fileName}, made ${new Date(item.createdAt).toLocaleString()}`),
+      mediaFor(item, describe(item)),
+      h('strong', { className: 'tile-title' }, item.templateName ?? (item.templateId ? 'Deleted template' : 'Raw workflow')),
+      h('span', { className: 'tile-prompt' }, summarisePrompt(item.usedParameters)),
+      h('time', { className: 'hint', dateTime: item.createdAt }, made.toLocaleString()),
+      parameterList(item, template),
       h('span', { className: 'hint' }, `${item.fileName} · ${Math.ceil(item.sizeBytes / 1024)} KiB`),
-      h('div', { className: 'inline' }, download, remove),
+      h('div', { className: 'inline' }, view, remix, download, remove),
       publishControls(item),
     );
   };
@@ -120,6 +165,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
       page = result.totalPages;
       return load();
     }
+    shown = result.items;
     replace(grid, result.items.length === 0 ? h('li', null, 'Nothing yet: generate something first.') : result.items.map(tile));
     replace(
       nav,
@@ -131,5 +177,8 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
     );
   }
   await load();
-  return off;
+  return () => {
+    off();
+    viewer.dispose();
+  };
 }
