@@ -44,6 +44,8 @@ for (const db of DATABASES) {
       seed: { preset: 'seed', node_id: '5', input_name: 'value' },
     });
     t.is(map.status, 200, JSON.stringify(map.body));
+    // A new template is a draft (ADR 039): users get it once it is published.
+    t.is((await admin.post(`/templates/${created.body.id}/publish`, {})).status, 200);
     const listed = (await user.get('/templates')).body.find((template: { id: string }) => template.id === created.body.id);
     t.like(listed.parameters.find((parameter: { key: string }) => parameter.key === 'seed'), { type: 'seed', default: -1 });
 
