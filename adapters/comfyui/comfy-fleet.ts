@@ -1,6 +1,6 @@
 import type { EngineFleet, EngineServerStatus } from '../../core/ports/engine-fleet.port.ts';
 import { ComfyClient } from './comfy-client.ts';
-import { modelsFromObjectInfo } from './comfy-models.ts';
+import { modelFilesOf, type ObjectInfo } from '../../core/domain/object-info.ts';
 
 const MiB = 1024 * 1024;
 
@@ -32,7 +32,7 @@ export class ComfyFleet implements EngineFleet {
         waiting: queue.pending.length,
         version: stats.system?.comfyui_version ?? null,
         devices: (stats.devices ?? []).map((d) => ({ name: d.name, vramTotalMiB: Math.round(d.vram_total / MiB), vramFreeMiB: Math.round(d.vram_free / MiB) })),
-        models: modelsFromObjectInfo(objectInfo),
+        models: modelFilesOf(objectInfo as ObjectInfo),
       };
     } catch (error) {
       const message = ((error as Error)?.message ?? String(error)).replaceAll(client.name, name);

@@ -273,7 +273,7 @@ export const modelFilesOf = (info: ObjectInfo): Record<string, string[]> => {
   const found = new Map<string, Set<string>>();
   for (const [classType, def] of Object.entries(info)) {
     if (!classType.includes('Loader')) continue;
-    for (const [input, raw] of [...Object.entries(def.input?.required ?? {}), ...Object.entries(def.input?.optional ?? {})]) {
+    for (const [input, raw] of [...Object.entries(def?.input?.required ?? {}), ...Object.entries(def?.input?.optional ?? {})]) {
       const spec = specOf(raw);
       const options = spec && input.endsWith('_name') ? comboOptions(spec) : null;
       if (!options) continue;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { modelsFromObjectInfo } from '../../adapters/comfyui/comfy-models.ts';
+import { modelFilesOf, type ObjectInfo } from '../../core/domain/object-info.ts';
 
 test('models come from the combo choices of known loader inputs, both combo shapes, required and optional, merged and sorted', (t) => {
   const objectInfo = {
@@ -11,10 +11,10 @@ test('models come from the combo choices of known loader inputs, both combo shap
     Broken: null,
     NoInputs: {},
   };
-  t.deepEqual(modelsFromObjectInfo(objectInfo), {
+  t.deepEqual(modelFilesOf(objectInfo as unknown as ObjectInfo), {
     ckpt_name: ['sd15.ckpt', 'sdxl.safetensors', 'svd.safetensors'],
     lora_name: ['detail.safetensors'],
     vae_name: ['ae.safetensors'],
   });
-  t.deepEqual(modelsFromObjectInfo({}), {});
+  t.deepEqual(modelFilesOf({}), {});
 });
