@@ -140,6 +140,30 @@ for (const db of DATABASES) {
     });
   }
 
+  // A submit refused for its own fields (a webhook it may not call, a deadline out of range) is a refused request too.
+  for (const [what, extra] of [
+    ['a webhook to a loopback address', { webhook: 'https://127.0.0.1/hook' }],
+    ['a start deadline out of range', { startDeadlineSeconds: 0 }],
+  ] as const) {
+    test.serial(title(`400 for ${what} returns the linked deduction`), async (t) => {
+      const { app, admin } = await setup(t, db, { SIGNUP_BONUS_COINS: '2' });
+      const template = await createTemplate(admin, 1);
+      const user = app.client();
+      await user.signUp();
+      const requestId = randomUUID();
+      t.is((await user.post('/coin/deduct', { amount: 1, reason: 'image_generation', relatedEntityId: requestId })).status, 200);
+      t.is(await balanceOf(user), 1);
+
+      const submitted = await user.post('/generate', { templateId: template.id, parameters: PARAMETERS, requestId, ...extra });
+      t.is(submitted.status, 400, JSON.stringify(submitted.body));
+
+      const rows = await ledgerOf(user);
+      t.is(await balanceOf(user), 2, `the linked deduction is given back at once; ledger: ${describeLedger(rows)}`);
+      t.deepEqual(rows.filter((r) => r.reason === 'generation_refund').map((r) => [r.amount, r.relatedEntityId]), [[1, requestId]]);
+      t.is((await user.get(`/generate/${requestId}`)).status, 404, 'no job was created');
+    });
+  }
+
   // 2 ────────────────────────────────────────────────────────────────────────────────────────────
   test.serial(title('20 concurrent submits with one requestId and different Idempotency-Keys: one job, one charge, no 5xx'), async (t) => {
     const { app, admin } = await setup(t, db);

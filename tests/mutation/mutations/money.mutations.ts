@@ -127,4 +127,18 @@ export const MUTATIONS: Mutation[] = [
     replace: '`);',
     tests: ['tests/integration/migration-linked-deductions.test.ts'],
   },
+  {
+    name: 'a submit refused for its webhook keeps the linked deduction',
+    file: 'core/use-cases/generation/submit-generation.use-case.ts',
+    find: "    if ('problems' in webhook) return this.reject(input.userId, requestId, validationFailed(webhook.problems));",
+    replace: "    if ('problems' in webhook) return validationFailed(webhook.problems);",
+    tests: ['tests/integration/exactly-once-defects.test.ts'],
+  },
+  {
+    name: 'a submit refused for its start deadline keeps the linked deduction',
+    file: 'core/use-cases/generation/submit-generation.use-case.ts',
+    find: "      return this.reject(input.userId, requestId, validationFailed([{ field: 'startDeadlineSeconds',",
+    replace: "      return (validationFailed([{ field: 'startDeadlineSeconds',",
+    tests: ['tests/integration/exactly-once-defects.test.ts'],
+  },
 ];
