@@ -26,6 +26,7 @@ import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate
 import type { SessionRevocations } from '../core/use-cases/auth/session-revocations.service.ts';
 import type { UserEventLog } from '../core/use-cases/events/user-event-log.service.ts';
 import type { JobPayment } from '../core/use-cases/coins/job-payment.service.ts';
+import type { StoreUpload } from '../core/use-cases/uploads/store-upload.use-case.ts';
 import type { GetTemplateVersion } from '../core/use-cases/templates/get-template-version.use-case.ts';
 import type { Config } from './config.ts';
 import type { OutboxRelayLoop } from './outbox-relay-loop.ts';
@@ -123,6 +124,8 @@ export const TOKENS = {
   /** Bound only when the engine's node classes should vet templates (ENGINE_DRIVER=comfyui). */
   NodeCatalog: token<NodeCatalog>('NodeCatalog'),
   JobPayment: token<JobPayment>('JobPayment'),
+  /** Stores an input image (POST /uploads, and the Comfy API v2 asset upload, ADR 042). */
+  StoreUpload: token<StoreUpload>('StoreUpload'),
   /** Multi-bound, one entry per feature: the worker's handlers of task types (generation, publish); one consumer serves them all. */
   TaskHandlers: token<TaskHandlerBinding[]>('TaskHandlers'),
   /** Multi-bound, one entry per feature: its periodic work, added to the scheduler when the scheduler is resolved. */

@@ -28,6 +28,11 @@ const KEY_SCOPES: Record<string, ApiKeyScope> = {
   'post /jobs/:id/cancel': 'generate',
   'get /assets/:id': 'generate',
   'get /assets/:id/content': 'generate',
+  // Its uploaded assets (ADR 042): uploads, which `generate` covers as it covers POST /uploads.
+  'post /assets': 'generate',
+  'post /assets/from-hash': 'generate',
+  'head /assets/by-hash/:hash': 'generate',
+  'delete /assets/:id': 'generate',
 };
 
 /** The scope a key needs on this route, or null when the route refuses keys. */

@@ -7,7 +7,7 @@ import { requireAuth, type AuthDeps, type AuthLevel } from './auth-middleware.ts
 import { HttpError } from './error-table.ts';
 import { PATH_PARAMETER, ref, type JsonSchema, type OpenApiDocument } from './openapi.ts';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteSpec {
   method: Method;

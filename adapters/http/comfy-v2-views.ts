@@ -1,9 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { FieldProblem } from '../../core/domain/result.ts';
+import type { ApiRouter } from './api-router.ts';
 import { failCodeOf } from './error-table.ts';
 import type { GenerationJob, JobStatus } from '../../core/domain/job.ts';
 import type { HistoryView } from '../../core/domain/job-views.ts';
 import type { UserEvent } from '../../core/domain/user-events.ts';
+import type { Upload } from '../../core/ports/upload-repository.port.ts';
+import { UPLOAD_RETENTION_SECONDS } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
 
 /**
  * The Comfy API v2 shapes (ADR 040), as @comfyorg/sdk's generated zod schemas validate them: snake_case
@@ -43,6 +46,24 @@ export const v2OutputAsset = (origin: string, output: HistoryView) => {
   const { node_id: _node, name, type: _type, ...rest } = v2Output(origin, output);
   return { ...rest, file_path: name, created_at: output.createdAt, expires_at: output.expiresAt };
 };
+
+/**
+ * An upload as a v2 Asset (ADR 042). It expires when unused (the upload sweep), and never once a job read it.
+ * Its `url` is this API's content route, which redirects to a fresh signed URL: fetch the asset again after `url_expires_at`.
+ */
+export const v2UploadAsset = (origin: string, upload: Upload, urlExpiresAt: Date, createdNew?: boolean) => ({
+  id: upload.id,
+  hash: upload.contentHash,
+  size_bytes: upload.sizeBytes,
+  content_type: upload.mimeType,
+  file_path: upload.fileName,
+  ...(createdNew === undefined ? {} : { created_new: createdNew }),
+  created_at: upload.createdAt.toISOString(),
+  url: `${origin}${V2_PREFIX}/assets/${upload.id}/content`,
+  url_expires_at: urlExpiresAt.toISOString(),
+  expires_at: upload.usedAt ? null : new Date(upload.createdAt.getTime() + UPLOAD_RETENTION_SECONDS * 1000).toISOString(),
+  job_id: null,
+});
 
 const progressOf = (job: GenerationJob) =>
   job.status === 'queued'
@@ -86,6 +107,8 @@ export function v2Frame(origin: string, seq: number, event: UserEvent): string |
       return frame('status', { status: 'failed', queue_position: null, error: event.error });
     case 'job.cancelled':
       return frame('status', { status: 'canceled', queue_position: null });
+    case 'job.expired':
+      return frame('status', { status: 'expired', queue_position: null });
     default:
       return null;
   }
@@ -99,6 +122,9 @@ const CODE_BY_FAIL: Record<string, { status: number; code: string }> = {
   'IDEMPOTENCY.IN_PROGRESS': { status: 429, code: 'idempotency_in_progress' },
   'JOB.TOO_MANY_ACTIVE': { status: 429, code: 'queue_full' },
   'COIN.INSUFFICIENT': { status: 402, code: 'insufficient_credits' },
+  'ASSET.MISSING': { status: 422, code: 'missing_asset' },
+  'ASSET.HASH_MISMATCH': { status: 409, code: 'hash_mismatch' },
+  'ASSET.IN_USE': { status: 409, code: 'asset_in_use' },
   'VALIDATION.FAILED': { status: 400, code: 'invalid_request' },
 };
 const CODE_BY_STATUS: Record<number, string> = { 400: 'invalid_request', 401: 'unauthorized', 402: 'insufficient_credits', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'payload_too_large', 422: 'invalid_workflow', 429: 'rate_limited' };
@@ -130,4 +156,16 @@ export function v2Envelope(_req: Request, res: Response, next: NextFunction): vo
     return json(v2Error(mapped?.code ?? CODE_BY_STATUS[status] ?? 'upstream_error', String(ours.message), ours.details));
   };
   next();
+}
+
+const enveloped = new WeakSet<ApiRouter>();
+
+/** The /api/v2 surface of `root`, whose every error is v2's envelope (installed once, before the first route of any module). */
+export function v2Surface(root: ApiRouter): ApiRouter {
+  const api = root.at(V2_PREFIX);
+  if (!enveloped.has(api)) {
+    enveloped.add(api);
+    api.router.use(v2Envelope);
+  }
+  return api;
 }

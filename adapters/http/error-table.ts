@@ -24,6 +24,10 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'UPSTREAM.TIMEOUT': 504,
   'INTEGRATION.NOT_CONFIGURED': 503,
   RATE_LIMITED: 429,
+  // A workflow's core/ASSET reference names nothing of the caller's: a bad workflow here, v2's 422 missing_asset (ADR 042).
+  'ASSET.MISSING': 400,
+  'ASSET.HASH_MISMATCH': 409,
+  'ASSET.IN_USE': 409,
 };
 
 const REASON: Record<number, string> = {

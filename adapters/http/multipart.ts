@@ -9,14 +9,14 @@ export interface ReceivedFile {
   fileName: string;
 }
 
-export type SingleFileOutcome = { ok: true; file: ReceivedFile } | { ok: false; status: 400 | 413; message: string; details?: FieldProblem[] };
+export type SingleFileOutcome = { ok: true; file: ReceivedFile; /** The text fields, by name (the last value of a repeated one). */ fields: Record<string, string> } | { ok: false; status: 400 | 413; message: string; details?: FieldProblem[] };
 
 const badFile = (message: string): SingleFileOutcome => ({ ok: false, status: 400, message: 'Validation failed', details: [{ field: 'file', message }] });
 
 /**
  * Reads a multipart/form-data body that must carry exactly one file, in `field`, of at most `maxBytes`.
  * The whole request is always read (or discarded past the limit) before answering, so the client gets
- * the response instead of a reset connection. Other text fields are ignored.
+ * the response instead of a reset connection. Text fields are handed back beside the file.
  */
 export function readSingleFile(req: Request, options: { field: string; maxBytes: number }): Promise<SingleFileOutcome> {
   return new Promise((resolve) => {
@@ -29,6 +29,7 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
       return;
     }
     let file: ReceivedFile | null = null;
+    const fields: Record<string, string> = Object.create(null) as Record<string, string>;
     let outcome: SingleFileOutcome | null = null;
     const settle = (value: SingleFileOutcome) => (outcome ??= value);
 
@@ -41,8 +42,9 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
         else file = { data: Buffer.concat(chunks), mimeType: info.mimeType, fileName: info.filename ?? '' };
       });
     });
-    parser.on('field', (name) => {
+    parser.on('field', (name, value) => {
       if (name === options.field) settle(badFile('must be a file, not a text field'));
+      else fields[name] = value;
     });
     parser.on('filesLimit', () => settle(badFile('send exactly one file')));
     parser.on('partsLimit', () => settle(badFile('too many form parts')));
@@ -54,7 +56,7 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
     });
     parser.on('close', () => {
       if (outcome) resolve(outcome);
-      else if (file) resolve({ ok: true, file });
+      else if (file) resolve({ ok: true, file, fields });
       else resolve(badFile(`is required (a multipart file field named "${options.field}")`));
     });
     req.pipe(parser);

@@ -3,6 +3,7 @@ import { auditEntrySchema, transactionSchema } from './coin-dto.ts';
 import { messageSchema, userSchema } from './dto.ts';
 import type { JsonSchema } from './openapi.ts';
 import { jobSchema } from './routes/generation.routes.ts';
+import { V2_ASSET_SCHEMA } from './routes/comfy-v2-assets.routes.ts';
 import { historyItemSchema } from './routes/outputs.routes.ts';
 import { uploadSchema } from './routes/uploads.routes.ts';
 import { catalogueTemplateSchema, mappingItemSchema, parameterPresetSchema, templateSchema } from './template-dto.ts';
@@ -24,4 +25,5 @@ export const NAMED_SCHEMAS: Record<string, JsonSchema> = {
   ParameterPreset: parameterPresetSchema,
   ParameterMappingItem: mappingItemSchema,
   ComfyV2Error: V2_ERROR_SCHEMA,
+  ComfyV2Asset: V2_ASSET_SCHEMA,
 };

@@ -18,6 +18,13 @@ export class MemoryUploadRepository implements UploadRepository {
     return upload && upload.userId === userId ? { ...upload } : null;
   }
 
+  async findByHashForUser(contentHash: string, userId: string): Promise<Upload | null> {
+    const found = [...this.uploads.values()]
+      .filter((upload) => upload.userId === userId && upload.contentHash === contentHash)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))[0];
+    return found ? { ...found } : null;
+  }
+
   async markUsed(id: string, at: Date): Promise<boolean> {
     const upload = this.uploads.get(id);
     if (!upload) return false;

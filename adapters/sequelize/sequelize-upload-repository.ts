@@ -13,6 +13,8 @@ export interface UploadRow {
   size_bytes: number;
   created_at: Date;
   used_at: Date | null;
+  content_hash: string | null;
+  file_name: string | null;
 }
 
 export const uploadModel = (sequelize: Sequelize): RowModel<UploadRow> =>
@@ -29,6 +31,8 @@ export const uploadModel = (sequelize: Sequelize): RowModel<UploadRow> =>
         size_bytes: { type: DataTypes.INTEGER, allowNull: false },
         created_at: { type: DataTypes.DATE(3), allowNull: false },
         used_at: { type: DataTypes.DATE(3), allowNull: true },
+        content_hash: { type: DataTypes.STRING(80), allowNull: true },
+        file_name: { type: DataTypes.STRING(255), allowNull: true },
       },
       { tableName: 'uploads' },
     ),
@@ -44,6 +48,8 @@ const toUpload = (row: UploadRow): Upload => ({
   sizeBytes: Number(row.size_bytes),
   createdAt: new Date(row.created_at),
   usedAt: row.used_at ? new Date(row.used_at) : null,
+  contentHash: row.content_hash ?? null,
+  fileName: row.file_name ?? null,
 });
 
 export class SequelizeUploadRepository implements UploadRepository {
@@ -64,12 +70,24 @@ export class SequelizeUploadRepository implements UploadRepository {
       size_bytes: upload.sizeBytes,
       created_at: upload.createdAt,
       used_at: null,
+      content_hash: upload.contentHash,
+      file_name: upload.fileName,
     };
     await this.scope.write((s) => uploadModel(s.sequelize).create(row, s.options));
   }
 
   async findForUser(id: string, userId: string): Promise<Upload | null> {
     const row = await this.uploads.findOne({ where: { id, user_id: userId }, raw: true, ...this.scope.options });
+    return row ? toUpload(asRow<UploadRow>(row)) : null;
+  }
+
+  async findByHashForUser(contentHash: string, userId: string): Promise<Upload | null> {
+    const row = await this.uploads.findOne({
+      where: { user_id: userId, content_hash: contentHash },
+      order: [['created_at', 'DESC'], ['id', 'DESC']],
+      raw: true,
+      ...this.scope.options,
+    });
     return row ? toUpload(asRow<UploadRow>(row)) : null;
   }
 

@@ -5,6 +5,10 @@ import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { generationRoutes } from '../../adapters/http/routes/generation.routes.ts';
 import { outputsRoutes } from '../../adapters/http/routes/outputs.routes.ts';
 import { comfyV2Routes } from '../../adapters/http/routes/comfy-v2.routes.ts';
+import { comfyV2AssetsRoutes } from '../../adapters/http/routes/comfy-v2-assets.routes.ts';
+import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-user.use-case.ts';
+import { DeleteUpload, FindUploadByHash, MintUploadFromHash, UploadDownloadUrl } from '../../core/use-cases/uploads/upload-assets.use-case.ts';
+import type { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
 import { JobEventFeed } from '../../core/use-cases/events/job-event-feed.service.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
 import type { Consumer } from '../../core/ports/queue.port.ts';
@@ -95,7 +99,7 @@ export type GenerationFeature = Feature<{ control: JobControl; queries: JobQueri
 export function generationFeature(
   ports: FeaturePorts,
   config: Readonly<Config>,
-  needs: { payment: JobPayment; events: UserEventLog; idempotency: () => IdempotentResponder; engine: () => WorkflowEngine; nodes?: () => NodeCatalog },
+  needs: { payment: JobPayment; events: UserEventLog; idempotency: () => IdempotentResponder; engine: () => WorkflowEngine; nodes?: () => NodeCatalog; storeUpload: () => StoreUpload },
 ): GenerationFeature {
   const { generation } = config;
   const { payment, events } = needs;
@@ -177,10 +181,21 @@ export function generationFeature(
           submit,
           cancel,
           queries,
-          history,
           idempotency,
           feed: new JobEventFeed({ bus: ports.bus(), store: repos.events, jobs: repos.jobs }),
           retentionMs: config.outputs.retentionDays * 24 * 3600_000,
+        }),
+        comfyV2AssetsRoutes({
+          store: needs.storeUpload(),
+          get: new GetUploadForUser({ uploads: repos.uploads }),
+          byHash: new FindUploadByHash({ uploads: repos.uploads }),
+          fromHash: new MintUploadFromHash({ uploads: repos.uploads, storage, ids: ports.ids(), clock: ports.clock() }),
+          download: new UploadDownloadUrl({ uploads: repos.uploads, storage, ttlSeconds: config.outputs.downloadUrlTtlSeconds }),
+          remove: new DeleteUpload({ uploads: repos.uploads, jobs: repos.jobs, storage }),
+          history,
+          maxUploadBytes: generation.maxUploadBytes,
+          urlTtlSeconds: config.outputs.downloadUrlTtlSeconds,
+          now: () => ports.clock().now(),
         }),
       ];
     }),
@@ -244,6 +259,7 @@ export function bindGeneration(container: Container, config: Readonly<Config>): 
       idempotency: () => resolve(container, TOKENS.Idempotency),
       engine,
       nodes: () => resolve(container, TOKENS.NodeCatalog),
+      storeUpload: () => resolve(container, TOKENS.StoreUpload),
     }),
   );
   container.bind(TOKENS.ActiveJobsSnapshot).toDynamicValue(() => {

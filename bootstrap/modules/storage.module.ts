@@ -4,6 +4,7 @@ import { filesRoutes } from '../../adapters/http/routes/files.routes.ts';
 import { uploadsRoutes } from '../../adapters/http/routes/uploads.routes.ts';
 import { LocalObjectStorage } from '../../adapters/local-storage/local-object-storage.ts';
 import { S3ObjectStorage } from '../../adapters/s3/s3-object-storage.ts';
+import { Blake3ContentHasher } from '../../adapters/crypto/blake3-content-hasher.ts';
 import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
 import { ProbeStorage } from '../../core/use-cases/diagnostics/probe-storage.use-case.ts';
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
@@ -16,7 +17,7 @@ import { portsOf } from './ports.ts';
 /** How often each API process looks for uploads that expired unused. */
 export const UPLOAD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
-export type StorageFeature = Feature<{ probe: ProbeStorage }>;
+export type StorageFeature = Feature<{ probe: ProbeStorage; store: StoreUpload }>;
 
 /** The health probe, the signed-file route of local storage, input uploads and the sweep of expired ones. */
 export function storageFeature(ports: FeaturePorts, config: Readonly<Config>): StorageFeature {
@@ -24,23 +25,23 @@ export function storageFeature(ports: FeaturePorts, config: Readonly<Config>): S
   const { uploads } = ports.repos();
   const logger = ports.logger();
   const sweep = new SweepExpiredUploads({ uploads, storage, clock: ports.clock() });
+  // Shared with the Comfy API v2 assets (ADR 042): a v2 asset is an upload, stored by the same rules.
+  const store = new StoreUpload({
+    uploads,
+    storage,
+    inspector: new SharpImageInspector(),
+    hasher: new Blake3ContentHasher(),
+    ids: ports.ids(),
+    clock: ports.clock(),
+    maxBytes: config.generation.maxUploadBytes,
+    maxImagePixels: config.generation.limits.maxImagePixels,
+  });
   return {
-    exports: { probe: new ProbeStorage({ storage, ids: ports.ids(), clock: ports.clock() }) },
+    exports: { probe: new ProbeStorage({ storage, ids: ports.ids(), clock: ports.clock() }), store },
     routes: forApi(config, () => [
       // With S3, presigned URLs are served by the store itself: no files route.
       ...(config.storage.driver === 's3' ? [] : [filesRoutesOf(storage as LocalObjectStorage, ports)]),
-      uploadsRoutes({
-        store: new StoreUpload({
-          uploads,
-          storage,
-          inspector: new SharpImageInspector(),
-          ids: ports.ids(),
-          clock: ports.clock(),
-          maxBytes: config.generation.maxUploadBytes,
-          maxImagePixels: config.generation.limits.maxImagePixels,
-        }),
-        maxUploadBytes: config.generation.maxUploadBytes,
-      }),
+      uploadsRoutes({ store, maxUploadBytes: config.generation.maxUploadBytes }),
     ]),
     scheduled: [
       {
@@ -67,6 +68,7 @@ export function bindStorage(container: Container, config: Readonly<Config>): voi
   const ports = portsOf(container);
   const feature = bindFeature(container, 'storage', (featurePorts) => storageFeature(featurePorts, config));
   container.bind(TOKENS.HealthCheck).toConstantValue({ name: 'storage', check: async () => void (await feature().exports.probe.execute()) });
+  container.bind(TOKENS.StoreUpload).toDynamicValue(() => feature().exports.store);
 
   if (storageConfig.driver === 's3') {
     container

@@ -52,6 +52,9 @@ export const ERROR_CODES = [
   'UPSTREAM.TIMEOUT',
   'INTEGRATION.NOT_CONFIGURED',
   'RATE_LIMITED',
+  'ASSET.MISSING',
+  'ASSET.HASH_MISMATCH',
+  'ASSET.IN_USE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

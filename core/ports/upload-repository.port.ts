@@ -8,6 +8,10 @@ export interface Upload {
   height: number;
   sizeBytes: number;
   createdAt: Date;
+  /** The blake3 of its bytes, `blake3:<hex>` (ADR 042); null for uploads stored before hashes were kept. */
+  contentHash: string | null;
+  /** The name the client gave the file (a Comfy API v2 asset's `file_path`); null when it gave none. */
+  fileName: string | null;
   /** When a job first used it; uploads never used expire (see SweepExpiredUploads). */
   usedAt: Date | null;
 }
@@ -18,6 +22,8 @@ export interface UploadRepository {
   findForUser(id: string, userId: string): Promise<Upload | null>;
   /** Records the first use (a later call keeps the first time). False when the upload does not exist. */
   markUsed(id: string, at: Date): Promise<boolean>;
+  /** The caller's newest upload with these bytes (`contentHash` as stored), or null: another user's never counts. */
+  findByHashForUser(contentHash: string, userId: string): Promise<Upload | null>;
   /** Unused uploads created before `before`, oldest first, at most `limit`. */
   listExpired(before: Date, limit?: number): Promise<Upload[]>;
   /**

@@ -57,6 +57,8 @@ const upload = (id: string, userId: string) => ({
   id,
   userId,
   storageKey: `uploads/${userId}/${id}.png`,
+  contentHash: null,
+  fileName: null,
   mimeType: 'image/png',
   width: 8,
   height: 8,

@@ -19,7 +19,7 @@ export function uploadRepositoryContract(name: string, make: MakeBackend): void 
 
   const newUpload = (userId: string, createdAt: Date, overrides: Partial<Upload> = {}): Omit<Upload, 'usedAt'> => {
     const id = randomUUID();
-    return { id, userId, storageKey: `uploads/${userId}/${id}.png`, mimeType: 'image/png', width: 640, height: 480, sizeBytes: 123_456, createdAt, ...overrides };
+    return { id, userId, storageKey: `uploads/${userId}/${id}.png`, mimeType: 'image/png', width: 640, height: 480, sizeBytes: 123_456, createdAt, contentHash: null, fileName: null, ...overrides } as Omit<Upload, 'usedAt'>;
   };
 
   test(`${name}: create, then findForUser returns it to its owner only`, async (t) => {
@@ -30,6 +30,23 @@ export function uploadRepositoryContract(name: string, make: MakeBackend): void 
     t.deepEqual(await fixture.uploads.findForUser(upload.id, owner), { ...upload, usedAt: null });
     t.is(await fixture.uploads.findForUser(upload.id, other), null);
     t.is(await fixture.uploads.findForUser(randomUUID(), owner), null);
+  });
+
+  test(`${name}: findByHashForUser finds the owner's newest upload with that content hash, and never another user's`, async (t) => {
+    const owner = await fixture.addUser();
+    const other = await fixture.addUser();
+    const hash = `blake3:${randomUUID().replace(/-/g, '')}${'a'.repeat(32)}`;
+    const older = newUpload(owner, at(0), { contentHash: hash, fileName: 'older.png' });
+    const newer = newUpload(owner, at(1), { contentHash: hash, fileName: 'newer.png' });
+    const theirs = newUpload(other, at(2), { contentHash: hash, fileName: null });
+    const plain = newUpload(owner, at(3));
+    for (const upload of [newer, theirs, older, plain]) await fixture.uploads.create(upload);
+    t.deepEqual(await fixture.uploads.findByHashForUser(hash, owner), { ...newer, usedAt: null }, 'the newest, its hash and file name kept');
+    t.deepEqual(await fixture.uploads.findByHashForUser(hash, other), { ...theirs, usedAt: null });
+    t.is(await fixture.uploads.findByHashForUser(hash, await fixture.addUser()), null, "another user's bytes are not found");
+    t.is(await fixture.uploads.findByHashForUser(`blake3:${'0'.repeat(64)}`, owner), null);
+    t.true(await fixture.uploads.delete(newer.id));
+    t.is((await fixture.uploads.findByHashForUser(hash, owner))?.id, older.id, 'the next one once the newest is gone');
   });
 
   test(`${name}: markUsed keeps the first use and says whether the upload exists`, async (t) => {

@@ -54,6 +54,11 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'POST /jobs/{id}/cancel': 'generate',
   'GET /assets/{id}': 'generate',
   'GET /assets/{id}/content': 'generate',
+  // Its uploaded assets (ADR 042).
+  'POST /assets': 'generate',
+  'POST /assets/from-hash': 'generate',
+  'HEAD /assets/by-hash/{hash}': 'generate',
+  'DELETE /assets/{id}': 'generate',
   'POST /my-outputs/{id}/publish': null,
   'GET /my-outputs/{id}/publications': null,
   'GET /connect/{platform}': null,

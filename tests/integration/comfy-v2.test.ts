@@ -6,13 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
+import { setTimeout as delay } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
-import { Comfy, Workflow, type ComfyEvent } from '@comfyorg/sdk';
+import { Workflow, type ComfyEvent } from '@comfyorg/sdk';
 import { ComfyLow, schemas } from '@comfyorg/sdk/low';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { waitFor } from '../contract/fixtures.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { schedulingApp, submitRaw } from '../support/scheduling-app.ts';
+import { comfyV2Callers } from '../support/comfy-v2-callers.ts';
+import type { TestApp } from '../support/test-app.ts';
 import type { TestClient } from '../support/test-client.ts';
 
 const ADMINS = Array.from({ length: 8 }, (_, i) => `v2-admin-${i + 1}@example.com`);
@@ -40,26 +43,7 @@ async function balanceOf(client: TestClient): Promise<number> {
 
 function suite(db: TestDatabase): void {
   const title = (name: string) => `[${db}] ${name}`;
-  let started: Promise<TestApp> | null = null;
-  const app = () => (started ??= startTestApp(db, { ADMIN_EMAILS: ADMINS.join(','), RAW_WORKFLOW_COST: String(COST), SIGNUP_BONUS_COINS: String(BONUS) }));
-  test.after.always(async () => {
-    if (started) await (await started).close();
-  });
-  let admins = 0;
-
-  /** A signed-up user (an administrator unless `plain`), a key of theirs with `scopes`, and SDK clients on that key. */
-  async function caller(scopes = ['generate'], plain = false) {
-    const a = await app();
-    const session = a.client();
-    const user = await session.signUp(plain ? {} : { email: ADMINS[admins++] });
-    const minted = await session.post('/api/v1/api-keys', { name: 'sdk', scopes });
-    if (minted.status !== 201) throw new Error(`key: ${minted.status} ${JSON.stringify(minted.body)}`);
-    const key = minted.body.key as string;
-    process.env.COMFY_BASE_URL = a.baseUrl;
-    const comfy = new Comfy({ apiKey: key });
-    const low = new ComfyLow(a.baseUrl, key);
-    return { a, session, user, key, comfy, low };
-  }
+  const { caller } = comfyV2Callers(db, ADMINS, { RAW_WORKFLOW_COST: String(COST), SIGNUP_BONUS_COINS: String(BONUS) });
 
   const storedBytes = async (a: TestApp, jobId: string) => {
     const items = await resolve(a.app.container, TOKENS.Repositories).history.listForJob(jobId);
@@ -216,6 +200,32 @@ function suite(db: TestDatabase): void {
     const bad = await fetch(`${a.baseUrl}/api/v2/jobs/${job.id}/events`, { headers: { authorization: `Bearer ${key}`, 'last-event-id': 'abc' } });
     t.is(bad.status, 400);
     t.like(await bad.json(), { error: { code: 'invalid_request' } });
+  });
+}
+
+/**
+ * A job that ends `expired` (its start deadline passed while it was queued, ADR 037) ends its v2 event stream with
+ * that status, like any other terminal status. The app has no worker, so the job waits; the sweep expires it.
+ */
+for (const db of DATABASES) {
+  test(`[${db}] the v2 event stream of a job that expires before it starts ends with status expired`, async (t) => {
+    const { app: a, user } = await schedulingApp(t, db);
+    const minted = await user.post('/api/v1/api-keys', { name: 'sdk', scopes: ['generate'] });
+    t.is(minted.status, 201);
+    const submitted = await submitRaw(user, { startDeadlineSeconds: 1 });
+    t.is(submitted.status, 202);
+    const low = new ComfyLow(a.baseUrl, minted.body.key as string);
+    const frames: [string, unknown][] = [];
+    const reading = (async () => {
+      for await (const frame of low.getJobEvents(submitted.body.id as string, { signal: AbortSignal.timeout(20_000) })) frames.push([frame.event, frame.data.status]);
+    })();
+    await waitFor(async () => frames.length > 0, 'the first frame', 10_000);
+    t.deepEqual(frames, [['status', 'queued']], 'open while queued');
+    await delay(1100);
+    await resolve(a.app.container, TOKENS.Scheduler).runNow('start-deadline-sweep');
+    await reading; // the stream ends by itself (the timeout would reject it)
+    t.deepEqual(frames, [['status', 'queued'], ['status', 'expired']]);
+    t.like((await low.getJob(submitted.body.id as string)), { status: 'expired', started_at: null });
   });
 }
 

@@ -155,6 +155,7 @@ const RATE_LIMITED = [
   'POST /templates/{id}/publish', 'POST /templates/{id}/unpublish',
   // The Comfy API v2 surface (/api/v2): the per-key limit.
   'POST /jobs', 'GET /jobs/{id}', 'GET /jobs/{id}/workflow', 'GET /jobs/{id}/events', 'POST /jobs/{id}/cancel', 'GET /assets/{id}', 'GET /assets/{id}/content',
+  'POST /assets', 'POST /assets/from-hash', 'HEAD /assets/by-hash/{hash}', 'DELETE /assets/{id}',
 ].sort();
 
 test('429 is documented exactly where a limit answers it, with the error body and Retry-After', async (t) => {

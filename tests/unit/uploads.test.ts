@@ -4,6 +4,7 @@ import { MemoryObjectStorage } from '../../adapters/memory/memory-object-storage
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUploadRepository } from '../../adapters/memory/memory-upload-repository.ts';
 import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
+import { Blake3ContentHasher } from '../../adapters/crypto/blake3-content-hasher.ts';
 import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-user.use-case.ts';
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
 import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
@@ -21,7 +22,7 @@ function setup(maxBytes = 1024 * 1024, maxImagePixels = 8192 * 8192) {
   const ids = { newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}` };
   const uploads = new MemoryUploadRepository(new MemoryStore());
   const storage = new MemoryObjectStorage();
-  const store = new StoreUpload({ uploads, storage, inspector: new SharpImageInspector(), ids, clock, maxBytes, maxImagePixels });
+  const store = new StoreUpload({ uploads, storage, inspector: new SharpImageInspector(), hasher: new Blake3ContentHasher(), ids, clock, maxBytes, maxImagePixels });
   const sweep = new SweepExpiredUploads({ uploads, storage, clock });
   const get = new GetUploadForUser({ uploads });
   return { clock, uploads, storage, store, sweep, get };

@@ -1,20 +1,17 @@
 import type { Request, Response } from 'express';
 import { V2_ERROR_SCHEMA } from '../comfy-v2-views.ts';
-import { historyItemView } from '../../../core/use-cases/generation/history-view.service.ts';
 import type { CancelGeneration } from '../../../core/use-cases/generation/cancel-generation.use-case.ts';
 import type { JobQueries } from '../../../core/use-cases/generation/job-queries.service.ts';
-import type { OutputHistory } from '../../../core/use-cases/generation/output-history.service.ts';
 import type { SubmitGeneration, SubmittedJob } from '../../../core/use-cases/generation/submit-generation.use-case.ts';
 import type { JobEventFeed } from '../../../core/use-cases/events/job-event-feed.service.ts';
 import type { ApiRouter } from '../api-router.ts';
-import { isTerminalEvent, originOf, v2Envelope, v2Error, v2Frame, v2Job, v2OutputAsset, v2SubmitFailure, V2_PREFIX } from '../comfy-v2-views.ts';
+import { isTerminalEvent, originOf, v2Error, v2Frame, v2Job, v2SubmitFailure, v2Surface } from '../comfy-v2-views.ts';
 import { idempotencyKeyHeader, idempotencyKeyValidation, type IdempotentResponder } from '../idempotency.ts';
 
 export interface ComfyV2RoutesDeps {
   submit: SubmitGeneration;
   cancel: CancelGeneration;
   queries: JobQueries;
-  history: OutputHistory;
   feed: JobEventFeed;
   idempotency: IdempotentResponder;
   /** How long a job is described as kept (its `expires_at`): the outputs' retention. */
@@ -47,7 +44,6 @@ const v2JobSchema = {
     urls: { type: 'object', properties: { self: { type: 'string' }, events: { type: 'string' }, cancel: { type: 'string' } } },
   },
 };
-const assetSchema = { type: 'object', description: 'A Comfy API v2 Asset (here: a job output)', required: ['id', 'hash', 'size_bytes', 'content_type', 'created_at', 'url', 'url_expires_at'], properties: { ...output.properties, file_path: { type: ['string', 'null'] }, created_at: { type: 'string', format: 'date-time' }, expires_at: { type: ['string', 'null'], format: 'date-time' } } };
 const notFound = { description: '`not_found`: unknown or not yours', schema: envelope };
 const tag = 'comfy-v2';
 
@@ -61,11 +57,10 @@ function lastEventId(req: Request): number | undefined {
 /**
  * The Comfy API v2 job surface at /api/v2 (ADR 040), so that @comfyorg/sdk works unchanged with an API key: a v2
  * job is one of our jobs (submitted as a workflow: same pricing, payment, refunds, history and WebSocket events),
- * a job output is a v2 asset.
+ * its outputs are v2 assets (comfy-v2-assets.routes.ts).
  */
 export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
-  const api = root.at(V2_PREFIX);
-  api.router.use(v2Envelope);
+  const api = v2Surface(root);
   const view = (req: Request, found: Awaited<ReturnType<JobQueries['detail']>> & { ok: true }) => v2Job(originOf(req), found.value.job, found.value.view.outputs, deps.retentionMs);
   const detail = (req: Request) => deps.queries.detail({ userId: req.principal!.userId, jobId: String(req.params.id) });
   const sendNotFound = (res: Response, message: string) => void res.status(404).json(v2Error('not_found', message));
@@ -190,32 +185,6 @@ export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
         if (since !== undefined) res.write(`event: status\ndata: ${JSON.stringify({ status: snapshot.status, queue_position: null })}\n\n`);
         end();
       }
-    },
-  );
-
-  api.add(
-    { method: 'get', path: '/assets/:id', summary: 'Comfy API v2: one of the caller\'s assets (a job output)', tag, auth: 'access', responses: { 200: { description: 'The asset', schema: assetSchema }, 404: notFound } },
-    async (req: Request, res: Response) => {
-      const item = await deps.history.find(req.principal!.userId, String(req.params.id));
-      if (!item) return sendNotFound(res, 'No such asset');
-      res.json(v2OutputAsset(originOf(req), await historyItemView(item, deps.history.viewUrl)));
-    },
-  );
-
-  api.add(
-    {
-      method: 'get',
-      path: '/assets/:id/content',
-      summary: 'Comfy API v2: the asset\'s bytes, by a redirect to a short-lived signed download URL',
-      tag,
-      auth: 'access',
-      responses: { 302: { description: 'Location: the signed download URL', headers: { Location: { schema: { type: 'string', format: 'uri' } } } }, 404: notFound },
-    },
-    async (req: Request, res: Response) => {
-      const link = await deps.history.link({ userId: req.principal!.userId, outputId: String(req.params.id), kind: 'download' });
-      if (!link.ok) return sendNotFound(res, 'No such asset');
-      res.setHeader('Cache-Control', 'no-store');
-      res.redirect(302, link.value);
     },
   );
 };

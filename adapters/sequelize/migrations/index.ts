@@ -17,7 +17,8 @@ import { apiKeys } from './015-api-keys.ts';
 import { webhookSecrets } from './016-webhook-secrets.ts';
 import { startDeadlines } from './017-start-deadlines.ts';
 import { templateDrafts } from './018-template-drafts.ts';
+import { uploadHashes } from './019-upload-hashes.ts';
 import { webhookDeliveries } from './020-webhook-deliveries.ts';
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions, queueTraceContext, apiKeys, webhookSecrets, startDeadlines, templateDrafts, webhookDeliveries];
+export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions, queueTraceContext, apiKeys, webhookSecrets, startDeadlines, templateDrafts, uploadHashes, webhookDeliveries];

@@ -1,10 +1,11 @@
+import { takeAssetReferences, type AssetInput } from '../../domain/asset-reference.ts';
 import { isUuid } from '../../domain/ids.ts';
 import type { ImageRef } from '../../domain/job.ts';
 import { checkResourceLimits, type ResourceLimits } from '../../domain/resource-limits.ts';
 import { checkConformance, renderWorkflow, type RenderedWorkflow } from '../../domain/render-workflow.ts';
-import { ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
+import { fail, ok, validationFailed, type Fail, type FieldProblem, type Result } from '../../domain/result.ts';
 import type { UserRole } from '../../domain/user.ts';
-import { isPlainObject, validateWorkflowGraph, type WorkflowGraphOptions } from '../../domain/workflow-graph.ts';
+import { inputField, isPlainObject, validateWorkflowGraph, type WorkflowGraphOptions } from '../../domain/workflow-graph.ts';
 import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
 import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
 import { checkOnFleet } from '../templates/fleet-check.service.ts';
@@ -53,6 +54,10 @@ export interface PreparedGeneration {
 
 const VIDEO_NODES = new Set(['SaveVideo', 'SaveWEBM', 'VHS_VideoCombine']);
 
+/** A core/ASSET reference (ADR 042) the job cannot read: v2's `missing_asset`. */
+const missingAsset = (problems: FieldProblem[]): Fail => fail('ASSET.MISSING', `An asset reference is not usable: ${problems[0]!.field} ${problems[0]!.message}`, problems);
+const NOT_YOURS = 'is not one of your uploads or outputs';
+
 /** The same nodes (ids and class types) as the template: the template this raw workflow is a run of. */
 const sameShape = (template: WorkflowGraph, graph: WorkflowGraph): boolean => {
   const ids = Object.keys(template);
@@ -76,7 +81,12 @@ export class PrepareGeneration {
   }
 
   private async prepare(request: GenerationRequest): Promise<Result<PreparedGeneration>> {
-    const { workflow, templateId, parameters } = request;
+    const { templateId, parameters } = request;
+    // Asset references become the asset's id, read like an image parameter's value (ADR 042).
+    const taken = request.workflow === undefined ? null : takeAssetReferences(request.workflow);
+    if (taken && taken.problems.length > 0) return missingAsset(taken.problems);
+    const workflow = taken?.workflow;
+    const assets = taken?.inputs ?? [];
     if (workflow === undefined && templateId === undefined) return validationFailed([{ field: 'workflow', message: 'workflow or templateId is required' }]);
     if (workflow !== undefined && !isPlainObject(workflow)) return validationFailed([{ field: 'workflow', message: 'must be a ComfyUI API-format workflow object' }]);
     if (workflow !== undefined && parameters !== undefined) {
@@ -91,7 +101,7 @@ export class PrepareGeneration {
       const template = await this.deps.templates.find(templateId.toLowerCase());
       if (!template) return validationFailed([{ field: 'templateId', message: 'no active template with this id' }]);
       const rendered = graph ? checkConformance(template, graph.value, this.deps.random) : renderWorkflow(template, parameters, this.deps.random);
-      return this.fromTemplate(request.userId, template, rendered, graphOptions);
+      return this.fromTemplate(request.userId, template, rendered, graphOptions, assets);
     }
     const raw = graph!.value;
     // A run of an active template: the first (oldest) whose graph it conforms to. When some have its shape
@@ -100,7 +110,7 @@ export class PrepareGeneration {
     for (const template of await this.deps.templates.list()) {
       if (!sameShape(template.workflow, raw)) continue;
       const rendered = checkConformance(template, raw, this.deps.random);
-      if (rendered.ok) return this.fromTemplate(request.userId, template, rendered, graphOptions);
+      if (rendered.ok) return this.fromTemplate(request.userId, template, rendered, graphOptions, assets);
       refusal ??= rendered;
     }
     if (refusal && !this.deps.raw.roles.includes(request.role)) return refusal as Fail;
@@ -110,7 +120,15 @@ export class PrepareGeneration {
     const fleet = await checkOnFleet(this.deps.nodes, raw);
     if (!fleet.ok) return fleet;
     const outputType = Object.values(raw).some((node) => VIDEO_NODES.has(node.class_type)) ? 'video' : 'image';
-    return ok({ workflow: raw, usedParameters: {}, imageRefs: [], images: [], templateId: null, templateVersion: null, price: this.deps.raw.cost, outputType });
+    // In a raw workflow every asset reference is an input file of the job.
+    const imageRefs = assets.map((asset) => ({ key: `${asset.nodeId}.${asset.inputName}`, ...asset }));
+    const images: InputImage[] = [];
+    for (const ref of imageRefs) {
+      const image = await this.deps.images.find(request.userId, ref.id);
+      if (!image) return missingAsset([{ field: inputField(ref.nodeId, ref.inputName), message: NOT_YOURS }]);
+      images.push(image);
+    }
+    return ok({ workflow: raw, usedParameters: {}, imageRefs, images, templateId: null, templateVersion: null, price: this.deps.raw.cost, outputType });
   }
 
   private async fromTemplate(
@@ -118,15 +136,20 @@ export class PrepareGeneration {
     template: TemplateForGeneration,
     rendered: Result<RenderedWorkflow>,
     graphOptions: WorkflowGraphOptions,
+    assets: AssetInput[],
   ): Promise<Result<PreparedGeneration>> {
     if (!rendered.ok) return rendered;
+    const isAsset = (ref: { nodeId: string; inputName: string }) => assets.some((asset) => asset.nodeId === ref.nodeId && asset.inputName === ref.inputName);
+    const misplaced = assets.find((asset) => !rendered.value.imageRefs.some((ref) => ref.nodeId === asset.nodeId && ref.inputName === asset.inputName));
+    if (misplaced) return missingAsset([{ field: inputField(misplaced.nodeId, misplaced.inputName), message: 'takes no image in this template: an asset reference can only stand where it takes one' }]);
     // The template may predate a tightened ALLOWED_NODE_TYPES; the rendered graph is what runs.
     const final = validateWorkflowGraph(rendered.value.workflow, graphOptions);
     if (!final.ok) return final;
     const images: InputImage[] = [];
     for (const ref of rendered.value.imageRefs) {
       const image = await this.deps.images.find(userId, ref.id);
-      if (!image) return validationFailed([{ field: `parameters.${ref.key}`, message: 'is not one of your uploads or outputs' }]);
+      if (!image && isAsset(ref)) return missingAsset([{ field: inputField(ref.nodeId, ref.inputName), message: NOT_YOURS }]);
+      if (!image) return validationFailed([{ field: `parameters.${ref.key}`, message: NOT_YOURS }]);
       images.push(image);
     }
     return ok({
