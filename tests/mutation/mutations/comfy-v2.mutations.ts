@@ -4,6 +4,13 @@ const ROUTES = 'adapters/http/routes/comfy-v2.routes.ts';
 const FEED = 'core/use-cases/events/job-event-feed.service.ts';
 const HTTP = 'tests/integration/comfy-v2.test.ts';
 const UNIT = 'tests/unit/job-event-feed.test.ts';
+const ASSET_ROUTES = 'adapters/http/routes/comfy-v2-assets.routes.ts';
+const ASSETS = 'core/use-cases/uploads/upload-assets.use-case.ts';
+const PREPARE = 'core/use-cases/generation/prepare-generation.service.ts';
+const ASSETS_HTTP = 'tests/integration/comfy-v2-assets.test.ts';
+const ASSETS_UNIT = 'tests/unit/upload-assets.test.ts';
+/** Finds any user's unused upload by id: the owner check gone, the lookup kept. */
+const anyUsersUpload = (repo: string) => `(await ${repo}.listExpired(new Date(8.64e15), 100000)).find((u) => u.id === input.uploadId.toLowerCase()) ?? null`;
 
 /** The guards of the Comfy API v2 surface (ADR 040): each one gone must turn its tests red. */
 export const MUTATIONS: Mutation[] = [
@@ -29,17 +36,17 @@ export const MUTATIONS: Mutation[] = [
     tests: [HTTP],
   },
   {
-    name: "comfy v2: an asset that is not the caller's is not refused",
-    file: ROUTES,
-    find: "if (!item) return sendNotFound(res, 'No such asset');",
-    replace: "if (false) return sendNotFound(res, 'No such asset');",
+    name: "comfy v2: an output asset that is not the caller's is not refused",
+    file: ASSET_ROUTES,
+    find: "if (!item) return void res.status(404).json(v2Error('not_found', 'No such asset'));",
+    replace: "if (false) return void res.status(404).json(v2Error('not_found', 'No such asset'));",
     tests: [HTTP],
   },
   {
-    name: "comfy v2: content of an asset that is not the caller's is not refused",
-    file: ROUTES,
-    find: "if (!link.ok) return sendNotFound(res, 'No such asset');",
-    replace: "if (false) return sendNotFound(res, 'No such asset');",
+    name: "comfy v2: content of an output asset that is not the caller's is not refused",
+    file: ASSET_ROUTES,
+    find: "if (!link.ok) return void res.status(404).json(v2Error('not_found', 'No such asset'));",
+    replace: "if (false) return void res.status(404).json(v2Error('not_found', 'No such asset'));",
     tests: [HTTP],
   },
   {
@@ -97,6 +104,104 @@ export const MUTATIONS: Mutation[] = [
     find: 'envelope.event?.jobId !== jobId) return;',
     replace: 'false) return;',
     tests: [UNIT],
+  },
+  {
+    name: "comfy v2 assets: anyone's upload is read as an asset (GET /assets/{id})",
+    file: 'core/use-cases/uploads/get-upload-for-user.use-case.ts',
+    find: 'const upload = await this.deps.uploads.findForUser(input.uploadId.toLowerCase(), input.userId);',
+    replace: `const upload = ${anyUsersUpload('this.deps.uploads')};`,
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: "comfy v2 assets: anyone downloads an upload's content",
+    file: ASSETS,
+    find: 'isUuid(input.uploadId) ? await this.deps.uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;',
+    replace: `isUuid(input.uploadId) ? ${anyUsersUpload('this.deps.uploads')} : null;`,
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: "comfy v2 assets: anyone deletes an upload",
+    file: ASSETS,
+    find: 'isUuid(input.uploadId) ? await uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;',
+    replace: `isUuid(input.uploadId) ? ${anyUsersUpload('uploads')} : null;`,
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: "comfy v2 assets: by-hash and from-hash find another user's bytes (SQL)",
+    file: 'adapters/sequelize/sequelize-upload-repository.ts',
+    find: 'where: { user_id: userId, content_hash: contentHash },',
+    replace: 'where: { content_hash: contentHash },',
+    tests: ['tests/contract/upload-repository.test.ts', ASSETS_HTTP],
+  },
+  {
+    name: "comfy v2 assets: by-hash and from-hash find another user's bytes (memory)",
+    file: 'adapters/memory/memory-upload-repository.ts',
+    find: '.filter((upload) => upload.userId === userId && upload.contentHash === contentHash)',
+    replace: '.filter((upload) => upload.contentHash === contentHash)',
+    tests: ['tests/contract/upload-repository.test.ts', ASSETS_UNIT],
+  },
+  {
+    name: 'comfy v2 assets: by-hash says 200 for bytes the caller does not have',
+    file: ASSET_ROUTES,
+    find: 'if (!found.ok) return sendFail(res, found);',
+    replace: 'if (false) return sendFail(res, found);',
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: 'comfy v2 assets: an upload a queued job reads is deleted',
+    file: ASSETS,
+    find: 'if (active.some((job) =>',
+    replace: 'if (false && active.some((job) =>',
+    tests: [ASSETS_UNIT],
+  },
+  {
+    name: 'comfy v2 assets: a job output is deleted through v2 (or 404) instead of 403',
+    file: ASSET_ROUTES,
+    find: 'if (output) return void res.status(403)',
+    replace: 'if (false) return void res.status(403)',
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: "comfy v2 assets: a raw workflow reads another user's upload",
+    file: PREPARE,
+    find: 'if (!image) return missingAsset(',
+    replace: 'if (false) return missingAsset(',
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: "comfy v2 assets: a template run's asset reference that is not the caller's is not missing_asset",
+    file: PREPARE,
+    find: 'if (!image && isAsset(ref)) return missingAsset(',
+    replace: 'if (false) return missingAsset(',
+    tests: [ASSETS_UNIT],
+  },
+  {
+    name: 'comfy v2 assets: an asset reference where the template takes no image is accepted',
+    file: PREPARE,
+    find: 'if (misplaced) return missingAsset(',
+    replace: 'if (false) return missingAsset(',
+    tests: [ASSETS_UNIT],
+  },
+  {
+    name: 'comfy v2 assets: uploading accepts a key without the generate scope',
+    file: 'adapters/http/api-key-scopes.ts',
+    find: "'post /assets': 'generate',",
+    replace: "'post /assets': 'history',",
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: 'comfy v2 assets: from-hash accepts a key without the generate scope',
+    file: 'adapters/http/api-key-scopes.ts',
+    find: "'post /assets/from-hash': 'generate',",
+    replace: "'post /assets/from-hash': 'history',",
+    tests: [ASSETS_HTTP],
+  },
+  {
+    name: 'comfy v2: the stream of an expired job ends without its status',
+    file: 'adapters/http/comfy-v2-views.ts',
+    find: "case 'job.expired':",
+    replace: "case 'job.expired-not-framed' as string:",
+    tests: [HTTP],
   },
   {
     name: 'comfy v2: the stream does not end at the terminal event',
