@@ -7,9 +7,8 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { SequelizeJobRepository } from '../../adapters/sequelize/sequelize-job-repository.ts';
-import type { SqlScope } from '../../adapters/sequelize/sql-scope.ts';
 import { DATABASES } from '../support/databases.ts';
-import { migrationAndBefore, openEmptyDatabase } from '../support/migration-databases.ts';
+import { bareScope, migrationAndBefore, openEmptyDatabase } from '../support/migration-databases.ts';
 
 const MIGRATION = '017-start-deadlines';
 const { before, migration: startDeadlines } = migrationAndBefore(MIGRATION);
@@ -35,16 +34,7 @@ for (const name of DATABASES) {
     const overdue = randomUUID();
     await insertJob(overdue, ', start_deadline', ['2026-01-01 10:00:30.000']);
     // Reads only: the repository's read path on this bare connection (no transactions, no writes).
-    const scope: SqlScope = {
-      sequelize,
-      dialect,
-      options: {},
-      inTransaction: false,
-      atomic: (work) => work(scope),
-      write: (work) => work(scope),
-      read: (sql, params) => sequelize.query(sql, { replacements: [...params], type: QueryTypes.SELECT }),
-      afterCommit: () => undefined,
-    };
+    const scope = bareScope(sequelize, dialect);
     const jobs = new SequelizeJobRepository(scope);
     t.is((await jobs.findById(old))!.startDeadline, null);
     t.is((await jobs.findById(old))!.paidCoins, 7);

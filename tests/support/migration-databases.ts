@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Sequelize } from 'sequelize';
+import { QueryTypes, Sequelize } from 'sequelize';
+import type { SqlScope } from '../../adapters/sequelize/sql-scope.ts';
 import { MIGRATIONS } from '../../adapters/sequelize/migrations/index.ts';
 import type { Migration } from '../../adapters/sequelize/migrations/migration.ts';
 import { createMariaDatabase } from './databases.ts';
@@ -26,4 +27,19 @@ export function migrationAndBefore(name: string): { before: Migration[]; migrati
   const index = MIGRATIONS.findIndex((migration) => migration.name === name);
   if (index < 0) throw new Error(`no migration ${name}`);
   return { before: MIGRATIONS.slice(0, index), migration: MIGRATIONS[index]! };
+}
+
+/** A scope on the bare connection (no transactions): what a repository needs to read and write a migrated table in a test. */
+export function bareScope(sequelize: Sequelize, dialect: 'sqlite' | 'mysql'): SqlScope {
+  const scope: SqlScope = {
+    sequelize,
+    dialect,
+    options: {},
+    inTransaction: false,
+    atomic: (work) => work(scope),
+    write: (work) => work(scope),
+    read: (sql, params) => sequelize.query(sql, { replacements: [...params], type: QueryTypes.SELECT }),
+    afterCommit: () => undefined,
+  };
+  return scope;
 }
