@@ -7,22 +7,13 @@ import test, { type ExecutionContext } from 'ava';
 import sharp from 'sharp';
 import { Workflow } from '@comfyorg/sdk';
 import { schemas } from '@comfyorg/sdk/low';
-import { createBLAKE3 } from 'hash-wasm';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
-import { makeImage } from '../support/images.ts';
+import { blake3Of as blake3, makeImage } from '../support/images.ts';
 import { comfyV2Callers } from '../support/comfy-v2-callers.ts';
 import type { TestApp } from '../support/test-app.ts';
 
 const ADMINS = Array.from({ length: 6 }, (_, i) => `v2-assets-admin-${i + 1}@example.com`);
-
-/** blake3 of the bytes, computed here independently of the server and of the SDK's helper. */
-async function blake3(bytes: Uint8Array): Promise<string> {
-  const hasher = await createBLAKE3();
-  hasher.init();
-  hasher.update(bytes);
-  return `blake3:${hasher.digest('hex')}`;
-}
 
 /** Reads the asset (LoadImage), inverts it and saves it: the output's size and pixels prove which image the job read. */
 const invertWorkflow = () => ({

@@ -67,6 +67,13 @@ test('bodies are named after their operation, or by the shared name of their sha
   t.is(refOf('/uploads', 'post', 'request'), 'PostUploadsRequest');
   t.is(refOf('/templates', 'get', '200'), 'array of CatalogueTemplate');
   t.is(refOf('/api-keys', 'get', '200'), 'array of GetApiKeysOkItem');
+  // The Comfy API v2 assets (ADR 042): one Asset shape for uploads and outputs, its own error envelope.
+  t.is(refOf('/assets/{id}', 'get', '200'), 'ComfyV2Asset');
+  t.is(refOf('/assets', 'post', '201'), 'ComfyV2Asset');
+  t.is(refOf('/assets/from-hash', 'post', '201'), 'ComfyV2Asset');
+  t.is(refOf('/assets', 'post', 'request'), 'PostAssetsRequest');
+  t.is(refOf('/assets/from-hash', 'post', 'request'), 'PostAssetsFromHashRequest');
+  t.is(refOf('/assets/{id}', 'delete', '409'), 'ComfyV2Error');
   // A shared shape nested in another is referred to there as well.
   t.deepEqual(doc.components.schemas.PostAuthLoginOk.properties.user, { $ref: '#/components/schemas/User' });
   t.deepEqual(doc.components.schemas.GenerationJob.properties.outputs.items, { $ref: '#/components/schemas/HistoryItem' });

@@ -7,7 +7,7 @@ import type { UploadRepository } from '../../core/ports/upload-repository.port.t
 import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-user.use-case.ts';
 import { SweepExpiredUploads } from '../../core/use-cases/uploads/sweep-expired-uploads.use-case.ts';
 import { DATABASES } from '../support/databases.ts';
-import { makeImage, MIME } from '../support/images.ts';
+import { blake3Of, makeImage, MIME } from '../support/images.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import type { TestClient } from '../support/test-client.ts';
 
@@ -61,6 +61,8 @@ for (const db of DATABASES) {
       const ext = { png: 'png', jpeg: 'jpg', webp: 'webp' }[format];
       t.is(stored.value.storageKey, `uploads/${user.id}/${res.body.id}.${ext}`);
       t.deepEqual(readFileSync(path.join(app.dataDir, 'storage', stored.value.storageKey)), bytes);
+      // Content-addressed like every upload (ADR 042): the blake3 of the bytes, and the name the file was sent with.
+      t.like(stored.value, { contentHash: await blake3Of(bytes), fileName: `photo.${format}` });
     }
   });
 

@@ -1,4 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
+import { createBLAKE3 } from 'hash-wasm';
 import sharp from 'sharp';
 
 /** Real encoded images for upload tests, made with sharp. */
@@ -6,6 +7,14 @@ export async function makeImage(format: 'png' | 'jpeg' | 'webp', width = 64, hei
   let image = sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } });
   if (options.orientation) image = image.withMetadata({ orientation: options.orientation });
   return image.toFormat(format).toBuffer();
+}
+
+/** `blake3:<hex>` of the bytes, computed here independently of the service (the content hash of ADR 042). */
+export async function blake3Of(bytes: Uint8Array): Promise<string> {
+  const hasher = await createBLAKE3();
+  hasher.init();
+  hasher.update(bytes);
+  return `blake3:${hasher.digest('hex')}`;
 }
 
 export const MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;

@@ -53,7 +53,7 @@ export const uploadsRoutes = (deps: UploadsRoutesDeps) => (api: ApiRouter) => {
     async (req: Request, res: Response) => {
       const form = await readSingleFile(req, { field: 'file', maxBytes: deps.maxUploadBytes });
       if (!form.ok) return sendError(res, form.status, form.message, form.details);
-      const result = await deps.store.execute({ userId: req.principal!.userId, body: form.file.data, claimedMimeType: form.file.mimeType });
+      const result = await deps.store.execute({ userId: req.principal!.userId, body: form.file.data, claimedMimeType: form.file.mimeType, fileName: form.file.fileName });
       if (!result.ok) return sendFail(res, result);
       res.status(201).json(uploadDto(result.value));
     },
