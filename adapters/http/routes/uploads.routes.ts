@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Upload } from '../../../core/ports/upload-repository.port.ts';
-import type { StoreUpload } from '../../../core/use-cases/uploads/store-upload.use-case.ts';
+import { MAX_FILE_NAME_LENGTH, type StoreUpload } from '../../../core/use-cases/uploads/store-upload.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { sendError, sendFail } from '../error-table.ts';
 import { readSingleFile } from '../multipart.ts';
@@ -33,6 +33,9 @@ export const uploadSchema: JsonSchema = {
   },
 };
 
+/** The multipart file name, kept when it fits (a longer one is dropped, never a reason to refuse the image). */
+const keptName = (name: string): string | null => (name.length <= MAX_FILE_NAME_LENGTH ? name : null);
+
 export const uploadsRoutes = (deps: UploadsRoutesDeps) => (api: ApiRouter) => {
   api.add(
     {
@@ -53,7 +56,7 @@ export const uploadsRoutes = (deps: UploadsRoutesDeps) => (api: ApiRouter) => {
     async (req: Request, res: Response) => {
       const form = await readSingleFile(req, { field: 'file', maxBytes: deps.maxUploadBytes });
       if (!form.ok) return sendError(res, form.status, form.message, form.details);
-      const result = await deps.store.execute({ userId: req.principal!.userId, body: form.file.data, claimedMimeType: form.file.mimeType, fileName: form.file.fileName });
+      const result = await deps.store.execute({ userId: req.principal!.userId, body: form.file.data, claimedMimeType: form.file.mimeType, fileName: keptName(form.file.fileName) });
       if (!result.ok) return sendFail(res, result);
       res.status(201).json(uploadDto(result.value));
     },
