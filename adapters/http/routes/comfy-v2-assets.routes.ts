@@ -74,6 +74,7 @@ export const comfyV2AssetsRoutes = (deps: ComfyV2AssetsRoutesDeps) => (root: Api
       tag,
       auth: 'access',
       bodyContentType: 'multipart/form-data',
+      headers: { 'Idempotency-Key': { type: 'string', maxLength: 128, description: 'Accepted, not replayed: a repeated upload is a second asset of the same bytes (same hash), which expires unused' } },
       body: {
         type: 'object',
         required: ['file'],
