@@ -3,6 +3,7 @@
  * inside their own application with their own adapters (or the in-memory ones under adapters/memory).
  */
 export * from './domain/api-key.ts';
+export * from './domain/asset-reference.ts';
 export * from './domain/audit.ts';
 export * from './domain/client-error-text.ts';
 export * from './domain/coin.ts';
@@ -29,6 +30,7 @@ export * from './domain/run-estimate.ts';
 export * from './domain/user.ts';
 export * from './domain/common-passwords.ts';
 export * from './domain/content-disposition.ts';
+export * from './domain/content-hash.ts';
 export * from './domain/password-policy.ts';
 export * from './domain/user-events.ts';
 export * from './domain/workflow-graph.ts';
@@ -63,6 +65,7 @@ export * from './ports/template-repository.port.ts';
 export * from './ports/token-issuer.port.ts';
 export * from './ports/unit-of-work.port.ts';
 export * from './ports/upload-repository.port.ts';
+export * from './ports/content-hasher.port.ts';
 export * from './ports/user-events.port.ts';
 export * from './ports/user-repository.port.ts';
 export * from './ports/workflow-engine.port.ts';
@@ -150,6 +153,8 @@ export * from './use-cases/templates/template-results.service.ts';
 export * from './use-cases/uploads/get-upload-for-user.use-case.ts';
 export * from './use-cases/uploads/store-upload.use-case.ts';
 export * from './use-cases/uploads/sweep-expired-uploads.use-case.ts';
+export * from './use-cases/uploads/save-upload.service.ts';
+export * from './use-cases/uploads/upload-assets.use-case.ts';
 export * from './domain/social.ts';
 export * from './ports/publication-repository.port.ts';
 export * from './ports/social-connection-repository.port.ts';
