@@ -1,6 +1,7 @@
 /** One content hash being computed, fed chunk by chunk as the bytes stream by. */
 export interface ContentDigest {
-  update(chunk: Uint8Array): void;
+  /** Resolves once the chunk is hashed; a large chunk may be hashed in slices, letting other work run between them. */
+  update(chunk: Uint8Array): Promise<void>;
   /** The hash of everything fed, as `blake3:<64 lowercase hex>` (content-hash.ts). */
   digest(): string;
 }

@@ -43,7 +43,7 @@ const problem = (message: string) => validationFailed([{ field: 'file', message 
 async function readAtMost(body: StoreUploadInput['body'], maxBytes: number, hash: ContentDigest): Promise<Uint8Array | null> {
   if (body instanceof Uint8Array) {
     if (body.length > maxBytes) return null;
-    hash.update(body);
+    await hash.update(body);
     return body;
   }
   const chunks: Uint8Array[] = [];
@@ -51,7 +51,7 @@ async function readAtMost(body: StoreUploadInput['body'], maxBytes: number, hash
   for await (const chunk of body) {
     size += chunk.length;
     if (size > maxBytes) return null;
-    hash.update(chunk);
+    await hash.update(chunk);
     chunks.push(chunk);
   }
   const bytes = new Uint8Array(size);
