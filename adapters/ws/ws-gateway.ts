@@ -67,6 +67,8 @@ const HOLD_LIMIT = 1000;
 /** A client this far behind is not reading; dropping it bounds our memory, and it can reconnect and sync. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const CLOSE_GRACE_MS = 1000;
+/** The longest delay setTimeout takes (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const GOING_AWAY = 1001;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -254,18 +256,21 @@ export class WsGateway {
     });
   }
 
-  /** Closes the socket with 4001 when its access token expires. */
+  /** Closes the socket with 4001 when its access token (or API key) expires. */
   private expireAt(client: Client, expiresAt: Date): void {
     if (client.expiry) clearTimeout(client.expiry);
     const delay = Math.max(0, expiresAt.getTime() - Date.now());
-    // setTimeout's limit is about 24.8 days; a token never lives that long, but clamp anyway.
-    client.expiry = setTimeout(() => client.ws.close(WS_CLOSE.TOKEN_EXPIRED, 'access token expired'), Math.min(delay, 2 ** 31 - 1));
+    // setTimeout's limit is about 24.8 days: an API key may live longer (or forever), so a longer wait is re-armed.
+    client.expiry = setTimeout(() => {
+      if (delay > MAX_TIMER_MS) this.expireAt(client, expiresAt);
+      else client.ws.close(WS_CLOSE.TOKEN_EXPIRED, 'access token expired');
+    }, Math.min(delay, MAX_TIMER_MS));
     client.expiry.unref();
   }
 
   /** `{"type":"auth","token"}`: a fresh access token of the same user keeps the socket open past the old one's expiry. */
   private async reauthenticate(client: Client, token: unknown): Promise<void> {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 8192) return this.sendError(client, '"token" must be an access token');
+    if (typeof token !== 'string' || token.length === 0 || token.length > 8192) return this.sendError(client, '"token" must be an access token or an API key');
     const claims = await this.deps.authenticate(token).catch(() => null);
     if (!claims || claims.userId !== client.userId) return this.sendError(client, 'The token is invalid, expired, logged out or of another user; the socket keeps its current session');
     client.sessionId = claims.sessionId;

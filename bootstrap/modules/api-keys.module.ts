@@ -3,6 +3,7 @@ import { apiKeysRoutes } from '../../adapters/http/routes/api-keys.routes.ts';
 import { AuthenticateApiKey } from '../../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import { CreateApiKey } from '../../core/use-cases/api-keys/create-api-key.use-case.ts';
 import { ListApiKeys, RevokeApiKey } from '../../core/use-cases/api-keys/manage-api-keys.use-case.ts';
+import { SessionRevocations } from '../../core/use-cases/auth/session-revocations.service.ts';
 import type { Config } from '../config.ts';
 import { TOKENS } from '../tokens.ts';
 import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
@@ -12,7 +13,7 @@ export type ApiKeysFeature = Feature<{ authenticateKey: AuthenticateApiKey | nul
 
 /** API keys (ADR 035): the routes that manage them, and the check every request made with one goes through. */
 export function apiKeysFeature(ports: FeaturePorts, config: Readonly<Config>): ApiKeysFeature {
-  const { apiKeys, users } = ports.repos();
+  const { apiKeys, users, sessions } = ports.repos();
   const [authenticateKey = null] = forApi(config, () => [
     new AuthenticateApiKey({ apiKeys, users, tokens: ports.tokens(), clock: ports.clock(), cache: ports.cache(), requestsPerMinute: config.auth.apiKeyRateLimitPerMinute }),
   ]);
@@ -20,7 +21,12 @@ export function apiKeysFeature(ports: FeaturePorts, config: Readonly<Config>): A
     apiKeysRoutes({
       create: new CreateApiKey({ uow: ports.uow(), ids: ports.ids(), clock: ports.clock(), tokens: ports.tokens() }),
       list: new ListApiKeys({ apiKeys }),
-      revoke: new RevokeApiKey({ uow: ports.uow(), ids: ports.ids(), clock: ports.clock() }),
+      revoke: new RevokeApiKey({
+        uow: ports.uow(),
+        ids: ports.ids(),
+        clock: ports.clock(),
+        revocations: new SessionRevocations({ sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() }),
+      }),
     }),
   ]);
   return { exports: { authenticateKey }, routes, scheduled: [] };

@@ -4,6 +4,7 @@ import { RabbitEventBus } from '../../adapters/rabbitmq/rabbit-event-bus.ts';
 import { RedisEventBus } from '../../adapters/redis/redis-event-bus.ts';
 import { WsGateway } from '../../adapters/ws/ws-gateway.ts';
 import type { EventBus } from '../../core/ports/user-events.port.ts';
+import { AuthenticateSocket } from '../../core/use-cases/api-keys/authenticate-socket.use-case.ts';
 import { PurgeUserEvents } from '../../core/use-cases/events/purge-user-events.use-case.ts';
 import { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { Config } from '../config.ts';
@@ -53,7 +54,10 @@ export function bindEvents(container: Container, config: Readonly<Config>): void
         const snapshot = resolve(container, TOKENS.ActiveJobsSnapshot);
         const server = resolve(container, TOKENS.HttpServer).server;
         if (!server) throw new Error('the WebSocket gateway runs with the api role, which has an HTTP server; none was found');
-        const authenticate = resolve(container, TOKENS.Authenticate);
+        const authenticate = new AuthenticateSocket({
+          tokens: resolve(container, TOKENS.Authenticate),
+          keys: container.isBound(TOKENS.AuthenticateApiKey) ? resolve(container, TOKENS.AuthenticateApiKey) : null,
+        });
         const events = ports.repos().events;
         gateway = new WsGateway({
           authenticate: (token) => authenticate.execute(token),

@@ -23,6 +23,9 @@ export interface ApiKey {
 
 export const isApiKeyText = (token: string): boolean => token.startsWith(API_KEY_MARK);
 
+/** The login a key's requests and sockets run under: not a session, but revoking the key ends it like one. */
+export const apiKeySessionId = (keyId: string): string => `api-key:${keyId}`;
+
 /** Builds a key from two random url-safe strings: the lookup id and the secret. */
 export function composeApiKey(randomId: string, secret: string): { key: string; prefix: string } {
   const prefix = `${API_KEY_MARK}${randomId.replace(/[^A-Za-z0-9]/g, '').slice(0, PREFIX_LENGTH).padEnd(PREFIX_LENGTH, '0')}`;

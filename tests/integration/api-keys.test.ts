@@ -8,10 +8,12 @@ import test, { type ExecutionContext } from 'ava';
 import type { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 import { sleep, waitFor } from '../contract/fixtures.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { TestClient, type TestResponse } from '../support/test-client.ts';
+import { connectWs, refusedStatus, type WsTestClient } from '../support/ws-test-client.ts';
 
 const ADMIN = 'keys-admin@example.com';
 const RATE = 25;
@@ -99,6 +101,8 @@ function assertError(t: ExecutionContext, res: TestResponse, status: number, wha
   t.is(res.body?.statusCode, status, what);
   t.is(typeof res.body?.message, 'string', what);
 }
+
+const closedWithin = (socket: WsTestClient, ms: number): Promise<number | 'still open'> => Promise.race([socket.closed, delay(ms).then(() => 'still open' as const)]);
 
 /** A caller with nothing but the key: no cookie jar, so no CSRF header either. */
 const withKey = (app: TestApp, key: string): TestClient => {
@@ -272,6 +276,35 @@ function suite(db: TestDatabase): void {
     t.true(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     const calm = withKey(a, await mint(owner, { name: 'calm', scopes: ['generate'] }));
     t.is((await calm.get('/generate')).status, 200);
+  });
+
+  test(title('a generate key opens the WebSocket and gets its jobs\' events; a history-only or revoked key is refused; revoking the key closes its socket (4003) only'), async (t) => {
+    const a = await app();
+    const owner = a.client();
+    await owner.signUp();
+    const wsUrl = `ws://127.0.0.1:${a.port}/api/v1/ws`;
+    const created = await owner.post(KEYS, { name: 'socket', scopes: ['generate'] });
+    t.is(created.status, 201);
+    const key = created.body.key as string;
+    t.is((await refusedStatus(wsUrl, { bearer: await mint(owner, { name: 'reader', scopes: ['history'] }) })).status, 401, 'a history-only key opens no socket');
+    t.is((await refusedStatus(wsUrl, { bearer: `${key.slice(0, -4)}AAAA` })).status, 401, 'a wrong secret opens no socket');
+
+    const socket = await connectWs(wsUrl, { bearer: key });
+    const session = await connectWs(wsUrl, { cookie: owner.cookies.get('access_token')! });
+    const caller = withKey(a, key);
+    const image = (await caller.get('/templates')).body.find((tpl: { name: string }) => tpl.name === 'Solid colour image');
+    const submitted = await caller.post('/generate', { templateId: image.id, parameters: { prompt: 'socket', width: 64, height: 64 } });
+    t.is(submitted.status, 202, JSON.stringify(submitted.body));
+    const completed = await socket.waitFor((m) => m.type === 'job.completed' && m.jobId === submitted.body.id, 30_000);
+    t.true(Array.isArray(completed.outputs) && (completed.outputs as unknown[]).length > 0, 'the key socket got the completion with its outputs');
+    socket.send({ type: 'sync' });
+    t.is((await socket.waitFor((m) => m.type === 'job.snapshot')).type, 'job.snapshot');
+
+    t.is((await owner.delete(`${KEYS}/${created.body.id}`)).status, 204);
+    t.is(await closedWithin(socket, 3000), 4003, "revoking the key closes the socket it opened");
+    t.is(await closedWithin(session, 300), 'still open', "the owner's session socket stays open");
+    t.is((await refusedStatus(wsUrl, { bearer: key })).status, 401, 'a revoked key opens no socket');
+    await session.close();
   });
 
   test(title('the OpenAPI document names the scope of every protected operation, or refuses keys, exactly as pinned'), async (t) => {

@@ -33,7 +33,10 @@ async function world(role: 'user' | 'admin' = 'user', rate = 5) {
     if (!made.ok) throw new Error(made.message);
     return made.value;
   };
-  return { store, repos, user, authenticate, mint, revoke: new RevokeApiKey({ uow, ids, clock }), advance: (ms: number) => void (now += ms), create };
+  /** Revocations told to the sockets (SessionRevocations.keyRevoked), as `userId:keyId`. */
+  const announced: string[] = [];
+  const revocations = { keyRevoked: async (userId: string, keyId: string) => void announced.push(`${userId}:${keyId}`) };
+  return { store, repos, user, authenticate, mint, revoke: new RevokeApiKey({ uow, ids, clock, revocations }), announced, advance: (ms: number) => void (now += ms), create };
 }
 
 test('a fresh key authenticates as its user with its scopes; a key of the same prefix with another secret does not', async (t) => {
@@ -67,6 +70,7 @@ test('a revoked key is refused at once; revoking it again or revoking from anoth
   t.true((await w.revoke.execute({ userId: w.user.id, keyId: apiKey.id })).ok);
   t.like(await w.authenticate.execute(key), { ok: false, message: 'API key has been revoked' });
   t.like(await w.revoke.execute({ userId: w.user.id, keyId: apiKey.id }), { ok: false, code: 'NOT_FOUND' });
+  t.deepEqual(w.announced, [`${w.user.id}:${apiKey.id}`], "the key's sockets are told once, after the revoke that happened");
 });
 
 test('a key whose user no longer exists is refused', async (t) => {

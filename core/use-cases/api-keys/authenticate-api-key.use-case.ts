@@ -1,4 +1,4 @@
-import { effectiveScopes, prefixOf, sameDigest, type ApiKeyScope } from '../../domain/api-key.ts';
+import { apiKeySessionId, effectiveScopes, prefixOf, sameDigest, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { ApiKeyRepository } from '../../ports/api-key-repository.port.ts';
 import type { Cache } from '../../ports/cache.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
@@ -59,7 +59,7 @@ export class AuthenticateApiKey {
       role: user.role,
       tokenId: key.id,
       // Not a login: routes that act on the session (logout, linking) refuse keys before they could use it.
-      sessionId: `api-key:${key.id}`,
+      sessionId: apiKeySessionId(key.id),
       expiresAt: key.expiresAt ?? NO_END,
       user,
     };

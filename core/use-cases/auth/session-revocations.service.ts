@@ -1,3 +1,4 @@
+import { apiKeySessionId } from '../../domain/api-key.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { SessionRepository } from '../../ports/session-repository.port.ts';
@@ -24,6 +25,11 @@ export class SessionRevocations {
     // the time that statement returns; the second one catches the token that rotation issued.
     await sessions.revokeFamily(familyId, clock.now());
     await this.announce({ type: 'session.revoked', userId, sessionId: familyId });
+  }
+
+  /** A revoked API key: every socket opened with it closes, on every API instance (its requests already fail). */
+  async keyRevoked(userId: string, keyId: string): Promise<void> {
+    await this.announce({ type: 'session.revoked', userId, sessionId: apiKeySessionId(keyId) });
   }
 
   private async announce(notice: SessionRevoked): Promise<void> {

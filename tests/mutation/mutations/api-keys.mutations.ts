@@ -117,4 +117,25 @@ export const MUTATIONS: Mutation[] = [
     ],
     tests: [UNIT, CONTRACT],
   },
+  {
+    name: 'api key sockets: a key without the generate scope opens a WebSocket',
+    file: 'core/use-cases/api-keys/authenticate-socket.use-case.ts',
+    find: "if (!outcome?.ok || !outcome.key.scopes.includes('generate')) return null;",
+    replace: 'if (!outcome?.ok) return null;',
+    tests: [HTTP],
+  },
+  {
+    name: 'api key sockets: revoking a key leaves its sockets open',
+    file: 'core/use-cases/api-keys/manage-api-keys.use-case.ts',
+    find: '    await this.deps.revocations.keyRevoked(input.userId, revoked.id);\n',
+    replace: '',
+    tests: [UNIT, HTTP],
+  },
+  {
+    name: "api key sockets: the revocation names the key, not the key's login",
+    file: 'core/use-cases/auth/session-revocations.service.ts',
+    find: 'sessionId: apiKeySessionId(keyId) });',
+    replace: 'sessionId: keyId });',
+    tests: [HTTP],
+  },
 ];
