@@ -4,6 +4,7 @@ import { messageSchema, userSchema } from './dto.ts';
 import type { JsonSchema } from './openapi.ts';
 import { jobSchema } from './routes/generation.routes.ts';
 import { historyItemSchema } from './routes/outputs.routes.ts';
+import { testRunBodySchema } from './routes/test-run.routes.ts';
 import { uploadSchema } from './routes/uploads.routes.ts';
 import { catalogueTemplateSchema, mappingItemSchema, parameterPresetSchema, templateSchema } from './template-dto.ts';
 
@@ -24,4 +25,5 @@ export const NAMED_SCHEMAS: Record<string, JsonSchema> = {
   ParameterPreset: parameterPresetSchema,
   ParameterMappingItem: mappingItemSchema,
   ComfyV2Error: V2_ERROR_SCHEMA,
+  TemplateTestRunRequest: testRunBodySchema,
 };

@@ -18,6 +18,7 @@ import { webhookSecrets } from './016-webhook-secrets.ts';
 import { startDeadlines } from './017-start-deadlines.ts';
 import { templateDrafts } from './018-template-drafts.ts';
 import { webhookDeliveries } from './020-webhook-deliveries.ts';
+import { templateTestRuns } from './021-template-test-runs.ts';
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions, queueTraceContext, apiKeys, webhookSecrets, startDeadlines, templateDrafts, webhookDeliveries];
+export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions, queueTraceContext, apiKeys, webhookSecrets, startDeadlines, templateDrafts, webhookDeliveries, templateTestRuns];
