@@ -7,12 +7,11 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { SequelizeJobRepository } from '../../adapters/sequelize/sequelize-job-repository.ts';
-import type { SqlScope } from '../../adapters/sequelize/sql-scope.ts';
 import { DATABASES } from '../support/databases.ts';
-import { migrationAndBefore, openEmptyDatabase } from '../support/migration-databases.ts';
+import { migrationAndBefore, openEmptyDatabase, readOnlyScope, withLaterMigrations } from '../support/migration-databases.ts';
 
 const MIGRATION = '017-start-deadlines';
-const { before, migration: startDeadlines } = migrationAndBefore(MIGRATION);
+const { before, migration: startDeadlines, after } = migrationAndBefore(MIGRATION);
 
 for (const name of DATABASES) {
   test(`[${name}] 017 gives existing jobs no start deadline, stores new ones, and down drops the column with the jobs intact`, async (t) => {
@@ -35,22 +34,14 @@ for (const name of DATABASES) {
     const overdue = randomUUID();
     await insertJob(overdue, ', start_deadline', ['2026-01-01 10:00:30.000']);
     // Reads only: the repository's read path on this bare connection (no transactions, no writes).
-    const scope: SqlScope = {
-      sequelize,
-      dialect,
-      options: {},
-      inTransaction: false,
-      atomic: (work) => work(scope),
-      write: (work) => work(scope),
-      read: (sql, params) => sequelize.query(sql, { replacements: [...params], type: QueryTypes.SELECT }),
-      afterCommit: () => undefined,
-    };
-    const jobs = new SequelizeJobRepository(scope);
-    t.is((await jobs.findById(old))!.startDeadline, null);
-    t.is((await jobs.findById(old))!.paidCoins, 7);
-    t.deepEqual((await jobs.findById(overdue))!.startDeadline, new Date('2026-01-01T10:00:30.000Z'));
-    t.deepEqual((await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:30.000Z'), 10)).map((job) => job.id), [overdue]);
-    t.deepEqual(await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:29.999Z'), 10), []);
+    await withLaterMigrations(sequelize, dialect, after, async () => {
+      const jobs = new SequelizeJobRepository(readOnlyScope(sequelize, dialect));
+      t.is((await jobs.findById(old))!.startDeadline, null);
+      t.is((await jobs.findById(old))!.paidCoins, 7);
+      t.deepEqual((await jobs.findById(overdue))!.startDeadline, new Date('2026-01-01T10:00:30.000Z'));
+      t.deepEqual((await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:30.000Z'), 10)).map((job) => job.id), [overdue]);
+      t.deepEqual(await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:29.999Z'), 10), []);
+    });
 
     await startDeadlines.down(qi, dialect);
     const columns = Object.keys(await qi.describeTable('generation_jobs'));

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Sequelize } from 'sequelize';
+import { QueryTypes, Sequelize } from 'sequelize';
+import type { SqlScope } from '../../adapters/sequelize/sql-scope.ts';
 import { MIGRATIONS } from '../../adapters/sequelize/migrations/index.ts';
 import type { Migration } from '../../adapters/sequelize/migrations/migration.ts';
 import { createMariaDatabase } from './databases.ts';
@@ -22,8 +23,34 @@ export async function openEmptyDatabase(name: 'sqlite' | 'mariadb'): Promise<{ s
 }
 
 /** The named migration and every one before it, in order. */
-export function migrationAndBefore(name: string): { before: Migration[]; migration: Migration } {
+export function migrationAndBefore(name: string): { before: Migration[]; migration: Migration; after: Migration[] } {
   const index = MIGRATIONS.findIndex((migration) => migration.name === name);
   if (index < 0) throw new Error(`no migration ${name}`);
-  return { before: MIGRATIONS.slice(0, index), migration: MIGRATIONS[index]! };
+  return { before: MIGRATIONS.slice(0, index), migration: MIGRATIONS[index]!, after: MIGRATIONS.slice(index + 1) };
+}
+
+/**
+ * Runs `read` with the later migrations applied (today's repositories read today's schema), then takes them down
+ * again, newest first, so the test can go on to check the migration's own `down`.
+ */
+export async function withLaterMigrations(sequelize: Sequelize, dialect: 'sqlite' | 'mysql', after: Migration[], read: () => Promise<void>): Promise<void> {
+  const qi = sequelize.getQueryInterface();
+  for (const migration of after) await migration.up(qi, dialect);
+  await read();
+  for (const migration of [...after].reverse()) await migration.down(qi, dialect);
+}
+
+/** A repository's read path on a bare migrated connection (no transactions; writes go straight through). */
+export function readOnlyScope(sequelize: Sequelize, dialect: 'sqlite' | 'mysql'): SqlScope {
+  const scope: SqlScope = {
+    sequelize,
+    dialect,
+    options: {},
+    inTransaction: false,
+    atomic: (work) => work(scope),
+    write: (work) => work(scope),
+    read: (sql, params) => sequelize.query(sql, { replacements: [...params], type: QueryTypes.SELECT }),
+    afterCommit: () => undefined,
+  };
+  return scope;
 }
