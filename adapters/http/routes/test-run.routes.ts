@@ -4,8 +4,7 @@ import type { ListTestRuns } from '../../../core/use-cases/templates/list-test-r
 import type { StartTestRun } from '../../../core/use-cases/templates/start-test-run.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';
 import { sendFail } from '../error-table.ts';
-import type { JsonSchema } from '../openapi.ts';
-import { ref } from '../openapi.ts';
+import { ref, type JsonSchema } from '../openapi.ts';
 import { jobSchema } from './generation.routes.ts';
 
 export interface TestRunRoutesDeps {
