@@ -17,6 +17,13 @@ const workflow = () => ({
   '4': { class_type: 'PreviewAny', inputs: { source: ['3', 0] } },
 });
 
+// Seconds of blur, checked for interruption between frames: long enough to be cancelled while it runs.
+const slowWorkflow = () => ({
+  '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: 16, color: 0x808080 } },
+  '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 31, sigma: 10 } },
+  '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'slow' } },
+});
+
 let app: TestApp;
 let browser: Browser;
 let admin: TestClient;
@@ -104,5 +111,30 @@ test.serial('a draft is test-run from the editor: its form, live progress, outpu
   await screenshot(page, 'test-run-02-phone');
   t.is((await admin.get(`/admin/templates/${templateId}/test-runs`)).body.length, 2);
   t.is((await admin.get('/generate')).body.total, 0);
+  t.deepEqual(problems.problems, []);
+});
+
+test.serial('a running test run is cancelled from its card; the recent list shows it cancelled, with no output', async (t) => {
+  const created = await admin.post('/workflow-templates', { name: 'Slow draft', category: 'text-to-image', workflow: slowWorkflow(), cost: 2, outputType: 'image' });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const { context, page } = await signedIn({ width: 1100, height: 900 });
+  t.teardown(() => context.close());
+  await page.goto('/admin/templates');
+  await page.getByRole('button', { name: 'Test run Slow draft' }).click();
+  const card = page.locator('section', { has: page.getByRole('heading', { name: 'Test run of Slow draft' }) });
+  await card.getByText('No test runs yet.').waitFor();
+  const answered = page.waitForResponse((response) => response.url().endsWith('/test-runs') && response.request().method() === 'POST');
+  await card.getByRole('button', { name: 'Start test run' }).click();
+  const job = (await (await answered).json()) as { id: string };
+  while ((await admin.get(`/generate/${job.id}`)).body.status === 'queued') await new Promise((resolve) => setTimeout(resolve, 50));
+  await card.locator('.job-status').filter({ hasNotText: 'Queued' }).waitFor();
+  await card.getByRole('button', { name: 'Cancel test run' }).click();
+  await card.getByRole('status').filter({ hasText: 'Cancelled.' }).waitFor();
+  t.true(await card.getByRole('button', { name: 'Cancel test run' }).isHidden());
+  const recent = card.getByRole('list', { name: 'Recent test runs of Slow draft' });
+  await recent.locator(`li[data-job-id="${job.id}"]`).getByText('cancelled').waitFor();
+  t.is(await recent.locator(`li[data-job-id="${job.id}"] img`).count(), 0);
+  t.like((await admin.get(`/generate/${job.id}`)).body, { status: 'cancelled', paidCoins: 0, refundedCoins: 0 });
+  t.deepEqual(await axeViolations(page), []);
   t.deepEqual(problems.problems, []);
 });

@@ -6,8 +6,8 @@
 import test from 'ava';
 import { failingWorkflow, generationHarness, type Harness } from '../support/generation-harness.ts';
 
-const harness = async (t: { teardown(fn: () => Promise<void>): void }): Promise<Harness> => {
-  const h = await generationHarness();
+const harness = async (t: { teardown(fn: () => Promise<void>): void }, options: Parameters<typeof generationHarness>[0] = {}): Promise<Harness> => {
+  const h = await generationHarness(options);
   t.teardown(() => h.dispose());
   return h;
 };
@@ -52,4 +52,17 @@ test("an administrator's test run of a draft runs, moves no coin, and is in neit
     ['template.test_run', started.value.id],
     ['template.test_run', failing.value.id],
   ]);
+});
+
+test("test runs count towards the administrator's active jobs: past MAX_ACTIVE_JOBS_PER_USER one is refused with Retry-After, and nothing is written", async (t) => {
+  const h = await harness(t, { maxActiveJobsPerUser: 1 });
+  const adminId = await h.newUser(0, 'admin');
+  const draft = await h.addTemplate(3, undefined, undefined, null);
+  const first = await h.testRun.execute({ userId: adminId, role: 'admin', templateId: draft, parameters: {} });
+  t.true(first.ok);
+  const second = await h.testRun.execute({ userId: adminId, role: 'admin', templateId: draft, parameters: {} });
+  t.like(second, { ok: false, code: 'JOB.TOO_MANY_ACTIVE', retryAfterSeconds: 10 });
+  t.is((await h.repos.jobs.listTestRuns(draft, 10)).length, 1);
+  t.is((await h.repos.audit.list({ page: 1, limit: 10 })).total, 1);
+  t.like(await h.testRun.execute({ userId: adminId, role: 'admin', templateId: 'not-a-uuid' }), { ok: false, code: 'NOT_FOUND' });
 });

@@ -35,6 +35,7 @@ export const testRunRoutes = (deps: TestRunRoutesDeps) => (api: ApiRouter) => {
         202: { description: 'Queued; followed on the administrator\'s WebSocket like any job, cancelled with POST /generate/{id}/cancel', schema: jobSchema },
         400: error('Invalid parameters'),
         404: error('No such template'),
+        429: error('The administrator already has MAX_ACTIVE_JOBS_PER_USER jobs queued or running, test runs included (Retry-After 10)'),
       },
     },
     async (req: Request, res: Response) => {
