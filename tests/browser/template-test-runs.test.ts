@@ -128,6 +128,11 @@ test.serial('a running test run is cancelled from its card; the recent list show
   const job = (await (await answered).json()) as { id: string };
   while ((await admin.get(`/generate/${job.id}`)).body.status === 'queued') await new Promise((resolve) => setTimeout(resolve, 50));
   await card.locator('.job-status').filter({ hasNotText: 'Queued' }).waitFor();
+  // The admin console's Jobs page lists it (every job that runs is there), marked as a test run.
+  const console_ = await context.newPage();
+  await console_.goto('/admin/jobs');
+  await console_.getByRole('row', { name: new RegExp(ADMIN) }).getByRole('cell', { name: 'running (test run)' }).waitFor();
+  await console_.close();
   await card.getByRole('button', { name: 'Cancel test run' }).click();
   await card.getByRole('status').filter({ hasText: 'Cancelled.' }).waitFor();
   t.true(await card.getByRole('button', { name: 'Cancel test run' }).isHidden());
