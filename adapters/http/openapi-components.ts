@@ -5,6 +5,7 @@ import type { JsonSchema } from './openapi.ts';
 import { jobSchema } from './routes/generation.routes.ts';
 import { V2_ASSET_SCHEMA } from './routes/comfy-v2-assets.routes.ts';
 import { historyItemSchema } from './routes/outputs.routes.ts';
+import { testRunBodySchema } from './routes/test-run.routes.ts';
 import { uploadSchema } from './routes/uploads.routes.ts';
 import { catalogueTemplateSchema, mappingItemSchema, parameterPresetSchema, templateSchema } from './template-dto.ts';
 
@@ -26,4 +27,5 @@ export const NAMED_SCHEMAS: Record<string, JsonSchema> = {
   ParameterMappingItem: mappingItemSchema,
   ComfyV2Error: V2_ERROR_SCHEMA,
   ComfyV2Asset: V2_ASSET_SCHEMA,
+  TemplateTestRunRequest: testRunBodySchema,
 };

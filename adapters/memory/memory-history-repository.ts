@@ -1,13 +1,15 @@
-import type { HistoryItem } from '../../core/domain/job.ts';
+import type { GenerationJob, HistoryItem } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 
 export class MemoryHistoryRepository implements HistoryRepository {
   private readonly items: Map<string, HistoryItem>;
+  private readonly jobs: Map<string, GenerationJob>;
 
   constructor(store: MemoryStore) {
     this.items = store.table<HistoryItem>('history_items');
+    this.jobs = store.table<GenerationJob>('generation_jobs');
   }
 
   async add(item: HistoryItem): Promise<boolean> {
@@ -22,7 +24,8 @@ export class MemoryHistoryRepository implements HistoryRepository {
   }
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>> {
-    const mine = [...this.items.values()].filter((item) => item.userId === userId).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    // Outputs of test runs are the administrators' (ADR 043), read through the template's test runs.
+    const mine = [...this.items.values()].filter((item) => item.userId === userId && !this.jobs.get(item.jobId)?.testRun).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const start = offsetOf(request);
     return pageOf(mine.slice(start, start + request.limit).map((item) => structuredClone(item)), request, mine.length);
   }

@@ -44,9 +44,17 @@ export class MemoryJobRepository implements JobRepository {
   }
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
-    const mine = [...this.jobs.values()].filter((job) => job.userId === userId).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const mine = [...this.jobs.values()].filter((job) => job.userId === userId && !job.testRun).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const start = offsetOf(request);
     return pageOf(mine.slice(start, start + request.limit).map(copy), request, mine.length);
+  }
+
+  async listTestRuns(templateId: string, max: number): Promise<GenerationJob[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.testRun && job.templateId === templateId)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id))
+      .slice(0, max)
+      .map(copy);
   }
 
   async listActiveForUser(userId: string): Promise<GenerationJob[]> {

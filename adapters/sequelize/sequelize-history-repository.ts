@@ -1,4 +1,4 @@
-import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, literal, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import type { HistoryItem } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
@@ -21,6 +21,9 @@ interface HistoryRow {
   created_at: Date;
   expires_at: Date;
 }
+
+/** The jobs that are test runs (few, found by the generation_jobs_test_runs index). */
+const TEST_RUN_JOBS = literal('(SELECT id FROM generation_jobs WHERE test_run = 1)');
 
 const historyModel = (sequelize: Sequelize): RowModel<HistoryRow> =>
   defineOnce(sequelize, 'HistoryItem', () =>
@@ -103,7 +106,8 @@ export class SequelizeHistoryRepository implements HistoryRepository {
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>> {
     const { rows, count } = await this.items.findAndCountAll({
-      where: { user_id: userId },
+      // Outputs of test runs are the administrators' (ADR 043), read through GET /admin/templates/{id}/test-runs.
+      where: { user_id: userId, job_id: { [Op.notIn]: TEST_RUN_JOBS } },
       order: [['created_at', 'DESC'], ['id', 'DESC']],
       limit: request.limit,
       offset: offsetOf(request),

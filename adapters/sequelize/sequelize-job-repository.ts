@@ -21,6 +21,7 @@ interface JobRow {
   output_type: string;
   paid_coins: number;
   refunded_coins: number;
+  test_run: boolean | number;
   error: string | null;
   text_outputs: string;
   attempts: number;
@@ -53,6 +54,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         output_type: DataTypes.STRING(8),
         paid_coins: DataTypes.INTEGER,
         refunded_coins: DataTypes.INTEGER,
+        test_run: DataTypes.BOOLEAN,
         error: DataTypes.TEXT,
         text_outputs: DataTypes.TEXT,
         attempts: DataTypes.INTEGER,
@@ -83,6 +85,7 @@ const toJob = (row: JobRow): GenerationJob => ({
   outputType: row.output_type === 'video' ? 'video' : 'image',
   paidCoins: Number(row.paid_coins),
   refundedCoins: Number(row.refunded_coins),
+  testRun: Boolean(Number(row.test_run)),
   error: row.error ? JSON.parse(row.error) : null,
   textOutputs: JSON.parse(row.text_outputs),
   attempts: Number(row.attempts),
@@ -150,6 +153,7 @@ export class SequelizeJobRepository implements JobRepository {
             output_type: job.outputType,
             paid_coins: job.paidCoins,
             refunded_coins: 0,
+            test_run: job.testRun,
             error: null,
             text_outputs: '[]',
             attempts: 0,
@@ -184,7 +188,12 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
-    return this.page({ user_id: userId }, 'DESC', request);
+    return this.page({ user_id: userId, test_run: false }, 'DESC', request);
+  }
+
+  async listTestRuns(templateId: string, max: number): Promise<GenerationJob[]> {
+    const rows = await this.jobs.findAll({ where: { test_run: true, template_id: templateId }, order: [['created_at', 'DESC'], ['id', 'DESC']], limit: max, raw: true, ...this.scope.options });
+    return asRows<JobRow>(rows).map(toJob);
   }
 
   async announcePosition(id: string, position: number): Promise<boolean> {

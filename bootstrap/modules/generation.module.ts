@@ -9,6 +9,7 @@ import { comfyV2AssetsRoutes } from '../../adapters/http/routes/comfy-v2-assets.
 import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-user.use-case.ts';
 import { DeleteUpload, FindUploadByHash, MintUploadFromHash, UploadDownloadUrl } from '../../core/use-cases/uploads/upload-assets.use-case.ts';
 import type { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
+import { testRunRoutes } from '../../adapters/http/routes/test-run.routes.ts';
 import { JobEventFeed } from '../../core/use-cases/events/job-event-feed.service.ts';
 import { TASK_TYPES } from '../../core/domain/messages.ts';
 import type { Consumer } from '../../core/ports/queue.port.ts';
@@ -31,6 +32,8 @@ import { RunGeneration } from '../../core/use-cases/generation/run-generation.us
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import { WebhookOutbox } from '../../core/use-cases/webhooks/webhook-outbox.service.ts';
+import { ListTestRuns } from '../../core/use-cases/templates/list-test-runs.use-case.ts';
+import { StartTestRun } from '../../core/use-cases/templates/start-test-run.use-case.ts';
 import type { IdempotentResponder } from '../../adapters/http/idempotency.ts';
 import type { NodeCatalog } from '../../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
@@ -156,26 +159,27 @@ export function generationFeature(
         ...(needs.nodes ? { nodes: needs.nodes() } : {}),
       });
       const common = { uow: ports.uow(), jobs: repos.jobs };
+      const queueing = { images, events, ids: ports.ids(), environment: config.appEnv, maxActiveJobsPerUser: generation.maxActiveJobsPerUser, metrics };
       const submit = new SubmitGeneration({
         ...common,
+        ...queueing,
         uow: tracing.unitOfWork(common.uow),
         prepare,
-        images,
-        events,
         payment,
-        ids: ports.ids(),
         clock: ports.clock(),
-        environment: config.appEnv,
-        maxActiveJobsPerUser: generation.maxActiveJobsPerUser,
         maxQueueDepth: generation.maxQueueDepth,
         estimates,
-        metrics,
         webhooks: { outbox: webhooks, policy: config.webhooks.policy },
       });
       const cancel = new CancelGeneration({ ...common, lifecycle, logger, requestCancel });
       const idempotency = needs.idempotency();
       return [
         generationRoutes({ submit, cancel, queries, idempotency }),
+        // An administrator's run of a template before users may (ADR 043): the submit's path without its payment.
+        testRunRoutes({
+          start: new StartTestRun({ ...queueing, uow: tracing.unitOfWork(common.uow), templates: repos.templates, prepare, clock: ports.clock() }),
+          list: new ListTestRuns({ templates: repos.templates, jobs: repos.jobs, queries }),
+        }),
         outputsRoutes({ history }),
         comfyV2Routes({
           submit,

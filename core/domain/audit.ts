@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'template.publish',
   'template.unpublish',
   'template.delete',
+  'template.test_run',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

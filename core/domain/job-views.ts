@@ -30,6 +30,8 @@ export interface JobView {
   error: { code: string; message: string; nodeId?: string } | null;
   paidCoins: number;
   refundedCoins: number;
+  /** An administrator's test run of a template (ADR 043): not in job lists or history, charged to nobody. */
+  testRun: boolean;
   /** When the job must have started by (ISO), or null; a queued job still waiting then ends `expired`. */
   startDeadline: string | null;
   /** Queued jobs ahead of this one; null unless queued. Given by GET /generate/{id}, GET /generate and the snapshot (not the 202 of a submit). */

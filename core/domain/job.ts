@@ -56,6 +56,11 @@ export interface GenerationJob {
   paidCoins: number;
   /** Set once, when the payment went back. */
   refundedCoins: number;
+  /**
+   * An administrator's test run of a template (ADR 043): charged to nobody (paidCoins 0, no ledger row), and left
+   * out of the owner's job list and output history.
+   */
+  testRun: boolean;
   error: JobError | null;
   textOutputs: TextOutput[];
   attempts: number;

@@ -5,6 +5,7 @@ export interface HistoryRepository {
   /** Idempotent per (jobId, fileName): a second insert of the same file returns false and changes nothing. */
   add(item: HistoryItem): Promise<boolean>;
   findForUser(id: string, userId: string): Promise<HistoryItem | null>;
+  /** The user's outputs, newest first, without those of test runs of templates (ADR 043). */
   listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>>;
   listForJob(jobId: string): Promise<HistoryItem[]>;
   delete(id: string): Promise<void>;

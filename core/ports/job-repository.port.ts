@@ -33,7 +33,10 @@ export interface JobRepository {
   findById(id: string): Promise<GenerationJob | null>;
   /** Null when the job is not this user's. */
   findForUser(id: string, userId: string): Promise<GenerationJob | null>;
+  /** The user's jobs, newest first, without their test runs of templates (ADR 043). */
   listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>>;
+  /** The test runs of one template (every administrator's), newest first, at most `max`. */
+  listTestRuns(templateId: string, max: number): Promise<GenerationJob[]>;
   listActiveForUser(userId: string): Promise<GenerationJob[]>;
   /** Every user's jobs in one of `statuses`, oldest first (the administrators' view of what waits and runs). */
   listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>>;

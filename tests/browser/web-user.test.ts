@@ -82,9 +82,9 @@ async function checkPage(t: ExecutionContext, page: Page, name: string): Promise
   t.true(await fitsWidth(page), `${name} scrolls sideways at ${page.viewportSize()?.width} px`);
 }
 
-async function submit(page: Page, templateId: string, parameters: Record<string, unknown>): Promise<string> {
+async function submit(page: Page, templateId: string, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
   const xsrf = (await page.context().cookies()).find((cookie) => cookie.name === 'XSRF-TOKEN')!.value;
-  const res = await page.request.post('/api/v1/generate', { headers: { 'x-xsrf-token': xsrf }, data: { templateId, parameters } });
+  const res = await page.request.post('/api/v1/generate', { headers: { 'x-xsrf-token': xsrf }, data: { templateId, parameters, ...extra } });
   if (res.status() !== 202) throw new Error(`submit: ${res.status()} ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
 }
@@ -185,6 +185,28 @@ test.serial('queue position and ETA show when the server reports them', async (t
     await row(page, id).getByRole('button', { name: /^Cancel/ }).click();
     await row(page, id).locator('.job-status', { hasText: 'Cancelled' }).waitFor();
   }
+  t.deepEqual(problems.problems, []);
+});
+
+test.serial('a queued job whose start deadline passes turns into an expired row on its job.expired event, with its refund', async (t) => {
+  const { page } = user;
+  await page.reload();
+  await page.getByRole('heading', { name: 'Generate' }).waitFor();
+  const balance = (await page.getByTestId('balance').textContent())!;
+  // One job at a time: the blocker holds the worker, so the second is still queued at its deadline.
+  const blocker = await submit(page, templateIds['Slow blur']!, { prompt: 'holding the worker' });
+  while ((await statusOf(page, blocker)) === 'queued') await sleep(50);
+  const expiring = await submit(page, templateIds['Slow blur']!, { prompt: 'too late to start' }, { startDeadlineSeconds: 1 });
+  await row(page, expiring).locator('.job-status', { hasText: 'Queued' }).waitFor();
+  await row(page, expiring).locator('.job-status', { hasText: 'Expired: not started before its deadline (5 coins refunded)' }).waitFor({ timeout: 20_000 });
+  t.true(await row(page, expiring).getByRole('button', { name: /^Cancel/ }).isHidden(), 'no Cancel on an expired job');
+  t.is(await row(page, expiring).locator('.job-prompt').textContent(), 'too late to start');
+  t.regex(await row(page, expiring).locator('.job-elapsed').textContent() ?? '', /^\d+ s$/, 'its elapsed time stopped');
+  t.is(await statusOf(page, expiring), 'expired');
+  await row(page, blocker).getByRole('button', { name: /^Cancel/ }).click();
+  await row(page, blocker).locator('.job-status', { hasText: 'Cancelled' }).waitFor();
+  await page.getByTestId('balance').filter({ hasText: balance }).waitFor();
+  await screenshot(page, 'user-02b-expired');
   t.deepEqual(problems.problems, []);
 });
 

@@ -88,6 +88,7 @@ export const newJob = (userId: string, over: Partial<NewJob> = {}): NewJob => ({
   imageRefs: [],
   outputType: 'image',
   paidCoins: 0,
+  testRun: false,
   startDeadline: null,
   createdAt: at(0),
   ...over,

@@ -3,7 +3,7 @@ import test from 'ava';
 import type { HistoryItem } from '../../core/domain/job.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
 import type { Repositories } from '../support/backends.ts';
-import { addUser, at, DAY, era, historyItem, HOUR, sharedBackend, type MakeBackend } from './fixtures.ts';
+import { addUser, at, DAY, era, historyItem, HOUR, newJob, sharedBackend, type MakeBackend } from './fixtures.ts';
 
 const ids = (items: HistoryItem[]) => items.map((item) => item.id);
 
@@ -74,6 +74,20 @@ export function historyRepositoryContract(name: string, make: MakeBackend): void
     t.deepEqual(ids((await history.listForUser(owner, { page: 2, limit: 2 })).items), ids(newestFirst.slice(2, 4)));
     t.deepEqual(ids((await history.listForUser(owner, { page: 3, limit: 2 })).items), ids(newestFirst.slice(4)));
     t.deepEqual((await history.listForUser(randomUUID(), { page: 1, limit: 2 })).total, 0);
+  });
+
+  test(`${name}: listForUser leaves out the outputs of the user's test runs (ADR 043); listForJob still lists them`, async (t) => {
+    const owner = await user();
+    const ordinary = newJob(owner);
+    const testRun = newJob(owner, { testRun: true });
+    for (const job of [ordinary, testRun]) if (!(await repos.jobs.create(job))) throw new Error('job not created');
+    const kept = historyItem(owner, ordinary.id, { createdAt: at(60_000) });
+    const hidden = historyItem(owner, testRun.id, { createdAt: at(120_000) });
+    await history.add(kept);
+    await history.add(hidden);
+    t.deepEqual(await history.listForUser(owner, { page: 1, limit: 10 }), { items: [kept], page: 1, limit: 10, total: 1, totalPages: 1 });
+    t.deepEqual(await history.listForJob(testRun.id), [hidden]);
+    t.deepEqual(await history.findForUser(hidden.id, owner), hidden);
   });
 
   test(`${name}: listForJob lists that job's items only`, async (t) => {

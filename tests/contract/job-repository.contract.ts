@@ -120,6 +120,21 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.listForUser(randomUUID(), { page: 1, limit: 2 }), { items: [], page: 1, limit: 2, total: 0, totalPages: 0 });
   });
 
+  test(`${name}: a test run is stored as one; listForUser leaves test runs out; listTestRuns lists a template's, newest first, at most max`, async (t) => {
+    const owner = await user();
+    const template = randomUUID();
+    const own = await stored('succeeded', { userId: owner, templateId: template, createdAt: at(SECOND) });
+    const runs: GenerationJob[] = [];
+    for (const minute of [2, 4, 3]) runs.push(await stored('queued', { userId: owner, templateId: template, testRun: true, createdAt: at(minute * 60 * SECOND) }));
+    await stored('queued', { userId: owner, templateId: randomUUID(), testRun: true });
+    t.true(runs[0]!.testRun);
+    t.false(own.testRun);
+    t.deepEqual(await jobs.listForUser(owner, { page: 1, limit: 10 }), { items: [own], page: 1, limit: 10, total: 1, totalPages: 1 });
+    t.deepEqual(ids(await jobs.listTestRuns(template, 10)), ids([runs[1]!, runs[2]!, runs[0]!]));
+    t.deepEqual(ids(await jobs.listTestRuns(template, 2)), ids([runs[1]!, runs[2]!]));
+    t.deepEqual(await jobs.listTestRuns(randomUUID(), 10), []);
+  });
+
   test(`${name}: listActiveForUser lists the user's queued and running jobs only`, async (t) => {
     const owner = await user();
     const other = await user();

@@ -79,6 +79,8 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'POST /admin/dead-letters/{id}/redrive': 'admin',
   'DELETE /admin/dead-letters/{id}': 'admin',
   'GET /admin/templates/stats': 'admin',
+  'POST /admin/templates/{id}/test-runs': 'admin',
+  'GET /admin/templates/{id}/test-runs': 'admin',
   'GET /admin/fleet': 'admin',
   'GET /workflow-templates/categories': 'admin',
   'GET /workflow-templates/parameter-presets': 'admin',

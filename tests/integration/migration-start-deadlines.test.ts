@@ -8,10 +8,10 @@ import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { SequelizeJobRepository } from '../../adapters/sequelize/sequelize-job-repository.ts';
 import { DATABASES } from '../support/databases.ts';
-import { bareScope, migrationAndBefore, openEmptyDatabase } from '../support/migration-databases.ts';
+import { bareScope, migrationAndBefore, openEmptyDatabase, withLaterMigrations } from '../support/migration-databases.ts';
 
 const MIGRATION = '017-start-deadlines';
-const { before, migration: startDeadlines } = migrationAndBefore(MIGRATION);
+const { before, migration: startDeadlines, after } = migrationAndBefore(MIGRATION);
 
 for (const name of DATABASES) {
   test(`[${name}] 017 gives existing jobs no start deadline, stores new ones, and down drops the column with the jobs intact`, async (t) => {
@@ -34,13 +34,14 @@ for (const name of DATABASES) {
     const overdue = randomUUID();
     await insertJob(overdue, ', start_deadline', ['2026-01-01 10:00:30.000']);
     // Reads only: the repository's read path on this bare connection (no transactions, no writes).
-    const scope = bareScope(sequelize, dialect);
-    const jobs = new SequelizeJobRepository(scope);
-    t.is((await jobs.findById(old))!.startDeadline, null);
-    t.is((await jobs.findById(old))!.paidCoins, 7);
-    t.deepEqual((await jobs.findById(overdue))!.startDeadline, new Date('2026-01-01T10:00:30.000Z'));
-    t.deepEqual((await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:30.000Z'), 10)).map((job) => job.id), [overdue]);
-    t.deepEqual(await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:29.999Z'), 10), []);
+    await withLaterMigrations(sequelize, dialect, after, async () => {
+      const jobs = new SequelizeJobRepository(bareScope(sequelize, dialect));
+      t.is((await jobs.findById(old))!.startDeadline, null);
+      t.is((await jobs.findById(old))!.paidCoins, 7);
+      t.deepEqual((await jobs.findById(overdue))!.startDeadline, new Date('2026-01-01T10:00:30.000Z'));
+      t.deepEqual((await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:30.000Z'), 10)).map((job) => job.id), [overdue]);
+      t.deepEqual(await jobs.listPastStartDeadline(new Date('2026-01-01T10:00:29.999Z'), 10), []);
+    });
 
     await startDeadlines.down(qi, dialect);
     const columns = Object.keys(await qi.describeTable('generation_jobs'));

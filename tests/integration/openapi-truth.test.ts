@@ -159,7 +159,7 @@ const RATE_LIMITED = [
   'GET /admin/jobs', 'POST /admin/jobs/{id}/cancel', 'GET /admin/queue', 'GET /admin/dead-letters', 'POST /admin/dead-letters/{id}/redrive',
   'DELETE /admin/dead-letters/{id}', 'GET /admin/templates/stats', 'GET /admin/fleet',
   'GET /test/sqs-peek-messages', 'POST /test/sqs-queue-stack-test', 'POST /test/storage', 'POST /test/cache',
-  'POST /templates/{id}/publish', 'POST /templates/{id}/unpublish',
+  'POST /templates/{id}/publish', 'POST /templates/{id}/unpublish', 'POST /admin/templates/{id}/test-runs', 'GET /admin/templates/{id}/test-runs',
   // The Comfy API v2 surface (/api/v2): the per-key limit.
   'POST /jobs', 'GET /jobs/{id}', 'GET /jobs/{id}/workflow', 'GET /jobs/{id}/events', 'POST /jobs/{id}/cancel', 'GET /assets/{id}', 'GET /assets/{id}/content',
   'POST /assets', 'POST /assets/from-hash', 'HEAD /assets/by-hash/{hash}', 'DELETE /assets/{id}',

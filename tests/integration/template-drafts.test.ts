@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { sharedAdminApp } from '../support/admin-app.ts';
 import type { TestClient } from '../support/test-client.ts';
 
 const ADMIN = 'drafts-admin@example.com';
@@ -21,19 +21,7 @@ const parameterMap = () => ({ prompt: { preset: 'prompt', node_id: '3', input_na
 
 function suite(db: TestDatabase): void {
   const title = (name: string) => `[${db}] ${name}`;
-  let started: Promise<{ app: TestApp; admin: TestClient; user: TestClient; adminId: string }> | null = null;
-  const ctx = () =>
-    (started ??= (async () => {
-      const app = await startTestApp(db, { ADMIN_EMAILS: ADMIN, SEED_TEMPLATES: 'false' });
-      const admin = app.client();
-      const me = await admin.signUp({ email: ADMIN });
-      const user = app.client();
-      await user.signUp();
-      return { app, admin, user, adminId: me.id };
-    })());
-  test.after.always(async () => {
-    if (started) await (await started).app.close();
-  });
+  const ctx = sharedAdminApp(db, ADMIN);
 
   const draft = async (admin: TestClient) => {
     const created = await admin.post('/workflow-templates', { name: `Draft ${randomUUID()}`, category: 'text-to-image', workflow: workflow(), cost: 0, outputType: 'image' });

@@ -34,6 +34,7 @@ import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.us
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
+import { StartTestRun } from '../../core/use-cases/templates/start-test-run.use-case.ts';
 import { SweepUnclaimedDeductions } from '../../core/use-cases/coins/sweep-unclaimed-deductions.use-case.ts';
 import { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import { openBackend, type Backend, type BackendName } from './backends.ts';
@@ -114,7 +115,9 @@ export async function generationHarness(options: HarnessOptions = {}) {
     limits: options.limits ?? DEFAULT_RESOURCE_LIMITS,
   });
 
-  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, images, events, payment, ids, clock, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000, ...metrics });
+  const queueing = { images, events, ids, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000, ...metrics };
+  const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, payment, clock, ...queueing });
+  const testRun = new StartTestRun({ uow, templates: repos.templates, prepare, clock, ...queueing });
   const run = new RunGeneration({
     uow,
     jobs: repos.jobs,
@@ -165,6 +168,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     storageDir: path.join(scratch, 'storage'),
     clock,
     submit,
+    testRun,
     run,
     cancel,
     sweeper,
@@ -185,7 +189,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
       return id;
     },
     /** An active template (text-to-image) with the given cost; its workflow defaults to a small image with a colour parameter. */
-    async addTemplate(cost: number, workflow: WorkflowGraph = imageWorkflow(), parameterMap: ParameterMap = colorMap()) {
+    async addTemplate(cost: number, workflow: WorkflowGraph = imageWorkflow(), parameterMap: ParameterMap = colorMap(), publishedAt: Date | null = clock.now()) {
       const id = randomUUID();
       const at = clock.now();
       const created = await repos.templates.create({
@@ -198,7 +202,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
         cost,
         outputType: 'image',
         isActive: true,
-        publishedAt: at,
+        publishedAt,
         version: 1,
         createdAt: at,
         updatedAt: at,

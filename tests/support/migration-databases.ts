@@ -23,10 +23,21 @@ export async function openEmptyDatabase(name: 'sqlite' | 'mariadb'): Promise<{ s
 }
 
 /** The named migration and every one before it, in order. */
-export function migrationAndBefore(name: string): { before: Migration[]; migration: Migration } {
+export function migrationAndBefore(name: string): { before: Migration[]; migration: Migration; after: Migration[] } {
   const index = MIGRATIONS.findIndex((migration) => migration.name === name);
   if (index < 0) throw new Error(`no migration ${name}`);
-  return { before: MIGRATIONS.slice(0, index), migration: MIGRATIONS[index]! };
+  return { before: MIGRATIONS.slice(0, index), migration: MIGRATIONS[index]!, after: MIGRATIONS.slice(index + 1) };
+}
+
+/**
+ * Runs `read` with the later migrations applied (today's repositories read today's schema), then takes them down
+ * again, newest first, so the test can go on to check the migration's own `down`.
+ */
+export async function withLaterMigrations(sequelize: Sequelize, dialect: 'sqlite' | 'mysql', after: Migration[], read: () => Promise<void>): Promise<void> {
+  const qi = sequelize.getQueryInterface();
+  for (const migration of after) await migration.up(qi, dialect);
+  await read();
+  for (const migration of [...after].reverse()) await migration.down(qi, dialect);
 }
 
 /** A scope on the bare connection (no transactions): what a repository needs to read and write a migrated table in a test. */

@@ -36,6 +36,7 @@ export const jobSchema = {
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' }, nodeId: { type: 'string' } } },
     paidCoins: { type: 'integer' },
     refundedCoins: { type: 'integer' },
+    testRun: { type: 'boolean', description: "An administrator's test run of a template (ADR 043): charged to nobody, and not in GET /generate or GET /my-outputs." },
     startDeadline: { type: ['string', 'null'], format: 'date-time', description: 'createdAt + the startDeadlineSeconds the client sent, or null: a job not started by then ends `expired`.' },
     position: {
       type: ['integer', 'null'],

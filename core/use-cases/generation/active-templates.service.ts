@@ -13,7 +13,7 @@ export interface TemplateForGeneration {
   outputType: 'image' | 'video';
 }
 
-const forGeneration = (template: WorkflowTemplate): TemplateForGeneration => ({
+export const forGeneration = (template: WorkflowTemplate): TemplateForGeneration => ({
   id: template.id,
   version: template.version,
   workflow: template.workflow,

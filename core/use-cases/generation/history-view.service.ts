@@ -34,6 +34,7 @@ export const jobView = (job: GenerationJob, outputs: HistoryView[]): JobView => 
   error: job.error,
   paidCoins: job.paidCoins,
   refundedCoins: job.refundedCoins,
+  testRun: job.testRun,
   startDeadline: job.startDeadline ? job.startDeadline.toISOString() : null,
   createdAt: job.createdAt.toISOString(),
   updatedAt: job.updatedAt.toISOString(),

@@ -74,7 +74,23 @@ export class PrepareGeneration {
   constructor(private readonly deps: PrepareGenerationDeps) {}
 
   async execute(request: GenerationRequest): Promise<Result<PreparedGeneration>> {
-    const prepared = await this.prepare(request);
+    return this.withinLimits(await this.prepare(request));
+  }
+
+  /**
+   * A run of this template with these parameters, whatever its state: an administrator's test run of a draft
+   * (ADR 043). The same rendering, checks and limits as a user's run of an offered template.
+   */
+  async ofTemplate(userId: string, template: TemplateForGeneration, parameters: unknown): Promise<Result<PreparedGeneration>> {
+    const rendered = renderWorkflow(template, parameters, this.deps.random);
+    return this.withinLimits(await this.fromTemplate(userId, template, rendered, this.graphOptions()));
+  }
+
+  private graphOptions(): WorkflowGraphOptions {
+    return { outputNodeTypes: this.deps.outputNodeTypes, ...(this.deps.allowedNodeTypes ? { allowedNodeTypes: this.deps.allowedNodeTypes } : {}) };
+  }
+
+  private withinLimits(prepared: Result<PreparedGeneration>): Result<PreparedGeneration> {
     if (!prepared.ok) return prepared;
     const problems = checkResourceLimits(prepared.value.workflow, this.deps.limits);
     return problems.length > 0 ? validationFailed(problems, `The workflow exceeds a resource limit: ${problems[0]!.message}`) : prepared;
@@ -92,7 +108,7 @@ export class PrepareGeneration {
     if (workflow !== undefined && parameters !== undefined) {
       return validationFailed([{ field: 'parameters', message: 'send either workflow or parameters, not both' }]);
     }
-    const graphOptions: WorkflowGraphOptions = { outputNodeTypes: this.deps.outputNodeTypes, ...(this.deps.allowedNodeTypes ? { allowedNodeTypes: this.deps.allowedNodeTypes } : {}) };
+    const graphOptions = this.graphOptions();
     const graph = workflow === undefined ? null : validateWorkflowGraph(workflow, graphOptions);
     if (graph && !graph.ok) return graph;
 

@@ -1,41 +1,29 @@
 import { isUuid } from '../../domain/ids.ts';
 import type { GenerationJob } from '../../domain/job.ts';
-import { generationMessage } from '../../domain/messages.ts';
 import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import type { UserRole } from '../../domain/user.ts';
 import type { WebhookPolicy } from '../../domain/webhook-address.ts';
 import { parseWebhookSubscription, type WebhookSubscription } from '../../domain/webhook-event.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
-import type { JobMetrics } from '../../ports/metrics.port.ts';
 import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { JobPayment } from '../coins/job-payment.service.ts';
-import type { UserEventLog } from '../events/user-event-log.service.ts';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.service.ts';
-import type { InputImages } from './input-images.service.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.service.ts';
+import { hasRoomForJob, queueJob, type QueueJobDeps } from './queue-job.service.ts';
 import type { RunEstimates } from './run-estimates.service.ts';
 import { queueFullRetryAfter } from '../../domain/run-estimate.ts';
 
-export interface SubmitGenerationDeps {
+export interface SubmitGenerationDeps extends QueueJobDeps {
   uow: UnitOfWork;
   jobs: JobRepository;
   prepare: PrepareGeneration;
-  images: InputImages;
-  events: UserEventLog;
   payment: JobPayment;
-  ids: IdGenerator;
   clock: Clock;
-  environment: string;
-  /** Queued plus running jobs one user may have (MAX_ACTIVE_JOBS_PER_USER). */
-  maxActiveJobsPerUser: number;
   /** Queued jobs (every user's) beyond which a submit is refused with QUEUE.FULL (QUEUE_MAX_DEPTH); 0: no limit. */
   maxQueueDepth?: number;
   /** What the queue head's run is estimated to take: the Retry-After of a refusal for a full queue. */
   estimates?: RunEstimates;
-  /** Counts each job created, once its transaction commits; none by default. */
-  metrics?: JobMetrics;
   /** Stores a job's webhook (ADR 036); without it a request naming one is refused. */
   webhooks?: { outbox: WebhookOutbox; policy: WebhookPolicy };
 }
@@ -159,43 +147,14 @@ export class SubmitGeneration {
   }
 
   private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration, deadlineSeconds: number | null, webhook: WebhookSubscription | null): Promise<GenerationJob> {
-    const { ids, clock } = this.deps;
-    const now = clock.now();
-    // First in the transaction: the count holds off this user's other submits until this one commits (see the port).
-    if ((await tx.jobs.countActiveForUserExclusively(userId)) >= this.deps.maxActiveJobsPerUser) throw new Rejected('busy');
+    const now = this.deps.clock.now();
+    if (!(await hasRoomForJob(tx, this.deps, userId))) throw new Rejected('busy');
     const paid = await this.deps.payment.payForJob(tx, { userId, jobId, requestId, price: prepared.price, outputType: prepared.outputType, at: now });
     if (paid === 'insufficient') throw new Rejected('insufficient');
-    const job: GenerationJob = {
-      id: jobId,
-      userId,
-      templateId: prepared.templateId,
-      templateVersion: prepared.templateVersion,
-      status: 'queued',
-      progress: { value: 0, max: 1 },
-      statusText: 'Queued',
-      workflow: prepared.workflow,
-      usedParameters: prepared.usedParameters,
-      imageRefs: prepared.imageRefs,
-      outputType: prepared.outputType,
-      paidCoins: prepared.price,
-      refundedCoins: 0,
-      error: null,
-      textOutputs: [],
-      attempts: 0,
-      runId: null,
-      leaseUntil: null,
-      startDeadline: deadlineSeconds === null ? null : new Date(now.getTime() + deadlineSeconds * 1000),
-      createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      finishedAt: null,
-    };
-    if (!(await tx.jobs.create(job))) throw new Rejected('taken');
+    const startDeadline = deadlineSeconds === null ? null : new Date(now.getTime() + deadlineSeconds * 1000);
+    const job = await queueJob(tx, this.deps, { jobId, userId, prepared, paidCoins: prepared.price, testRun: false, startDeadline, at: now });
+    if (!job) throw new Rejected('taken');
     if (webhook) await this.deps.webhooks?.outbox.subscribe(tx, job, webhook);
-    await tx.outbox.add({ id: ids.newId(), createdAt: now, message: generationMessage(job, this.deps.environment) });
-    for (const image of prepared.images) await this.deps.images.markUsed(tx, image, now);
-    await this.deps.events.record(tx, userId, { type: 'job.queued', jobId });
-    tx.afterCommit(() => this.deps.metrics?.jobSubmitted(job.templateId));
     return job;
   }
 }

@@ -108,9 +108,9 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'submit: no cap on active jobs per user',
-    file: 'core/use-cases/generation/submit-generation.use-case.ts',
-    find: "if ((await tx.jobs.countActiveForUserExclusively(userId)) >= this.deps.maxActiveJobsPerUser) throw new Rejected('busy');",
-    replace: '',
+    file: 'core/use-cases/generation/queue-job.service.ts',
+    find: 'return (await tx.jobs.countActiveForUserExclusively(userId)) < deps.maxActiveJobsPerUser;',
+    replace: 'return true;',
     tests: ['tests/integration/fairness.test.ts'],
   },
   {

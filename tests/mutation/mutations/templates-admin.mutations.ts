@@ -4,6 +4,12 @@ const PARAMETER_MAP_TEST = 'tests/unit/parameter-map.test.ts';
 const USE_CASES_TEST = 'tests/unit/templates-use-cases.test.ts';
 const DRAFTS_TEST = 'tests/integration/template-drafts.test.ts';
 const BROWSER_TEST = 'tests/browser/admin-templates.test.ts';
+const TEST_RUNS_UNIT = 'tests/unit/template-test-runs.test.ts';
+const TEST_RUNS_TEST = 'tests/integration/template-test-runs.test.ts';
+const JOBS_CONTRACT = 'tests/contract/job-repository.test.ts';
+const HISTORY_CONTRACT = 'tests/contract/history-repository.test.ts';
+const TEST_RUN_USE_CASE = 'core/use-cases/templates/start-test-run.use-case.ts';
+const ROLE_CHECK = "if (input.role !== 'admin') return fail('AUTH.FORBIDDEN'";
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -82,5 +88,62 @@ export const MUTATIONS: Mutation[] = [
     find: "if (changed.length === 1 && changed[0] === 'isActive')",
     replace: 'if (false)',
     tests: [USE_CASES_TEST, DRAFTS_TEST],
+  },
+  {
+    name: 'test runs: the use case starts one for any role (a free generation for users)',
+    file: TEST_RUN_USE_CASE,
+    find: ROLE_CHECK,
+    replace: "if (false) return fail('AUTH.FORBIDDEN'",
+    tests: [TEST_RUNS_UNIT],
+  },
+  {
+    name: 'test runs: neither the route nor the use case keeps users out of POST test-runs',
+    file: 'adapters/http/routes/test-run.routes.ts',
+    find: "auth: 'admin',\n      body: testRunBodySchema,",
+    replace: "auth: 'access',\n      body: testRunBodySchema,",
+    also: [{ file: TEST_RUN_USE_CASE, find: ROLE_CHECK, replace: "if (false) return fail('AUTH.FORBIDDEN'" }],
+    tests: [TEST_RUNS_TEST],
+  },
+  {
+    name: "test runs: users may list a template's test runs and their outputs",
+    file: 'adapters/http/routes/test-run.routes.ts',
+    find: "auth: 'admin',\n      responses: { 200: { description: 'Test runs'",
+    replace: "auth: 'access',\n      responses: { 200: { description: 'Test runs'",
+    tests: [TEST_RUNS_TEST],
+  },
+  {
+    name: "test runs: a test run is paid the template's price (and refunded when it fails)",
+    file: TEST_RUN_USE_CASE,
+    find: 'paidCoins: 0, testRun: true',
+    replace: 'paidCoins: prepared.value.price, testRun: true',
+    tests: [TEST_RUNS_UNIT, TEST_RUNS_TEST],
+  },
+  {
+    name: 'test runs: the SQL job list shows test runs',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: '{ user_id: userId, test_run: false }',
+    replace: '{ user_id: userId }',
+    tests: [JOBS_CONTRACT, TEST_RUNS_TEST],
+  },
+  {
+    name: 'test runs: the memory job list shows test runs',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: 'job.userId === userId && !job.testRun',
+    replace: 'job.userId === userId',
+    tests: [JOBS_CONTRACT, TEST_RUNS_UNIT],
+  },
+  {
+    name: 'test runs: the SQL output history shows test-run outputs',
+    file: 'adapters/sequelize/sequelize-history-repository.ts',
+    find: 'where: { user_id: userId, job_id: { [Op.notIn]: TEST_RUN_JOBS } },',
+    replace: 'where: { user_id: userId },',
+    tests: [HISTORY_CONTRACT, TEST_RUNS_TEST],
+  },
+  {
+    name: 'test runs: the memory output history shows test-run outputs',
+    file: 'adapters/memory/memory-history-repository.ts',
+    find: 'item.userId === userId && !this.jobs.get(item.jobId)?.testRun',
+    replace: 'item.userId === userId',
+    tests: [HISTORY_CONTRACT, TEST_RUNS_UNIT],
   },
 ];

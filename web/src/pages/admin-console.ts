@@ -34,6 +34,8 @@ interface AdminJob {
   progress: { value: number; max: number };
   statusText: string;
   paidCoins: number;
+  /** A template's test run by an administrator (ADR 043): charged to nobody. */
+  testRun?: boolean;
   createdAt: string;
   userId: string;
   userEmail: string | null;
@@ -197,7 +199,7 @@ export async function jobsPage(_ctx: Ctx, main: HTMLElement): Promise<void> {
               null,
               h('td', null, h('time', { dateTime: job.createdAt }, new Date(job.createdAt).toLocaleString())),
               h('td', null, job.userEmail ?? job.userId),
-              h('td', null, job.status),
+              h('td', null, job.testRun ? `${job.status} (test run)` : job.status),
               h('td', null, h('progress', { value: job.progress.value, max: job.progress.max, 'aria-label': `Progress of job ${job.id}` })),
               h('td', { className: 'num' }, job.paidCoins),
               h(

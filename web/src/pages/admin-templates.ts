@@ -2,6 +2,7 @@ import { api, ApiError } from '../api.ts';
 import { field, h, replace, statusLine, type Child } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { guessLocation, hasNegativeText, type Workflow } from './template-prefill.ts';
+import { testRunCard } from './template-test-run.ts';
 
 interface MapItem {
   key: string;
@@ -79,11 +80,19 @@ const workflowForm = (
     ...children,
   );
 
-export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<void> {
+export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<() => void> {
   const categories = await api.get<string[]>('/workflow-templates/categories');
   const list = h('tbody');
   const status = statusLine();
   const editor = h('div');
+  /** What the card in the editor must stop when it goes (a test run's socket listener). */
+  let closeEditor = () => {};
+  const showInEditor = (card: HTMLElement, dispose = () => {}): void => {
+    closeEditor();
+    closeEditor = dispose;
+    replace(editor, card);
+    card.scrollIntoView();
+  };
 
   async function loadList(): Promise<void> {
     const templates = await api.get<AdminTemplate[]>('/workflow-templates');
@@ -128,6 +137,10 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
     return [
       button(`Edit parameters of ${template.name}`, () => void openMap(template)),
       button(`Edit workflow of ${template.name}`, () => openWorkflow(template)),
+      button(`Test run ${template.name}`, () => {
+        const card = testRunCard(ctx, template);
+        showInEditor(card.element, card.dispose);
+      }),
       template.status === 'draft'
         ? button(`Publish ${template.name}`, () => void change(() => api.post(`/templates/${template.id}/publish`), `Published ${template.name}: users can now run it.`))
         : button(`Back to draft: ${template.name}`, () => void change(() => api.post(`/templates/${template.id}/unpublish`), `${template.name} is a draft again: users no longer see it.`)),
@@ -155,8 +168,7 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
     field('Workflow (ComfyUI API format JSON)', text, 'Saving a different workflow makes a new version; the parameter map must still fit it.'),
     editStatus,
     h('button', { type: 'submit' }, 'Save workflow'));
-    replace(editor, form);
-    form.scrollIntoView();
+    showInEditor(form);
   }
 
   // Step 1: the workflow and what the template is.
@@ -372,8 +384,7 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
       mapStatus,
       save,
     );
-    replace(editor, form);
-    form.scrollIntoView();
+    showInEditor(form);
   }
 
   replace(
@@ -391,5 +402,5 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<v
     createForm,
   );
   await loadList();
-  void ctx;
+  return () => closeEditor();
 }

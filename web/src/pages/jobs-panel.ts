@@ -13,6 +13,8 @@ export interface Job {
   usedParameters: Record<string, unknown>;
   error: { code: string; message: string } | null;
   refundedCoins: number;
+  /** An administrator's test run of a template (ADR 043): shown in the template editor, not here. */
+  testRun?: boolean;
   createdAt: string;
   updatedAt: string;
   /** Queue position and expected wait, where the server reports them (optional fields). */
@@ -241,7 +243,10 @@ export async function jobsPanel(options: {
     const shownBefore = new Set(rows.keys());
     show((await api.get<Page<Job>>(`/generate${query({ limit: LOAD_LIMIT })}`)).items, shownBefore);
   };
+  /** Test runs of templates (their events reach this socket too): the template editor shows them, not this list. */
+  const testRuns = new Set<string>();
   const add = (job: Job): void => {
+    if (job.testRun) return void testRuns.add(job.id);
     // A job already shown is followed by its events, which may be newer than this copy.
     if (rows.has(job.id)) return;
     const made = row(job);
@@ -259,6 +264,7 @@ export async function jobsPanel(options: {
     if (!event.jobId || !event.type.startsWith('job.')) return;
     const known = rows.get(event.jobId);
     if (known) return known.apply(event);
+    if (testRuns.has(event.jobId)) return;
     const id = event.jobId;
     const waiting = fetching.get(id);
     if (waiting) return void waiting.push(event);
