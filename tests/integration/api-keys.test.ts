@@ -201,7 +201,8 @@ function suite(db: TestDatabase): void {
     const image = templates.body.find((tpl: { name: string }) => tpl.name === 'Solid colour image');
     const submitted = await caller.post('/generate', { templateId: image.id, parameters: { prompt: 'key', width: 64, height: 64 } });
     t.is(submitted.status, 202, JSON.stringify(submitted.body));
-    await waitFor(async () => (await caller.get(`/generate/${submitted.body.id}`)).body.status === 'succeeded', 'the job to finish', 30_000);
+    // Polled with the owner's session: the key's own requests are rate limited (RATE a minute), and a slow run polls often.
+    await waitFor(async () => (await owner.get(`/generate/${submitted.body.id}`)).body.status === 'succeeded', 'the job to finish', 30_000);
     const done = await caller.get(`/generate/${submitted.body.id}`);
     t.is(done.status, 200);
     t.is(done.body.outputs.length, 1);

@@ -83,7 +83,7 @@ export class PrepareGeneration {
    */
   async ofTemplate(userId: string, template: TemplateForGeneration, parameters: unknown): Promise<Result<PreparedGeneration>> {
     const rendered = renderWorkflow(template, parameters, this.deps.random);
-    return this.withinLimits(await this.fromTemplate(userId, template, rendered, this.graphOptions()));
+    return this.withinLimits(await this.fromTemplate(userId, template, rendered, this.graphOptions(), []));
   }
 
   private graphOptions(): WorkflowGraphOptions {
