@@ -1,14 +1,19 @@
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { EngineHealth, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import type { EngineHealth, EngineRunRequest, EngineRunResult, EngineSlot, SlotRequest, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { inSpan, tracer } from './trace-context.ts';
 
 /** A WorkflowEngine whose runs are spans (child of the worker's consumer span): how long the engine took, and how it ended. */
 export class TracedWorkflowEngine implements WorkflowEngine {
+  /** The inner engine's, when it has one: the wait for a slot is not a span of its own. */
+  readonly reserve?: (request: SlotRequest) => Promise<EngineSlot | null>;
+
   constructor(
     private readonly inner: WorkflowEngine,
     /** builtin or comfyui. */
     private readonly driver: string,
-  ) {}
+  ) {
+    if (inner.reserve) this.reserve = (request) => inner.reserve!(request);
+  }
 
   run(request: EngineRunRequest): Promise<EngineRunResult> {
     const parent = context.active();
