@@ -51,6 +51,28 @@ async function finishOrder(t: ExecutionContext, engine: ComfyEngine, groups: Job
   return finished;
 }
 
+test('a slot reserved for a job is the one its run uses; while it is held, another job waits for it', async (t) => {
+  const engine = await oneServer(t, { costs: { nodeMs: 50 } }, 'fair');
+  const ask = (userId: string) => ({ jobId: randomUUID(), userId, workflow: image(7), signal: new AbortController().signal });
+  const slot = await engine.reserve(ask('alice'));
+  t.truthy(slot);
+  let second = false;
+  const next = engine.reserve(ask('bob')).then((held) => {
+    second = true;
+    return held;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.false(second, 'the only slot is held');
+  const run = engine.run({ runId: randomUUID(), userId: 'alice', slot: slot!, workflow: image(7), inputs: [], onEvent: () => undefined });
+  const outcome = await Promise.race([run, new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000))]);
+  t.like(outcome, { ok: true }, 'the run did not wait for a slot of its own');
+  if (outcome === 'still running') slot!.release();
+  const held = await next;
+  t.truthy(held, 'the slot went to the waiting job after the run');
+  held!.release();
+  await run;
+});
+
 const burst = (): Job[][] => [
   [1, 2, 3, 4, 5].map((n) => ({ label: `a${n}`, userId: 'alice', workflow: image(n) })),
   [{ label: 'b1', userId: 'bob', workflow: image(100) }],

@@ -104,6 +104,24 @@ for (const backend of BACKENDS) {
     t.is(engine.runs[0]!.slot, engine.slot, 'the run is handed the slot it waited for');
     t.is(engine.runs[0]!.userId, userId);
     t.is(engine.released, 1);
+    // A redelivery of the finished job changes nothing and waits for no slot.
+    t.deepEqual(await within(engine, h.run.execute(h.delivery(jobId, 2)), 2_000), { action: 'ack' });
+    t.is(engine.requests.length, 1);
+    t.is(engine.runs.length, 1);
+  });
+
+  test(`[${backend}] a job given a slot after it was cancelled (the cancel's message missed) gives the slot back and never runs`, async (t) => {
+    const { h, engine, userId, templateId } = await setup(t, backend);
+    const jobId = await submit(h, userId, templateId);
+    const handled = h.run.execute(h.delivery(jobId));
+    await engine.asking;
+    const ended = await h.uow.run((tx) => h.lifecycle.end(tx, jobId, { to: 'cancelled' }));
+    t.true(ended.ended);
+    engine.grant();
+    t.deepEqual(await handled, { action: 'ack' });
+    t.is(engine.released, 1, 'the slot goes back at once');
+    t.is(engine.runs.length, 0);
+    t.is((await h.repos.jobs.findById(jobId))!.status, 'cancelled');
   });
 
   test(`[${backend}] a cancel while the job waits for a slot ends the wait at once: cancelled, refunded, never run`, async (t) => {
