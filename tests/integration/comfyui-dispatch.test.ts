@@ -73,6 +73,22 @@ test('a slot reserved for a job is the one its run uses; while it is held, anoth
   await run;
 });
 
+test('a job that gives up while the dispatch is handing it a slot gives the slot back', async (t) => {
+  const servers = [await startComfyProtocolServer(), await startComfyProtocolServer()];
+  const engine = new ComfyEngine({ urls: servers.map((s) => s.url), timeoutMs: 20_000, jobsPerServer: 1, unavailableWaitMs: 5_000, catalogueRefreshMs: 0 });
+  t.teardown(async () => {
+    await engine.close();
+    for (const server of servers) await server.close();
+  });
+  await engine.check();
+  const controller = new AbortController();
+  const pending = engine.pool.acquire(controller.signal, image(1), 'alice');
+  // Two free servers: the dispatch first asks both for their queue; the job gives up meanwhile.
+  setImmediate(() => controller.abort());
+  t.is(await pending, null);
+  t.deepEqual(engine.pool.report().map((s) => s.inFlight), [0, 0]);
+});
+
 const burst = (): Job[][] => [
   [1, 2, 3, 4, 5].map((n) => ({ label: `a${n}`, userId: 'alice', workflow: image(n) })),
   [{ label: 'b1', userId: 'bob', workflow: image(100) }],

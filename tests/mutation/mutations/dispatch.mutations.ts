@@ -73,6 +73,13 @@ export const MUTATIONS: Mutation[] = [
     tests: [DISPATCH_TEST],
   },
   {
+    name: 'pool: a slot given to a job that just gave up is kept',
+    file: POOL,
+    find: 'if (!handed) waiter.lease?.release();',
+    replace: '',
+    tests: [DISPATCH_TEST],
+  },
+  {
     name: 'engine: a run does not use the slot reserved for it (it waits for another)',
     file: ENGINE,
     find: 'const lease = reserved ?? (await this.pool.acquire(request.signal, request.workflow, request.userId));',
