@@ -136,6 +136,13 @@ export const MUTATIONS: Mutation[] = [
     tests: [SLOT_WAIT_TEST],
   },
   {
+    name: 'wiring: the worker does not wait for a slot before starting a job (it shows running while it waits)',
+    file: 'bootstrap/modules/generation.module.ts',
+    find: '        metrics,\n        slots,\n',
+    replace: '        metrics,\n',
+    tests: ['tests/integration/comfyui-dispatch-app.test.ts'],
+  },
+  {
     name: 'config: WORKER_CONCURRENCY leaves out the dispatch look-ahead',
     file: 'bootstrap/config/engine.ts',
     find: 'Math.min(64, engineSlots(engine) + engine.lookahead)',
