@@ -143,6 +143,13 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/comfyui-dispatch-app.test.ts'],
   },
   {
+    name: 'traces: the wait for a slot is no span (the pool\'s first probe then belongs to no engine span)',
+    file: 'adapters/opentelemetry/traced-workflow-engine.ts',
+    find: 'if (inner.reserve) this.reserve = (request) => this.slot(inner.reserve!.bind(inner), request);',
+    replace: 'if (inner.reserve) this.reserve = (request) => inner.reserve!(request);',
+    tests: ['tests/integration/tracing.test.ts'],
+  },
+  {
     name: 'config: WORKER_CONCURRENCY leaves out the dispatch look-ahead',
     file: 'bootstrap/config/engine.ts',
     find: 'Math.min(64, engineSlots(engine) + engine.lookahead)',
