@@ -4,7 +4,9 @@
  * N protocol stand-ins in this process that pay a simulated model load per model switch and a run time per executed
  * node (sleeps: the figures are about scheduling, not this machine's CPU). M users with mixed templates and
  * checkpoints; one of them bursts many jobs at the start. Each job waits for a slot as a worker's job does
- * (`reserve`, then `run` on that slot); every job arrives at the pool at once (an unbounded look-ahead).
+ * (`reserve`, then `run` on that slot). Twice per policy: every job at the pool as it arrives (an unbounded
+ * look-ahead: the policy sees every waiting job), then as a worker with the default look-ahead takes them (slots +
+ * one per server at once, from a queue in arrival order, as RabbitMQ or SQS deliver).
  *
  * Prints one JSON line: per policy, the GPU busy fraction (time the servers spent executing, loads included, over
  * servers × makespan) and its useful part (node work only), the makespan, p50/p95 wait (submit → slot), each user's
@@ -29,6 +31,8 @@ const SERVERS = Number(process.env.BENCH_SERVERS ?? 3);
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 400);
 const NODE_MS = Number(process.env.BENCH_NODE_MS ?? 80);
 const AFFINITY_WAIT_MS = Number(process.env.BENCH_AFFINITY_WAIT_MS ?? 3_000);
+/** COMFYUI_DISPATCH_LOOKAHEAD's default: one job per server beyond the slots. */
+const LOOKAHEAD = Number(process.env.BENCH_LOOKAHEAD ?? SERVERS);
 const CHECKPOINTS = ['sd15.safetensors', 'sdxl.safetensors', 'flux.safetensors'];
 
 /** Templates by executed nodes: a small image (2 nodes), a blurred one (3), a blurred and scaled one (4). */
@@ -88,6 +92,26 @@ const percentile = (values: number[], p: number): number => {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 };
 
+/** A worker's WORKER_CONCURRENCY: `take` waits for a free unit, in call order (arrival order: a FIFO queue's delivery). */
+class WorkerUnits {
+  private readonly queue: (() => void)[] = [];
+  constructor(private free: number) {}
+
+  async take(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.queue.push(resolve));
+  }
+
+  give(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+}
+
 const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
 
 interface Fleet {
@@ -120,11 +144,13 @@ async function startFleet(): Promise<Fleet> {
 const arrivals = schedule();
 const workMs = arrivals.reduce((sum, a) => sum + a.template.nodes * NODE_MS, 0);
 
-async function measure(policy: DispatchPolicyName, arrivals: Arrival[]) {
+/** `concurrency`: jobs taken at once (slots + look-ahead), or null when every job goes to the pool as it arrives. */
+async function measure(policy: DispatchPolicyName, concurrency: number | null) {
   const fleet = await startFleet();
   const engine = new ComfyEngine({ urls: fleet.urls, timeoutMs: 60_000, jobsPerServer: 1, unavailableWaitMs: 10_000, catalogueRefreshMs: 0, dispatch: policy, affinityWaitMs: AFFINITY_WAIT_MS });
   try {
     await engine.check();
+    const worker = concurrency === null ? null : new WorkerUnits(concurrency);
     const began = performance.now();
     const waits: { userId: string; waitMs: number }[] = [];
     let failed = 0;
@@ -132,12 +158,15 @@ async function measure(policy: DispatchPolicyName, arrivals: Arrival[]) {
     const jobs = arrivals.map(async (arrival) => {
       await pause(arrival.atMs);
       const submitted = performance.now();
+      const units = worker;
+      await units?.take();
       const workflow = arrival.template.build(arrival.checkpoint, arrival.seed);
       const slot = await engine.reserve({ jobId: randomUUID(), userId: arrival.userId, workflow, signal: new AbortController().signal });
       waits.push({ userId: arrival.userId, waitMs: performance.now() - submitted });
       const result = await engine.run({ runId: randomUUID(), userId: arrival.userId, ...(slot ? { slot } : {}), workflow, inputs: [], onEvent: () => undefined });
       if (!result.ok) failed += 1;
       lastEnd = Math.max(lastEnd, performance.now());
+      units?.give();
     });
     await Promise.all(jobs);
     const makespanMs = lastEnd - began;
@@ -161,9 +190,11 @@ async function measure(policy: DispatchPolicyName, arrivals: Arrival[]) {
 }
 
 const idealMs = Math.round(workMs / SERVERS);
-const shortest = await measure('shortest-queue', arrivals);
-const fair = await measure('fair', arrivals);
+const shortest = await measure('shortest-queue', null);
+const fair = await measure('fair', null);
 const ratio = (value: number, base: number): number => Math.round((value / base) * 100) / 100;
+const concurrency = SERVERS + LOOKAHEAD;
+const bounded = { 'shortest-queue': await measure('shortest-queue', concurrency), fair: await measure('fair', concurrency) };
 process.stdout.write(
   `${JSON.stringify({
     bench: 'dispatch',
@@ -173,13 +204,23 @@ process.stdout.write(
     modelLoadMs: LOAD_MS,
     nodeMs: NODE_MS,
     affinityWaitMs: AFFINITY_WAIT_MS,
-    lookahead: 'unbounded (every job waits at the pool)',
     idealMakespanMs: idealMs,
-    'shortest-queue': shortest,
-    fair,
-    ratios: {
+    unboundedLookahead: {
+      'shortest-queue': shortest,
+      fair,
       makespanOverIdeal: { 'shortest-queue': ratio(shortest.makespanMs, idealMs), fair: ratio(fair.makespanMs, idealMs) },
       fairOverShortestQueue: { makespan: ratio(fair.makespanMs, shortest.makespanMs), waitP95: ratio(fair.waitP95Ms, shortest.waitP95Ms), modelSwitches: ratio(fair.modelSwitches, shortest.modelSwitches) },
+    },
+    workerLookahead: {
+      lookahead: LOOKAHEAD,
+      workerConcurrency: concurrency,
+      ...bounded,
+      makespanOverIdeal: { 'shortest-queue': ratio(bounded['shortest-queue'].makespanMs, idealMs), fair: ratio(bounded.fair.makespanMs, idealMs) },
+      fairOverShortestQueue: {
+        makespan: ratio(bounded.fair.makespanMs, bounded['shortest-queue'].makespanMs),
+        waitP95: ratio(bounded.fair.waitP95Ms, bounded['shortest-queue'].waitP95Ms),
+        modelSwitches: ratio(bounded.fair.modelSwitches, bounded['shortest-queue'].modelSwitches),
+      },
     },
     machine: { cpus: cpus().length, loadavg1: Math.round(loadavg()[0]! * 100) / 100, note: 'provisional: measured on a shared, loaded machine' },
   })}\n`,
