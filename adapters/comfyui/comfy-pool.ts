@@ -180,8 +180,11 @@ export class ComfyPool {
   /** Free servers, shortest queue first, each given the waiting job the policy picks among those it can run. */
   private async assign(): Promise<void> {
     const free = this.servers.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);
-    if (free.length === 0 || ![...this.waiting].some((w) => w.lease === null)) return;
-    for (const server of await this.byQueueLength(free)) {
+    const open = [...this.waiting].filter((w) => w.lease === null);
+    // Only servers that some waiting job can use are asked for their queue.
+    const wanted = free.filter((s) => open.some((w) => this.canRun(s, w.needs)));
+    if (wanted.length === 0) return;
+    for (const server of await this.byQueueLength(wanted)) {
       while (server.healthy === true && server.inFlight < this.options.jobsPerServer) {
         const candidates = [...this.waiting].filter((w) => w.lease === null && this.canRun(server, w.needs));
         const now = this.now();

@@ -470,6 +470,8 @@ export const MUTATIONS: Mutation[] = [
     file: 'adapters/comfyui/comfy-pool.ts',
     find: "const candidates = [...this.waiting].filter((w) => w.lease === null && this.canRun(server, w.needs));",
     replace: "const candidates = [...this.waiting].filter((w) => w.lease === null);",
+    // Servers no waiting job can use are not even considered (ADR 044): the filter is gone when both are.
+    also: [{ file: 'adapters/comfyui/comfy-pool.ts', find: 'const wanted = free.filter((s) => open.some((w) => this.canRun(s, w.needs)));', replace: 'const wanted = free;' }],
     tests: ['tests/integration/comfyui-fleet.test.ts'],
   },
   {
