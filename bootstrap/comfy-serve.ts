@@ -3,13 +3,16 @@
  * (HTTP + WebSocket protocol of ComfyUI 0.3.64), for a comfyui engine adapter to talk to.
  *
  * Flags follow ComfyUI's main.py: --listen [IP] (bare --listen means all interfaces), --port,
- * --max-upload-size (MB), --input-directory, --output-directory, --temp-directory.
+ * --max-upload-size (MB), --input-directory, --output-directory, --temp-directory. For standing in for a GPU fleet
+ * (ADR 044): --checkpoints (model files a CheckpointLoaderSimple offers), --model-load-ms (paid per model switch)
+ * and --node-ms (paid per executed node).
  * Environment: COMFY_HOST, COMFY_PORT, COMFY_DATA_DIR (default ./data/comfy, holding input/,
  * output/ and temp/), FFMPEG_PATH. Flags win over the environment.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BuiltinRuntime } from '../adapters/builtin-engine/builtin-runtime.ts';
+import { checkpointLoaderNode } from '../adapters/builtin-engine/nodes/model-nodes.ts';
 import { createComfyProtocolServer } from '../adapters/comfyui-protocol-server/comfy-protocol-server.ts';
 
 const log = (level: string, msg: string, fields: Record<string, unknown> = {}): void => {
@@ -32,6 +35,9 @@ Options (as ComfyUI's main.py):
   --input-directory DIR       default $COMFY_DATA_DIR/input
   --output-directory DIR      default $COMFY_DATA_DIR/output
   --temp-directory DIR        default $COMFY_DATA_DIR/temp
+  --checkpoints LIST          comma-separated checkpoint files a CheckpointLoaderSimple offers (default: no loader)
+  --model-load-ms MS          simulated load time when a prompt's model files differ from the last ones (default 0)
+  --node-ms MS                simulated run time per executed node (default 0)
   -h, --help                  show this text
 
 Environment: COMFY_HOST, COMFY_PORT, COMFY_DATA_DIR (default ./data/comfy), FFMPEG_PATH. Flags win.
@@ -47,6 +53,9 @@ const readArgs = () => {
         'input-directory': { type: 'string' },
         'output-directory': { type: 'string' },
         'temp-directory': { type: 'string' },
+        checkpoints: { type: 'string' },
+        'model-load-ms': { type: 'string' },
+        'node-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       // A bare `--listen` (ComfyUI: all interfaces) is read below from argv.
@@ -78,6 +87,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port "${p
 const uploadMb = Number(args['max-upload-size'] ?? '100');
 if (!Number.isFinite(uploadMb) || uploadMb <= 0) fail(`invalid --max-upload-size "${args['max-upload-size']}"`);
 
+const costOf = (flag: 'model-load-ms' | 'node-ms'): number => {
+  const value = Number(args[flag] ?? '0');
+  if (!Number.isFinite(value) || value < 0) fail(`invalid --${flag} "${args[flag]}"`);
+  return value;
+};
+const costs = { modelLoadMs: costOf('model-load-ms'), nodeMs: costOf('node-ms') };
+const checkpoints = (args.checkpoints ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+
 const dataDir = resolve(process.env['COMFY_DATA_DIR'] || './data/comfy');
 const dirs = {
   inputDir: resolve(args['input-directory'] ?? resolve(dataDir, 'input')),
@@ -88,8 +105,9 @@ const ffmpegPath = process.env['FFMPEG_PATH'];
 const host = listenHost(args.listen ?? process.env['COMFY_HOST'] ?? '127.0.0.1');
 
 const server = createComfyProtocolServer({
-  runtime: new BuiltinRuntime({ ...dirs, ...(ffmpegPath ? { ffmpegPath } : {}) }),
+  runtime: new BuiltinRuntime({ ...dirs, ...(ffmpegPath ? { ffmpegPath } : {}), ...(checkpoints.length > 0 ? { extraNodes: [checkpointLoaderNode(checkpoints)] } : {}) }),
   ...dirs,
+  ...(costs.modelLoadMs > 0 || costs.nodeMs > 0 ? { costs } : {}),
   host,
   port,
   maxUploadBytes: Math.round(uploadMb * 1024 * 1024),

@@ -1,7 +1,7 @@
 import { readAuth, readJwtSecret, type AuthConfig } from './config/auth.ts';
 import { readCacheAndBus, type CacheConfig, type EventBusConfig } from './config/cache-and-bus.ts';
 import { readDatabase, type DatabaseConfig } from './config/database.ts';
-import { engineSlots, readEngine, type EngineConfig } from './config/engine.ts';
+import { defaultWorkerConcurrency, readEngine, type EngineConfig } from './config/engine.ts';
 import { readGeneration, type GenerationConfig, type OutputsConfig } from './config/generation.ts';
 import { readLlm, type LlmConfig } from './config/llm.ts';
 import { readNetwork, type NetworkConfig } from './config/network.ts';
@@ -74,7 +74,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const auth = readAuth(read, { appEnv: server.appEnv, jwtSecret });
   const realtime = { pingIntervalSeconds: read.duration('WS_PING_INTERVAL', 30) };
   const signupBonusCoins = read.int('SIGNUP_BONUS_COINS', 100, 0, 1_000_000);
-  const { generation, outputs } = readGeneration(read, { workerConcurrency: engineSlots(engine) });
+  const { generation, outputs } = readGeneration(read, { workerConcurrency: defaultWorkerConcurrency(engine) });
   const enableTestEndpoints = read.bool('ENABLE_TEST_ENDPOINTS', server.appEnv !== 'production');
   const oidc = readOidc(read, server);
   const llm = readLlm(read);

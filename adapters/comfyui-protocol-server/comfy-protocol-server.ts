@@ -15,6 +15,7 @@ import { PromptExecutor } from './prompt-executor.ts';
 import { PromptQueue } from './prompt-queue.ts';
 import { promptRoutes } from './prompt-routes.ts';
 import type { ProtocolRuntime } from './protocol-runtime.types.ts';
+import { CostlyRuntime, type RunCosts } from './run-costs.ts';
 import { WsHub } from './ws-hub.ts';
 
 export interface ComfyProtocolServerOptions {
@@ -29,6 +30,8 @@ export interface ComfyProtocolServerOptions {
   /** --max-upload-size, applied to every request body. Default 100 MB. */
   maxUploadBytes?: number;
   log?: ServerLog;
+  /** Simulated GPU time: a model switch's load and each executed node's run (ADR 044); none by default. */
+  costs?: RunCosts;
 }
 
 export interface ComfyProtocolServer {
@@ -51,6 +54,7 @@ export const createComfyProtocolServer = (options: ComfyProtocolServerOptions): 
   const dirs = { input: resolve(options.inputDir), output: resolve(options.outputDir), temp: resolve(options.tempDir) };
   const maxUploadBytes = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const log = options.log ?? stderrLog;
+  const runtime = options.costs ? new CostlyRuntime(options.runtime, options.costs) : options.runtime;
   const history = new HistoryStore();
   let executor: PromptExecutor | null = null;
   const hub = new WsHub(() => {
@@ -65,11 +69,11 @@ export const createComfyProtocolServer = (options: ComfyProtocolServerOptions): 
   const queue: PromptQueue = new PromptQueue(() =>
     hub.broadcast('status', { status: { exec_info: { queue_remaining: queue.remaining() } } }),
   );
-  executor = new PromptExecutor(options.runtime, queue, history, hub);
+  executor = new PromptExecutor(runtime, queue, history, hub);
   const routes = express.Router();
-  routes.use(promptRoutes({ runtime: options.runtime, queue, history, executor, counter: { number: 0 }, maxUploadBytes }));
+  routes.use(promptRoutes({ runtime, queue, history, executor, counter: { number: 0 }, maxUploadBytes }));
   routes.use(fileRoutes(dirs, maxUploadBytes));
-  routes.use(infoRoutes(options.runtime, maxUploadBytes));
+  routes.use(infoRoutes(runtime, maxUploadBytes));
 
   const app = express();
   app.disable('x-powered-by');

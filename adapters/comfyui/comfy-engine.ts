@@ -7,7 +7,8 @@
  */
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
-import type { EngineError, EngineHealth, EngineServerState, EngineRunRequest, EngineRunResult, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
+import type { DispatchPolicyName } from '../../core/domain/dispatch-policy.ts';
+import type { EngineError, EngineHealth, EngineServerState, EngineRunRequest, EngineRunResult, EngineSlot, SlotRequest, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { ComfyClient, ComfyUnavailable, type ComfyNodeError } from './comfy-client.ts';
 import type { WebSocket } from 'ws';
 import { ComfyOutputMissing } from './comfy-outputs.ts';
@@ -31,6 +32,10 @@ export interface ComfyEngineOptions {
   failoverMs?: number;
   /** How often every server's /object_info is read again (COMFYUI_CATALOG_REFRESH_MS); 0 turns the timer off. */
   catalogueRefreshMs?: number;
+  /** Which waiting job a free slot goes to (COMFYUI_DISPATCH, ADR 044); default fair. */
+  dispatch?: DispatchPolicyName;
+  /** How long a job may be passed over for one whose models a server has loaded (COMFYUI_AFFINITY_WAIT_MS). */
+  affinityWaitMs?: number;
   /** Passed to every server's client (ComfyClientOptions.fetch). */
   fetch?: typeof fetch;
 }
@@ -90,6 +95,8 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   private readonly watches = new Set<PromptWatch>();
   private readonly changeListeners = new Set<() => void>();
   private readonly refreshTimer: NodeJS.Timeout | null;
+  /** Slots `reserve` gave out that no run has taken yet. */
+  private readonly reserved = new WeakSet<EngineSlot>();
 
   constructor(private readonly options: ComfyEngineOptions) {
     // Servers are named by position in errors ("server 2"): an error text reaches users, an address must not.
@@ -102,6 +109,8 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
       unavailableWaitMs: options.unavailableWaitMs,
       ...(options.baseBackoffMs === undefined ? {} : { baseBackoffMs: options.baseBackoffMs }),
       ...(options.maxBackoffMs === undefined ? {} : { maxBackoffMs: options.maxBackoffMs }),
+      ...(options.dispatch === undefined ? {} : { policy: options.dispatch }),
+      ...(options.affinityWaitMs === undefined ? {} : { maxSkipMs: options.affinityWaitMs }),
       onCatalogueChange: () => {
         for (const listener of this.changeListeners) listener();
       },
@@ -111,20 +120,34 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     this.refreshTimer?.unref();
   }
 
+  /** A slot for the job, taken by the pool's dispatch policy among the jobs waiting (ADR 044); its run uses it. */
+  async reserve(request: SlotRequest): Promise<EngineSlot | null> {
+    const lease = await this.pool.acquire(request.signal, request.workflow, request.userId);
+    if (!lease || 'incapable' in lease) return null;
+    this.reserved.add(lease);
+    return lease;
+  }
+
   async run(request: EngineRunRequest): Promise<EngineRunResult> {
-    if (request.supersedes) {
-      const adopted = await this.adopt(request, request.supersedes);
-      if (adopted) return adopted;
-    }
-    const lease = await this.pool.acquire(request.signal, request.workflow);
-    if (!lease) return request.signal?.aborted ? interruptedBeforeStart() : unavailable('no ComfyUI server is healthy');
-    if ('incapable' in lease) return { ok: false, error: { code: 'ENGINE.VALIDATION', message: lease.incapable }, transient: false };
+    const reserved = request.slot && this.reserved.has(request.slot) ? (request.slot as ComfyLease) : null;
+    if (reserved) this.reserved.delete(reserved);
     try {
-      const result = await this.submit(lease, request);
-      if (!result.ok && result.error.code === 'ENGINE.UNAVAILABLE') lease.fail(new Error(result.error.message));
-      return result;
+      if (request.supersedes) {
+        const adopted = await this.adopt(request, request.supersedes);
+        if (adopted) return adopted;
+      }
+      const lease = reserved ?? (await this.pool.acquire(request.signal, request.workflow, request.userId));
+      if (!lease) return request.signal?.aborted ? interruptedBeforeStart() : unavailable('no ComfyUI server is healthy');
+      if ('incapable' in lease) return { ok: false, error: { code: 'ENGINE.VALIDATION', message: lease.incapable }, transient: false };
+      try {
+        const result = await this.submit(lease, request);
+        if (!result.ok && result.error.code === 'ENGINE.UNAVAILABLE') lease.fail(new Error(result.error.message));
+        return result;
+      } finally {
+        lease.release();
+      }
     } finally {
-      lease.release();
+      reserved?.release();
     }
   }
 

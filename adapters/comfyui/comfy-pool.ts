@@ -10,9 +10,14 @@
  * lists) is read when it first answers, again whenever it comes back after failing, and on `refreshCatalogues`
  * (the engine's timer). A job is only sent to a server whose catalogue has every node class and combo value the
  * job uses (ADR 033); when no server has them, it is refused at once, naming what is missing.
+ *
+ * Jobs waiting for a slot wait here, and a slot that frees goes to the job the dispatch policy picks among those
+ * the server can run (ADR 044): `fair` serves users in turn and prefers a job whose model files the server ran
+ * last, within a bound on how long a job may be passed over; `shortest-queue` serves them in arrival order.
  */
 import { createHash } from 'node:crypto';
-import { jobRequirements, unmetRequirements, type JobRequirements, type ObjectInfo } from '../../core/domain/object-info.ts';
+import { chooseJob, type DispatchPolicyName, type WaitingJob } from '../../core/domain/dispatch-policy.ts';
+import { jobModelFiles, jobRequirements, unmetRequirements, type JobRequirements, type ObjectInfo } from '../../core/domain/object-info.ts';
 import type { ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
 import type { ComfyClient, ComfyDevice } from './comfy-client.ts';
 import type { EngineServerState } from '../../core/ports/workflow-engine.port.ts';
@@ -28,6 +33,10 @@ export interface ComfyPoolOptions {
   onCatalogueChange?: (server: number) => void;
   /** How often a waiting job looks again (ms). */
   pollMs?: number;
+  /** Which waiting job a free slot goes to (COMFYUI_DISPATCH); default fair. */
+  policy?: DispatchPolicyName;
+  /** How long a job may be passed over for one whose models a server has loaded (COMFYUI_AFFINITY_WAIT_MS); default 15 s. */
+  maxSkipMs?: number;
   now?: () => number;
 }
 
@@ -42,6 +51,14 @@ interface ServerState {
   version: string | null;
   catalogue: ObjectInfo | null;
   catalogueKey: string | null;
+  /** The model files of the last job it was given that loads any: what it likely holds in memory. */
+  loaded: string[];
+}
+
+/** A job waiting in `acquire` for a slot; `lease` is set when the dispatch gives it one. */
+interface Waiter extends WaitingJob {
+  needs: JobRequirements | null;
+  lease: ComfyLease | null;
 }
 
 /** What a job cannot get from any server: it would fail on every one, so it is failed rather than retried. */
@@ -68,17 +85,25 @@ export interface ComfyLease {
 }
 
 const MiB = 1024 * 1024;
+const MAX_REMEMBERED_USERS = 10_000;
 const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
 
 export class ComfyPool {
   private readonly servers: ServerState[];
   private readonly waiters = new Set<() => void>();
+  private readonly waiting = new Set<Waiter>();
+  /** Users by when they were last given a slot (insertion order = least recently served first), for the round robin. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
+  private arrivals = 0;
+  private dispatching: Promise<void> | null = null;
+  private dispatchAgain = false;
   private readonly now: () => number;
   private closed = false;
 
   constructor(clients: ComfyClient[], private readonly options: ComfyPoolOptions) {
     if (clients.length === 0) throw new Error('a ComfyUI pool needs at least one server');
-    this.servers = clients.map((client) => ({ client, healthy: null, inFlight: 0, failures: 0, nextProbeAt: 0, lastError: null, devices: [], version: null, catalogue: null, catalogueKey: null }));
+    this.servers = clients.map((client) => ({ client, healthy: null, inFlight: 0, failures: 0, nextProbeAt: 0, lastError: null, devices: [], version: null, catalogue: null, catalogueKey: null, loaded: [] }));
     this.now = options.now ?? Date.now;
   }
 
@@ -92,33 +117,94 @@ export class ComfyPool {
   }
 
   /**
-   * A slot on the best free healthy server that can run `workflow` (has its node classes and combo values).
-   * Waits while every such server is busy (slots free up as jobs end); while none is healthy, waits at most
-   * `unavailableWaitMs`, then null. Null too when aborted. `Incapable` when every server's catalogue is known
-   * and none has what the job needs.
+   * A slot on a free healthy server that can run `workflow` (has its node classes and combo values), for a job of
+   * `userId`. Waits while every such server is busy; a slot that frees goes to the waiting job the policy picks.
+   * While no such server is healthy, waits at most `unavailableWaitMs`, then null. Null too when aborted.
+   * `Incapable` when every server's catalogue is known and none has what the job needs.
    */
-  async acquire(signal?: AbortSignal, workflow?: unknown): Promise<ComfyLease | Incapable | null> {
+  async acquire(signal?: AbortSignal, workflow?: unknown, userId = ''): Promise<ComfyLease | Incapable | null> {
     const needs = workflow === undefined ? null : jobRequirements(workflow);
-    let unhealthySince: number | null = null;
-    for (;;) {
-      if (signal?.aborted || this.closed) return null;
-      await this.probeDue();
-      const able = this.servers.filter((s) => needs === null || (s.catalogue !== null && unmetRequirements(s.catalogue, needs).length === 0));
-      if (needs && able.length === 0 && this.servers.every((s) => s.catalogue !== null)) return { incapable: this.describeUnmet(needs) };
-      const free = able.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);
-      if (free.length > 0) {
-        const chosen = await this.shortestQueue(free);
-        if (chosen && chosen.healthy && chosen.inFlight < this.options.jobsPerServer) return this.lease(chosen);
-        continue;
+    const order = this.arrivals++;
+    const waiter: Waiter = { id: String(order), userId, models: needs ? jobModelFiles(needs) : [], order, skippedSince: null, needs, lease: null };
+    this.waiting.add(waiter);
+    let handed = false;
+    try {
+      let unhealthySince: number | null = null;
+      for (;;) {
+        if (signal?.aborted || this.closed) return null;
+        if (waiter.lease) {
+          handed = true;
+          return waiter.lease;
+        }
+        await this.probeDue();
+        const able = this.servers.filter((s) => this.canRun(s, needs));
+        if (needs && able.length === 0 && this.servers.every((s) => s.catalogue !== null)) return { incapable: this.describeUnmet(needs) };
+        if (able.some((s) => s.healthy === true)) {
+          unhealthySince = null;
+          await this.dispatch();
+          if (waiter.lease) continue;
+        } else {
+          unhealthySince ??= this.now();
+          if (this.now() - unhealthySince >= this.options.unavailableWaitMs) return null;
+        }
+        await this.sleep(signal);
       }
-      if (able.some((s) => s.healthy === true)) {
-        unhealthySince = null;
-      } else {
-        unhealthySince ??= this.now();
-        if (this.now() - unhealthySince >= this.options.unavailableWaitMs) return null;
-      }
-      await this.sleep(signal);
+    } finally {
+      this.waiting.delete(waiter);
+      // Given a slot just as it gave up (aborted, closed): the slot goes back, to the next waiting job.
+      if (!handed) waiter.lease?.release();
     }
+  }
+
+  private canRun(state: ServerState, needs: JobRequirements | null): boolean {
+    return needs === null || (state.catalogue !== null && unmetRequirements(state.catalogue, needs).length === 0);
+  }
+
+  /** Hands free slots to waiting jobs; one pass at a time (a call during a pass makes it run once more). */
+  private dispatch(): Promise<void> {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return this.dispatching;
+    }
+    this.dispatching = (async () => {
+      do {
+        this.dispatchAgain = false;
+        await this.assign();
+      } while (this.dispatchAgain);
+    })().finally(() => {
+      this.dispatching = null;
+    });
+    return this.dispatching;
+  }
+
+  /** Free servers, shortest queue first, each given the waiting job the policy picks among those it can run. */
+  private async assign(): Promise<void> {
+    const free = this.servers.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);
+    const open = [...this.waiting].filter((w) => w.lease === null);
+    // Only servers that some waiting job can use are asked for their queue.
+    const wanted = free.filter((s) => open.some((w) => this.canRun(s, w.needs)));
+    if (wanted.length === 0) return;
+    for (const server of await this.byQueueLength(wanted)) {
+      while (server.healthy === true && server.inFlight < this.options.jobsPerServer) {
+        const candidates = [...this.waiting].filter((w) => w.lease === null && this.canRun(server, w.needs));
+        const now = this.now();
+        const choice = chooseJob(this.options.policy ?? 'fair', { waiting: candidates, loaded: server.loaded, lastServed: this.lastServed, now, maxSkipMs: this.options.maxSkipMs ?? 15_000 });
+        if (!choice) break;
+        for (const skipped of candidates.filter((w) => choice.skipped.includes(w.id))) skipped.skippedSince ??= now;
+        const chosen = candidates.find((w) => w.id === choice.id)!;
+        this.grant(chosen, server);
+      }
+    }
+  }
+
+  private grant(waiter: Waiter, server: ServerState): void {
+    waiter.lease = this.lease(server);
+    if (waiter.models.length > 0) server.loaded = [...waiter.models];
+    this.lastServed.delete(waiter.userId);
+    this.lastServed.set(waiter.userId, this.served++);
+    // Only the users of recent turns matter to the round robin: the least recently served are forgotten first.
+    if (this.lastServed.size > MAX_REMEMBERED_USERS) this.lastServed.delete(this.lastServed.keys().next().value!);
+    this.wake();
   }
 
   /** Each server's catalogue as last read; servers never reached are probed first. */
@@ -199,9 +285,9 @@ export class ComfyPool {
     };
   }
 
-  /** Among free servers, the one with the fewest prompts in its queue; a server that cannot answer is taken out. */
-  private async shortestQueue(free: ServerState[]): Promise<ServerState | null> {
-    if (free.length === 1) return free[0]!;
+  /** Free servers, the fewest prompts in its queue first; a server that cannot answer is taken out. */
+  private async byQueueLength(free: ServerState[]): Promise<ServerState[]> {
+    if (free.length === 1) return free;
     const lengths = await Promise.all(
       free.map(async (s) => {
         try {
@@ -213,17 +299,9 @@ export class ComfyPool {
         }
       }),
     );
-    let best: ServerState | null = null;
-    let bestScore = Number.POSITIVE_INFINITY;
-    free.forEach((s, i) => {
-      // Our own running jobs are in its queue already; ties go to the server this process uses least.
-      const score = lengths[i]! * 1000 + s.inFlight;
-      if (score < bestScore) {
-        best = s;
-        bestScore = score;
-      }
-    });
-    return best;
+    // Our own running jobs are in its queue already; ties go to the server this process uses least.
+    const scored = free.map((s, i) => ({ s, score: lengths[i]! * 1000 + s.inFlight }));
+    return scored.filter(({ score }) => Number.isFinite(score)).sort((a, b) => a.score - b.score).map(({ s }) => s);
   }
 
   private async probeDue(): Promise<void> {
@@ -261,6 +339,8 @@ export class ComfyPool {
     const max = this.options.maxBackoffMs ?? 2_000;
     state.healthy = false;
     state.failures += 1;
+    // It may come back restarted, with nothing loaded.
+    state.loaded = [];
     state.lastError = (error as Error)?.message ?? String(error);
     state.nextProbeAt = this.now() + Math.min(max, base * 2 ** (state.failures - 1));
   }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DISPATCH_POLICIES, type DispatchPolicyName } from '../../core/domain/dispatch-policy.ts';
 import type { Reader } from './reader.ts';
 
 /**
@@ -6,8 +7,10 @@ import type { Reader } from './reader.ts';
  * (COMFYUI_TOKEN), each call's deadline (COMFYUI_TIMEOUT_MS), jobs per server from one worker process
  * (COMFYUI_JOBS_PER_SERVER), how long a job waits while no server is healthy (COMFYUI_WAIT_MS), how long a
  * running prompt's server may stay unreachable before the job goes elsewhere (COMFYUI_FAILOVER_MS), the longest
- * pause between probes of a failed server (COMFYUI_PROBE_MS) and how often each server's /object_info is read
- * again (COMFYUI_CATALOG_REFRESH_MS; ADR 033).
+ * pause between probes of a failed server (COMFYUI_PROBE_MS), how often each server's /object_info is read
+ * again (COMFYUI_CATALOG_REFRESH_MS; ADR 033), and which waiting job a free slot goes to (COMFYUI_DISPATCH), how long
+ * a job may be passed over for one whose models a server has loaded (COMFYUI_AFFINITY_WAIT_MS) and how many jobs
+ * beyond the slots a worker takes so that there is a choice (COMFYUI_DISPATCH_LOOKAHEAD; ADR 044).
  */
 export interface ComfyEngineConfig {
   driver: 'comfyui';
@@ -19,6 +22,9 @@ export interface ComfyEngineConfig {
   failoverMs: number;
   probeMs: number;
   catalogueRefreshMs: number;
+  dispatch: DispatchPolicyName;
+  affinityWaitMs: number;
+  lookahead: number;
 }
 
 /** builtin: runs in worker threads; a run past `timeBudgetSeconds` (ENGINE_TIME_BUDGET) or `memoryMb` (ENGINE_MEMORY_MB) is stopped and failed. */
@@ -48,6 +54,9 @@ export function readEngine(read: Reader, ctx: { dataDir: string }): EngineConfig
       failoverMs: read.int('COMFYUI_FAILOVER_MS', 3_000, 100, 3_600_000),
       probeMs: read.int('COMFYUI_PROBE_MS', 2_000, 100, 600_000),
       catalogueRefreshMs: read.int('COMFYUI_CATALOG_REFRESH_MS', 60_000, 0, 86_400_000),
+      dispatch: read.oneOf('COMFYUI_DISPATCH', 'fair', DISPATCH_POLICIES),
+      affinityWaitMs: read.int('COMFYUI_AFFINITY_WAIT_MS', 15_000, 0, 3_600_000),
+      lookahead: read.int('COMFYUI_DISPATCH_LOOKAHEAD', Math.max(1, urls.length), 0, 64),
     };
   } else {
     engine = {
@@ -65,6 +74,14 @@ export function engineSlots(engine: EngineConfig): number {
   return engine.driver === 'comfyui' ? Math.min(64, Math.max(1, engine.urls.length) * engine.jobsPerServer) : 1;
 }
 
+/**
+ * What WORKER_CONCURRENCY is when unset: with ComfyUI every slot plus COMFYUI_DISPATCH_LOOKAHEAD jobs that wait in
+ * the pool, still queued, so that a slot that frees has a choice of jobs (ADR 044); capped at 64. 1 for builtin.
+ */
+export function defaultWorkerConcurrency(engine: EngineConfig): number {
+  return engine.driver === 'comfyui' ? Math.min(64, engineSlots(engine) + engine.lookahead) : 1;
+}
+
 /** A start-up warning when WORKER_CONCURRENCY leaves ComfyUI slots idle (each job holds one slot while it runs), else null. */
 export function idleSlotsWarning(engine: EngineConfig, workerConcurrency: number): string | null {
   const slots = engineSlots(engine);
@@ -72,6 +89,6 @@ export function idleSlotsWarning(engine: EngineConfig, workerConcurrency: number
   return (
     `WORKER_CONCURRENCY=${workerConcurrency} runs at most ${workerConcurrency} job(s) at a time, but ${engine.urls.length} ComfyUI server(s) × ` +
     `COMFYUI_JOBS_PER_SERVER=${engine.jobsPerServer} offer ${slots} slots: ${slots - workerConcurrency} will stay idle unless other worker ` +
-    `processes use them. Leave WORKER_CONCURRENCY unset (it then defaults to ${slots}) or raise it.`
+    `processes use them. Leave WORKER_CONCURRENCY unset (it then defaults to ${defaultWorkerConcurrency(engine)}) or raise it.`
   );
 }

@@ -29,6 +29,7 @@ import { RunEstimates } from '../../core/use-cases/generation/run-estimates.serv
 import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
+import { EngineSlotWait } from '../../core/use-cases/generation/engine-slot-wait.service.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import { WebhookOutbox } from '../../core/use-cases/webhooks/webhook-outbox.service.ts';
@@ -59,6 +60,8 @@ function createComfyEngine(engine: ComfyEngineConfig, tracedFetch: typeof fetch 
     failoverMs: engine.failoverMs,
     maxBackoffMs: engine.probeMs,
     catalogueRefreshMs: engine.catalogueRefreshMs,
+    dispatch: engine.dispatch,
+    affinityWaitMs: engine.affinityWaitMs,
   });
 }
 
@@ -227,20 +230,24 @@ export function generationFeature(
         viewUrl: history.viewUrl,
         media: new FfprobeMediaInspector(),
       });
+      const engine = tracing.engine(needs.engine());
+      const onCancel = (jobId: string, abort: () => void): (() => void) => control.onCancel(jobId, abort);
+      const slots = new EngineSlotWait({ engine, jobs: repos.jobs, clock: ports.clock(), logger, visibilitySeconds: generation.visibilitySeconds, onCancel });
       const run = new RunGeneration({
         uow: ports.uow(),
         jobs: repos.jobs,
         lifecycle,
         events,
-        engine: tracing.engine(needs.engine()),
+        engine,
         inputs: new EngineInputs({ images, storage }),
         outputs,
         clock: ports.clock(),
         logger,
         maxAttempts: generation.maxAttempts,
         visibilitySeconds: generation.visibilitySeconds,
-        onCancel: (jobId, abort) => control.onCancel(jobId, abort),
+        onCancel,
         metrics,
+        slots,
       });
       const deadLetters = new FailDeadLetteredJob({ uow: ports.uow(), lifecycle, logger, requestCancel });
       return [{ taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) }];

@@ -250,6 +250,10 @@ export const jobRequirements = (workflow: unknown): JobRequirements => {
   return { nodeTypes: [...nodeTypes], choices };
 };
 
+/** The model files a job loads: the values it gives the `*_name` inputs of its loader nodes (as `modelFilesOf` reads a server's), sorted. */
+export const jobModelFiles = (requirements: JobRequirements): string[] =>
+  [...new Set(requirements.choices.filter((c) => c.classType.includes('Loader') && c.input.endsWith('_name')).map((c) => c.value))].sort();
+
 /** What a server lacks to run a job (empty when it can): missing node classes and combo values it does not offer. */
 export const unmetRequirements = (info: ObjectInfo, requirements: JobRequirements): string[] => {
   const missing = requirements.nodeTypes.filter((t) => !Object.hasOwn(info, t)).map((t) => `node type ${t}`);

@@ -58,11 +58,29 @@ export interface EngineRunRequest {
   /** The job this run is an attempt of: an engine that can find any earlier attempt's prompt still running by it
    * (a chain of redeliveries, where `supersedes` names an attempt that only adopted a prompt) uses it. */
   jobId?: string;
+  /** The job's owner: an engine that shares its servers among users serves them in turn (ADR 044). */
+  userId?: string;
+  /** A slot `reserve` gave this job: the run uses it (and gives it back) instead of waiting for one. */
+  slot?: EngineSlot;
   workflow: WorkflowGraph;
   inputs: EngineInputFile[];
   onEvent(event: EngineEvent): void;
   /** Aborting interrupts the run; the result is then ENGINE.INTERRUPTED. */
   signal?: AbortSignal;
+}
+
+/** A slot an engine holds for one job until the job runs on it or `release` gives it back (idempotent). */
+export interface EngineSlot {
+  release(): void;
+}
+
+/** A job that waits for a slot before it starts (ADR 044). */
+export interface SlotRequest {
+  jobId: string;
+  userId: string;
+  workflow: WorkflowGraph;
+  /** Aborting gives up the wait: the answer is then null. */
+  signal: AbortSignal;
 }
 
 /** What a health check may report of the engine, e.g. each GPU server's state and VRAM. */
@@ -81,6 +99,12 @@ export interface EngineServerState {
 
 export interface WorkflowEngine {
   run(request: EngineRunRequest): Promise<EngineRunResult>;
+  /**
+   * Waits until the engine has a slot this job can run on and holds it for the job (optional: an engine without
+   * it takes its slot inside `run`). Null when aborted, or when no slot can be given (no server can run the job, or
+   * none is healthy): `run` then finds out why.
+   */
+  reserve?(request: SlotRequest): Promise<EngineSlot | null>;
   /** Frees the engine-side files of a run once the caller has stored them (optional: not every engine keeps any). */
   release?(runId: string): Promise<void>;
   /** Throws when the engine cannot be reached (used by health checks); may describe what it found (servers, VRAM). */

@@ -208,7 +208,7 @@ test.serial('[comfyui engine] the engine run holds a client span per ComfyUI HTT
   const receiverPort = await receiver.listen();
   t.teardown(() => receiver.close());
   const { api, worker } = await deploy(t, { QUEUE_DRIVER: 'db', ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: comfy.url, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` });
-  await runJob(api, worker);
+  const jobId = await runJob(api, worker);
 
   const workerSpans = () => receiver.spans.filter((s) => s.service === 'media-gen-worker');
   await waitForSpans(receiver, () => workerSpans().some((s) => s.name === 'process generation'), 'the consume span');
@@ -219,13 +219,17 @@ test.serial('[comfyui engine] the engine run holds a client span per ComfyUI HTT
   t.is(consume.parentSpanId, server.spanId);
   const engine = trace.find((s) => s.name === 'engine run comfyui');
   t.like(engine, { parentSpanId: consume.spanId });
+  // Before it starts, the job waits for a slot (ADR 044): the pool's first look at the server (/system_stats, /object_info) happens there.
+  const slot = trace.find((s) => s.name === 'engine slot comfyui');
+  t.like(slot, { parentSpanId: consume.spanId });
+  t.like(slot!.attributes, { 'job.id': jobId, 'engine.slot': 'given' });
   const calls = trace.filter((s) => s.kind === CLIENT && s.name !== 'storage put');
   const names = new Set(calls.map((s) => s.name));
   t.true(names.has('POST /prompt'), [...names].join(', '));
   t.true(names.has('GET /view'), [...names].join(', '));
   // The run's calls are the engine span's, including the /view that checks each listed output is still there (ADR 034);
   // the outputs are downloaded (/view again) when they are stored, after the run.
-  t.deepEqual(calls.filter((s) => s.name !== 'GET /view' && s.parentSpanId !== engine!.spanId).map((s) => s.name), [], 'the run\'s ComfyUI calls are children of the engine run');
+  t.deepEqual(calls.filter((s) => s.name !== 'GET /view' && s.parentSpanId !== engine!.spanId && s.parentSpanId !== slot!.spanId).map((s) => s.name), [], 'the run\'s ComfyUI calls are children of the engine run or of the wait for its slot');
   t.deepEqual(calls.filter((s) => s.name === 'GET /view').map((s) => s.parentSpanId).sort(), [engine!.spanId, consume.spanId].sort());
   const prompt = calls.find((s) => s.name === 'POST /prompt')!;
   t.like(prompt.attributes, { 'peer.service': 'comfyui', 'server.address': '127.0.0.1', 'http.response.status_code': 200 });

@@ -6,6 +6,7 @@ import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts
 import { checkpointLoaderNode } from '../../adapters/builtin-engine/nodes/model-nodes.ts';
 import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
 import { createComfyProtocolServer } from '../../adapters/comfyui-protocol-server/comfy-protocol-server.ts';
+import type { RunCosts } from '../../adapters/comfyui-protocol-server/run-costs.ts';
 
 export interface StartedComfyServer {
   /** http://127.0.0.1:<port> */
@@ -36,6 +37,8 @@ export interface ComfyStandInOptions {
   extraNodes?: NodeDef[];
   /** Builtin node classes this server lacks (its /object_info omits them and it refuses prompts using them). */
   hideNodes?: string[];
+  /** Simulated GPU time: a model switch's load and each executed node's run (ms). */
+  costs?: RunCosts;
 }
 
 export const startComfyProtocolServer = async (options: ComfyStandInOptions = {}): Promise<StartedComfyServer> => {
@@ -48,6 +51,7 @@ export const startComfyProtocolServer = async (options: ComfyStandInOptions = {}
     host: '127.0.0.1',
     port: options.port ?? 0,
     ...(options.maxUploadBytes === undefined ? {} : { maxUploadBytes: options.maxUploadBytes }),
+    ...(options.costs ? { costs: options.costs } : {}),
     log: () => undefined,
   });
   const { port } = await server.listen();

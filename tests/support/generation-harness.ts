@@ -32,6 +32,7 @@ import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.serv
 import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
+import { EngineSlotWait } from '../../core/use-cases/generation/engine-slot-wait.service.ts';
 import { StoreOutputs } from '../../core/use-cases/generation/store-outputs.service.ts';
 import { SubmitGeneration } from '../../core/use-cases/generation/submit-generation.use-case.ts';
 import { StartTestRun } from '../../core/use-cases/templates/start-test-run.use-case.ts';
@@ -118,22 +119,25 @@ export async function generationHarness(options: HarnessOptions = {}) {
   const queueing = { images, events, ids, environment: 'local', maxActiveJobsPerUser: options.maxActiveJobsPerUser ?? 1000, ...metrics };
   const submit = new SubmitGeneration({ uow, jobs: repos.jobs, prepare, payment, clock, ...queueing });
   const testRun = new StartTestRun({ uow, templates: repos.templates, prepare, clock, ...queueing });
+  const onCancel = (jobId: string, abort: () => void): (() => void) => {
+    cancels.set(jobId, abort);
+    return () => cancels.delete(jobId);
+  };
+  const visibilitySeconds = options.visibilitySeconds ?? 30;
   const run = new RunGeneration({
     uow,
     jobs: repos.jobs,
     lifecycle,
     events,
     engine,
+    slots: new EngineSlotWait({ engine, jobs: repos.jobs, clock, logger: quietLogger, visibilitySeconds, onCancel }),
     inputs: new EngineInputs({ images, storage }),
     outputs: store,
     clock,
     logger: quietLogger,
     maxAttempts: options.maxAttempts ?? 3,
-    visibilitySeconds: options.visibilitySeconds ?? 30,
-    onCancel: (jobId, abort) => {
-      cancels.set(jobId, abort);
-      return () => cancels.delete(jobId);
-    },
+    visibilitySeconds,
+    onCancel,
     progressIntervalMs: 0,
     ...metrics,
   });

@@ -102,7 +102,7 @@ test('values are parsed: durations, lists, booleans, mariadb:// URLs, production
   t.deepEqual(config.queue, { driver: 'rabbitmq', amqpUrl: 'amqp://guest:guest@rabbit:5672', prefix: 'media-gen' });
   t.deepEqual(config.cache, { driver: 'redis', url: 'redis://cache:6379' });
   t.like(config.storage, { driver: 's3', bucket: 'outputs', region: 'us-east-1' });
-  t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'], timeoutMs: 30_000, jobsPerServer: 1, unavailableWaitMs: 60_000, failoverMs: 3_000, probeMs: 2_000, catalogueRefreshMs: 60_000 });
+  t.deepEqual(config.engine, { driver: 'comfyui', urls: ['http://gpu1:8188', 'http://gpu2:8188'], timeoutMs: 30_000, jobsPerServer: 1, unavailableWaitMs: 60_000, failoverMs: 3_000, probeMs: 2_000, catalogueRefreshMs: 60_000, dispatch: 'fair', affinityWaitMs: 15_000, lookahead: 2 });
 });
 
 test('ENGINE_DRIVER=comfyui: COMFYUI_URLS with credentials, a token, deadlines and jobs per server; COMFYUI_URL is its alias', (t) => {
@@ -117,6 +117,9 @@ test('ENGINE_DRIVER=comfyui: COMFYUI_URLS with credentials, a token, deadlines a
     COMFYUI_FAILOVER_MS: '1500',
     COMFYUI_PROBE_MS: '700',
     COMFYUI_CATALOG_REFRESH_MS: '0',
+    COMFYUI_DISPATCH: 'shortest-queue',
+    COMFYUI_AFFINITY_WAIT_MS: '2500',
+    COMFYUI_DISPATCH_LOOKAHEAD: '3',
   });
   t.deepEqual(config.engine, {
     driver: 'comfyui',
@@ -128,6 +131,9 @@ test('ENGINE_DRIVER=comfyui: COMFYUI_URLS with credentials, a token, deadlines a
     failoverMs: 1500,
     probeMs: 700,
     catalogueRefreshMs: 0,
+    dispatch: 'shortest-queue',
+    affinityWaitMs: 2500,
+    lookahead: 3,
   });
   t.like(load({ ...base, COMFYUI_URL: 'http://one:8188' }).engine, { urls: ['http://one:8188'] });
   const problems = problemsOf({ ...base, COMFYUI_URLS: 'http://a:1', COMFYUI_URL: 'http://b:1', COMFYUI_JOBS_PER_SERVER: '0' });

@@ -8,8 +8,9 @@ import type { Logger } from '../../ports/logger.port.ts';
 import { NO_JOB_METRICS, type JobMetrics } from '../../ports/metrics.port.ts';
 import type { DeliveredMessage, HandlerOutcome } from '../../ports/queue.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
-import type { EngineRunResult, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
+import type { EngineRunResult, EngineSlot, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
 import type { EngineInputs } from './engine-inputs.service.ts';
+import type { EngineSlotWait } from './engine-slot-wait.service.ts';
 import type { JobLifecycle } from './job-lifecycle.service.ts';
 import { ProgressRelay, type ProgressRelayDeps } from './progress-relay.service.ts';
 import type { StoreOutputs } from './store-outputs.service.ts';
@@ -31,9 +32,11 @@ export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'>
   progressIntervalMs?: number;
   /** Times each engine run and each storing of outputs; none by default. */
   metrics?: JobMetrics;
+  /** Where a job waits, still queued, for an engine slot before it starts (ADR 044); none: the run waits for one. */
+  slots?: EngineSlotWait;
 }
 
-type Attempt = { job: GenerationJob; runId: string; previousRunId: string | null; message: DeliveredMessage };
+type Attempt = { job: GenerationJob; runId: string; previousRunId: string | null; message: DeliveredMessage; slot: EngineSlot | null };
 
 /**
  * The worker's handler of one `generation` delivery. Each delivery is an attempt with a run id of its own:
@@ -48,14 +51,19 @@ export class RunGeneration {
   async execute(message: DeliveredMessage): Promise<HandlerOutcome> {
     const jobId = generationJobId(message.body);
     if (!jobId) return { action: 'dead', reason: 'not a generation message (no job id)' };
+    const slot = (await this.deps.slots?.wait(jobId, message)) ?? null;
     const leaseUntil = this.later(this.deps.visibilitySeconds);
-    const started = await this.deps.uow.run((tx) => this.deps.lifecycle.start(tx, jobId, message.attempt, leaseUntil));
+    const started = await this.deps.uow.run((tx) => this.deps.lifecycle.start(tx, jobId, message.attempt, leaseUntil)).catch((error: unknown) => {
+      slot?.release();
+      throw error;
+    });
+    if (started.kind !== 'started') slot?.release();
     if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };
     if (started.kind === 'finished' || started.kind === 'expired') {
       if (started.kind === 'expired') this.deps.logger.info('job expired before it started', { jobId });
       return { action: 'ack' };
     }
-    const attempt: Attempt = { job: started.job, runId: started.runId, previousRunId: started.previousRunId, message };
+    const attempt: Attempt = { job: started.job, runId: started.runId, previousRunId: started.previousRunId, message, slot };
     const { logger, clock } = this.deps;
     const began = clock.now().getTime();
     const fields = { jobId, templateId: attempt.job.templateId, templateVersion: attempt.job.templateVersion, attempt: message.attempt, runId: attempt.runId };
@@ -119,7 +127,7 @@ export class RunGeneration {
 
   /** The engine call, under a heartbeat that renews the queue's visibility and the job's lease; `onLost` when the claim is gone. */
   private async run(attempt: Attempt, onLost: () => void): Promise<EngineRunResult> {
-    const { job, runId, previousRunId, message } = attempt;
+    const { job, runId, previousRunId, message, slot } = attempt;
     const { visibilitySeconds, logger } = this.deps;
     const controller = new AbortController();
     const unregister = this.deps.onCancel(job.id, () => controller.abort());
@@ -140,8 +148,9 @@ export class RunGeneration {
       const { workflow, files } = await this.deps.inputs.load(job);
       // The previous attempt's prompt may still be on the engine: the engine adopts it rather than running the job twice.
       const supersedes = previousRunId ? { supersedes: previousRunId } : {};
-      return await this.deps.engine.run({ runId, jobId: job.id, ...supersedes, workflow, inputs: files, onEvent: relay.handle, signal: controller.signal });
+      return await this.deps.engine.run({ runId, jobId: job.id, userId: job.userId, ...supersedes, ...(slot ? { slot } : {}), workflow, inputs: files, onEvent: relay.handle, signal: controller.signal });
     } finally {
+      slot?.release();
       clearInterval(heartbeat);
       unregister();
       await relay.drain();

@@ -53,16 +53,14 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'comfyui: the pool ignores COMFYUI_JOBS_PER_SERVER',
     file: 'adapters/comfyui/comfy-pool.ts',
-    find: 'const free = able.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);',
-    replace: 'const free = able.filter((s) => s.healthy === true);',
-    // The slot is checked again once the queue lengths are fetched (a slot may go meanwhile). Deleting only the
-    // first check leaves the second one refusing the busy server in a loop that never sleeps (the test hangs,
-    // which is no verdict); the guard is gone when both are.
+    find: 'const free = this.servers.filter((s) => s.healthy === true && s.inFlight < this.options.jobsPerServer);',
+    replace: 'const free = this.servers.filter((s) => s.healthy === true);',
+    // The slot is checked again while the dispatch hands out a server's slots (ADR 044); the guard is gone when both are.
     also: [
       {
         file: 'adapters/comfyui/comfy-pool.ts',
-        find: 'if (chosen && chosen.healthy && chosen.inFlight < this.options.jobsPerServer) return this.lease(chosen);',
-        replace: 'if (chosen && chosen.healthy) return this.lease(chosen);',
+        find: 'while (server.healthy === true && server.inFlight < this.options.jobsPerServer) {',
+        replace: 'while (server.healthy === true) {',
       },
     ],
     tests: ['tests/integration/comfyui-engine-faults.test.ts'],
@@ -70,8 +68,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'comfyui: the pool ignores queue length',
     file: 'adapters/comfyui/comfy-pool.ts',
-    find: 'const score = lengths[i]! * 1000 + s.inFlight;',
-    replace: 'const score = s.inFlight;',
+    find: 'score: lengths[i]! * 1000 + s.inFlight',
+    replace: 'score: s.inFlight',
     tests: ['tests/integration/comfyui-engine-faults.test.ts'],
   },
   {
@@ -273,7 +271,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "fleet-runs: WORKER_CONCURRENCY defaults to 1 whatever the servers",
     file: 'bootstrap/config.ts',
-    find: "readGeneration(read, { workerConcurrency: engineSlots(engine) })",
+    find: "readGeneration(read, { workerConcurrency: defaultWorkerConcurrency(engine) })",
     replace: "readGeneration(read)",
     tests: ['tests/integration/worker-concurrency.test.ts'],
   },
@@ -470,8 +468,10 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "fleet: comfyui jobs go to any server, whatever its catalogue",
     file: 'adapters/comfyui/comfy-pool.ts',
-    find: "const able = this.servers.filter((s) => needs === null || (s.catalogue !== null && unmetRequirements(s.catalogue, needs).length === 0));",
-    replace: "const able = this.servers;",
+    find: "const candidates = [...this.waiting].filter((w) => w.lease === null && this.canRun(server, w.needs));",
+    replace: "const candidates = [...this.waiting].filter((w) => w.lease === null);",
+    // Servers no waiting job can use are not even considered (ADR 044): the filter is gone when both are.
+    also: [{ file: 'adapters/comfyui/comfy-pool.ts', find: 'const wanted = free.filter((s) => open.some((w) => this.canRun(s, w.needs)));', replace: 'const wanted = free;' }],
     tests: ['tests/integration/comfyui-fleet.test.ts'],
   },
   {
