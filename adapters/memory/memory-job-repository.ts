@@ -1,5 +1,6 @@
 import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import { serveOrder, type QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domain/template-stats.ts';
@@ -133,12 +134,11 @@ export class MemoryJobRepository implements JobRepository {
     return true;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
+    const line = serveOrder([...this.jobs.values()].filter((other) => other.status === 'queued'), order);
+    const place = line.findIndex((other) => other.id === job.id);
     const counts = new Map<string | null, number>();
-    for (const other of this.jobs.values()) {
-      const ahead = other.createdAt < job.createdAt || (other.createdAt.getTime() === job.createdAt.getTime() && other.id < job.id);
-      if (other.status === 'queued' && ahead) counts.set(other.templateId, (counts.get(other.templateId) ?? 0) + 1);
-    }
+    for (const other of line.slice(0, Math.max(0, place))) counts.set(other.templateId, (counts.get(other.templateId) ?? 0) + 1);
     return [...counts.entries()].map(([templateId, count]) => ({ templateId, count })).sort((a, b) => (a.templateId === null ? -1 : b.templateId === null ? 1 : a.templateId < b.templateId ? -1 : 1));
   }
 

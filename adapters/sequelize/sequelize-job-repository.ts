@@ -1,6 +1,7 @@
 import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize, type WhereOptions } from 'sequelize';
 import { sourcesOf, type GenerationJob, type JobError, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import type { QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { selectRows, sqlTime, type SqlScope } from './sql-scope.ts';
@@ -202,13 +203,20 @@ export class SequelizeJobRepository implements JobRepository {
     return changed === 1;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]> {
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
+    // The job's own row is read back from the queued set: a job no longer queued has no place, and nothing is ahead of it.
+    const arrivedBefore = '(q.created_at < me.created_at OR (q.created_at = me.created_at AND q.id < me.id))';
+    const ahead = order === 'arrival' ? arrivedBefore : `(q.turn < me.turn OR (q.turn = me.turn AND ${arrivedBefore}))`;
     const rows = await selectRows<{ template_id: string | null; n: number | string }>(
       this.scope,
-      `SELECT template_id, COUNT(*) AS n FROM generation_jobs
-       WHERE status = 'queued' AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))
-       GROUP BY template_id ORDER BY template_id`,
-      { createdAt: sqlTime(job.createdAt, this.scope.dialect), id: job.id },
+      `WITH queued AS (
+         SELECT id, template_id, created_at, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY created_at, id) AS turn
+         FROM generation_jobs WHERE status = 'queued'
+       )
+       SELECT q.template_id, COUNT(*) AS n FROM queued q JOIN queued me ON me.id = :id
+       WHERE ${ahead}
+       GROUP BY q.template_id ORDER BY q.template_id`,
+      { id: job.id },
     );
     return rows.map((row) => ({ templateId: row.template_id, count: Number(row.n) }));
   }

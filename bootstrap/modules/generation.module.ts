@@ -130,7 +130,8 @@ export function generationFeature(
   const estimates = new RunEstimates(repos.jobs);
   // Jobs that run at once: the ComfyUI servers' slots, or one worker's WORKER_CONCURRENCY with the builtin engine (ADR 037).
   const slots = config.engine.driver === 'comfyui' ? engineSlots(config.engine) : generation.workerConcurrency;
-  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots });
+  // The database queue serves owners in turn (ADR 019); RabbitMQ and SQS are FIFO: positions count in that order.
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots, order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival' });
   const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl, queue });
   const reconcile = new ReconcileJobs({
     uow: ports.uow(),

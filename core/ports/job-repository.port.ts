@@ -1,4 +1,5 @@
 import type { GenerationJob, JobError, JobStatus, TextOutput } from '../domain/job.ts';
+import type { QueueOrder } from '../domain/queue-order.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { TemplateStats } from '../domain/template-stats.ts';
 
@@ -60,10 +61,12 @@ export interface JobRepository {
   /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
   /**
-   * The queued jobs ahead of `job` in the queue's order (created earlier; the lower id first at the same instant),
-   * every user's, counted per template (null: raw workflows), by template id with null first. Queue positions learn from it (ADR 037).
+   * The queued jobs ahead of the queued job `job` in the queue's `order` (core/domain/queue-order.ts: `arrival`,
+   * created earlier, the lower id first at the same instant; `owner-turns`, each owner's n-th queued job before any
+   * owner's n+1-th, each turn in arrival order), every user's, counted per template (null: raw workflows), by
+   * template id with null first; empty when `job` is not queued. Queue positions learn from it (ADR 037).
    */
-  queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt'>): Promise<{ templateId: string | null; count: number }[]>;
+  queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]>;
   /**
    * Records `position` as the queued job's last announced queue position: false (nothing written) when the job is
    * not queued or that position was already announced, so each change is announced once across processes.

@@ -387,27 +387,51 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
   });
 
-  test(`${name}: queuedAhead counts every user's queued jobs created before the job (lower id first at the same instant), per template`, async (t) => {
-    // Earlier than every other test's jobs: the queue ahead holds only this test's.
+  test(`${name}: queuedAhead counts the queued jobs ahead per template, in arrival order or with owners in turn (pinned by hand)`, async (t) => {
+    // A store of the test's own: in owner-turns order every owner's first queued job counts, whenever it was created.
+    const { repos: own } = await freshBackend(t, make);
     const time = (ms: number) => new Date(Date.parse('1980-01-01T00:00:00.000Z') + ms);
-    const [a, b] = [await user(), await user()];
+    const [a, b, c] = [await addUser(own.users), await addUser(own.users), await addUser(own.users)];
+    const put = async (status: JobStatus, over: Partial<NewJob>): Promise<GenerationJob> => {
+      const job = newJob(over.userId!, { status, ...over });
+      if (!(await own.jobs.create(job))) throw new Error('job not created');
+      return (await own.jobs.findById(job.id))!;
+    };
     const [t1, t2] = [randomUUID(), randomUUID()].sort();
-    await stored('queued', { userId: a, templateId: t1, createdAt: time(1_000) });
-    await stored('queued', { userId: b, templateId: t1, createdAt: time(2_000) });
-    await stored('queued', { userId: b, templateId: null, createdAt: time(2_500) });
-    await stored('queued', { userId: a, templateId: t2, createdAt: time(3_000) });
-    await stored('cancelled', { userId: a, templateId: t2, createdAt: time(3_100) });
-    await running(randomUUID(), { userId: a, templateId: t2, createdAt: time(3_200) });
+    await put('queued', { userId: a, templateId: t1, createdAt: time(1_000) }); // A, turn 1
+    await put('queued', { userId: b, templateId: t1, createdAt: time(2_000) }); // B, turn 1
+    await put('queued', { userId: b, templateId: null, createdAt: time(2_500) }); // B, turn 2
+    await put('queued', { userId: a, templateId: t2, createdAt: time(3_000) }); // A, turn 2
+    await put('cancelled', { userId: a, templateId: t2, createdAt: time(3_100) }); // not queued: no turn
+    const started = await put('queued', { userId: a, templateId: t2, createdAt: time(3_200) });
+    t.true(await own.jobs.transition(started.id, { to: 'running', runId: randomUUID(), changes: { startedAt: time(3_300) } }, time(3_300)));
     const [first, second] = [randomUUID(), randomUUID()].sort();
-    await stored('queued', { id: first, userId: a, templateId: t2, createdAt: time(4_000) });
-    const me = await stored('queued', { id: second, userId: b, templateId: t1, createdAt: time(4_000) });
-    await stored('queued', { userId: a, templateId: t1, createdAt: time(5_000) });
-    t.deepEqual(await jobs.queuedAhead(me), [
+    await put('queued', { id: first, userId: a, templateId: t2, createdAt: time(4_000) }); // A, turn 3 (same instant, lower id)
+    const me = await put('queued', { id: second, userId: b, templateId: t1, createdAt: time(4_000) }); // B, turn 3
+    await put('queued', { userId: a, templateId: t1, createdAt: time(5_000) }); // A, turn 4
+    const late = await put('queued', { userId: c, templateId: t2, createdAt: time(6_000) }); // C, turn 1
+
+    t.deepEqual(await own.jobs.queuedAhead(me, 'arrival'), [
       { templateId: null, count: 1 },
       { templateId: t1, count: 2 },
       { templateId: t2, count: 2 },
     ]);
-    t.deepEqual(await jobs.queuedAhead({ id: randomUUID(), createdAt: time(0) }), []);
+    // Turn 1: A@1000, B@2000, C@6000; turn 2: B@2500, A@3000; turn 3: A@4000 (lower id), then me.
+    t.deepEqual(await own.jobs.queuedAhead(me, 'owner-turns'), [
+      { templateId: null, count: 1 },
+      { templateId: t1, count: 2 },
+      { templateId: t2, count: 3 },
+    ]);
+    t.deepEqual(await own.jobs.queuedAhead(late, 'arrival'), [
+      { templateId: null, count: 1 },
+      { templateId: t1, count: 4 },
+      { templateId: t2, count: 2 },
+    ]);
+    t.deepEqual(await own.jobs.queuedAhead(late, 'owner-turns'), [{ templateId: t1, count: 2 }], "C's first job waits only for the first jobs of A and B");
+    for (const order of ['arrival', 'owner-turns'] as const) {
+      t.deepEqual(await own.jobs.queuedAhead(started, order), [], `${order}: a job no longer queued has no place`);
+      t.deepEqual(await own.jobs.queuedAhead({ id: randomUUID(), userId: a, createdAt: time(0) }, order), [], `${order}: an unknown job has none`);
+    }
   });
 
   test(`${name}: announcePosition records a queued job's position once per change, and never for a job not queued`, async (t) => {

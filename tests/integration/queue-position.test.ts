@@ -4,13 +4,15 @@
  * runs with known run times. Every number below is worked out by hand from the formula in the OpenAPI document.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import { BACKENDS } from '../support/backends.ts';
-import { DATABASES } from '../support/databases.ts';
+import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { generationHarness } from '../support/generation-harness.ts';
 import { addTemplate, pastSuccess, reposOf, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
 import type { TestClient } from '../support/test-client.ts';
+
+const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
 const estimateOf = async (user: TestClient, jobId: string) => {
   const { status, body } = await user.get(`/generate/${jobId}`);
@@ -18,50 +20,76 @@ const estimateOf = async (user: TestClient, jobId: string) => {
   return { position: body.position, etaSeconds: body.etaSeconds };
 };
 
+type Estimate = { position: number | null; etaSeconds: number | null };
+
+/**
+ * The known schedule: the user submits j1 (template A), j2 (template B), then another user j3 (raw), then the user
+ * j4 (A). History: A ran 10 s, 30 s, 20 s (median 20 s); B ran 6 s, 8 s (median 7 s); every template: 10, 30, 20,
+ * 6, 8 (median 10 s, a raw workflow's estimate). slots = 2.
+ */
+async function knownSchedule(t: ExecutionContext, db: TestDatabase, env: Record<string, string>, expected: { j1: Estimate; j2: Estimate; j3: Estimate; j4: Estimate }): Promise<void> {
+  const { app, user, userId } = await schedulingApp(t, db, { WORKER_CONCURRENCY: '2', ...env });
+  const other = app.client();
+  await other.signUp();
+  const a = await addTemplate(app, 1);
+  const b = await addTemplate(app, 1);
+  const past = Date.now() - 3600_000;
+  const runs: [string, number][] = [[a, 10_000], [a, 30_000], [a, 20_000], [b, 6_000], [b, 8_000]];
+  for (const [i, [templateId, ms]] of runs.entries()) await pastSuccess(app, userId, ms, new Date(past + i * 60_000), templateId);
+
+  const submit = async (client: TestClient, templateId: string | null) => {
+    const res = templateId ? await client.post('/generate', { templateId, parameters: { color: 1 } }) : await submitRaw(client);
+    if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+    await delay(5); // distinct creation instants: the arrival order is the submit order
+    return res.body.id as string;
+  };
+  const j1 = await submit(user, a);
+  const j2 = await submit(user, b);
+  const j3 = await submit(other, null); // another user's raw workflow: it stands in line too
+  const j4 = await submit(user, a);
+
+  t.deepEqual(await estimateOf(user, j1), expected.j1);
+  t.deepEqual(await estimateOf(user, j2), expected.j2);
+  t.deepEqual(await estimateOf(other, j3), expected.j3);
+  t.deepEqual(await estimateOf(user, j4), expected.j4);
+  const listed = (await user.get('/generate?limit=10')).body.items as { id: string; position: number | null; etaSeconds: number | null }[];
+  const byId = new Map(listed.map((job) => [job.id, { position: job.position, etaSeconds: job.etaSeconds }]));
+  t.deepEqual(byId.get(j4), expected.j4);
+  t.deepEqual(byId.get(j1), expected.j1);
+  t.is(listed.filter((job) => job.position === null && job.etaSeconds === null).length, 5, 'the finished history jobs have neither');
+
+  // j1 leaves (cancelled), j2 starts 3 s ago: j2 running 7 - 3 = 4 s left; j3 is next (in both orders): 10; j4: 10/2 + 20 = 25.
+  t.is((await user.post(`/generate/${j1}/cancel`)).status, 200);
+  const startedAt = new Date(Date.now() - 3_000);
+  t.true(await reposOf(app).jobs.transition(j2, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt));
+  const running = await estimateOf(user, j2);
+  t.is(running.position, null);
+  t.true(running.etaSeconds === 4 || running.etaSeconds === 3, `4 s left, 3 on a slow machine (got ${running.etaSeconds})`);
+  t.deepEqual(await estimateOf(other, j3), { position: 0, etaSeconds: 10 });
+  t.deepEqual(await estimateOf(user, j4), { position: 1, etaSeconds: 25 });
+  t.deepEqual(await estimateOf(user, j1), { position: null, etaSeconds: null });
+}
+
+test('[sqlite] on RabbitMQ (FIFO) position and etaSeconds count in arrival order, as documented', async (t) => {
+  // Arrival order j1, j2, j3, j4. j1: 20 s. j2: 20/2 + 7 = 17. j3: (20+7)/2 + 10 = 23.5 -> 24. j4: (20+7+10)/2 + 20 = 38.5 -> 39.
+  await knownSchedule(t, 'sqlite', { QUEUE_DRIVER: 'rabbitmq', AMQP_URL, AMQP_PREFIX: `mgs-position-${randomUUID().slice(0, 8)}` }, {
+    j1: { position: 0, etaSeconds: 20 },
+    j2: { position: 1, etaSeconds: 17 },
+    j3: { position: 2, etaSeconds: 24 },
+    j4: { position: 3, etaSeconds: 39 },
+  });
+});
+
 for (const db of DATABASES) {
-  test(`[${db}] position and etaSeconds follow the documented formula on a known schedule`, async (t) => {
-    const { app, user, userId } = await schedulingApp(t, db, { WORKER_CONCURRENCY: '2' });
-    const other = app.client();
-    await other.signUp();
-    const a = await addTemplate(app, 1);
-    const b = await addTemplate(app, 1);
-    // History: A ran 10 s, 30 s, 20 s (median 20 s); B ran 6 s, 8 s (median 7 s); every template: 10, 30, 20, 6, 8 (median 10 s).
-    const past = Date.now() - 3600_000;
-    const runs: [string, number][] = [[a, 10_000], [a, 30_000], [a, 20_000], [b, 6_000], [b, 8_000]];
-    for (const [i, [templateId, ms]] of runs.entries()) await pastSuccess(app, userId, ms, new Date(past + i * 60_000), templateId);
-
-    const submit = async (client: TestClient, templateId: string | null) => {
-      const res = templateId ? await client.post('/generate', { templateId, parameters: { color: 1 } }) : await submitRaw(client);
-      if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
-      await delay(5); // distinct creation instants: the queue order is the submit order
-      return res.body.id as string;
-    };
-    const j1 = await submit(user, a);
-    const j2 = await submit(user, b);
-    const j3 = await submit(other, null); // another user's raw workflow: it still stands in line
-    const j4 = await submit(user, a);
-
-    // slots = 2. j1: 20 s. j2: 20/2 + 7 = 17. j3: (20+7)/2 + 10 = 23.5 -> 24. j4: (20+7+10)/2 + 20 = 38.5 -> 39.
-    t.deepEqual(await estimateOf(user, j1), { position: 0, etaSeconds: 20 });
-    t.deepEqual(await estimateOf(user, j2), { position: 1, etaSeconds: 17 });
-    t.deepEqual(await estimateOf(other, j3), { position: 2, etaSeconds: 24 });
-    t.deepEqual(await estimateOf(user, j4), { position: 3, etaSeconds: 39 });
-    const listed = (await user.get('/generate?limit=10')).body.items as { id: string; position: number | null; etaSeconds: number | null }[];
-    const byId = new Map(listed.map((job) => [job.id, { position: job.position, etaSeconds: job.etaSeconds }]));
-    t.deepEqual(byId.get(j4), { position: 3, etaSeconds: 39 });
-    t.deepEqual(byId.get(j1), { position: 0, etaSeconds: 20 });
-    t.is(listed.filter((job) => job.position === null && job.etaSeconds === null).length, 5, 'the finished history jobs have neither');
-
-    // j1 leaves (cancelled), j2 starts 3 s ago: j2 running 7 - 3 = 4 s left; j3 is next: 10; j4: 10/2 + 20 = 25.
-    t.is((await user.post(`/generate/${j1}/cancel`)).status, 200);
-    const startedAt = new Date(Date.now() - 3_000);
-    t.true(await reposOf(app).jobs.transition(j2, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt));
-    const running = await estimateOf(user, j2);
-    t.is(running.position, null);
-    t.true(running.etaSeconds === 4 || running.etaSeconds === 3, `4 s left, 3 on a slow machine (got ${running.etaSeconds})`);
-    t.deepEqual(await estimateOf(other, j3), { position: 0, etaSeconds: 10 });
-    t.deepEqual(await estimateOf(user, j4), { position: 1, etaSeconds: 25 });
-    t.deepEqual(await estimateOf(user, j1), { position: null, etaSeconds: null });
+  test(`[${db}] on the database queue (owners in turn) position and etaSeconds follow the documented formula`, async (t) => {
+    // Turns: j1 (user's 1st), j3 (other's 1st), j2 (user's 2nd), j4 (user's 3rd).
+    // j1: 20 s. j3: 20/2 + 10 = 20. j2: (20+10)/2 + 7 = 22. j4: (20+10+7)/2 + 20 = 38.5 -> 39.
+    await knownSchedule(t, db, {}, {
+      j1: { position: 0, etaSeconds: 20 },
+      j2: { position: 2, etaSeconds: 22 },
+      j3: { position: 1, etaSeconds: 20 },
+      j4: { position: 3, etaSeconds: 39 },
+    });
   });
 
   test(`[${db}] with no run ever recorded the position is known and the ETA is null`, async (t) => {

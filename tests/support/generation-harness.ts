@@ -1,3 +1,4 @@
+import type { QueueOrder } from '../../core/domain/queue-order.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +75,8 @@ export interface HarnessOptions {
   rawWorkflows?: { roles: ('user' | 'admin')[]; cost: number };
   limits?: ResourceLimits;
   maxActiveJobsPerUser?: number;
+  /** The order queue positions count in (the app sets it from QUEUE_DRIVER); arrival unless given. */
+  queueOrder?: QueueOrder;
   /** What the use cases count (none by default). */
   metrics?: JobMetrics;
 }
@@ -146,7 +149,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
   const deductCoins = new DeductCoins({ users: repos.users, uow, payment, ids, clock });
   const deadLetters = new FailDeadLetteredJob({ uow, lifecycle, logger: quietLogger, requestCancel });
   const expire = new ExpireOverdueJobs({ uow, jobs: repos.jobs, lifecycle, clock, logger: quietLogger });
-  const queue = new QueueEstimates({ jobs: repos.jobs, estimates: new RunEstimates(repos.jobs), clock, slots: 1 });
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates: new RunEstimates(repos.jobs), clock, slots: 1, order: options.queueOrder ?? 'arrival' });
   const announce = new AnnounceQueuePositions({ uow, jobs: repos.jobs, queue, events, maxJobs: 500 });
   const reconciler = new ReconcileJobs({
     uow,

@@ -1,4 +1,5 @@
 import type { GenerationJob } from '../../domain/job.ts';
+import { serveOrder, type QueueOrder } from '../../domain/queue-order.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { RunEstimates } from './run-estimates.service.ts';
@@ -9,10 +10,12 @@ export interface QueueEstimatesDeps {
   clock: Clock;
   /** Jobs that run at once: ComfyUI servers x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY for the builtin engine. */
   slots: number;
+  /** How the queue hands out jobs: `owner-turns` for the database queue, `arrival` for RabbitMQ and SQS (FIFO). */
+  order: QueueOrder;
 }
 
 export interface QueueEstimate {
-  /** Queued jobs ahead of this one (every user's, in creation order); null unless the job is queued. */
+  /** Queued jobs ahead of this one (every user's, in the queue's order); null unless the job is queued. */
   position: number | null;
   /** Seconds until the job is estimated to finish; null when finished, or when no run time is known at all. */
   etaSeconds: number | null;
@@ -20,13 +23,14 @@ export interface QueueEstimate {
 
 /**
  * Where a job stands in the line and when it should be done (ADR 037), exactly as the OpenAPI document states:
- * queued: position = the queued jobs ahead; etaSeconds = ceil((sum of their run estimates / slots + own estimate) / 1000 ms);
+ * queued: position = the queued jobs ahead in the queue's order (`QueueOrder`: owners in turn on the database queue,
+ * arrival order on RabbitMQ and SQS); etaSeconds = ceil((sum of their run estimates / slots + own estimate) / 1000 ms);
  * running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms); finished: both null.
  */
 export class QueueEstimates {
   constructor(private readonly deps: QueueEstimatesDeps) {}
 
-  async of(job: Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt'>): Promise<QueueEstimate> {
+  async of(job: Pick<GenerationJob, 'id' | 'userId' | 'status' | 'templateId' | 'createdAt' | 'startedAt'>): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     const runMs = this.runEstimates();
     const own = await runMs(job.templateId);
@@ -36,7 +40,7 @@ export class QueueEstimates {
     }
     let position = 0;
     let aheadMs: number | null = 0;
-    for (const { templateId, count } of await this.deps.jobs.queuedAhead(job)) {
+    for (const { templateId, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
       position += count;
       const each = await runMs(templateId);
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
@@ -44,12 +48,12 @@ export class QueueEstimates {
     return { position, etaSeconds: this.queuedEta(aheadMs, own) };
   }
 
-  /** The same numbers for a whole queue given in its order (oldest first): position = the index. */
-  async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'templateId'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
+  /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
+  async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'userId' | 'createdAt' | 'templateId'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
     const runMs = this.runEstimates();
     const result: { jobId: string; position: number; etaSeconds: number | null }[] = [];
     let aheadMs: number | null = 0;
-    for (const [position, job] of queue.entries()) {
+    for (const [position, job] of serveOrder(queue, this.deps.order).entries()) {
       const own = await runMs(job.templateId);
       result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own) });
       aheadMs = aheadMs === null || own === null ? null : aheadMs + own;

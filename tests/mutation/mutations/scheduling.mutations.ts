@@ -4,6 +4,7 @@ const DEADLINES_TEST = 'tests/integration/start-deadlines.test.ts';
 const JOB_CONTRACT = 'tests/contract/job-repository.test.ts';
 const BACKPRESSURE_TEST = 'tests/integration/queue-backpressure.test.ts';
 const POSITION_TEST = 'tests/integration/queue-position.test.ts';
+const QUEUE_ORDER_UNIT = 'tests/unit/queue-order.test.ts';
 const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
 const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
 const FULL_CHECK = '    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };\n';
@@ -91,15 +92,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'SQL queue position: jobs of any status counted ahead',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "WHERE status = 'queued' AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))",
-    replace: 'WHERE (created_at < :createdAt OR (created_at = :createdAt AND id < :id))',
+    find: "         FROM generation_jobs WHERE status = 'queued'\n",
+    replace: '         FROM generation_jobs\n',
     tests: [JOB_CONTRACT, POSITION_TEST],
   },
   {
-    name: 'memory queue position: jobs created after counted ahead',
+    name: 'memory queue position: jobs after it in the line counted ahead',
     file: 'adapters/memory/memory-job-repository.ts',
-    find: "if (other.status === 'queued' && ahead)",
-    replace: "if (other.status === 'queued')",
+    find: 'for (const other of line.slice(0, Math.max(0, place)))',
+    replace: 'for (const other of line)',
     tests: [JOB_CONTRACT],
   },
   {
@@ -150,5 +151,54 @@ export const MUTATIONS: Mutation[] = [
     find: '        if (!(await tx.jobs.announcePosition(jobId, position))) return false;\n',
     replace: '        await tx.jobs.announcePosition(jobId, position);\n',
     tests: [POSITION_TEST],
+  },
+  {
+    name: 'queue order: the database queue counts positions in arrival order (not owners in turn)',
+    file: 'bootstrap/modules/generation.module.ts',
+    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival' });",
+    replace: "order: 'arrival' });",
+    tests: [POSITION_TEST],
+  },
+  {
+    name: 'queue order: RabbitMQ and SQS count positions with owners in turn (not FIFO)',
+    file: 'bootstrap/modules/generation.module.ts',
+    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival' });",
+    replace: "order: 'owner-turns' });",
+    tests: [POSITION_TEST],
+  },
+  {
+    name: 'queue order: arrival order is served in turns',
+    file: 'core/domain/queue-order.ts',
+    find: "  if (order === 'arrival') return arrived;\n",
+    replace: '',
+    tests: [QUEUE_ORDER_UNIT, POSITION_TEST],
+  },
+  {
+    name: 'queue order: SQL queuedAhead ignores the order asked for (always turns)',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "const ahead = order === 'arrival' ? arrivedBefore : ",
+    replace: "const ahead = order !== order ? arrivedBefore : ",
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'queue order: SQL queuedAhead ignores the order asked for (always arrival)',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: '(q.turn < me.turn OR (q.turn = me.turn AND ${arrivedBefore}))',
+    replace: '${arrivedBefore}',
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'queue order: memory queuedAhead ignores the order asked for',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: "=== 'queued'), order);",
+    replace: "=== 'queued'), 'arrival');",
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'queue order: the announcer counts places in the order given, not the queue order',
+    file: 'core/use-cases/generation/queue-estimates.service.ts',
+    find: 'of serveOrder(queue, this.deps.order).entries()',
+    replace: 'of [...queue].entries()',
+    tests: [QUEUE_ORDER_UNIT],
   },
 ];

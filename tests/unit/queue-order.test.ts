@@ -1,0 +1,41 @@
+/** The order queues hand out waiting jobs (core/domain/queue-order.ts), pinned by hand, and the announcer's positions in it. */
+import test from 'ava';
+import { serveOrder, type QueueOrder } from '../../core/domain/queue-order.ts';
+import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
+import type { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
+
+const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+/** id, owner, second of creation; listed out of order on purpose. */
+const JOBS = [
+  { id: 'a3', userId: 'A', createdAt: at(5), templateId: null },
+  { id: 'b1', userId: 'B', createdAt: at(3), templateId: null },
+  { id: 'a1', userId: 'A', createdAt: at(1), templateId: null },
+  { id: 'c1', userId: 'C', createdAt: at(9), templateId: null },
+  { id: 'a2', userId: 'A', createdAt: at(2), templateId: null },
+  { id: 'b2', userId: 'B', createdAt: at(5), templateId: null },
+  { id: 'a0', userId: 'A', createdAt: at(5), templateId: null },
+];
+
+const ORDERS: Record<QueueOrder, string[]> = {
+  // Creation time, the lower id first at the same instant (a0 < a3 < b2 at second 5).
+  arrival: ['a1', 'a2', 'b1', 'a0', 'a3', 'b2', 'c1'],
+  // A's jobs by arrival: a1, a2, a0, a3 (turns 1-4); B's: b1, b2; C's: c1. Turn 1: a1@1, b1@3, c1@9; turn 2: a2@2, b2@5;
+  // turn 3: a0; turn 4: a3.
+  'owner-turns': ['a1', 'b1', 'c1', 'a2', 'b2', 'a0', 'a3'],
+};
+
+for (const [order, expected] of Object.entries(ORDERS) as [QueueOrder, string[]][]) {
+  test(`serveOrder ${order}: pinned`, (t) => {
+    const before = JOBS.map((job) => job.id);
+    t.deepEqual(serveOrder(JOBS, order).map((job) => job.id), expected);
+    t.deepEqual(JOBS.map((job) => job.id), before, 'the input is left alone');
+  });
+
+  test(`QueueEstimates.ofQueue ${order}: positions are places in that order, whatever order the jobs are given in`, async (t) => {
+    const estimates = { runMs: async () => 1_000 } as unknown as RunEstimates;
+    const queue = new QueueEstimates({ jobs: { queuedAhead: async () => [] }, estimates, clock: { now: () => at(0) }, slots: 1, order });
+    const positions = await queue.ofQueue(JOBS);
+    t.deepEqual(Object.fromEntries(positions.map((p) => [p.jobId, p.position])), Object.fromEntries(expected.map((id, i) => [id, i])));
+    t.deepEqual(positions.map((p) => p.etaSeconds), [1, 2, 3, 4, 5, 6, 7], 'each ETA adds the run estimates ahead (1 s each, one slot)');
+  });
+}
