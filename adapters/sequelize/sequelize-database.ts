@@ -144,6 +144,11 @@ export class SequelizeDatabase {
     }
   }
 
+  /** Whether `scope` is one of this database's transactions (a statement run on it commits with that transaction). */
+  owns(scope: SqlScope): boolean {
+    return scope.inTransaction && scope.sequelize === (this.writer ?? this.sequelize);
+  }
+
   async ping(): Promise<void> {
     await this.sequelize.query('SELECT 1');
   }
