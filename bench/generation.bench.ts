@@ -9,10 +9,13 @@
  *     the charge, the job, its outbox entry and its events, each in its transaction.
  * Prints one JSON line per scenario. `npx tsx bench/generation.bench.ts [sqlite] [mariadb] [--latency-only]`
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import amqp from 'amqplib';
 import WebSocket from 'ws';
 import { BuiltinEngine } from '../adapters/builtin-engine/builtin-engine.ts';
 import { api, baseline, load, printLine, signUpAndLogin, startService, type BenchDb } from './support/harness.ts';
@@ -21,6 +24,7 @@ const SUBMIT_CONNECTIONS = 20;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const LATENCY_JOBS = Number(process.env.BENCH_LATENCY_JOBS ?? 100);
 const WARM_UP_JOBS = 10;
+const execFileAsync = promisify(execFile);
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const ONE_NODE = { '1': { class_type: 'PreviewAny', inputs: { source: 'ping' } } };
 
@@ -91,6 +95,18 @@ async function submitThroughput(db: BenchDb, base: Awaited<ReturnType<typeof bas
   } finally {
     await service.stop();
   }
+}
+
+/** Deletes the queues and exchanges the RabbitMQ run declared under its prefix (needs rabbitmqctl; else they stay). */
+async function deleteTopology(prefix: string): Promise<void> {
+  const list = async (what: string) => (await execFileAsync('rabbitmqctl', [what, 'name', '-q', '--no-table-headers']).catch(() => ({ stdout: '' }))).stdout.split('\n').filter((name) => name.startsWith(prefix));
+  const [queues, exchanges] = [await list('list_queues'), await list('list_exchanges')];
+  if (queues.length === 0 && exchanges.length === 0) return;
+  const connection = await amqp.connect(AMQP_URL);
+  const channel = await connection.createChannel();
+  for (const name of queues) await channel.deleteQueue(name).catch(() => undefined);
+  for (const name of exchanges) await channel.deleteExchange(name).catch(() => undefined);
+  await connection.close();
 }
 
 /** How the latency scenario's service is run: the embedded default, or over RabbitMQ (queue and event bus). */
@@ -174,16 +190,20 @@ async function latencyLine(): Promise<void> {
   ];
   const engine = summary(await engineDirect());
   const line: Record<string, unknown> = { bench: 'generation-submit-to-completed', workflow: 'one node (PreviewAny)', jobs: LATENCY_JOBS, engineDirect: engine };
-  for (const setup of setups) {
-    const measured = summary(await completionLatency(setup));
-    line[setup.name] = {
-      db: setup.db,
-      queue: setup.env.QUEUE_DRIVER ?? 'db',
-      eventBus: setup.env.QUEUE_DRIVER === 'rabbitmq' ? 'rabbitmq' : 'memory',
-      ...measured,
-      overheadP50Ms: Math.round((measured.p50Ms - engine.p50Ms) * 100) / 100,
-      ratioToEngineDirectP50: Math.round((measured.p50Ms / engine.p50Ms) * 10) / 10,
-    };
+  try {
+    for (const setup of setups) {
+      const measured = summary(await completionLatency(setup));
+      line[setup.name] = {
+        db: setup.db,
+        queue: setup.env.QUEUE_DRIVER ?? 'db',
+        eventBus: setup.env.QUEUE_DRIVER === 'rabbitmq' ? 'rabbitmq' : 'memory',
+        ...measured,
+        overheadP50Ms: Math.round((measured.p50Ms - engine.p50Ms) * 100) / 100,
+        ratioToEngineDirectP50: Math.round((measured.p50Ms / engine.p50Ms) * 10) / 10,
+      };
+    }
+  } finally {
+    await deleteTopology(rabbitPrefix);
   }
   process.stdout.write(`${JSON.stringify({ ...line, baseline: 'builtin engine called directly', cpus: cpus().length, loadAvg1m: Math.round(loadavg()[0]! * 10) / 10 })}\n`);
 }
