@@ -34,7 +34,9 @@ const percentile = (values: number[], p: number): number => {
 };
 
 async function submitThroughput(db: BenchDb, base: Awaited<ReturnType<typeof baseline>>): Promise<void> {
-  const service = await startService(db, { ROLES: 'api', ADMIN_EMAILS: 'admin@bench.local', SIGNUP_BONUS_COINS: '0' });
+  // No worker, so every job stays queued: the per-user cap on active jobs (ADR 037, 20 by default) would turn
+  // all but the first 400 submits into 429s.
+  const service = await startService(db, { ROLES: 'api', ADMIN_EMAILS: 'admin@bench.local', SIGNUP_BONUS_COINS: '0', MAX_ACTIVE_JOBS_PER_USER: '100000' });
   try {
     const admin = await signUpAndLogin(service.url, 'admin@bench.local');
     // Twenty clients are twenty users: one user's submits serialize on their balance row by design.
@@ -87,6 +89,7 @@ async function submitThroughput(db: BenchDb, base: Awaited<ReturnType<typeof bas
       // autocannon stops counting at the deadline while a few requests are still in flight, so the
       // server's own records are the truth: one coin charged per job, none lost, none twice.
       acceptedCounted: accepted,
+      refused: Object.entries(run.statusCounts).filter(([status]) => status !== '202').reduce((sum, [, count]) => sum + count, 0),
       jobsRecorded: jobs,
       users: users.length,
       coinsCharged: charged,
