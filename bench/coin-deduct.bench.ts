@@ -1,66 +1,114 @@
 /**
- * POST /api/v1/coin/deduct of 1 coin at 50 connections (Bearer auth, so no CSRF round trip) on a user
- * topped up by an admin, on SQLite and MariaDB. After the run the database itself is read: the balance
- * must equal start − number of 200 responses, and the ledger sum must equal the balance ("lostUpdates":0).
- * The run uses an exact request count (sized from a warm-up to last about DURATION_S) so every request
- * sent is also answered before the balance is read.
+ * POST /api/v1/coin/deduct of 1 coin at 50 connections (Bearer auth, so no CSRF round trip), on SQLite and
+ * MariaDB, in two shapes: one user (one hot balance row: every deduction waits for the previous one) and
+ * DISTINCT_USERS users taking turns (each request another user's row), both against bare Express measured in
+ * the same run. After each run the database itself is read: the balances must have fallen by the number of
+ * 200 responses, and each ledger must add up to its balance ("lostUpdates":0). Each run uses an exact request
+ * count (sized from a warm-up to last about DURATION_S) so every request sent is also answered before the read.
  */
 import { SequelizeDatabase } from '../adapters/sequelize/sequelize-database.ts';
 import { SequelizeUnitOfWork } from '../adapters/sequelize/sequelize-unit-of-work.ts';
-import { api, baseline, load, printLine, signUpAndLogin, startService, type BenchDb, type Service } from './support/harness.ts';
+import { api, baseline, load, printLine, signUpAndLogin, startService, type BenchDb, type LoadResult, type Service, type Session } from './support/harness.ts';
 
 const DURATION_S = 10;
 const DATABASES: BenchDb[] = ['sqlite', 'mariadb'];
 const ADMIN = 'bench-admin@example.com';
 const WARM_UP_REQUESTS = 500;
+const DISTINCT_USERS = 50;
 
-async function readLedger(service: Service, userId: string): Promise<{ balance: number; sum: number }> {
+/** Each user's balance and ledger sum, read from the database itself. */
+async function readLedgers(service: Service, userIds: string[]): Promise<Map<string, { balance: number; sum: number }>> {
   const db = service.sqlitePath
     ? new SequelizeDatabase({ url: service.databaseUrl, dialect: 'sqlite', storagePath: service.sqlitePath })
     : new SequelizeDatabase({ url: service.databaseUrl, dialect: 'mysql', poolMax: 2 });
   try {
     const { users, ledger } = new SequelizeUnitOfWork(db).autocommit;
-    const user = await users.findById(userId);
-    return { balance: user!.coinBalance, sum: await ledger.sum(userId) };
+    const read = new Map<string, { balance: number; sum: number }>();
+    for (const userId of userIds) read.set(userId, { balance: (await users.findById(userId))!.coinBalance, sum: await ledger.sum(userId) });
+    return read;
   } finally {
     await db.close();
   }
 }
 
-const base = await baseline(DURATION_S);
-for (const db of DATABASES) {
-  const service = await startService(db, { ADMIN_EMAILS: ADMIN });
-  try {
-    const admin = await signUpAndLogin(service.url, ADMIN);
-    const user = await signUpAndLogin(service.url);
-    for (let i = 0; i < 2; i++) {
+const total = (ledgers: Map<string, { balance: number; sum: number }>, field: 'balance' | 'sum'): number => [...ledgers.values()].reduce((sum, one) => sum + one[field], 0);
+
+/** Users signed up and topped up by the admin, a few at a time (sign-up hashes a password: the slow part). */
+async function toppedUpUsers(service: Service, admin: Session, count: number): Promise<Session[]> {
+  const users: Session[] = [];
+  while (users.length < count) {
+    const batch = await Promise.all(Array.from({ length: Math.min(10, count - users.length) }, () => signUpAndLogin(service.url)));
+    for (const user of batch) {
       const topUp = await api(service.url, admin, 'POST', `/admin/coin/add/${user.user.id}`, { amount: 1_000_000, reason: 'admin_adjustment' });
       if (topUp.status !== 200) throw new Error(`top-up: ${topUp.status} ${JSON.stringify(topUp.body)}`);
     }
-    const deduct = {
-      url: `${service.url}/api/v1/coin/deduct`,
-      method: 'POST' as const,
-      headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ amount: 1, reason: 'image_generation' }),
-    };
-    // Exact request counts (not durations): a run cut off by a timer could leave requests in flight that
-    // the server still applies after the balance was read, which would look like lost updates.
-    const warm = await load({ ...deduct, amount: WARM_UP_REQUESTS });
-    const start = await readLedger(service, user.user.id);
-    const run = await load({ ...deduct, amount: Math.max(500, Math.round(warm.rps * DURATION_S)), server: service });
-    const end = await readLedger(service, user.user.id);
-    const ok = run.statusCounts['200'] ?? 0;
-    const lostUpdates = Math.abs(start.balance - ok - end.balance) + Math.abs(end.sum - end.balance);
-    printLine('coin-deduct', db, run, base, {
-      lostUpdates,
-      ok200: ok,
-      non200: Object.values(run.statusCounts).reduce((a, b) => a + b, 0) - ok,
-      errors: run.errors,
-      startBalance: start.balance,
-      endBalance: end.balance,
-      ledgerSum: end.sum,
-    });
-    if (lostUpdates !== 0) process.exitCode = 1;
+    users.push(...batch);
+  }
+  return users;
+}
+
+/**
+ * One run at CONNECTIONS connections against the given users (one hot row when there is one user, else each request
+ * the next user in turn), with an exact request count; then the database must agree with the 200s: the balances
+ * fell by exactly that many coins, and every user's ledger adds up to their balance ("lostUpdates": 0).
+ */
+async function deductRun(service: Service, users: Session[]): Promise<{ run: LoadResult; lostUpdates: number; startBalance: number; endBalance: number; ledgerSum: number }> {
+  let next = 0;
+  const deduct = {
+    url: `${service.url}/api/v1/coin/deduct`,
+    method: 'POST' as const,
+    headers: { authorization: `Bearer ${users[0]!.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 1, reason: 'image_generation' }),
+    ...(users.length > 1
+      ? {
+          requests: [
+            {
+              setupRequest: (request: { headers?: Record<string, string> }) => {
+                const user = users[next++ % users.length]!;
+                return { ...request, headers: { ...request.headers, authorization: `Bearer ${user.accessToken}` } };
+              },
+            },
+          ],
+        }
+      : {}),
+  } as Parameters<typeof load>[0];
+  const ids = users.map((user) => user.user.id);
+  // Exact request counts (not durations): a run cut off by a timer could leave requests in flight that
+  // the server still applies after the balances were read, which would look like lost updates.
+  const warm = await load({ ...deduct, amount: WARM_UP_REQUESTS });
+  const start = await readLedgers(service, ids);
+  const run = await load({ ...deduct, amount: Math.max(500, Math.round(warm.rps * DURATION_S)), server: service });
+  const end = await readLedgers(service, ids);
+  const ok = run.statusCounts['200'] ?? 0;
+  const drift = [...end.values()].reduce((sum, one) => sum + Math.abs(one.sum - one.balance), 0);
+  const lostUpdates = Math.abs(total(start, 'balance') - ok - total(end, 'balance')) + drift;
+  return { run, lostUpdates, startBalance: total(start, 'balance'), endBalance: total(end, 'balance'), ledgerSum: total(end, 'sum') };
+}
+
+const summary = (measured: Awaited<ReturnType<typeof deductRun>>) => ({
+  lostUpdates: measured.lostUpdates,
+  ok200: measured.run.statusCounts['200'] ?? 0,
+  non200: Object.values(measured.run.statusCounts).reduce((a, b) => a + b, 0) - (measured.run.statusCounts['200'] ?? 0),
+  errors: measured.run.errors,
+  startBalance: measured.startBalance,
+  endBalance: measured.endBalance,
+  ledgerSum: measured.ledgerSum,
+});
+
+// `npx tsx bench/coin-deduct.bench.ts [sqlite] [mariadb]`: both databases by default; on each, one hot row, then
+// DISTINCT_USERS users each deducting (the ratio to bare Express measured in the same run).
+const named = process.argv.slice(2).filter((arg): arg is BenchDb => arg === 'sqlite' || arg === 'mariadb');
+const base = await baseline(DURATION_S);
+for (const db of named.length > 0 ? named : DATABASES) {
+  const service = await startService(db, { ADMIN_EMAILS: ADMIN });
+  try {
+    const admin = await signUpAndLogin(service.url, ADMIN);
+    const users = await toppedUpUsers(service, admin, DISTINCT_USERS);
+    const hot = await deductRun(service, users.slice(0, 1));
+    printLine('coin-deduct', db, hot.run, base, summary(hot));
+    const distinct = await deductRun(service, users);
+    printLine('coin-deduct-distinct-users', db, distinct.run, base, { users: users.length, ...summary(distinct) });
+    if (hot.lostUpdates !== 0 || distinct.lostUpdates !== 0) process.exitCode = 1;
   } finally {
     await service.stop();
   }

@@ -38,6 +38,17 @@ export const isInsideTransaction = (): boolean => insideTransaction.getStore() =
 
 const RETRIES = 4;
 
+/** The most units of work one SQLite commit carries: the writer is held for the whole group. */
+const MAX_GROUP = 32;
+
+interface QueuedWrite {
+  work: (scope: SqlScope) => Promise<unknown>;
+  hooks: Hook[];
+  context: <R>(fn: () => R) => R;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
 /** A deadlock (MariaDB) or a lock still held by another process after the busy timeout (SQLite): the database asks for a retry. */
 const retryable = (error: unknown): boolean => {
   const parent = (error as { parent?: { code?: string; errno?: number } } | null)?.parent ?? (error as { code?: string; errno?: number } | null);
@@ -76,6 +87,9 @@ export class SequelizeDatabase {
   readonly autocommit: SqlScope;
   private readonly writer: Sequelize | null;
   private readonly writeLock = new Mutex();
+  /** SQLite: units of work waiting for the writer (see runGroup). */
+  private readonly writeQueue: QueuedWrite[] = [];
+  private draining = false;
   private prepared: Promise<void> | null = null;
   private plainReader: PlainReader | null = null;
   private openingReader: Promise<PlainReader> | null = null;
@@ -134,7 +148,7 @@ export class SequelizeDatabase {
       const hooks: Hook[] = [];
       try {
         const result =
-          this.dialect === 'sqlite' ? await this.writeLock.lock(() => this.sqliteTransaction(work, hooks)) : await this.mysqlTransaction(work, hooks);
+          this.dialect === 'sqlite' ? await this.sqliteWrite(work, hooks) : await this.mysqlTransaction(work, hooks);
         await this.runHooks(hooks);
         return result;
       } catch (error) {
@@ -142,6 +156,11 @@ export class SequelizeDatabase {
         await pause(attempt);
       }
     }
+  }
+
+  /** Whether `scope` is one of this database's transactions (a statement run on it commits with that transaction). */
+  owns(scope: SqlScope): boolean {
+    return scope.inTransaction && scope.sequelize === (this.writer ?? this.sequelize);
   }
 
   async ping(): Promise<void> {
@@ -155,6 +174,60 @@ export class SequelizeDatabase {
     await reader?.close();
     await this.writer?.close();
     await this.sequelize.close();
+  }
+
+  /** Queues a unit of work for SQLite's one writer; units queued while a batch runs go together in the next one. */
+  private sqliteWrite<T>(work: (scope: SqlScope) => Promise<T>, hooks: Hook[]): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      // Each unit runs in its caller's async context (trace, log fields), whichever caller's drain runs it.
+      this.writeQueue.push({ work, hooks, context: AsyncLocalStorage.snapshot(), resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.writeQueue.length > 0) {
+        const batch = this.writeQueue.splice(0, MAX_GROUP);
+        await this.writeLock.lock(() => (batch.length === 1 ? this.runAlone(batch[0]!) : this.runGroup(batch)));
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /**
+   * Group commit: the queued units one after another in one transaction, as if each had committed before the next
+   * began (one connection, one writer), and one COMMIT for all. Each caller hears of its result only after that
+   * commit. If any unit throws (or the commit fails), everything is rolled back and each unit runs again alone,
+   * exactly as it would have without grouping; running a unit again is what the unit-of-work contract allows.
+   */
+  private async runGroup(group: QueuedWrite[]): Promise<void> {
+    const writer = this.writer!;
+    const results: unknown[] = [];
+    try {
+      await writer.query('BEGIN IMMEDIATE');
+      for (const unit of group) {
+        unit.hooks.length = 0;
+        results.push(await unit.context(() => insideTransaction.run(true, () => unit.work(this.scope(writer, {}, unit.hooks)))));
+      }
+      await writer.query('COMMIT');
+    } catch {
+      await writer.query('ROLLBACK').catch(() => undefined);
+      for (const unit of group) await this.runAlone(unit);
+      return;
+    }
+    group.forEach((unit, i) => unit.resolve(results[i]));
+  }
+
+  private async runAlone(unit: QueuedWrite): Promise<void> {
+    unit.hooks.length = 0;
+    try {
+      unit.resolve(await unit.context(() => this.sqliteTransaction(unit.work, unit.hooks)));
+    } catch (error) {
+      unit.reject(error);
+    }
   }
 
   private async sqliteTransaction<T>(work: (scope: SqlScope) => Promise<T>, hooks: Hook[]): Promise<T> {

@@ -1,8 +1,8 @@
 import { DataTypes, Op, type Model, type Sequelize } from 'sequelize';
 import type { Outbox, OutboxEntry, OutboxLease } from '../../core/ports/outbox.port.ts';
 import type { OutgoingMessage } from '../../core/ports/queue.port.ts';
-import { asRows, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { defineOnce, type RowModel } from './models.ts';
+import { selectRows, sqlTime, type SqlScope } from './sql-scope.ts';
 
 export interface OutboxRow {
   id: string;
@@ -67,10 +67,12 @@ export class SequelizeOutbox implements Outbox {
     this.scope.afterCommit(() => this.signal.notify());
   }
 
+  /** Runs after every commit that adds an entry, and once more to find the outbox empty: plain SELECTs (see `selectRows`). */
   async lease(max: number, lease: OutboxLease, now: Date): Promise<OutboxEntry[]> {
-    const model = outboxModel(this.scope.sequelize);
-    const candidates = asRows<Pick<OutboxRow, 'id'>>(
-      await model.findAll({ attributes: ['id'], where: free(now), order: [['created_at', 'ASC'], ['id', 'ASC']], limit: Math.max(0, max), raw: true, ...this.scope.options }),
+    const candidates = await selectRows<Pick<OutboxRow, 'id'>>(
+      this.scope,
+      `SELECT id FROM outbox WHERE published_at IS NULL AND (lease_until IS NULL OR lease_until <= :now) ORDER BY created_at ASC, id ASC LIMIT ${Math.max(0, Math.trunc(max))}`,
+      { now: sqlTime(now, this.scope.dialect) },
     );
     if (candidates.length === 0) return [];
     // The conditional update is the claim: a candidate another relay leased meanwhile is not ours.
@@ -80,8 +82,10 @@ export class SequelizeOutbox implements Outbox {
         { where: { id: { [Op.in]: candidates.map((row) => row.id) }, ...free(now) }, ...s.options },
       ),
     );
-    const rows = asRows<OutboxRow>(
-      await model.findAll({ where: { lease_token: lease.token, published_at: null }, order: [['created_at', 'ASC'], ['id', 'ASC']], raw: true, ...this.scope.options }),
+    const rows = await selectRows<Pick<OutboxRow, 'id' | 'message' | 'created_at'>>(
+      this.scope,
+      'SELECT id, message, created_at FROM outbox WHERE lease_token = :token AND published_at IS NULL ORDER BY created_at ASC, id ASC',
+      { token: lease.token },
     );
     return rows.map((row) => ({ id: row.id, message: JSON.parse(row.message) as OutgoingMessage, createdAt: new Date(row.created_at) }));
   }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import { describeError, expiredReason, settlementOf, type BackoffPolicy, type Settlement } from '../../core/domain/message-delivery.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
 import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome, TraceCarrier } from '../../core/ports/queue.port.ts';
+import type { Transaction } from '../../core/ports/unit-of-work.port.ts';
 import type { SequelizeDatabase } from './sequelize-database.ts';
 import { selectRows, sqlTime } from './sql-scope.ts';
 import { queueMessageModel, type QueueMessageRow } from './sequelize-message-queue.ts';
+import { sqlScopeOf } from './sequelize-unit-of-work.ts';
 
 export interface QueueConsumerDeps {
   db: SequelizeDatabase;
@@ -15,6 +17,11 @@ export interface QueueConsumerDeps {
   pollIntervalMs: number;
   backoff: BackoffPolicy;
   onStopped(consumer: SequelizeQueueConsumer): void;
+}
+
+/** Whether a delivery's ack committed with the handler's own transaction (`ackWith`), which makes its settle needless. */
+interface AckState {
+  committed: boolean;
 }
 
 export type Candidate = Pick<QueueMessageRow, 'id' | 'message_id' | 'task_type' | 'environment' | 'body' | 'attempts' | 'trace'>;
@@ -144,8 +151,9 @@ export class SequelizeQueueConsumer implements Consumer {
     return this.deps.db.autocommit.write(async (scope) => (await queueMessageModel(scope.sequelize).update(values, { where, ...scope.options }))[0]);
   }
 
-  private delivered(row: Candidate, attempt: number, token: string): DeliveredMessage {
+  private delivered(row: Candidate, attempt: number, token: string, ack: AckState | null = null): DeliveredMessage {
     return {
+      ...(ack ? { ackWith: (tx: Transaction) => this.ackWith(row, token, tx, ack) } : {}),
       id: row.message_id,
       taskType: row.task_type,
       environment: row.environment,
@@ -175,13 +183,16 @@ export class SequelizeQueueConsumer implements Consumer {
   private async handle(row: Candidate, attempt: number, token: string): Promise<void> {
     let result: { outcome: HandlerOutcome } | { error: unknown };
     let message: DeliveredMessage | null = null;
+    const ack: AckState = { committed: false };
     try {
-      message = this.delivered(row, attempt, token);
+      message = this.delivered(row, attempt, token, ack);
       result = { outcome: await this.handler(message) };
     } catch (error) {
       result = { error };
       this.deps.logger.warn('queue handler failed', { messageId: row.message_id, attempt, error: describeError(error) });
     }
+    // Acknowledged with the handler's transaction: the message is done, whatever the handler did after that commit.
+    if (ack.committed) return;
     try {
       await this.settle(row, token, settlementOf(result, attempt, this.options.maxAttempts, this.deps.backoff), message);
     } catch (error) {
@@ -213,6 +224,23 @@ export class SequelizeQueueConsumer implements Consumer {
         settlement: settlement.kind,
       });
     }
+  }
+
+  /**
+   * The ack as one more statement of the caller's transaction, guarded by the claim token like every settle: it
+   * commits with the handler's work or rolls back with it. Only a commit marks the delivery settled; a delivery
+   * that lost its claim changes nothing here and is settled (or found taken) as usual afterwards.
+   */
+  private async ackWith(row: Candidate, token: string, tx: Transaction, ack: AckState): Promise<void> {
+    const scope = sqlScopeOf(tx);
+    if (!scope || !this.deps.db.owns(scope)) return;
+    // Plain SQL: it runs inside the job's completing transaction, where the model layer's cost holds the writer longer.
+    const changed = await scope.sequelize.query("UPDATE queue_messages SET status = 'done', claim_token = NULL, updated_at = ? WHERE id = ? AND claim_token = ? AND status = 'ready'", {
+      replacements: [sqlTime(this.deps.clock.now(), scope.dialect), row.id, token],
+      type: QueryTypes.BULKUPDATE,
+      ...scope.options,
+    });
+    if (changed === 1) scope.afterCommit(() => void (ack.committed = true));
   }
 
   private async extendVisibility(row: Candidate, token: string, seconds: number): Promise<void> {

@@ -62,12 +62,21 @@ export class SequelizeRepositories implements Omit<Transaction, 'afterCommit'> {
   get webhooks() { return this.once('webhooks', () => new SequelizeWebhookDeliveryRepository(this.scope)); }
 }
 
+/** Where a transaction of this adapter keeps its scope, for other parts of this adapter (the queue's `ackWith`). Not a port. */
+const SCOPE = Symbol('sql-scope');
+
+/** The scope of a transaction this adapter opened, or null (another adapter's transaction). */
+export const sqlScopeOf = (tx: Transaction): SqlScope | null => ((tx as Partial<Record<typeof SCOPE, SqlScope>>)[SCOPE] ?? null);
+
 class SequelizeTransaction extends SequelizeRepositories implements Transaction {
+  readonly [SCOPE]: SqlScope;
+
   constructor(
     private readonly txScope: SqlScope,
     writer: OutboxWriterFactory,
   ) {
     super(txScope, writer);
+    this[SCOPE] = txScope;
   }
 
   afterCommit(hook: () => void | Promise<void>): void {

@@ -37,6 +37,16 @@ const BUMP_COUNTER: Record<Dialect, string> = {
 
 /** Bumps the counter by `count` and returns its new value (the last of the seqs handed out). */
 async function bumpSeq(s: SqlScope, userId: string, count: number): Promise<number> {
+  if (s.dialect === 'sqlite' && s.inTransaction) {
+    // One statement for every event but a user's first: the transaction holds SQLite's only write lock, so no other
+    // writer can create the row between this update finding none and the upsert below.
+    const [bumped] = await s.sequelize.query<{ seq: number }>('UPDATE user_event_counters SET seq = seq + ? WHERE user_id = ? RETURNING seq', {
+      replacements: [count, userId],
+      type: QueryTypes.SELECT,
+      ...s.options,
+    });
+    if (bumped) return Number(bumped.seq);
+  }
   const bumped = await s.sequelize.query(BUMP_COUNTER[s.dialect], { replacements: { userId, count }, type: QueryTypes.INSERT, ...s.options });
   if (s.dialect === 'mysql') return Number((bumped as unknown as [number, number])[0]);
   const [counter] = await s.sequelize.query<{ seq: number }>('SELECT seq FROM user_event_counters WHERE user_id = ?', {

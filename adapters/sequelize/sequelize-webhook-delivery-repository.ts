@@ -107,10 +107,10 @@ export class SequelizeWebhookDeliveryRepository implements WebhookDeliveryReposi
     );
   }
 
+  /** Asked in every move of every job, most of which have no webhook: a plain statement (a model read costs several times more on SQLite; see `selectRows`). */
   async subscriptionOf(jobId: string): Promise<(WebhookSubscription & { userId: string }) | null> {
-    const found = await subscriptionModel(this.scope.sequelize).findByPk(jobId, this.scope.options);
-    if (!found) return null;
-    const row = asRow<SubscriptionRow>(found);
+    const [row] = await this.scope.read<Pick<SubscriptionRow, 'user_id' | 'url' | 'events'>>('SELECT user_id, url, events FROM job_webhooks WHERE job_id = ?', [jobId]);
+    if (!row) return null;
     return { userId: row.user_id, url: row.url, events: events(row.events) };
   }
 

@@ -1,3 +1,5 @@
+import type { Transaction } from './unit-of-work.port.ts';
+
 /**
  * The message queue between API and workers: a transport of JSON bodies with the attributes `TaskType`
  * and `Environment`. Delivery is at least once: handlers must be idempotent. Which task types exist and
@@ -36,6 +38,13 @@ export interface DeliveredMessage {
   trace?: TraceCarrier;
   /** Keeps the message invisible to other consumers while a long job runs. */
   extendVisibility(seconds: number): Promise<void>;
+  /**
+   * Where the queue is a table of the application database (QUEUE_DRIVER=db): acknowledges this delivery in
+   * the caller's transaction, so the ack commits with the work it confirms, or not at all. Once that transaction
+   * has committed, the handler's `ack` needs no write of its own. Absent on brokers, and a no-op when `tx`
+   * belongs to another database or the delivery no longer holds the message (the usual settle then follows).
+   */
+  ackWith?(tx: Transaction): Promise<void>;
 }
 
 /** What the handler decided: done, try again later (counts as an attempt), or give up to the dead letters. */

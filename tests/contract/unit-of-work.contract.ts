@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { WorkflowTemplate } from '../../core/domain/workflow-template.ts';
@@ -394,5 +395,55 @@ export function unitOfWorkContract(name: string, make: MakeBackend): void {
       (await repos.ledger.list(userId, { page: 1, limit: 10 })).items.map((row) => row.balanceAfter).sort((a, b) => a - b).at(-1),
       60,
     );
+  });
+
+  test(`${name}: among concurrent units of work one that throws rolls back alone; the others commit, each caller answered only once its writes are committed`, async (t) => {
+    const { uow, repos } = await freshBackend(t, make);
+    const users = await Promise.all(Array.from({ length: 8 }, () => addUser(repos.users)));
+    const failure = new Error('unit 5 failed');
+    const seenWhenAnswered: number[] = [];
+    const outcomes = await Promise.allSettled(
+      users.map((userId, i) =>
+        uow
+          .run(async (tx) => {
+            // The first holds the writer a while, so that the others queue up behind it (on SQLite: one group commit).
+            if (i === 0) await sleep(30);
+            const applied = await tx.ledger.apply({ id: randomUUID(), userId, amount: 10 + i, reason: 'admin_adjustment', relatedEntityId: null, actorId: null, createdAt: at(i) });
+            if (!applied.ok) throw new Error(applied.reason);
+            if (i === 5) throw failure;
+            return i;
+          })
+          .then(async (value) => {
+            seenWhenAnswered[i] = (await repos.users.findById(userId))!.coinBalance;
+            return value;
+          }),
+      ),
+    );
+    t.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    t.is((outcomes[5] as PromiseRejectedResult).reason, failure, 'the very error thrown by that unit');
+    for (const [i, userId] of users.entries()) {
+      const credited = i === 5 ? 0 : 10 + i;
+      t.is((await repos.users.findById(userId))!.coinBalance, credited, `unit ${i}'s balance`);
+      t.is(await repos.ledger.sum(userId), credited, `unit ${i}'s ledger`);
+      if (i !== 5) t.is(seenWhenAnswered[i], credited, `unit ${i} was answered after its commit`);
+    }
+  });
+
+  test(`${name}: each unit of work runs in its caller's async context, also when several wait for the writer together`, async (t) => {
+    const { uow, repos } = await freshBackend(t, make);
+    const userId = await addUser(repos.users);
+    const caller = new AsyncLocalStorage<number>();
+    const seen = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        caller.run(i, () =>
+          uow.run(async (tx) => {
+            if (i === 0) await sleep(30); // the others queue up behind the first
+            await tx.ledger.apply({ id: randomUUID(), userId, amount: 1, reason: 'admin_adjustment', relatedEntityId: null, actorId: null, createdAt: at(i) });
+            return caller.getStore();
+          }),
+        ),
+      ),
+    );
+    t.deepEqual(seen, [0, 1, 2, 3, 4, 5], 'a trace or a log field set by the caller is the one its transaction sees');
   });
 }

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { BACKENDS } from '../support/backends.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { generationHarness } from '../support/generation-harness.ts';
+import { failOnce, interceptTransactions } from '../support/faults.ts';
 import { addTemplate, pastSuccess, reposOf, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
 import type { TestClient } from '../support/test-client.ts';
 
@@ -132,5 +133,41 @@ for (const backend of BACKENDS) {
     t.deepEqual((await queueEvents(userId)).slice(2), [{ type: 'job.queue', jobId: j3, position: 1, etaSeconds: 24 }]);
     t.deepEqual((await queueEvents(otherId)).slice(1), [{ type: 'job.queue', jobId: j2, position: 0, etaSeconds: 12 }]);
     t.is(await h.announce.execute(), 0);
+  });
+}
+
+for (const backend of BACKENDS) {
+  test(`[${backend}] job.queue events go out in batches of 25 per transaction; a batch that fails is announced whole by the next pass`, async (t) => {
+    let transactions = 0;
+    // The 27th announcement's event fails once: its batch (jobs 26 to 30) rolls back, the first batch stands.
+    const { interceptor, state } = failOnce((call) => call.repo === 'events' && call.method === 'appendAll' && (call.args[1] as { type: string; position?: number }[])[0]?.position === 26);
+    const h = await generationHarness({
+      backend,
+      uow: (inner) => {
+        const intercepted = interceptTransactions(inner, interceptor);
+        return { run: (work) => (transactions++, intercepted.run(work)) };
+      },
+    });
+    t.teardown(() => h.dispose());
+    const userId = await h.newUser(0);
+    const templateId = await h.addTemplate(0);
+    for (let i = 0; i < 30; i++) {
+      const submitted = await h.submit.execute({ userId, role: 'user', templateId, parameters: { color: 1 } });
+      if (!submitted.ok) throw new Error(submitted.code);
+      h.advance(1 / 60);
+    }
+    const positions = async () => (await h.eventsOf(userId)).filter((event) => event.type === 'job.queue').map((event) => (event as { position: number }).position);
+
+    transactions = 0;
+    await t.throwsAsync(h.announce.execute(), { message: 'injected fault' });
+    t.is(state.fired, 1);
+    t.is(transactions, 2, 'one transaction per batch of 25');
+    t.deepEqual(await positions(), Array.from({ length: 25 }, (_, i) => i), 'the first batch committed');
+
+    transactions = 0;
+    t.is(await h.announce.execute(), 5, 'the failed batch is announced by the next pass');
+    t.is(transactions, 2);
+    t.deepEqual(await positions(), Array.from({ length: 30 }, (_, i) => i));
+    t.is(await h.announce.execute(), 0, 'nothing moved: nothing sent');
   });
 }

@@ -7,7 +7,7 @@ import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import { NO_JOB_METRICS, type JobMetrics } from '../../ports/metrics.port.ts';
 import type { DeliveredMessage, HandlerOutcome } from '../../ports/queue.port.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { EngineRunResult, EngineSlot, WorkflowEngine } from '../../ports/workflow-engine.port.ts';
 import type { EngineInputs } from './engine-inputs.service.ts';
 import type { EngineSlotWait } from './engine-slot-wait.service.ts';
@@ -36,7 +36,8 @@ export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'>
   slots?: EngineSlotWait;
 }
 
-type Attempt = { job: GenerationJob; runId: string; previousRunId: string | null; message: DeliveredMessage; slot: EngineSlot | null };
+/** `succeeded`: set once this attempt's results committed, so the log line needs no read to say so. */
+type Attempt = { job: GenerationJob; runId: string; previousRunId: string | null; message: DeliveredMessage; slot: EngineSlot | null; succeeded?: boolean };
 
 /**
  * The worker's handler of one `generation` delivery. Each delivery is an attempt with a run id of its own:
@@ -82,6 +83,7 @@ export class RunGeneration {
   private async describe(attempt: Attempt, outcome: HandlerOutcome): Promise<string> {
     if (outcome.action === 'retry') return 'retrying';
     if (outcome.action === 'dead') return 'dead-lettered';
+    if (attempt.succeeded) return 'succeeded';
     const job = await this.deps.jobs.findById(attempt.job.id).catch(() => null);
     return job && job.runId === attempt.runId ? job.status : 'lost';
   }
@@ -97,8 +99,11 @@ export class RunGeneration {
       metrics.runTime(this.secondsSince(runStarted));
       if (result.ok) {
         const storeStarted = this.deps.clock.now().getTime();
-        const stored = await this.deps.outputs.complete(attempt.job, attempt.runId, result.files, result.texts);
+        // The delivery's ack commits with the job's success where the queue is a table of the same database (ADR 045).
+        const ack = (tx: Transaction) => attempt.message.ackWith?.(tx) ?? Promise.resolve();
+        const stored = await this.deps.outputs.complete(attempt.job, attempt.runId, result.files, result.texts, ack);
         metrics.uploadTime(this.secondsSince(storeStarted));
+        attempt.succeeded = stored === 'succeeded';
         if (stored === 'lost') this.deps.logger.info('attempt lost its job before storing its results', { jobId, runId: attempt.runId });
         return { action: 'ack' };
       }

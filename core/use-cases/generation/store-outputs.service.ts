@@ -5,7 +5,7 @@ import type { Logger } from '../../ports/logger.port.ts';
 import type { MediaFacts, MediaInspector } from '../../ports/media-inspector.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
 import type { StagedOutputs } from '../../ports/staged-outputs.port.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import type { Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { EngineOutputFile, EngineTextOutput } from '../../ports/workflow-engine.port.ts';
 import { historyItemView } from './history-view.service.ts';
 import type { UserEventLog } from '../events/user-event-log.service.ts';
@@ -58,8 +58,11 @@ export function uniqueFileNames(names: readonly string[]): string[] {
 export class StoreOutputs {
   constructor(private readonly deps: StoreOutputsDeps) {}
 
-  /** 'lost' when the attempt no longer holds the job (cancelled, or taken over): its files are removed again. */
-  async complete(job: GenerationJob, runId: string, files: EngineOutputFile[], texts: EngineTextOutput[]): Promise<'succeeded' | 'lost'> {
+  /**
+   * 'lost' when the attempt no longer holds the job (cancelled, or taken over): its files are removed again.
+   * `alsoCommit` joins the completing transaction (the delivery's ack, where the queue can take one).
+   */
+  async complete(job: GenerationJob, runId: string, files: EngineOutputFile[], texts: EngineTextOutput[], alsoCommit?: (tx: Transaction) => Promise<void>): Promise<'succeeded' | 'lost'> {
     const { uow, storage, clock } = this.deps;
     const saved = files.filter((file) => file.kind === 'output');
     const chosen = saved.length > 0 ? saved : files;
@@ -90,7 +93,12 @@ export class StoreOutputs {
     }
     const views = await Promise.all(items.map((item) => historyItemView(item, this.deps.viewUrl)));
     const textOutputs = texts.map((text) => ({ nodeId: text.nodeId, text: text.text }));
-    if (await uow.run((tx) => this.deps.lifecycle.succeed(tx, job, runId, items, views, textOutputs))) return 'succeeded';
+    const succeeded = await uow.run(async (tx) => {
+      if (!(await this.deps.lifecycle.succeed(tx, job, runId, items, views, textOutputs))) return false;
+      await alsoCommit?.(tx);
+      return true;
+    });
+    if (succeeded) return 'succeeded';
     await this.discard(runId);
     return 'lost';
   }

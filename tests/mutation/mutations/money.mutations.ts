@@ -141,4 +141,25 @@ export const MUTATIONS: Mutation[] = [
     replace: "      return (validationFailed([{ field: 'startDeadlineSeconds',",
     tests: ['tests/integration/exactly-once-defects.test.ts'],
   },
+  {
+    name: 'SQLite group commit: a unit runs in the async context of whichever caller drains the queue',
+    file: 'adapters/sequelize/sequelize-database.ts',
+    find: 'results.push(await unit.context(() => insideTransaction.run(true, () => unit.work(this.scope(writer, {}, unit.hooks)))));',
+    replace: 'results.push(await insideTransaction.run(true, () => unit.work(this.scope(writer, {}, unit.hooks))));',
+    tests: ['tests/contract/unit-of-work.test.ts'],
+  },
+  {
+    name: 'SQLite group commit: one failing unit fails the whole group',
+    file: 'adapters/sequelize/sequelize-database.ts',
+    find: '      for (const unit of group) await this.runAlone(unit);',
+    replace: '      for (const unit of group) unit.reject(new Error(\'the group failed\'));',
+    tests: ['tests/contract/unit-of-work.test.ts'],
+  },
+  {
+    name: 'SQLite group commit: the units before a failing one are answered although rolled back',
+    file: 'adapters/sequelize/sequelize-database.ts',
+    find: '      for (const unit of group) await this.runAlone(unit);',
+    replace: '      group.slice(0, results.length).forEach((unit, i) => unit.resolve(results[i]));\n      for (const unit of group.slice(results.length)) await this.runAlone(unit);',
+    tests: ['tests/contract/unit-of-work.test.ts'],
+  },
 ];

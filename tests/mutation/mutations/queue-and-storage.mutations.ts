@@ -43,4 +43,26 @@ export const MUTATIONS: Mutation[] = [
     replace: 'ORDER BY visible_at ASC',
     tests: ['tests/integration/fairness.test.ts'],
   },
+  {
+    name: 'queue ack in the handler\'s transaction: no claim-token guard',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: "WHERE id = ? AND claim_token = ? AND status = 'ready'\", {",
+    replace: "WHERE id = ? AND (claim_token = ? OR 1 = 1) AND status = 'ready'\", {",
+    tests: ['tests/integration/queue-ack-in-transaction.test.ts'],
+  },
+  {
+    name: 'queue ack in the handler\'s transaction: counted as settled before the commit',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: 'if (changed === 1) scope.afterCommit(() => void (ack.committed = true));',
+    replace: 'if (changed === 1) ack.committed = true;',
+    tests: ['tests/integration/queue-ack-in-transaction.test.ts'],
+  },
+  {
+    // On MariaDB the statement leaves the transaction's connection (SQLite's writer has only the one).
+    name: 'queue ack in the handler\'s transaction: written outside it',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: '      type: QueryTypes.BULKUPDATE,\n      ...scope.options,\n',
+    replace: '      type: QueryTypes.BULKUPDATE,\n',
+    tests: ['tests/integration/queue-ack-in-transaction.test.ts'],
+  },
 ];

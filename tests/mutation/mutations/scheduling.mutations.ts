@@ -148,8 +148,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'job.queue: an event sent on every pass, changed or not',
     file: 'core/use-cases/generation/announce-queue-positions.use-case.ts',
-    find: '        if (!(await tx.jobs.announcePosition(jobId, position))) return false;\n',
-    replace: '        await tx.jobs.announcePosition(jobId, position);\n',
+    find: '          if (!(await tx.jobs.announcePosition(jobId, position))) continue;\n',
+    replace: '          await tx.jobs.announcePosition(jobId, position);\n',
     tests: [POSITION_TEST],
   },
   {
