@@ -23,6 +23,7 @@ import type { NodeCatalog } from '../core/ports/node-catalog.port.ts';
 import type { WorkflowEngine } from '../core/ports/workflow-engine.port.ts';
 import type { Authenticate } from '../core/use-cases/auth/authenticate.use-case.ts';
 import type { AuthenticateApiKey } from '../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
+import type { AuthenticateSocket } from '../core/use-cases/api-keys/authenticate-socket.use-case.ts';
 import type { SessionRevocations } from '../core/use-cases/auth/session-revocations.service.ts';
 import type { UserEventLog } from '../core/use-cases/events/user-event-log.service.ts';
 import type { JobPayment } from '../core/use-cases/coins/job-payment.service.ts';
@@ -84,6 +85,7 @@ export const TOKENS = {
   Authenticate: token<Authenticate>('Authenticate'),
   /** `mgs_…` API keys on the authenticated request path (api-keys.module.ts). */
   AuthenticateApiKey: token<AuthenticateApiKey>('AuthenticateApiKey'),
+  AuthenticateSocket: token<AuthenticateSocket>('AuthenticateSocket'),
   SessionRevocations: token<SessionRevocations>('SessionRevocations'),
   /** The configured OpenID Connect providers (oidc.module.ts). */
   OidcProviders: token<OidcProviders>('OidcProviders'),

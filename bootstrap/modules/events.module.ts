@@ -4,7 +4,6 @@ import { RabbitEventBus } from '../../adapters/rabbitmq/rabbit-event-bus.ts';
 import { RedisEventBus } from '../../adapters/redis/redis-event-bus.ts';
 import { WsGateway } from '../../adapters/ws/ws-gateway.ts';
 import type { EventBus } from '../../core/ports/user-events.port.ts';
-import { AuthenticateSocket } from '../../core/use-cases/api-keys/authenticate-socket.use-case.ts';
 import { PurgeUserEvents } from '../../core/use-cases/events/purge-user-events.use-case.ts';
 import { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import type { Config } from '../config.ts';
@@ -54,10 +53,7 @@ export function bindEvents(container: Container, config: Readonly<Config>): void
         const snapshot = resolve(container, TOKENS.ActiveJobsSnapshot);
         const server = resolve(container, TOKENS.HttpServer).server;
         if (!server) throw new Error('the WebSocket gateway runs with the api role, which has an HTTP server; none was found');
-        const authenticate = new AuthenticateSocket({
-          tokens: resolve(container, TOKENS.Authenticate),
-          keys: container.isBound(TOKENS.AuthenticateApiKey) ? resolve(container, TOKENS.AuthenticateApiKey) : null,
-        });
+        const authenticate = resolve(container, TOKENS.AuthenticateSocket);
         const events = ports.repos().events;
         gateway = new WsGateway({
           authenticate: (token) => authenticate.execute(token),

@@ -7,16 +7,16 @@
  */
 export type QueueOrder = 'arrival' | 'owner-turns';
 
-export interface WaitingJob {
+export interface QueuedInLine {
   id: string;
   userId: string;
   createdAt: Date;
 }
 
-const byArrival = (a: WaitingJob, b: WaitingJob): number => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byArrival = (a: QueuedInLine, b: QueuedInLine): number => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** The waiting jobs in the order the queue serves them (a new array; the input is left alone). */
-export function serveOrder<T extends WaitingJob>(jobs: readonly T[], order: QueueOrder): T[] {
+export function serveOrder<T extends QueuedInLine>(jobs: readonly T[], order: QueueOrder): T[] {
   const arrived = [...jobs].sort(byArrival);
   if (order === 'arrival') return arrived;
   const turn = new Map<string, number>();

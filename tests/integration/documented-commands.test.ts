@@ -74,6 +74,8 @@ const PLAN: Record<string, { run: string } | { notRun: string }> = {
   'PATH=$PWD/node_modules/.bin:$PATH ava tests/unit/config.test.ts': { run: 'small commands' },
   'npm run build:web': { run: 'npm run build:web, in a copy, writes exactly the committed web/dist' },
   'npm run comfy-serve': { run: 'npm run comfy-serve answers the ComfyUI protocol' },
+  'npm run comfy-serve -- --checkpoints a,b --model-load-ms 400 --node-ms 50': { run: 'npm run comfy-serve with model files and costs offers those checkpoints' },
+  'npm run bench -- dispatch': { notRun: 'a simulation of about a minute on three stand-ins; --list names it, and the policy it measures is tested in comfyui-dispatch.test.ts' },
   'mariadb-dump --single-transaction --routines --databases <db> > backup.sql': { run: 'the MariaDB backup and restore commands' },
   'mariadb < backup.sql': { run: 'the MariaDB backup and restore commands' },
 };
@@ -82,7 +84,7 @@ test('every command of README.md and docs/operations.md is in the plan, and ever
   const found = [...documented().keys()].map(keyOf);
   t.deepEqual([...new Set(found)].sort(), Object.keys(PLAN).sort());
   const tests = new Set(Object.values(PLAN).flatMap((entry) => ('run' in entry ? [entry.run] : [])));
-  t.is(tests.size, 7, 'each runner below is named by at least one command');
+  t.is(tests.size, 8, 'each runner below is named by at least one command');
 });
 
 /** The command exactly as documented (the plan says it is). */
@@ -273,6 +275,18 @@ test('npm run comfy-serve answers the ComfyUI protocol', async (t) => {
   const stats = (await (await fetch(`http://127.0.0.1:${port}/system_stats`)).json()) as { system?: unknown; devices?: unknown };
   t.truthy(stats.system);
   t.true(Array.isArray(stats.devices));
+  await stopGroup(server);
+});
+
+test('npm run comfy-serve with model files and costs offers those checkpoints', async (t) => {
+  const dir = scratch(t, 'comfy-costs');
+  const port = await freePort();
+  const env = { PATH: projectPath, HOME: process.env.HOME ?? '/tmp', COMFY_PORT: String(port), COMFY_DATA_DIR: dir };
+  const server = startShell(documentedCommand('npm run comfy-serve -- --checkpoints a,b --model-load-ms 400 --node-ms 50'), env);
+  t.teardown(() => void stopGroup(server, 'SIGKILL'));
+  await waitFor(`http://127.0.0.1:${port}/system_stats`, server);
+  const info = (await (await fetch(`http://127.0.0.1:${port}/object_info/CheckpointLoaderSimple`)).json()) as Record<string, { input: { required: Record<string, unknown[]> } }>;
+  t.deepEqual(info['CheckpointLoaderSimple']?.input.required['ckpt_name']?.[0], ['a', 'b']);
   await stopGroup(server);
 });
 
