@@ -94,7 +94,15 @@ const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   updatedAt: new Date(row.updated_at),
 });
 
+type Subscription = (WebhookSubscription & { userId: string }) | null;
+
 export class SequelizeWebhookDeliveryRepository implements WebhookDeliveryRepository {
+  /**
+   * Within one transaction, a job's subscription as read already: a job's move asks once per event it records
+   * (a success records `output` and `completed`), and a subscription never changes once its job exists.
+   */
+  private readonly subscriptions = new Map<string, Subscription>();
+
   constructor(private readonly scope: SqlScope) {}
 
   private get deliveries(): RowModel<DeliveryRow> {
@@ -105,13 +113,16 @@ export class SequelizeWebhookDeliveryRepository implements WebhookDeliveryReposi
     await this.scope.write((s) =>
       subscriptionModel(s.sequelize).create({ job_id: jobId, user_id: userId, url: subscription.url, events: subscription.events.join(','), created_at: at }, s.options),
     );
+    this.subscriptions.delete(jobId);
   }
 
   /** Asked in every move of every job, most of which have no webhook: a plain statement (a model read costs several times more on SQLite; see `selectRows`). */
-  async subscriptionOf(jobId: string): Promise<(WebhookSubscription & { userId: string }) | null> {
+  async subscriptionOf(jobId: string): Promise<Subscription> {
+    if (this.scope.inTransaction && this.subscriptions.has(jobId)) return this.subscriptions.get(jobId)!;
     const [row] = await this.scope.read<Pick<SubscriptionRow, 'user_id' | 'url' | 'events'>>('SELECT user_id, url, events FROM job_webhooks WHERE job_id = ?', [jobId]);
-    if (!row) return null;
-    return { userId: row.user_id, url: row.url, events: events(row.events) };
+    const found: Subscription = row ? { userId: row.user_id, url: row.url, events: events(row.events) } : null;
+    if (this.scope.inTransaction) this.subscriptions.set(jobId, found);
+    return found;
   }
 
   async add(delivery: WebhookDelivery): Promise<void> {
