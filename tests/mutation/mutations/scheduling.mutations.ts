@@ -92,8 +92,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'SQL queue position: jobs of any status counted ahead',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "         FROM generation_jobs WHERE status = 'queued'\n",
-    replace: '         FROM generation_jobs\n',
+    find: "    FROM generation_jobs WHERE status = 'queued'\n",
+    replace: '    FROM generation_jobs\n',
     tests: [JOB_CONTRACT, POSITION_TEST],
   },
   {
@@ -176,15 +176,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'queue order: SQL queuedAhead ignores the order asked for (always turns)',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "const ahead = order === 'arrival' ? arrivedBefore : ",
-    replace: "const ahead = order !== order ? arrivedBefore : ",
+    find: "order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD",
+    replace: 'TURNS_AHEAD',
     tests: [JOB_CONTRACT],
   },
   {
     name: 'queue order: SQL queuedAhead ignores the order asked for (always arrival)',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: '(q.turn < me.turn OR (q.turn = me.turn AND ${arrivedBefore}))',
-    replace: '${arrivedBefore}',
+    find: "order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD",
+    replace: 'ARRIVED_AHEAD',
     tests: [JOB_CONTRACT],
   },
   {
@@ -200,5 +200,19 @@ export const MUTATIONS: Mutation[] = [
     find: 'of serveOrder(queue, this.deps.order).entries()',
     replace: 'of [...queue].entries()',
     tests: [QUEUE_ORDER_UNIT],
+  },
+  {
+    name: 'SQL arrival position: jobs of any status counted ahead',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "  WHERE status = 'queued' AND (created_at < :createdAt",
+    replace: '  WHERE (created_at < :createdAt',
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'SQL arrival position: a job no longer queued still given a place',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = :id AND me.status = 'queued')\n",
+    replace: '',
+    tests: [JOB_CONTRACT],
   },
 ];
