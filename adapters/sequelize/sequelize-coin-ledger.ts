@@ -1,4 +1,3 @@
-import { QueryTypes } from 'sequelize';
 import type { CoinReason, CoinTransaction } from '../../core/domain/coin.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { CoinLedger, LedgerApplyResult, LedgerEntry } from '../../core/ports/coin-ledger.port.ts';
@@ -24,29 +23,28 @@ export class SequelizeCoinLedger implements CoinLedger {
   }
 
   apply(entry: LedgerEntry): Promise<LedgerApplyResult> {
-    // The conditional update is the guard: no lock, no read-modify-write, right on both dialects. Plain SQL
-    // (not the model API) because this runs while the user's balance row is locked: Sequelize's model layer
-    // roughly doubles the CPU of each statement, and every deduction for one user waits for the previous one.
+    // The conditional update is the guard: no lock, no read-modify-write, right on both dialects. Plain
+    // statements on the driver (`read`/`run`, not Sequelize's query path) because this runs while the user's
+    // balance row is locked (SQLite: while the one writer is held), and every deduction waits for the previous one.
     const amount = Math.trunc(entry.amount);
     return this.scope.atomic(async (scope) => {
-      const sql = scope.sequelize;
       const dialect = scope.dialect;
       const guard = amount < 0 ? ' AND coin_balance >= ?' : '';
       const update = `UPDATE users SET coin_balance = coin_balance + ?, updated_at = ? WHERE id = ?${guard}`;
-      const replacements = [amount, sqlTime(entry.createdAt, dialect), entry.userId, ...(amount < 0 ? [-amount] : [])];
+      const params = [amount, sqlTime(entry.createdAt, dialect), entry.userId, ...(amount < 0 ? [-amount] : [])];
       let balance: number | null;
       if (dialect === 'sqlite') {
         // SQLite returns the new balance from the update itself (RETURNING); no row means the guard refused.
-        const [changed] = await sql.query<{ coin_balance: number }>(`${update} RETURNING coin_balance`, { replacements, type: QueryTypes.SELECT, ...scope.options });
+        const [changed] = await scope.read<{ coin_balance: number }>(`${update} RETURNING coin_balance`, params);
         balance = changed ? Number(changed.coin_balance) : null;
       } else {
-        const changed = await sql.query(update, { replacements, type: QueryTypes.BULKUPDATE, ...scope.options });
+        const changed = await scope.run(update, params);
         // Our own update is visible in our transaction, and the row stays locked until commit.
-        const [user] = changed === 1 ? await sql.query<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', { replacements: [entry.userId], type: QueryTypes.SELECT, ...scope.options }) : [];
+        const [user] = changed === 1 ? await scope.read<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', [entry.userId]) : [];
         balance = user ? Number(user.coin_balance) : null;
       }
       if (balance === null) {
-        const found = await sql.query('SELECT 1 AS found FROM users WHERE id = ?', { replacements: [entry.userId], type: QueryTypes.SELECT, ...scope.options });
+        const found = await scope.read('SELECT 1 AS found FROM users WHERE id = ?', [entry.userId]);
         return { ok: false, reason: found.length > 0 ? 'insufficient' : 'user_not_found' };
       }
       const row: CoinTransactionRow = {
@@ -59,9 +57,9 @@ export class SequelizeCoinLedger implements CoinLedger {
         actor_id: entry.actorId,
         created_at: entry.createdAt,
       };
-      await sql.query(
+      await scope.run(
         'INSERT INTO coin_transactions (id, user_id, amount, reason, related_entity_id, balance_after, actor_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        { replacements: [row.id, row.user_id, row.amount, row.reason, row.related_entity_id, row.balance_after, row.actor_id, sqlTime(row.created_at, dialect)], type: QueryTypes.INSERT, ...scope.options },
+        [row.id, row.user_id, row.amount, row.reason, row.related_entity_id, row.balance_after, row.actor_id, sqlTime(row.created_at, dialect)],
       );
       return { ok: true, transaction: toCoinTransaction(row) };
     });

@@ -2,8 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { QueryTypes, Sequelize, type Options, type Transaction } from 'sequelize';
 import { Umzug } from 'umzug';
 import { MIGRATIONS } from './migrations/index.ts';
-import { MysqlPlainReader, SqlitePlainReader, type PlainReader } from './plain-reader.ts';
-import type { Dialect, SqlScope } from './sql-scope.ts';
+import type sqlite3 from 'sqlite3';
+import { MysqlPlainReader, SqlitePlainReader, SqliteStatements, type PlainReader } from './plain-reader.ts';
+import { sqlParams, type Dialect, type SqlScope } from './sql-scope.ts';
 
 export type { Dialect };
 
@@ -86,6 +87,8 @@ export class SequelizeDatabase {
   readonly dialect: Dialect;
   readonly autocommit: SqlScope;
   private readonly writer: Sequelize | null;
+  /** SQLite: the writer instance's one connection, for BEGIN/COMMIT and the plain statements of its transactions. */
+  private writerStatements: SqliteStatements | null = null;
   private readonly writeLock = new Mutex();
   /** SQLite: units of work waiting for the writer (see runGroup). */
   private readonly writeQueue: QueuedWrite[] = [];
@@ -172,6 +175,8 @@ export class SequelizeDatabase {
     const reader = this.plainReader;
     this.plainReader = null;
     await reader?.close();
+    this.writerStatements?.finalize();
+    this.writerStatements = null;
     await this.writer?.close();
     await this.sequelize.close();
   }
@@ -207,14 +212,14 @@ export class SequelizeDatabase {
     const writer = this.writer!;
     const results: unknown[] = [];
     try {
-      await writer.query('BEGIN IMMEDIATE');
+      await this.begin();
       for (const unit of group) {
         unit.hooks.length = 0;
         results.push(await unit.context(() => insideTransaction.run(true, () => unit.work(this.scope(writer, {}, unit.hooks)))));
       }
-      await writer.query('COMMIT');
+      await this.writerStatements!.run('COMMIT');
     } catch {
-      await writer.query('ROLLBACK').catch(() => undefined);
+      await this.writerStatements!.run('ROLLBACK').catch(() => undefined);
       for (const unit of group) await this.runAlone(unit);
       return;
     }
@@ -232,16 +237,21 @@ export class SequelizeDatabase {
 
   private async sqliteTransaction<T>(work: (scope: SqlScope) => Promise<T>, hooks: Hook[]): Promise<T> {
     const writer = this.writer!;
-    await writer.query('BEGIN IMMEDIATE');
+    await this.begin();
     let result: T;
     try {
       result = await insideTransaction.run(true, () => work(this.scope(writer, {}, hooks)));
-      await writer.query('COMMIT');
+      await this.writerStatements!.run('COMMIT');
     } catch (error) {
-      await writer.query('ROLLBACK').catch(() => undefined);
+      await this.writerStatements!.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
     return result;
+  }
+
+  /** SQLite: takes the write lock (waiting up to the busy timeout for another process that holds it). */
+  private begin(): Promise<number> {
+    return this.writerStatements!.run('BEGIN IMMEDIATE');
   }
 
   private async mysqlTransaction<T>(work: (scope: SqlScope) => Promise<T>, hooks: Hook[]): Promise<T> {
@@ -264,7 +274,16 @@ export class SequelizeDatabase {
       options,
       inTransaction,
       read: <T extends object>(sql: string, params: readonly unknown[]) =>
-        inTransaction ? sequelize.query<T>(sql, { replacements: [...params], type: QueryTypes.SELECT, ...options }) : this.plainRead<T>(sql, params),
+        !inTransaction
+          ? this.plainRead<T>(sql, params)
+          : this.dialect === 'sqlite'
+            ? this.writerStatements!.all<T>(sql, params)
+            : sequelize.query<T>(sql, { replacements: sqlParams(params, 'mysql'), type: QueryTypes.SELECT, ...options }),
+      run: (sql: string, params: readonly unknown[]) => {
+        if (this.dialect === 'sqlite') return inTransaction ? this.writerStatements!.run(sql, params) : this.transaction((inside) => inside.run(sql, params));
+        const statement = () => sequelize.query(sql, { replacements: sqlParams(params, 'mysql'), type: QueryTypes.BULKUPDATE, ...options });
+        return inTransaction ? statement() : this.retried(statement);
+      },
       atomic: (work) => (inTransaction ? work(scope) : this.transaction(work)),
       write: (work) => (inTransaction ? work(scope) : this.dialect === 'mysql' ? this.retried(() => work(scope)) : this.transaction(work)),
       afterCommit: (hook) => {
@@ -333,6 +352,8 @@ export class SequelizeDatabase {
         await instance.query('PRAGMA busy_timeout = 15000');
         await instance.query('PRAGMA synchronous = NORMAL');
       }
+      // The connection the writer's Sequelize queries use (its default one): statements on it directly join them.
+      this.writerStatements = new SqliteStatements((await this.writer!.connectionManager.getConnection({ type: 'write' })) as unknown as sqlite3.Database);
     })();
     return this.prepared;
   }

@@ -27,9 +27,17 @@ export interface SqlScope {
   /**
    * A plain SELECT with positional `?` parameters, rows as stored (like `selectRows`). From the autocommit
    * scope it runs on the plain driver (see `PlainReader`): for reads made on every request. In a transaction,
-   * on the transaction's connection.
+   * on the transaction's connection; on SQLite that is the writer's own sqlite3 connection, without Sequelize,
+   * so a write with `RETURNING` may go here too and hand back its rows.
    */
   read<T extends object>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  /**
+   * One plain write statement with positional `?` parameters: the number of rows it changed. For statements
+   * made on every request or job: in a SQLite transaction it runs on the writer's connection without Sequelize
+   * (prepared once; Sequelize's query path costs several times the statement there). From the autocommit scope
+   * it goes through `write`. Parameters bind like Sequelize's replacements (a Date as UTC text, see `sqlTime`).
+   */
+  run(sql: string, params: readonly unknown[]): Promise<number>;
   /** After the transaction commits (at once in the autocommit scope, whose statements have committed already). */
   afterCommit(hook: () => void | Promise<void>): void;
 }
@@ -41,6 +49,10 @@ export const sqlTime = (date: Date, dialect: Dialect): string => {
   const text = `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
   return dialect === 'sqlite' ? `${text} +00:00` : text;
 };
+
+/** Positional parameters of a plain statement: a Date as `sqlTime` text (milliseconds kept on both dialects), `undefined` as NULL. */
+export const sqlParams = (params: readonly unknown[], dialect: Dialect): unknown[] =>
+  params.map((param) => (param instanceof Date ? sqlTime(param, dialect) : param === undefined ? null : param));
 
 /**
  * A plain SELECT with named replacements, rows as stored. For hot paths: on SQLite, Sequelize looks a table's

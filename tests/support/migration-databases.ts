@@ -50,6 +50,7 @@ export function bareScope(sequelize: Sequelize, dialect: 'sqlite' | 'mysql'): Sq
     atomic: (work) => work(scope),
     write: (work) => work(scope),
     read: (sql, params) => sequelize.query(sql, { replacements: [...params], type: QueryTypes.SELECT }),
+    run: (sql, params) => sequelize.query(sql, { replacements: [...params], type: QueryTypes.BULKUPDATE }),
     afterCommit: () => undefined,
   };
   return scope;

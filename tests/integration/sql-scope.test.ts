@@ -1,0 +1,103 @@
+/**
+ * `SqlScope.run` and `SqlScope.read` inside a transaction (ADR 046): on SQLite they go to the writer's own sqlite3
+ * connection without Sequelize, so they must behave as part of the transaction (see its other writes, commit and roll
+ * back with it) and bind parameters as Sequelize's replacements did. The same checks run on MariaDB.
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { QueryTypes } from 'sequelize';
+import { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
+import { createMariaDatabase, DATABASES, type TestDatabase } from '../support/databases.ts';
+
+async function open(kind: TestDatabase): Promise<{ db: SequelizeDatabase; dispose(): Promise<void> }> {
+  let db: SequelizeDatabase;
+  let dispose: () => Promise<void>;
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mgs-scope-'));
+    db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: path.join(dir, 'app.db') });
+    dispose = async () => (await db.close(), rmSync(dir, { recursive: true, force: true }));
+  } else {
+    const maria = await createMariaDatabase();
+    db = new SequelizeDatabase({ url: maria.url, dialect: 'mysql' });
+    dispose = async () => (await db.close(), await maria.drop());
+  }
+  await db.migrate();
+  await db.sequelize.query('CREATE TABLE probe (id VARCHAR(36) PRIMARY KEY, n INTEGER NOT NULL, at DATETIME(3) NULL)');
+  return { db, dispose };
+}
+
+const rows = (db: SequelizeDatabase) => db.sequelize.query<{ id: string; n: number }>('SELECT id, n FROM probe ORDER BY id', { type: QueryTypes.SELECT });
+
+for (const kind of DATABASES) {
+  test(`${kind}: run in a transaction answers the rows it changed, and its writes commit with the transaction`, async (t) => {
+    const { db, dispose } = await open(kind);
+    try {
+      const changed = await db.transaction(async (scope) => {
+        const inserted = await scope.run('INSERT INTO probe (id, n) VALUES (?, ?), (?, ?)', ['a', 1, 'b', 2]);
+        const guarded = await scope.run('UPDATE probe SET n = n + 10 WHERE n >= ?', [2]);
+        const none = await scope.run('UPDATE probe SET n = 0 WHERE id = ?', ['nobody']);
+        return { inserted, guarded, none };
+      });
+      t.deepEqual(changed, { inserted: 2, guarded: 1, none: 0 });
+      t.deepEqual(await rows(db), [{ id: 'a', n: 1 }, { id: 'b', n: 12 }]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test(`${kind}: what run wrote in a transaction that throws is rolled back, and read inside it saw that write and the model layer's`, async (t) => {
+    const { db, dispose } = await open(kind);
+    try {
+      let seen: { id: string; n: number }[] = [];
+      await t.throwsAsync(
+        db.transaction(async (scope) => {
+          await scope.run('INSERT INTO probe (id, n) VALUES (?, ?)', ['a', 1]);
+          await scope.sequelize.query("INSERT INTO probe (id, n) VALUES ('b', 2)", { ...scope.options });
+          seen = await scope.read<{ id: string; n: number }>('SELECT id, n FROM probe ORDER BY id', []);
+          throw new Error('the work after the writes failed');
+        }),
+        { message: 'the work after the writes failed' },
+      );
+      t.deepEqual(seen, [{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
+      t.deepEqual(await rows(db), []);
+      // The writer is free again and the next transaction commits.
+      await db.transaction((scope) => scope.run('INSERT INTO probe (id, n) VALUES (?, ?)', ['c', 3]));
+      t.deepEqual(await rows(db), [{ id: 'c', n: 3 }]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test(`${kind}: a Date parameter is stored as the model layer stores it (UTC, milliseconds kept), from the autocommit scope and in a transaction`, async (t) => {
+    const { db, dispose } = await open(kind);
+    try {
+      const at = new Date('2026-11-26T17:45:12.345Z');
+      t.is(await db.autocommit.run('INSERT INTO probe (id, n, at) VALUES (?, ?, ?)', ['a', 1, at]), 1);
+      t.is(await db.transaction((scope) => scope.run('INSERT INTO probe (id, n, at) VALUES (?, ?, ?)', ['b', 2, at])), 1);
+      const stored = await db.sequelize.query<{ at: string | Date }>('SELECT at FROM probe ORDER BY id', { type: QueryTypes.SELECT });
+      // What the model layer writes: on SQLite text that sorts as time (`sqlTime`), on MariaDB a DATETIME(3).
+      const expected = kind === 'sqlite' ? '2026-11-26 17:45:12.345 +00:00' : at;
+      t.deepEqual(stored.map((row) => row.at), [expected, expected]);
+    } finally {
+      await dispose();
+    }
+  });
+}
+
+test('sqlite: a write with RETURNING through read hands back its rows, in the transaction', async (t) => {
+  if (!DATABASES.includes('sqlite')) return t.pass();
+  const { db, dispose } = await open('sqlite');
+  try {
+    await db.autocommit.run('INSERT INTO probe (id, n) VALUES (?, ?)', ['a', 5]);
+    const returned = await db.transaction((scope) => scope.read<{ n: number }>('UPDATE probe SET n = n - ? WHERE id = ? AND n >= ? RETURNING n', [2, 'a', 2]));
+    const refused = await db.transaction((scope) => scope.read<{ n: number }>('UPDATE probe SET n = n - ? WHERE id = ? AND n >= ? RETURNING n', [9, 'a', 9]));
+    t.deepEqual(returned, [{ n: 3 }]);
+    t.deepEqual(refused, []);
+    t.deepEqual(await rows(db), [{ id: 'a', n: 3 }]);
+  } finally {
+    await dispose();
+  }
+});
