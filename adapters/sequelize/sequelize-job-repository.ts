@@ -1,10 +1,10 @@
-import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize, type WhereOptions } from 'sequelize';
+import { DataTypes, Op, type Model, type Sequelize, type WhereOptions } from 'sequelize';
 import { sourcesOf, type GenerationJob, type JobError, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
-import { selectRows, sqlTime, type SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, selectRows, sqlTime, type SqlScope } from './sql-scope.ts';
 import { failureRateOf, type TemplateStats } from '../../core/domain/template-stats.ts';
 
 interface JobRow {
@@ -116,6 +116,20 @@ export const errorColumn = (error: JobError): string => {
   return stored;
 };
 
+/** The columns of a job row in table order, for the plain INSERT. */
+const JOB_COLUMNS = [
+  'id', 'user_id', 'template_id', 'template_version', 'status', 'progress_value', 'progress_max', 'status_text', 'workflow', 'used_parameters',
+  'image_refs', 'output_type', 'paid_coins', 'refunded_coins', 'test_run', 'error', 'text_outputs', 'attempts', 'run_id', 'lease_until',
+  'start_deadline', 'announced_position', 'created_at', 'updated_at', 'started_at', 'finished_at',
+] as const satisfies readonly (keyof JobRow)[];
+const INSERT_JOB = `INSERT INTO generation_jobs (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map(() => '?').join(', ')})`;
+
+/** `column = ?, ...` for an UPDATE of these columns, parameters in `Object.values` order. */
+const assignments = (values: Partial<JobRow>): string =>
+  Object.keys(values)
+    .map((column) => `${column} = ?`)
+    .join(', ');
+
 const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
   updated_at: at,
   ...(update.progress ? { progress_value: Math.round(update.progress.value), progress_max: Math.max(1, Math.round(update.progress.max)) } : {}),
@@ -154,55 +168,52 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   async create(job: NewJob): Promise<boolean> {
+    // Plain SQL (`run`): one per job, inside the submit's transaction.
+    const row: JobRow = {
+      id: job.id,
+      user_id: job.userId,
+      template_id: job.templateId,
+      template_version: job.templateVersion,
+      status: job.status,
+      progress_value: job.progress.value,
+      progress_max: job.progress.max,
+      status_text: job.statusText,
+      workflow: JSON.stringify(job.workflow),
+      used_parameters: JSON.stringify(job.usedParameters),
+      image_refs: JSON.stringify(job.imageRefs),
+      output_type: job.outputType,
+      paid_coins: job.paidCoins,
+      refunded_coins: 0,
+      test_run: job.testRun ? 1 : 0,
+      error: null,
+      text_outputs: '[]',
+      attempts: 0,
+      run_id: null,
+      lease_until: null,
+      start_deadline: job.startDeadline,
+      announced_position: null,
+      created_at: job.createdAt,
+      updated_at: job.createdAt,
+      started_at: null,
+      finished_at: null,
+    };
     try {
-      await this.scope.write((s) =>
-        jobModel(s.sequelize).create(
-          {
-            id: job.id,
-            user_id: job.userId,
-            template_id: job.templateId,
-            template_version: job.templateVersion,
-            status: job.status,
-            progress_value: job.progress.value,
-            progress_max: job.progress.max,
-            status_text: job.statusText,
-            workflow: JSON.stringify(job.workflow),
-            used_parameters: JSON.stringify(job.usedParameters),
-            image_refs: JSON.stringify(job.imageRefs),
-            output_type: job.outputType,
-            paid_coins: job.paidCoins,
-            refunded_coins: 0,
-            test_run: job.testRun,
-            error: null,
-            text_outputs: '[]',
-            attempts: 0,
-            run_id: null,
-            lease_until: null,
-            start_deadline: job.startDeadline,
-            announced_position: null,
-            created_at: job.createdAt,
-            updated_at: job.createdAt,
-            started_at: null,
-            finished_at: null,
-          },
-          s.options,
-        ),
-      );
+      await this.scope.run(INSERT_JOB, JOB_COLUMNS.map((column) => row[column]));
       return true;
     } catch (error) {
-      if (error instanceof UniqueConstraintError) return false;
+      if (isUniqueViolation(error)) return false;
       throw error;
     }
   }
 
-  /** Read on every delivery and every job request: plain SQL (see selectRows). */
+  /** Read on every delivery and every job request: plain SQL on the driver (`read`). */
   async findById(id: string): Promise<GenerationJob | null> {
-    const [row] = await selectRows<JobRow>(this.scope, 'SELECT * FROM generation_jobs WHERE id = :id', { id });
+    const [row] = await this.scope.read<JobRow>('SELECT * FROM generation_jobs WHERE id = ?', [id]);
     return row ? toJob(row) : null;
   }
 
   async findForUser(id: string, userId: string): Promise<GenerationJob | null> {
-    const [row] = await selectRows<JobRow>(this.scope, 'SELECT * FROM generation_jobs WHERE id = :id AND user_id = :userId', { id, userId });
+    const [row] = await this.scope.read<JobRow>('SELECT * FROM generation_jobs WHERE id = ? AND user_id = ?', [id, userId]);
     return row ? toJob(row) : null;
   }
 
@@ -324,25 +335,25 @@ export class SequelizeJobRepository implements JobRepository {
    */
   async countActiveForUserExclusively(userId: string): Promise<number> {
     if (this.scope.dialect === 'mysql') await selectRows(this.scope, 'SELECT id FROM users WHERE id = :userId FOR UPDATE', { userId });
-    const [row] = await selectRows<{ n: number | string }>(
-      this.scope,
-      "SELECT COUNT(*) AS n FROM generation_jobs WHERE user_id = :userId AND status IN ('queued', 'running')",
-      { userId },
-    );
+    const [row] = await this.scope.read<{ n: number | string }>("SELECT COUNT(*) AS n FROM generation_jobs WHERE user_id = ? AND status IN ('queued', 'running')", [userId]);
     return Number(row?.n ?? 0);
   }
 
+  // Every move of every job: plain SQL on the driver (`run`). Column names come from toColumns, never from input.
   async transition(id: string, move: JobMove, at: Date): Promise<boolean> {
-    // The guard: the sources come from the domain's transition table, the fence from the attempt.
-    const where: WhereOptions<JobRow> = { id, status: { [Op.in]: sourcesOf(move.to) }, ...(move.fence !== undefined ? { run_id: move.fence } : {}) };
     const values: Partial<JobRow> = { ...toColumns(move.changes ?? {}, at), status: move.to, ...(move.runId !== undefined ? { run_id: move.runId } : {}) };
-    const [changed] = await this.scope.write((s) => jobModel(s.sequelize).update(values, { where, ...s.options }));
+    // The guard: the sources come from the domain's transition table, the fence from the attempt.
+    const sources = sourcesOf(move.to);
+    if (sources.length === 0) return false;
+    const status = `status IN (${sources.map(() => '?').join(', ')})`;
+    const fence = move.fence !== undefined ? { sql: ' AND run_id = ?', params: [move.fence] } : { sql: '', params: [] };
+    const changed = await this.scope.run(`UPDATE generation_jobs SET ${assignments(values)} WHERE id = ? AND ${status}${fence.sql}`, [...Object.values(values), id, ...sources, ...fence.params]);
     return changed === 1;
   }
 
   async updateRunning(id: string, fence: string, changes: JobChanges, at: Date): Promise<boolean> {
-    const where: WhereOptions<JobRow> = { id, status: 'running', run_id: fence };
-    const [changed] = await this.scope.write((s) => jobModel(s.sequelize).update(toColumns(changes, at), { where, ...s.options }));
+    const values = toColumns(changes, at);
+    const changed = await this.scope.run(`UPDATE generation_jobs SET ${assignments(values)} WHERE id = ? AND status = 'running' AND run_id = ?`, [...Object.values(values), id, fence]);
     return changed === 1;
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, type Model, type Sequelize } from 'sequelize';
 import { DEFAULT_BACKOFF, validateConsumeOptions, type BackoffPolicy } from '../../core/domain/message-delivery.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { IdGenerator } from '../../core/ports/id-generator.port.ts';
@@ -15,7 +15,7 @@ import type {
   QueueStats,
 } from '../../core/ports/queue.port.ts';
 import type { OutboxEntry, OutboxWriter } from '../../core/ports/outbox.port.ts';
-import { selectRows, type SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, selectRows, type SqlScope } from './sql-scope.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { isInsideTransaction, type SequelizeDatabase } from './sequelize-database.ts';
 import { SequelizeQueueConsumer, type Candidate } from './sequelize-queue-consumer.ts';
@@ -136,26 +136,15 @@ export class SequelizeMessageQueue implements MessageQueue {
       // Its owner's n-th waiting message takes place n: consumers serve place 1 of every owner before any place 2.
       // Two messages of one owner inserted at once may share a place; the order among them is then by time.
       const fairSeq = fairKey === null ? 0 : 1 + (await this.waitingOf(target, fairKey));
-      await target.write((scope) => queueMessageModel(scope.sequelize).create({
-        id,
-        message_id: messageId,
-        task_type: message.taskType,
-        environment: message.environment,
-        body: JSON.stringify(message.body ?? null),
-        status: 'ready',
-        attempts: 0,
-        visible_at: now,
-        claim_token: null,
-        last_error: null,
-        fair_key: fairKey,
-        fair_seq: fairSeq,
-        trace,
-        created_at: now,
-        updated_at: now,
-      }, scope.options));
+      // Plain SQL (`run`): one per job, inside the submit's transaction.
+      await target.run(
+        `INSERT INTO queue_messages (id, message_id, task_type, environment, body, status, attempts, visible_at, claim_token, last_error, fair_key, fair_seq, trace, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'ready', 0, ?, NULL, NULL, ?, ?, ?, ?, ?)`,
+        [id, messageId, message.taskType, message.environment, JSON.stringify(message.body ?? null), now, fairKey, fairSeq, trace, now, now],
+      );
     } catch (error) {
       // Same messageId published before (a relay retrying after a crash): keep the first one.
-      if (error instanceof UniqueConstraintError) return { messageId };
+      if (isUniqueViolation(error)) return { messageId };
       throw error;
     }
     const hint = { id, message_id: messageId, task_type: message.taskType, environment: message.environment, body: JSON.stringify(message.body ?? null), attempts: 0, trace };
@@ -168,7 +157,7 @@ export class SequelizeMessageQueue implements MessageQueue {
   }
 
   private async waitingOf(target: SqlScope, fairKey: string): Promise<number> {
-    const [row] = await selectRows<{ n: number | string }>(target, "SELECT COUNT(*) AS n FROM queue_messages WHERE fair_key = :fairKey AND status = 'ready'", { fairKey });
+    const [row] = await target.read<{ n: number | string }>("SELECT COUNT(*) AS n FROM queue_messages WHERE fair_key = ? AND status = 'ready'", [fairKey]);
     return Number(row?.n ?? 0);
   }
 

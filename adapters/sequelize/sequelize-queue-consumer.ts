@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import { describeError, expiredReason, settlementOf, type BackoffPolicy, type Settlement } from '../../core/domain/message-delivery.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
@@ -131,14 +131,18 @@ export class SequelizeQueueConsumer implements Consumer {
     for (const candidate of candidates) {
       if (taken >= free || this.stopped) break;
       const attempts = Number(candidate.attempts);
-      const guard: WhereOptions<QueueMessageRow> = { id: candidate.id, status: 'ready', attempts, visible_at: { [Op.lte]: now } };
       const token = randomUUID();
       // The visibility window starts at the take, not at the (possibly slow) candidate query.
       const takenAt = clock.now();
       // Delivered maxAttempts times and never settled: its consumers died on it. It is taken like any other
       // message, but only to end it (onDeadLetter, then the dead letters), never to run it again.
       const exhausted = attempts >= this.options.maxAttempts;
-      const changed = await this.write({ visible_at: later(takenAt, this.options.visibilitySeconds), attempts: exhausted ? attempts : attempts + 1, claim_token: token, updated_at: takenAt }, guard);
+      // Plain SQL (`run`): made for every message. The guard is the claim: still ready, not taken by a rival since it
+      // was read (its attempts unchanged), and visible.
+      const changed = await this.deps.db.autocommit.run(
+        "UPDATE queue_messages SET visible_at = ?, attempts = ?, claim_token = ?, updated_at = ? WHERE id = ? AND status = 'ready' AND attempts = ? AND visible_at <= ?",
+        [later(takenAt, this.options.visibilitySeconds), exhausted ? attempts : attempts + 1, token, takenAt, candidate.id, attempts, now],
+      );
       if (changed !== 1) continue;
       taken += 1;
       if (exhausted) this.startTask(this.expire(candidate, token, attempts));
@@ -235,11 +239,11 @@ export class SequelizeQueueConsumer implements Consumer {
     const scope = sqlScopeOf(tx);
     if (!scope || !this.deps.db.owns(scope)) return;
     // Plain SQL: it runs inside the job's completing transaction, where the model layer's cost holds the writer longer.
-    const changed = await scope.sequelize.query("UPDATE queue_messages SET status = 'done', claim_token = NULL, updated_at = ? WHERE id = ? AND claim_token = ? AND status = 'ready'", {
-      replacements: [sqlTime(this.deps.clock.now(), scope.dialect), row.id, token],
-      type: QueryTypes.BULKUPDATE,
-      ...scope.options,
-    });
+    const changed = await scope.run("UPDATE queue_messages SET status = 'done', claim_token = NULL, updated_at = ? WHERE id = ? AND claim_token = ? AND status = 'ready'", [
+      this.deps.clock.now(),
+      row.id,
+      token,
+    ]);
     if (changed === 1) scope.afterCommit(() => void (ack.committed = true));
   }
 

@@ -5,7 +5,7 @@ import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import { templateNameKey, type OutputType, type TemplateVersion, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { TemplateRepository, TemplateUpdateOutcome } from '../../core/ports/template-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import { selectRows, type SqlScope } from './sql-scope.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 interface TemplateRow {
   id: string;
@@ -153,9 +153,9 @@ export class SequelizeTemplateRepository implements TemplateRepository {
 
   async findById(id: string, options: { forUpdate?: boolean } = {}): Promise<WorkflowTemplate | null> {
     // SELECT ... FOR UPDATE on MariaDB; SQLite has no row locks, but its write transactions are serialised.
-    // Plain SQL: read on every generation request (see selectRows).
+    // Plain SQL on the driver (`read`): read on every generation request.
     const lock = options.forUpdate && this.scope.dialect === 'mysql' ? ' FOR UPDATE' : '';
-    const [row] = await selectRows<TemplateRow>(this.scope, `SELECT * FROM templates WHERE id = :id AND deleted_at IS NULL${lock}`, { id });
+    const [row] = await this.scope.read<TemplateRow>(`SELECT * FROM templates WHERE id = ? AND deleted_at IS NULL${lock}`, [id]);
     return row ? toTemplate(row) : null;
   }
 

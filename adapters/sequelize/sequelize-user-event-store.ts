@@ -40,11 +40,7 @@ async function bumpSeq(s: SqlScope, userId: string, count: number): Promise<numb
   if (s.dialect === 'sqlite' && s.inTransaction) {
     // One statement for every event but a user's first: the transaction holds SQLite's only write lock, so no other
     // writer can create the row between this update finding none and the upsert below.
-    const [bumped] = await s.sequelize.query<{ seq: number }>('UPDATE user_event_counters SET seq = seq + ? WHERE user_id = ? RETURNING seq', {
-      replacements: [count, userId],
-      type: QueryTypes.SELECT,
-      ...s.options,
-    });
+    const [bumped] = await s.read<{ seq: number }>('UPDATE user_event_counters SET seq = seq + ? WHERE user_id = ? RETURNING seq', [count, userId]);
     if (bumped) return Number(bumped.seq);
   }
   const bumped = await s.sequelize.query(BUMP_COUNTER[s.dialect], { replacements: { userId, count }, type: QueryTypes.INSERT, ...s.options });
@@ -78,7 +74,9 @@ export class SequelizeUserEventStore implements UserEventStore {
       const last = await bumpSeq(s, userId, events.length);
       const first = last - events.length + 1;
       const rows = events.map((event, i): UserEventRow => ({ user_id: userId, seq: first + i, payload: JSON.stringify(event), created_at: at }));
-      await userEventModel(s.sequelize).bulkCreate(rows, s.options);
+      // A plain statement (`run`): this is written with every move of every job.
+      const values = rows.map(() => '(?, ?, ?, ?)').join(', ');
+      await s.run(`INSERT INTO user_events (user_id, seq, payload, created_at) VALUES ${values}`, rows.flatMap((row) => [row.user_id, row.seq, row.payload, row.created_at]));
       return rows.map(toStored);
     });
   }

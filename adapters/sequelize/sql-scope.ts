@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -49,6 +49,11 @@ export const sqlTime = (date: Date, dialect: Dialect): string => {
   const text = `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
   return dialect === 'sqlite' ? `${text} +00:00` : text;
 };
+
+/** A unique key refused the write: Sequelize's error (model calls, MariaDB statements) or the SQLite driver's own (`run`). */
+export const isUniqueViolation = (error: unknown): boolean =>
+  error instanceof UniqueConstraintError ||
+  ((error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String((error as Error).message)));
 
 /** Positional parameters of a plain statement: a Date as `sqlTime` text (milliseconds kept on both dialects), `undefined` as NULL. */
 export const sqlParams = (params: readonly unknown[], dialect: Dialect): unknown[] =>

@@ -5,30 +5,17 @@
  * consumer cannot acknowledge the other consumer's message.
  */
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
-import { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
+import type { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
 import { SequelizeUnitOfWork } from '../../adapters/sequelize/sequelize-unit-of-work.ts';
 import type { DeliveredMessage, HandlerOutcome } from '../../core/ports/queue.port.ts';
-import { createMariaDatabase, DATABASES, type TestDatabase } from '../support/databases.ts';
+import { DATABASES, type TestDatabase } from '../support/databases.ts';
+import { openMigratedDatabase } from '../support/migrated-database.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 
-async function open(kind: TestDatabase): Promise<{ db: SequelizeDatabase; dispose(): Promise<void> }> {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), 'mgs-ack-'));
-    const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: path.join(dir, 'app.db') });
-    await db.migrate();
-    return { db, dispose: async () => (await db.close(), rmSync(dir, { recursive: true, force: true })) };
-  }
-  const maria = await createMariaDatabase();
-  const db = new SequelizeDatabase({ url: maria.url, dialect: 'mysql' });
-  await db.migrate();
-  return { db, dispose: async () => (await db.close(), await maria.drop()) };
-}
+const open = openMigratedDatabase;
 
 const statusOf = async (db: SequelizeDatabase, messageId: string) =>
   (await db.sequelize.query<{ status: string; claim_token: string | null }>('SELECT status, claim_token FROM queue_messages WHERE message_id = ?', { replacements: [messageId], type: QueryTypes.SELECT }))[0];

@@ -4,29 +4,16 @@
  * back with it) and bind parameters as Sequelize's replacements did. The same checks run on MariaDB.
  */
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
-import { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
-import { createMariaDatabase, DATABASES, type TestDatabase } from '../support/databases.ts';
+import type { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
+import { DATABASES, type TestDatabase } from '../support/databases.ts';
+import { openMigratedDatabase } from '../support/migrated-database.ts';
 
 async function open(kind: TestDatabase): Promise<{ db: SequelizeDatabase; dispose(): Promise<void> }> {
-  let db: SequelizeDatabase;
-  let dispose: () => Promise<void>;
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), 'mgs-scope-'));
-    db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: path.join(dir, 'app.db') });
-    dispose = async () => (await db.close(), rmSync(dir, { recursive: true, force: true }));
-  } else {
-    const maria = await createMariaDatabase();
-    db = new SequelizeDatabase({ url: maria.url, dialect: 'mysql' });
-    dispose = async () => (await db.close(), await maria.drop());
-  }
-  await db.migrate();
-  await db.sequelize.query('CREATE TABLE probe (id VARCHAR(36) PRIMARY KEY, n INTEGER NOT NULL, at DATETIME(3) NULL)');
-  return { db, dispose };
+  const opened = await openMigratedDatabase(kind);
+  await opened.db.sequelize.query('CREATE TABLE probe (id VARCHAR(36) PRIMARY KEY, n INTEGER NOT NULL, at DATETIME(3) NULL)');
+  return opened;
 }
 
 const rows = (db: SequelizeDatabase) => db.sequelize.query<{ id: string; n: number }>('SELECT id, n FROM probe ORDER BY id', { type: QueryTypes.SELECT });

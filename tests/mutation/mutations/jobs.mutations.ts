@@ -11,15 +11,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'SQL job transition: no status guard',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: 'const where: WhereOptions<JobRow> = { id, status: { [Op.in]: sourcesOf(move.to) }, ',
-    replace: 'const where: WhereOptions<JobRow> = { id, ',
+    find: "const status = `status IN (${sources.map(() => '?').join(', ')})`;",
+    replace: "const status = `(status IN (${sources.map(() => '?').join(', ')}) OR 1 = 1)`;",
     tests: ['tests/contract/job-repository.test.ts'],
   },
   {
     name: 'SQL job transition: no fence',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "...(move.fence !== undefined ? { run_id: move.fence } : {}) };",
-    replace: '};',
+    find: "const fence = move.fence !== undefined ? { sql: ' AND run_id = ?', params: [move.fence] } : { sql: '', params: [] };",
+    replace: "const fence = { sql: '', params: [] };",
     tests: ['tests/contract/job-repository.test.ts', 'tests/integration/worker-defects.test.ts'],
   },
   {
@@ -119,5 +119,26 @@ export const MUTATIONS: Mutation[] = [
     find: "if (this.scope.dialect === 'mysql') await selectRows(this.scope, 'SELECT id FROM users WHERE id = :userId FOR UPDATE', { userId });",
     replace: '',
     tests: ['tests/integration/fairness.test.ts'],
+  },
+  {
+    name: 'SQL job progress: written to a job that is no longer running',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "WHERE id = ? AND status = 'running' AND run_id = ?`, [...Object.values(values), id, fence]);",
+    replace: "WHERE id = ? AND (status = 'running' OR 1 = 1) AND run_id = ?`, [...Object.values(values), id, fence]);",
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
+  {
+    name: 'SQL job progress: written by an attempt that was fenced out',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "WHERE id = ? AND status = 'running' AND run_id = ?`, [...Object.values(values), id, fence]);",
+    replace: "WHERE id = ? AND status = 'running' AND (run_id = ? OR 1 = 1)`, [...Object.values(values), id, fence]);",
+    tests: ['tests/contract/job-repository.test.ts', 'tests/integration/worker-defects.test.ts'],
+  },
+  {
+    name: 'SQL job create: a taken job id fails instead of answering false',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: '      if (isUniqueViolation(error)) return false;\n',
+    replace: '',
+    tests: ['tests/contract/job-repository.test.ts'],
   },
 ];

@@ -46,8 +46,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'queue ack in the handler\'s transaction: no claim-token guard',
     file: 'adapters/sequelize/sequelize-queue-consumer.ts',
-    find: "WHERE id = ? AND claim_token = ? AND status = 'ready'\", {",
-    replace: "WHERE id = ? AND (claim_token = ? OR 1 = 1) AND status = 'ready'\", {",
+    find: "WHERE id = ? AND claim_token = ? AND status = 'ready'\", [",
+    replace: "WHERE id = ? AND (claim_token = ? OR 1 = 1) AND status = 'ready'\", [",
     tests: ['tests/integration/queue-ack-in-transaction.test.ts'],
   },
   {
@@ -61,8 +61,29 @@ export const MUTATIONS: Mutation[] = [
     // On MariaDB the statement leaves the transaction's connection (SQLite's writer has only the one).
     name: 'queue ack in the handler\'s transaction: written outside it',
     file: 'adapters/sequelize/sequelize-queue-consumer.ts',
-    find: '      type: QueryTypes.BULKUPDATE,\n      ...scope.options,\n',
-    replace: '      type: QueryTypes.BULKUPDATE,\n',
+    find: "const changed = await scope.run(\"UPDATE queue_messages SET status = 'done'",
+    replace: "const changed = await this.deps.db.autocommit.run(\"UPDATE queue_messages SET status = 'done'",
     tests: ['tests/integration/queue-ack-in-transaction.test.ts'],
+  },
+  {
+    name: 'database queue take: a message already taken by a rival is taken again (no attempts guard)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: "WHERE id = ? AND status = 'ready' AND attempts = ? AND visible_at <= ?\",",
+    replace: "WHERE id = ? AND status = 'ready' AND (attempts = ? OR 1 = 1) AND visible_at <= ?\",",
+    tests: ['tests/contract/message-queue.test.ts', 'tests/integration/queue.test.ts'],
+  },
+  {
+    name: 'database queue take: a settled (done or dead) message is taken again (no status guard)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: "WHERE id = ? AND status = 'ready' AND attempts = ?",
+    replace: "WHERE id = ? AND (status = 'ready' OR 1 = 1) AND attempts = ?",
+    tests: ['tests/integration/queue-take-guard.test.ts'],
+  },
+  {
+    name: 'database queue: a second publish of a messageId fails instead of keeping the first (the driver\'s own unique error not recognised)',
+    file: 'adapters/sequelize/sql-scope.ts',
+    find: "((error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String((error as Error).message)))",
+    replace: 'false',
+    tests: ['tests/contract/message-queue.test.ts'],
   },
 ];

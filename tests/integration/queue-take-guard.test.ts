@@ -1,0 +1,62 @@
+/**
+ * The database queue's take is a conditional update: the message must still be ready, still have the attempts
+ * count the consumer read, and be visible. A consumer may hold a stale picture of a message (a hint from its own
+ * publish, a candidate from a poll) while another process settles it; the take must then match nothing. Here the
+ * stale picture is a hint: the consumer is busy when the message is published, and before it is free again the
+ * message is dead-lettered elsewhere with its attempts untouched and already visible.
+ */
+import 'reflect-metadata';
+import test from 'ava';
+import { QueryTypes } from 'sequelize';
+import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
+import { DATABASES } from '../support/databases.ts';
+import { openMigratedDatabase } from '../support/migrated-database.ts';
+import { quietLogger } from '../support/generation-harness.ts';
+
+const open = openMigratedDatabase;
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+for (const kind of DATABASES) {
+  test(`${kind}: a message settled elsewhere while a consumer held its hint is not taken from that hint`, async (t) => {
+    const { db, dispose } = await open(kind);
+    // Polls far apart: only the hint can bring the second message to this consumer.
+    const queue = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
+    let release!: () => void;
+    const blocker = new Promise<void>((resolve) => (release = resolve));
+    const handled: number[] = [];
+    const consumer = await queue.consume({ taskTypes: ['generation'], environment: 'take', concurrency: 1, maxAttempts: 5, visibilitySeconds: 60 }, async (message) => {
+      const { n } = message.body as { n: number };
+      handled.push(n);
+      if (n === 1) await blocker;
+      return { action: 'ack' };
+    });
+    try {
+      await queue.publish({ taskType: 'generation', environment: 'take', body: { n: 1 } });
+      await until(() => handled.length === 1);
+      const { messageId } = await queue.publish({ taskType: 'generation', environment: 'take', body: { n: 2 } });
+      // Dead-lettered by another process: still 0 attempts as far as this consumer's hint knows, and visible.
+      await db.sequelize.query("UPDATE queue_messages SET status = 'dead', last_error = 'elsewhere' WHERE message_id = ?", { replacements: [messageId] });
+      release();
+      // The first message is acknowledged once the handler returns; by then the consumer has tried its hint.
+      await until(() => handled.length > 1, 1_000).catch(() => undefined);
+      const [row] = await db.sequelize.query<{ status: string; attempts: number; claim_token: string | null }>(
+        'SELECT status, attempts, claim_token FROM queue_messages WHERE message_id = ?',
+        { replacements: [messageId], type: QueryTypes.SELECT },
+      );
+      t.deepEqual(handled, [1]);
+      t.deepEqual({ ...row, attempts: Number(row!.attempts) }, { status: 'dead', attempts: 0, claim_token: null });
+    } finally {
+      release();
+      await consumer.stop();
+      await queue.close();
+      await dispose();
+    }
+  });
+}
