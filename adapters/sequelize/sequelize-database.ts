@@ -278,11 +278,11 @@ export class SequelizeDatabase {
           ? this.plainRead<T>(sql, params)
           : this.dialect === 'sqlite'
             ? this.writerStatements!.all<T>(sql, params)
-            : sequelize.query<T>(sql, { replacements: sqlParams(params, 'mysql'), type: QueryTypes.SELECT, ...options }),
+            : mysqlQuery<T[]>(options.transaction!, sql, params),
       run: (sql: string, params: readonly unknown[]) => {
         if (this.dialect === 'sqlite') return inTransaction ? this.writerStatements!.run(sql, params) : this.transaction((inside) => inside.run(sql, params));
-        const statement = () => sequelize.query(sql, { replacements: sqlParams(params, 'mysql'), type: QueryTypes.BULKUPDATE, ...options });
-        return inTransaction ? statement() : this.retried(statement);
+        if (inTransaction) return mysqlQuery<{ affectedRows: number }>(options.transaction!, sql, params).then((result) => result.affectedRows);
+        return this.retried(() => sequelize.query(sql, { replacements: sqlParams(params, 'mysql'), type: QueryTypes.BULKUPDATE, ...options }));
       },
       atomic: (work) => (inTransaction ? work(scope) : this.transaction(work)),
       write: (work) => (inTransaction ? work(scope) : this.dialect === 'mysql' ? this.retried(() => work(scope)) : this.transaction(work)),
@@ -358,6 +358,20 @@ export class SequelizeDatabase {
     return this.prepared;
   }
 }
+
+/**
+ * One statement on a MariaDB transaction's own mysql2 connection (Sequelize's `Transaction.connection`), without
+ * Sequelize's query pipeline: the connection keeps Sequelize's settings (UTC, its type casts, big numbers as
+ * numbers, affected rows counting changed rows), so rows and counts come back as `sequelize.query` gave them.
+ */
+function mysqlQuery<R>(transaction: Transaction, sql: string, params: readonly unknown[]): Promise<R> {
+  const connection = (transaction as unknown as { connection: MysqlConnection }).connection;
+  return new Promise<R>((resolve, reject) => {
+    connection.query(sql, sqlParams(params, 'mysql'), (error, result) => (error ? reject(error) : resolve(result as R)));
+  });
+}
+
+type MysqlConnection = { query(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void };
 
 /** umzug's own SequelizeStorage pulls in its model helpers; this keeps the table under our name. */
 class SequelizeMetaStorage {

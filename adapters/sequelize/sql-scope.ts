@@ -50,9 +50,10 @@ export const sqlTime = (date: Date, dialect: Dialect): string => {
   return dialect === 'sqlite' ? `${text} +00:00` : text;
 };
 
-/** A unique key refused the write: Sequelize's error (model calls, MariaDB statements) or the SQLite driver's own (`run`). */
+/** A unique key refused the write: Sequelize's error (model calls) or the driver's own (`run`: mysql2's ER_DUP_ENTRY, SQLite's constraint error). */
 export const isUniqueViolation = (error: unknown): boolean =>
   error instanceof UniqueConstraintError ||
+  (error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' ||
   ((error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String((error as Error).message)));
 
 /** Positional parameters of a plain statement: a Date as `sqlTime` text (milliseconds kept on both dialects), `undefined` as NULL. */

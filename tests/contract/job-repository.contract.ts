@@ -3,6 +3,7 @@ import test from 'ava';
 import { JOB_STATUSES, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
 import type { JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import type { Repositories } from '../support/backends.ts';
+import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
 import { addUser, at, era, freshBackend, HOUR, newJob, sharedBackend, SECOND, type MakeBackend } from './fixtures.ts';
 
 /** What `create` stores beyond the new job's own fields. */
@@ -45,8 +46,9 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
   const backend = sharedBackend(make);
   let repos: Repositories;
   let jobs: JobRepository;
+  let uow: UnitOfWork;
   test.before(async () => {
-    ({ repos } = await backend());
+    ({ repos, uow } = await backend());
     jobs = repos.jobs;
   });
   const user = () => addUser(repos.users);
@@ -94,6 +96,9 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     const job = newJob(userId, { paidCoins: 3 });
     t.true(await jobs.create(job));
     t.false(await jobs.create({ ...job, paidCoins: 99, statusText: 'impostor', status: 'running' }));
+    // Inside a unit of work too (on SQL the statement then runs on the transaction's own connection), and the
+    // transaction goes on: the submit answers with the job that took the id.
+    t.deepEqual(await uow.run(async (tx) => [await tx.jobs.create({ ...job, paidCoins: 98 }), (await tx.jobs.findById(job.id))?.paidCoins]), [false, 3]);
     t.deepEqual(await jobs.findById(job.id), created(job));
   });
 
