@@ -29,6 +29,8 @@ export interface PlainReader {
  * Statements on one plain sqlite3 connection, each prepared once and kept. A statement runs one call at a time
  * (node-sqlite3 queues the next). Parameters bind as `sqlParams` has them.
  */
+const MAX_KEPT_STATEMENTS = 256;
+
 export class SqliteStatements {
   private readonly statements = new Map<string, sqlite3.Statement>();
 
@@ -59,9 +61,16 @@ export class SqliteStatements {
     this.statements.clear();
   }
 
+  /** Kept statements are few (the hot statements, a handful of shapes each); past the cap the oldest is let go. */
   private prepared(sql: string): sqlite3.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
+      if (this.statements.size >= MAX_KEPT_STATEMENTS) {
+        const [oldest, kept] = this.statements.entries().next().value!;
+        this.statements.delete(oldest);
+        // Finalized after the calls already queued on it (node-sqlite3 queues the finalize behind them).
+        kept.finalize();
+      }
       statement = this.db.prepare(sql);
       this.statements.set(sql, statement);
     }

@@ -88,3 +88,20 @@ test('sqlite: a write with RETURNING through read hands back its rows, in the tr
     await dispose();
   }
 });
+
+test('sqlite: past the kept-statement cap the oldest statements are let go, and calls already queued on them still answer', async (t) => {
+  if (!DATABASES.includes('sqlite')) return t.pass();
+  const { db, dispose } = await open('sqlite');
+  try {
+    // 300 shapes, all in flight at once: the first ones are finalized while their calls wait in line.
+    const answers = await db.transaction((scope) => Promise.all(Array.from({ length: 300 }, (_, i) => scope.read<{ n: number }>(`SELECT ? + ${i} AS n`, [1000]))));
+    t.deepEqual(
+      answers.map((rows) => rows[0]!.n),
+      Array.from({ length: 300 }, (_, i) => 1000 + i),
+    );
+    // The first shape again: prepared anew.
+    t.deepEqual(await db.transaction((scope) => scope.read<{ n: number }>('SELECT ? + 0 AS n', [7])), [{ n: 7 }]);
+  } finally {
+    await dispose();
+  }
+});
