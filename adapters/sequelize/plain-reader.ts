@@ -16,37 +16,28 @@ export interface PlainReader {
   close(): Promise<void>;
 }
 
-/**
- * A read-only handle of its own on the database file: under WAL it reads beside the writer, and each
- * statement is prepared once. A statement runs one call at a time (node-sqlite3 queues the next), as SQLite
- * would serialize calls on one connection anyway.
- *
- * Not Node's built-in `node:sqlite`, although its synchronous point read costs a tenth of this one: it is a
- * second copy of SQLite in the process, and two copies on one file do not see each other's POSIX locks
- * (sqlite.org/howtocorrupt.html, 2.2.1), so its reads could overlap the writer's commits unguarded.
- */
-/**
- * Statements on one plain sqlite3 connection, each prepared once and kept. A statement runs one call at a time
- * (node-sqlite3 queues the next). Parameters bind as `sqlParams` has them.
- */
 const MAX_KEPT_STATEMENTS = 256;
 
+/**
+ * Statements on one plain sqlite3 connection. A statement runs one call at a time (node-sqlite3 queues the next).
+ * Parameters bind as `sqlParams` has them.
+ */
 export class SqliteStatements {
-  private readonly statements = new Map<string, sqlite3.Statement>();
+  private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
 
   constructor(readonly db: sqlite3.Database) {}
 
   /** Rows of a SELECT, or of a write with RETURNING. */
-  all<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
-    const statement = this.prepared(sql);
+  async all<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+    const statement = await this.prepared(sql);
     return new Promise((resolve, reject) => {
       statement.all<T>(sqlParams(params, 'sqlite'), (error, rows) => (error ? reject(error) : resolve(rows)));
     });
   }
 
   /** A write: the number of rows it changed. */
-  run(sql: string, params: readonly unknown[] = []): Promise<number> {
-    const statement = this.prepared(sql);
+  async run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    const statement = await this.prepared(sql);
     return new Promise((resolve, reject) => {
       statement.run(sqlParams(params, 'sqlite'), function (this: sqlite3.RunResult, error: Error | null) {
         if (error) reject(error);
@@ -56,22 +47,33 @@ export class SqliteStatements {
   }
 
   /** Finalizes every kept statement (before the connection closes). */
-  finalize(): void {
-    for (const statement of this.statements.values()) statement.finalize();
+  async finalize(): Promise<void> {
+    const kept = [...this.statements.values()];
     this.statements.clear();
+    for (const statement of kept) await statement.then((made) => new Promise<void>((resolve) => made.finalize(() => resolve())), () => undefined);
   }
 
-  /** Kept statements are few (the hot statements, a handful of shapes each); past the cap the oldest is let go. */
-  private prepared(sql: string): sqlite3.Statement {
+  /**
+   * Each statement is prepared once and kept; the calls on it wait for that. One that does not prepare (a table or
+   * column missing) fails its calls with the error and is not kept, so a later call prepares it again. Kept
+   * statements are few (the hot statements, a handful of shapes each); past the cap the oldest is let go.
+   */
+  private prepared(sql: string): Promise<sqlite3.Statement> {
     let statement = this.statements.get(sql);
     if (!statement) {
       if (this.statements.size >= MAX_KEPT_STATEMENTS) {
         const [oldest, kept] = this.statements.entries().next().value!;
         this.statements.delete(oldest);
-        // Finalized after the calls already queued on it (node-sqlite3 queues the finalize behind them).
-        kept.finalize();
+        // node-sqlite3 runs the finalize after the calls already queued on the statement.
+        void kept.then((made) => made.finalize(), () => undefined);
       }
-      statement = this.db.prepare(sql);
+      const preparing = new Promise<sqlite3.Statement>((resolve, reject) => {
+        const made = this.db.prepare(sql, (error: Error | null) => (error ? reject(error) : resolve(made)));
+      });
+      preparing.catch(() => {
+        if (this.statements.get(sql) === preparing) this.statements.delete(sql);
+      });
+      statement = preparing;
       this.statements.set(sql, statement);
     }
     return statement;
@@ -100,8 +102,8 @@ export class SqlitePlainReader implements PlainReader {
     return this.statements.all<T>(sql, params);
   }
 
-  close(): Promise<void> {
-    this.statements.finalize();
+  async close(): Promise<void> {
+    await this.statements.finalize();
     return new Promise((resolve, reject) => this.statements.db.close((error) => (error ? reject(error) : resolve())));
   }
 }

@@ -175,7 +175,7 @@ export class SequelizeDatabase {
     const reader = this.plainReader;
     this.plainReader = null;
     await reader?.close();
-    this.writerStatements?.finalize();
+    await this.writerStatements?.finalize();
     this.writerStatements = null;
     await this.writer?.close();
     await this.sequelize.close();

@@ -105,3 +105,18 @@ test('sqlite: past the kept-statement cap the oldest statements are let go, and 
     await dispose();
   }
 });
+
+for (const kind of DATABASES) {
+  test(`${kind}: a statement that cannot be prepared fails its caller (the process goes on), and the next transaction runs`, async (t) => {
+    const { db, dispose } = await open(kind);
+    try {
+      await t.throwsAsync(db.transaction((scope) => scope.run('UPDATE no_such_table SET n = 1', [])), { message: /no_such_table/ });
+      await t.throwsAsync(db.transaction((scope) => scope.read('SELECT no_such_column FROM probe', [])), { message: /no_such_column/ });
+      await t.throwsAsync(db.autocommit.read('SELECT no_such_column FROM probe', []), { message: /no_such_column/ });
+      t.is(await db.transaction((scope) => scope.run('INSERT INTO probe (id, n) VALUES (?, ?)', ['a', 1])), 1);
+      t.deepEqual(await rows(db), [{ id: 'a', n: 1 }]);
+    } finally {
+      await dispose();
+    }
+  });
+}
