@@ -30,6 +30,7 @@ interface JobRow {
   lease_until: Date | null;
   start_deadline: Date | null;
   announced_position: number | null;
+  queue_turn: number;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
@@ -63,6 +64,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         lease_until: DataTypes.DATE(3),
         start_deadline: DataTypes.DATE(3),
         announced_position: DataTypes.INTEGER,
+        queue_turn: DataTypes.INTEGER,
         created_at: DataTypes.DATE(3),
         updated_at: DataTypes.DATE(3),
         started_at: DataTypes.DATE(3),
@@ -93,6 +95,7 @@ const toJob = (row: JobRow): GenerationJob => ({
   runId: row.run_id ?? null,
   leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
   startDeadline: row.start_deadline ? new Date(row.start_deadline) : null,
+  queueTurn: Number(row.queue_turn),
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
   startedAt: row.started_at ? new Date(row.started_at) : null,
@@ -120,7 +123,7 @@ export const errorColumn = (error: JobError): string => {
 const JOB_COLUMNS = [
   'id', 'user_id', 'template_id', 'template_version', 'status', 'progress_value', 'progress_max', 'status_text', 'workflow', 'used_parameters',
   'image_refs', 'output_type', 'paid_coins', 'refunded_coins', 'test_run', 'error', 'text_outputs', 'attempts', 'run_id', 'lease_until',
-  'start_deadline', 'announced_position', 'created_at', 'updated_at', 'started_at', 'finished_at',
+  'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at',
 ] as const satisfies readonly (keyof JobRow)[];
 const INSERT_JOB = `INSERT INTO generation_jobs (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map(() => '?').join(', ')})`;
 
@@ -144,21 +147,19 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
 
 /**
  * The queued jobs ahead of one, per template (JobRepository.queuedAhead). Arrival order reads the queued jobs
- * created before it and no others (about 2 ms at 5,000 queued on SQLite, against about 9 for a window over the
- * whole queue). Owner turns need every queued job's rank among its owner's. Either way, a job no longer queued has
- * no place: nothing is ahead of it.
+ * created before it and no others (about 2 ms at 5,000 queued on SQLite); owner turns read the queued jobs of an
+ * earlier turn, or of its turn and created before it (each job's turn is stored at submit, ADR 047). Either way, a job
+ * no longer queued has no place: nothing is ahead of it.
  */
 const ARRIVED_AHEAD = `SELECT template_id, COUNT(*) AS n FROM generation_jobs
   WHERE status = 'queued' AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))
     AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = :id AND me.status = 'queued')
   GROUP BY template_id ORDER BY template_id`;
-const TURNS_AHEAD = `WITH queued AS (
-    SELECT id, template_id, created_at, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY created_at, id) AS turn
-    FROM generation_jobs WHERE status = 'queued'
-  )
-  SELECT q.template_id, COUNT(*) AS n FROM queued q JOIN queued me ON me.id = :id
-  WHERE q.turn < me.turn OR (q.turn = me.turn AND (q.created_at < me.created_at OR (q.created_at = me.created_at AND q.id < me.id)))
-  GROUP BY q.template_id ORDER BY q.template_id`;
+const TURNS_AHEAD = `SELECT template_id, COUNT(*) AS n FROM generation_jobs
+  WHERE status = 'queued'
+    AND (queue_turn < :turn OR (queue_turn = :turn AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))))
+    AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = :id AND mine.status = 'queued')
+  GROUP BY template_id ORDER BY template_id`;
 
 export class SequelizeJobRepository implements JobRepository {
   constructor(private readonly scope: SqlScope) {}
@@ -192,6 +193,7 @@ export class SequelizeJobRepository implements JobRepository {
       lease_until: null,
       start_deadline: job.startDeadline,
       announced_position: null,
+      queue_turn: job.queueTurn,
       created_at: job.createdAt,
       updated_at: job.createdAt,
       started_at: null,
@@ -232,10 +234,11 @@ export class SequelizeJobRepository implements JobRepository {
     return changed === 1;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
     const rows = await selectRows<{ template_id: string | null; n: number | string }>(this.scope, order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD, {
       id: job.id,
       createdAt: sqlTime(job.createdAt, this.scope.dialect),
+      turn: job.queueTurn,
     });
     return rows.map((row) => ({ templateId: row.template_id, count: Number(row.n) }));
   }

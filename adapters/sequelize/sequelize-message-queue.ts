@@ -133,9 +133,10 @@ export class SequelizeMessageQueue implements MessageQueue {
     const fairKey = message.fairnessKey?.slice(0, 64) ?? null;
     const trace = message.trace ? JSON.stringify(message.trace) : null;
     try {
-      // Its owner's n-th waiting message takes place n: consumers serve place 1 of every owner before any place 2.
-      // Two messages of one owner inserted at once may share a place; the order among them is then by time.
-      const fairSeq = fairKey === null ? 0 : 1 + (await this.waitingOf(target, fairKey));
+      // Consumers serve place 1 of every owner before any place 2. The producer may name the place (a job's turn,
+      // ADR 047, which its queue position counts by); else the owner's n-th waiting message takes place n. Two
+      // messages of one owner in one place are served by time.
+      const fairSeq = fairKey === null ? 0 : (message.fairnessTurn ?? 1 + (await this.waitingOf(target, fairKey)));
       // Plain SQL (`run`): one per job, inside the submit's transaction.
       await target.run(
         `INSERT INTO queue_messages (id, message_id, task_type, environment, body, status, attempts, visible_at, claim_token, last_error, fair_key, fair_seq, trace, created_at, updated_at)

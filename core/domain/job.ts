@@ -70,6 +70,11 @@ export interface GenerationJob {
   leaseUntil: Date | null;
   /** The client's time-to-start deadline (`startDeadlineSeconds` after submission): not started by then, it ends expired. */
   startDeadline: Date | null;
+  /**
+   * Its owner's turn in a queue that serves owners in turn (ADR 047): 1 + the owner's queued and running jobs when it
+   * was submitted. Fixed then: the database queue serves by it, and the position counts by it.
+   */
+  queueTurn: number;
   createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;

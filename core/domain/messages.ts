@@ -27,13 +27,16 @@ export interface CatalogueMessage<T extends TaskType = TaskType> {
   messageId?: string;
   /** Whose work it is (see OutgoingMessage.fairnessKey). */
   fairnessKey?: string;
+  /** Its place among that owner's (see OutgoingMessage.fairnessTurn). */
+  fairnessTurn?: number;
 }
 
-export const generationMessage = (job: Pick<GenerationJob, 'id' | 'userId' | 'workflow' | 'outputType'>, environment: string): CatalogueMessage<'generation'> => ({
+export const generationMessage = (job: Pick<GenerationJob, 'id' | 'userId' | 'workflow' | 'outputType' | 'queueTurn'>, environment: string): CatalogueMessage<'generation'> => ({
   taskType: 'generation',
   environment,
   messageId: job.id,
   fairnessKey: job.userId,
+  fairnessTurn: job.queueTurn,
   body: { jobId: job.id, userId: job.userId, workflow: job.workflow, outputType: job.outputType },
 });
 

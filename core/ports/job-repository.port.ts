@@ -62,11 +62,11 @@ export interface JobRepository {
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
   /**
    * The queued jobs ahead of the queued job `job` in the queue's `order` (core/domain/queue-order.ts: `arrival`,
-   * created earlier, the lower id first at the same instant; `owner-turns`, each owner's n-th queued job before any
-   * owner's n+1-th, each turn in arrival order), every user's, counted per template (null: raw workflows), by
-   * template id with null first; empty when `job` is not queued. Queue positions learn from it (ADR 037).
+   * created earlier, the lower id first at the same instant; `owner-turns`, by `queueTurn` (fixed at submit, ADR 047),
+   * each turn in arrival order), every user's, counted per template (null: raw workflows), by template id with null
+   * first; empty when `job` is not queued. Queue positions learn from it (ADR 037).
    */
-  queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]>;
+  queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]>;
   /**
    * Records `position` as the queued job's last announced queue position: false (nothing written) when the job is
    * not queued or that position was already announced, so each change is announced once across processes.

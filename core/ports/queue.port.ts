@@ -23,6 +23,9 @@ export interface OutgoingMessage {
   /** Whose work this is (a user id): the database queue takes one owner's waiting messages in turn with
    * everyone else's, so a deep queue of one owner does not starve the others. Other adapters keep FIFO order. */
   fairnessKey?: string;
+  /** The message's turn among its owner's (1 = first), decided by the producer (a job's `queueTurn`), so the
+   * producer can state the order the queue serves. Absent: the database queue counts the owner's waiting messages. */
+  fairnessTurn?: number;
   /** Trace context of the work that produced the message (absent when tracing is off). */
   trace?: TraceCarrier;
 }

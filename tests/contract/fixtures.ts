@@ -90,6 +90,7 @@ export const newJob = (userId: string, over: Partial<NewJob> = {}): NewJob => ({
   paidCoins: 0,
   testRun: false,
   startDeadline: null,
+  queueTurn: 1,
   createdAt: at(0),
   ...over,
 });

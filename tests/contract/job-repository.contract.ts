@@ -392,8 +392,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
   });
 
-  test(`${name}: queuedAhead counts the queued jobs ahead per template, in arrival order or with owners in turn (pinned by hand)`, async (t) => {
-    // A store of the test's own: in owner-turns order every owner's first queued job counts, whenever it was created.
+  test(`${name}: queuedAhead counts the queued jobs ahead per template, in arrival order or by stored turn (pinned by hand)`, async (t) => {
+    // A store of the test's own. Each job's turn is what the submit gave it: 1 + its owner's queued and running jobs.
     const { repos: own } = await freshBackend(t, make);
     const time = (ms: number) => new Date(Date.parse('1980-01-01T00:00:00.000Z') + ms);
     const [a, b, c] = [await addUser(own.users), await addUser(own.users), await addUser(own.users)];
@@ -403,29 +403,30 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
       return (await own.jobs.findById(job.id))!;
     };
     const [t1, t2] = [randomUUID(), randomUUID()].sort();
-    await put('queued', { userId: a, templateId: t1, createdAt: time(1_000) }); // A, turn 1
-    await put('queued', { userId: b, templateId: t1, createdAt: time(2_000) }); // B, turn 1
-    await put('queued', { userId: b, templateId: null, createdAt: time(2_500) }); // B, turn 2
-    await put('queued', { userId: a, templateId: t2, createdAt: time(3_000) }); // A, turn 2
-    await put('cancelled', { userId: a, templateId: t2, createdAt: time(3_100) }); // not queued: no turn
-    const started = await put('queued', { userId: a, templateId: t2, createdAt: time(3_200) });
+    await put('queued', { userId: a, templateId: t1, createdAt: time(1_000), queueTurn: 1 });
+    await put('queued', { userId: b, templateId: t1, createdAt: time(2_000), queueTurn: 1 });
+    await put('queued', { userId: b, templateId: null, createdAt: time(2_500), queueTurn: 2 });
+    await put('queued', { userId: a, templateId: t2, createdAt: time(3_000), queueTurn: 2 });
+    await put('cancelled', { userId: a, templateId: t2, createdAt: time(3_100), queueTurn: 3 }); // not queued: no place
+    const started = await put('queued', { userId: a, templateId: t2, createdAt: time(3_200), queueTurn: 3 });
     t.true(await own.jobs.transition(started.id, { to: 'running', runId: randomUUID(), changes: { startedAt: time(3_300) } }, time(3_300)));
     const [first, second] = [randomUUID(), randomUUID()].sort();
-    await put('queued', { id: first, userId: a, templateId: t2, createdAt: time(4_000) }); // A, turn 3 (same instant, lower id)
-    const me = await put('queued', { id: second, userId: b, templateId: t1, createdAt: time(4_000) }); // B, turn 3
-    await put('queued', { userId: a, templateId: t1, createdAt: time(5_000) }); // A, turn 4
-    const late = await put('queued', { userId: c, templateId: t2, createdAt: time(6_000) }); // C, turn 1
+    // Same instant, lower id; A's running job counted when it was sent: turn 4, behind B's third.
+    await put('queued', { id: first, userId: a, templateId: t2, createdAt: time(4_000), queueTurn: 4 });
+    const me = await put('queued', { id: second, userId: b, templateId: t1, createdAt: time(4_000), queueTurn: 3 });
+    await put('queued', { userId: a, templateId: t1, createdAt: time(5_000), queueTurn: 5 });
+    const late = await put('queued', { userId: c, templateId: t2, createdAt: time(6_000), queueTurn: 1 });
 
     t.deepEqual(await own.jobs.queuedAhead(me, 'arrival'), [
       { templateId: null, count: 1 },
       { templateId: t1, count: 2 },
       { templateId: t2, count: 2 },
     ]);
-    // Turn 1: A@1000, B@2000, C@6000; turn 2: B@2500, A@3000; turn 3: A@4000 (lower id), then me.
+    // Turn 1: A@1000, B@2000, C@6000; turn 2: B@2500, A@3000; turn 3: me. A@4000 (turn 4) comes after, lower id or not.
     t.deepEqual(await own.jobs.queuedAhead(me, 'owner-turns'), [
       { templateId: null, count: 1 },
       { templateId: t1, count: 2 },
-      { templateId: t2, count: 3 },
+      { templateId: t2, count: 2 },
     ]);
     t.deepEqual(await own.jobs.queuedAhead(late, 'arrival'), [
       { templateId: null, count: 1 },
@@ -435,7 +436,7 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await own.jobs.queuedAhead(late, 'owner-turns'), [{ templateId: t1, count: 2 }], "C's first job waits only for the first jobs of A and B");
     for (const order of ['arrival', 'owner-turns'] as const) {
       t.deepEqual(await own.jobs.queuedAhead(started, order), [], `${order}: a job no longer queued has no place`);
-      t.deepEqual(await own.jobs.queuedAhead({ id: randomUUID(), userId: a, createdAt: time(0) }, order), [], `${order}: an unknown job has none`);
+      t.deepEqual(await own.jobs.queuedAhead({ id: randomUUID(), userId: a, createdAt: time(0), queueTurn: 1 }, order), [], `${order}: an unknown job has none`);
     }
   });
 

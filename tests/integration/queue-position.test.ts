@@ -11,6 +11,8 @@ import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { generationHarness } from '../support/generation-harness.ts';
 import { failOnce, interceptTransactions } from '../support/faults.ts';
 import { addTemplate, pastSuccess, reposOf, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
+import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
+import { QueryTypes } from 'sequelize';
 import type { TestClient } from '../support/test-client.ts';
 
 const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -71,6 +73,32 @@ async function knownSchedule(t: ExecutionContext, db: TestDatabase, env: Record<
   t.deepEqual(await estimateOf(user, j1), { position: null, etaSeconds: null });
 }
 
+/**
+ * Two signed-up users on the api-only app with the database queue, a submit of a raw workflow (distinct creation
+ * instants), and what the consumers would take next: the waiting messages' jobs in the queue's own order (its poll
+ * query's ORDER BY, written out here).
+ */
+async function twoUsersOnTheDatabaseQueue(t: ExecutionContext, db: TestDatabase) {
+  const { app, user } = await schedulingApp(t, db);
+  const other = app.client();
+  await other.signUp();
+  const database = resolve(app.app.container, TOKENS.Database);
+  const submit = async (client: TestClient) => {
+    const res = await submitRaw(client);
+    if (res.status !== 202) throw new Error(`submit: ${res.status}`);
+    await delay(5);
+    return res.body.id as string;
+  };
+  const served = async () =>
+    (
+      await database.autocommit.sequelize.query<{ body: string }>(
+        "SELECT body FROM queue_messages WHERE status = 'ready' AND claim_token IS NULL ORDER BY fair_seq ASC, visible_at ASC, created_at ASC",
+        { type: QueryTypes.SELECT },
+      )
+    ).map((row) => (JSON.parse(row.body) as { jobId: string }).jobId);
+  return { app, user, other, database, submit, served };
+}
+
 test('[sqlite] on RabbitMQ (FIFO) position and etaSeconds count in arrival order, as documented', async (t) => {
   // Arrival order j1, j2, j3, j4. j1: 20 s. j2: 20/2 + 7 = 17. j3: (20+7)/2 + 10 = 23.5 -> 24. j4: (20+7+10)/2 + 20 = 38.5 -> 39.
   await knownSchedule(t, 'sqlite', { QUEUE_DRIVER: 'rabbitmq', AMQP_URL, AMQP_PREFIX: `mgs-position-${randomUUID().slice(0, 8)}` }, {
@@ -91,6 +119,36 @@ for (const db of DATABASES) {
       j3: { position: 1, etaSeconds: 20 },
       j4: { position: 3, etaSeconds: 39 },
     });
+  });
+
+  test(`[${db}] on the database queue the positions are the places the queue itself serves in, also when a user's jobs are running`, async (t) => {
+    const { app, user, other, submit, database, served } = await twoUsersOnTheDatabaseQueue(t, db);
+    const a1 = await submit(user);
+    const a2 = await submit(user);
+    // a1 starts: a consumer has taken its message (held for a while) and the job runs.
+    const startedAt = new Date();
+    t.true(await reposOf(app).jobs.transition(a1, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt));
+    const held = await database.autocommit.sequelize.query(`UPDATE queue_messages SET claim_token = 'held', visible_at = ? WHERE body LIKE ?`, {
+      replacements: [new Date(Date.now() + 600_000).toISOString().replace('T', ' ').replace('Z', ''), `%"jobId":"${a1}"%`],
+      type: QueryTypes.BULKUPDATE,
+    });
+    t.is(held, 1);
+    const b1 = await submit(other); // the other user's first job: turn 1
+    const a3 = await submit(user); // the user's third, with one running and one queued: turn 3
+
+    t.deepEqual(await served(), [b1, a2, a3], "the other user's first job goes before the user's second: the user already has one running");
+    const positions = { [a2]: (await estimateOf(user, a2)).position, [b1]: (await estimateOf(other, b1)).position, [a3]: (await estimateOf(user, a3)).position };
+    t.deepEqual(positions, { [b1]: 0, [a2]: 1, [a3]: 2 });
+  });
+
+  test(`[${db}] on the database queue a cancelled job does not hold its owner's next one back`, async (t) => {
+    const { user, other, submit, served } = await twoUsersOnTheDatabaseQueue(t, db);
+    const a1 = await submit(user);
+    t.is((await user.post(`/generate/${a1}/cancel`)).status, 200); // its message waits until a consumer drops it
+    const a2 = await submit(user); // nothing queued or running: turn 1
+    const b1 = await submit(other); // turn 1, later
+    t.deepEqual((await served()).filter((jobId) => jobId !== a1), [a2, b1]);
+    t.deepEqual([(await estimateOf(user, a2)).position, (await estimateOf(other, b1)).position], [0, 1]);
   });
 
   test(`[${db}] with no run ever recorded the position is known and the ETA is null`, async (t) => {

@@ -5,23 +5,25 @@ import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.
 import type { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
-/** id, owner, second of creation; listed out of order on purpose. */
+/**
+ * id, owner, second of creation, turn stored at submit (1 + the owner's queued and running jobs then); listed out of
+ * order on purpose. B had two jobs running when it sent b1; A's a1 had started when it sent a0, so a0 shares a2's turn.
+ */
 const JOBS = [
-  { id: 'a3', userId: 'A', createdAt: at(5), templateId: null },
-  { id: 'b1', userId: 'B', createdAt: at(3), templateId: null },
-  { id: 'a1', userId: 'A', createdAt: at(1), templateId: null },
-  { id: 'c1', userId: 'C', createdAt: at(9), templateId: null },
-  { id: 'a2', userId: 'A', createdAt: at(2), templateId: null },
-  { id: 'b2', userId: 'B', createdAt: at(5), templateId: null },
-  { id: 'a0', userId: 'A', createdAt: at(5), templateId: null },
+  { id: 'a3', userId: 'A', createdAt: at(5), queueTurn: 3, templateId: null },
+  { id: 'b1', userId: 'B', createdAt: at(3), queueTurn: 3, templateId: null },
+  { id: 'a1', userId: 'A', createdAt: at(1), queueTurn: 1, templateId: null },
+  { id: 'c1', userId: 'C', createdAt: at(9), queueTurn: 1, templateId: null },
+  { id: 'a2', userId: 'A', createdAt: at(2), queueTurn: 2, templateId: null },
+  { id: 'b2', userId: 'B', createdAt: at(5), queueTurn: 4, templateId: null },
+  { id: 'a0', userId: 'A', createdAt: at(5), queueTurn: 2, templateId: null },
 ];
 
 const ORDERS: Record<QueueOrder, string[]> = {
   // Creation time, the lower id first at the same instant (a0 < a3 < b2 at second 5).
   arrival: ['a1', 'a2', 'b1', 'a0', 'a3', 'b2', 'c1'],
-  // A's jobs by arrival: a1, a2, a0, a3 (turns 1-4); B's: b1, b2; C's: c1. Turn 1: a1@1, b1@3, c1@9; turn 2: a2@2, b2@5;
-  // turn 3: a0; turn 4: a3.
-  'owner-turns': ['a1', 'b1', 'c1', 'a2', 'b2', 'a0', 'a3'],
+  // By stored turn, each turn in arrival order. Turn 1: a1@1, c1@9; turn 2: a2@2, a0@5; turn 3: b1@3, a3@5; turn 4: b2@5.
+  'owner-turns': ['a1', 'c1', 'a2', 'a0', 'b1', 'a3', 'b2'],
 };
 
 for (const [order, expected] of Object.entries(ORDERS) as [QueueOrder, string[]][]) {

@@ -42,7 +42,7 @@ export const jobSchema = {
       type: ['integer', 'null'],
       minimum: 0,
       description:
-        'Queued jobs ahead of this one, every user\'s, in the order the queue hands them out: with the database queue (QUEUE_DRIVER=db) owners take turns, so a user\'s n-th queued job goes after every user\'s (n-1)-th and the jobs of one turn go in creation order; with RabbitMQ or SQS (FIFO) the jobs created before it. At the same instant the lower id goes first; running jobs are not counted. 0 = next to start. null unless the job is queued. Given by GET /generate/{id} and GET /generate (not by the 202 of POST /generate). With several ComfyUI servers every queued job is counted, whichever servers it can run on.',
+        'Queued jobs ahead of this one, every user\'s, in the order the queue hands them out: with the database queue (QUEUE_DRIVER=db) owners take turns: each job gets a turn when it is submitted, 1 + the jobs its owner then had queued or running, jobs of a lower turn go first and the jobs of one turn go in creation order (a user with jobs running waits behind users without); with RabbitMQ or SQS (FIFO) the jobs created before it. At the same instant the lower id goes first; running jobs are not counted. 0 = next to start. null unless the job is queued. Given by GET /generate/{id} and GET /generate (not by the 202 of POST /generate). With several ComfyUI servers every queued job is counted, whichever servers it can run on.',
     },
     etaSeconds: {
       type: ['integer', 'null'],

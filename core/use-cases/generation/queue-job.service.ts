@@ -27,15 +27,19 @@ export interface JobToQueue {
   paidCoins: number;
   testRun: boolean;
   startDeadline: Date | null;
+  /** From `turnForJob`. */
+  queueTurn: number;
   at: Date;
 }
 
 /**
- * False when the user already has MAX_ACTIVE_JOBS_PER_USER jobs queued or running. First in the submit's transaction:
- * the count holds off this user's other submits until this one commits (see the port).
+ * The new job's turn (1 + the user's queued and running jobs, ADR 047), or null when the user already has
+ * MAX_ACTIVE_JOBS_PER_USER of them. First in the submit's transaction: the count holds off this user's other submits
+ * until this one commits (see the port), so two submits never share a turn.
  */
-export async function hasRoomForJob(tx: Transaction, deps: Pick<QueueJobDeps, 'maxActiveJobsPerUser'>, userId: string): Promise<boolean> {
-  return (await tx.jobs.countActiveForUserExclusively(userId)) < deps.maxActiveJobsPerUser;
+export async function turnForJob(tx: Transaction, deps: Pick<QueueJobDeps, 'maxActiveJobsPerUser'>, userId: string): Promise<number | null> {
+  const active = await tx.jobs.countActiveForUserExclusively(userId);
+  return active < deps.maxActiveJobsPerUser ? active + 1 : null;
 }
 
 /**
@@ -65,6 +69,7 @@ export async function queueJob(tx: Transaction, deps: QueueJobDeps, input: JobTo
     runId: null,
     leaseUntil: null,
     startDeadline: input.startDeadline,
+    queueTurn: input.queueTurn,
     createdAt: at,
     updatedAt: at,
     startedAt: null,

@@ -10,7 +10,7 @@ import type { CommitHook, Transaction, UnitOfWork } from '../../ports/unit-of-wo
 import type { JobPayment } from '../coins/job-payment.service.ts';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.service.ts';
 import type { PrepareGeneration, PreparedGeneration } from './prepare-generation.service.ts';
-import { hasRoomForJob, queueJob, type QueueJobDeps } from './queue-job.service.ts';
+import { turnForJob, queueJob, type QueueJobDeps } from './queue-job.service.ts';
 import type { RunEstimates } from './run-estimates.service.ts';
 import { queueFullRetryAfter } from '../../domain/run-estimate.ts';
 
@@ -148,11 +148,12 @@ export class SubmitGeneration {
 
   private async create(tx: Transaction, jobId: string, userId: string, requestId: string | null, prepared: PreparedGeneration, deadlineSeconds: number | null, webhook: WebhookSubscription | null): Promise<GenerationJob> {
     const now = this.deps.clock.now();
-    if (!(await hasRoomForJob(tx, this.deps, userId))) throw new Rejected('busy');
+    const queueTurn = await turnForJob(tx, this.deps, userId);
+    if (queueTurn === null) throw new Rejected('busy');
     const paid = await this.deps.payment.payForJob(tx, { userId, jobId, requestId, price: prepared.price, outputType: prepared.outputType, at: now });
     if (paid === 'insufficient') throw new Rejected('insufficient');
     const startDeadline = deadlineSeconds === null ? null : new Date(now.getTime() + deadlineSeconds * 1000);
-    const job = await queueJob(tx, this.deps, { jobId, userId, prepared, paidCoins: prepared.price, testRun: false, startDeadline, at: now });
+    const job = await queueJob(tx, this.deps, { jobId, userId, prepared, paidCoins: prepared.price, testRun: false, startDeadline, queueTurn, at: now });
     if (!job) throw new Rejected('taken');
     if (webhook) await this.deps.webhooks?.outbox.subscribe(tx, job, webhook);
     return job;

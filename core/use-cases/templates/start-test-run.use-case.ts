@@ -7,7 +7,7 @@ import type { TemplateRepository } from '../../ports/template-repository.port.ts
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import { forGeneration } from '../generation/active-templates.service.ts';
 import type { PrepareGeneration } from '../generation/prepare-generation.service.ts';
-import { hasRoomForJob, queueJob, type QueueJobDeps } from '../generation/queue-job.service.ts';
+import { turnForJob, queueJob, type QueueJobDeps } from '../generation/queue-job.service.ts';
 import { ACTIVE_JOBS_RETRY_AFTER_SECONDS, type SubmitFailure } from '../generation/submit-generation.use-case.ts';
 
 export interface StartTestRunDeps extends QueueJobDeps {
@@ -44,9 +44,10 @@ export class StartTestRun {
     if (!prepared.ok) return prepared;
     const jobId = this.deps.ids.newId();
     const job = await this.deps.uow.run(async (tx) => {
-      if (!(await hasRoomForJob(tx, this.deps, input.userId))) return null;
+      const queueTurn = await turnForJob(tx, this.deps, input.userId);
+      if (queueTurn === null) return null;
       const at = this.deps.clock.now();
-      const queued = await queueJob(tx, this.deps, { jobId, userId: input.userId, prepared: prepared.value, paidCoins: 0, testRun: true, startDeadline: null, at });
+      const queued = await queueJob(tx, this.deps, { jobId, userId: input.userId, prepared: prepared.value, paidCoins: 0, testRun: true, startDeadline: null, queueTurn, at });
       if (!queued) throw new Error(`test run ${jobId}: the new job id is taken`);
       await tx.audit.record({
         id: this.deps.ids.newId(),

@@ -109,8 +109,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'submit: no cap on active jobs per user',
     file: 'core/use-cases/generation/queue-job.service.ts',
-    find: 'return (await tx.jobs.countActiveForUserExclusively(userId)) < deps.maxActiveJobsPerUser;',
-    replace: 'return true;',
+    find: 'return active < deps.maxActiveJobsPerUser ? active + 1 : null;',
+    replace: 'return active + 1;',
     tests: ['tests/integration/fairness.test.ts'],
   },
   {
