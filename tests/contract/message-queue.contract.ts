@@ -299,7 +299,10 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     const handled: number[][] = [[], []];
     const handler = (index: number) => async (message: DeliveredMessage) => {
       handled[index]!.push((message.body as { n: number }).n);
-      await sleep(Math.random() * 4);
+      // Slower than publishing (5-15 ms, four at a time: about half a second of work), so a backlog waits long enough
+      // for the other consumer's poll (every 200 ms on the database queue) even when the publisher's own consumer is
+      // woken on every publish.
+      await sleep(5 + Math.random() * 10);
       return { action: 'ack' } as const;
     };
     const options = { ...base, concurrency: 4, taskTypes: ['generation' as const], environment, visibilitySeconds: 30 };
