@@ -44,6 +44,11 @@ export class SequelizeQueueConsumer implements Consumer {
   private woken = false;
   /** Messages this process just committed: tried first, without a poll query (the conditional take still decides). */
   private hints: Candidate[] = [];
+  /**
+   * Waiting work the hints may not show: a hint came while every slot was busy (or did not fit), or the last poll left
+   * candidates behind. The next take then polls, so the queue's fair order decides, not the newest hint.
+   */
+  private backlog = false;
 
   constructor(
     private readonly deps: QueueConsumerDeps,
@@ -57,8 +62,9 @@ export class SequelizeQueueConsumer implements Consumer {
 
   /** Cuts the current idle sleep short (a publish in this process, a handler finishing, stop()). */
   wake(hint?: Candidate): void {
-    if (hint && this.hints.length < MAX_HINTS && hint.environment === this.options.environment && this.options.taskTypes.includes(hint.task_type)) {
-      this.hints.push(hint);
+    if (hint && hint.environment === this.options.environment && this.options.taskTypes.includes(hint.task_type)) {
+      if (this.hints.length < MAX_HINTS && this.inFlight.size < this.options.concurrency) this.hints.push(hint);
+      else this.backlog = true;
     }
     if (this.wakeUp) this.wakeUp();
     else this.woken = true;
@@ -112,9 +118,9 @@ export class SequelizeQueueConsumer implements Consumer {
   private async takeAndStart(free: number): Promise<boolean> {
     const { clock } = this.deps;
     const now = clock.now();
-    // More hints than room: the queue is deep, and the poll's fair order decides (the hinted rows are in it).
+    // More hints than room, or work waiting that they do not show: the poll's fair order decides (the hinted rows are in it).
     const pending = this.hints.splice(0);
-    const hinted = pending.length <= free ? pending : [];
+    const hinted = !this.backlog && pending.length <= free ? pending : [];
     // Polled several times a second by every consumer: plain SQL (see selectRows). A little slack in the limit:
     // some candidates may go to a rival consumer first.
     const candidates =
@@ -148,6 +154,8 @@ export class SequelizeQueueConsumer implements Consumer {
       if (exhausted) this.startTask(this.expire(candidate, token, attempts));
       else this.startTask(this.handle(candidate, attempts + 1, token));
     }
+    // A poll that left candidates behind (no room, or a rival took them) may have left work waiting.
+    if (hinted.length === 0) this.backlog = taken < candidates.length;
     return candidates.length > 0;
   }
 

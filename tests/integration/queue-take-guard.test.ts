@@ -1,5 +1,5 @@
 /**
- * The database queue's take is a conditional update: the message must still be ready, still have the attempts
+ * How the database queue's consumer picks and takes. The take is a conditional update: the message must still be ready, still have the attempts
  * count the consumer read, and be visible. A consumer may hold a stale picture of a message (a hint from its own
  * publish, a candidate from a poll) while another process settles it; the take must then match nothing. Here the
  * stale picture is a hint: the consumer is busy when the message is published, and before it is free again the
@@ -56,6 +56,41 @@ for (const kind of DATABASES) {
       release();
       await consumer.stop();
       await queue.close();
+      await dispose();
+    }
+  });
+}
+
+for (const kind of DATABASES) {
+  test(`${kind}: a message published while every slot is busy does not overtake work waiting in an earlier turn`, async (t) => {
+    const { db, dispose } = await open(kind);
+    // This process's queue (its consumer hears of its own publishes) and another process's on the same database.
+    const queue = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
+    const elsewhere = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
+    let release!: () => void;
+    const blocker = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const consumer = await queue.consume({ taskTypes: ['generation'], environment: 'turns', concurrency: 1, maxAttempts: 5, visibilitySeconds: 60 }, async (message) => {
+      const { name } = message.body as { name: string };
+      handled.push(name);
+      if (name === 'a1') await blocker;
+      return { action: 'ack' };
+    });
+    const publish = (on: SequelizeMessageQueue, name: string, owner: string, turn: number) =>
+      on.publish({ taskType: 'generation', environment: 'turns', body: { name }, fairnessKey: owner, fairnessTurn: turn });
+    try {
+      await publish(queue, 'a1', 'A', 1);
+      await until(() => handled.length === 1);
+      await publish(elsewhere, 'b1', 'B', 1); // waits: no hint reaches this consumer
+      await publish(queue, 'a2', 'A', 2); // a hint, while the one slot is busy
+      release();
+      await until(() => handled.length === 3);
+      t.deepEqual(handled, ['a1', 'b1', 'a2'], "B's first turn goes before A's second, whichever was published last");
+    } finally {
+      release();
+      await consumer.stop();
+      await queue.close();
+      await elsewhere.close();
       await dispose();
     }
   });

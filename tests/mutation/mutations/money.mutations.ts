@@ -162,4 +162,25 @@ export const MUTATIONS: Mutation[] = [
     replace: '      group.slice(0, results.length).forEach((unit, i) => unit.resolve(results[i]));\n      for (const unit of group.slice(results.length)) await this.runAlone(unit);',
     tests: ['tests/contract/unit-of-work.test.ts'],
   },
+  {
+    name: 'SQL ledger: a debit may take the balance below zero (no conditional update)',
+    file: 'adapters/sequelize/sequelize-coin-ledger.ts',
+    find: "const guard = amount < 0 ? ' AND coin_balance >= ?' : '';",
+    replace: "const guard = amount < 0 ? ' AND (coin_balance >= ? OR 1 = 1)' : '';",
+    tests: ['tests/contract/coin-ledger.test.ts'],
+  },
+  {
+    name: 'SQL ledger: a refused debit and an unknown user answered alike',
+    file: 'adapters/sequelize/sequelize-coin-ledger.ts',
+    find: "return { ok: false, reason: found.length > 0 ? 'insufficient' : 'user_not_found' };",
+    replace: "return { ok: false, reason: 'insufficient' };",
+    tests: ['tests/contract/coin-ledger.test.ts'],
+  },
+  {
+    name: 'SQL ledger (MariaDB): the row records a balance read before the update was confirmed',
+    file: 'adapters/sequelize/sequelize-coin-ledger.ts',
+    find: "const [user] = changed === 1 ? await scope.read<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', [entry.userId]) : [];",
+    replace: "const [user] = await scope.read<{ coin_balance: number }>('SELECT coin_balance FROM users WHERE id = ?', [entry.userId]);",
+    tests: ['tests/contract/coin-ledger.test.ts'],
+  },
 ];

@@ -86,4 +86,18 @@ export const MUTATIONS: Mutation[] = [
     replace: 'false',
     tests: ['tests/contract/message-queue.test.ts'],
   },
+  {
+    name: 'database queue: a hint taken although work waits behind a busy slot (it overtakes an earlier turn)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: 'const hinted = !this.backlog && pending.length <= free ? pending : [];',
+    replace: 'const hinted = pending.length <= free ? pending : [];',
+    tests: ['tests/integration/queue-take-guard.test.ts'],
+  },
+  {
+    name: 'database queue: a poll that left candidates behind forgotten (the next hint overtakes them)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: '    if (hinted.length === 0) this.backlog = taken < candidates.length;\n',
+    replace: '    if (hinted.length === 0) this.backlog = false;\n',
+    tests: ['tests/integration/queue-take-guard.test.ts', 'tests/integration/fairness.test.ts'],
+  },
 ];
