@@ -36,6 +36,24 @@ const later = (from: Date, seconds: number): Date => new Date(from.getTime() + M
  * time. Every write after the take is guarded by the claim token, so a consumer whose visibility
  * ran out (and whose message another consumer took) can no longer touch the message.
  */
+/**
+ * The take: claims the message for `claim.token` only while it is as the candidate showed it: still ready, its
+ * attempts unchanged (no rival took it since it was read), and visible at `now`. Plain SQL (`run`): made for every
+ * message. Answers whether this delivery holds it now.
+ */
+export async function claimMessage(
+  db: SequelizeDatabase,
+  candidate: { id: string; attempts: number },
+  claim: { token: string; takenAt: Date; visibleUntil: Date; attempts: number },
+  now: Date,
+): Promise<boolean> {
+  const changed = await db.autocommit.run(
+    "UPDATE queue_messages SET visible_at = ?, attempts = ?, claim_token = ?, updated_at = ? WHERE id = ? AND status = 'ready' AND attempts = ? AND visible_at <= ?",
+    [claim.visibleUntil, claim.attempts, claim.token, claim.takenAt, candidate.id, candidate.attempts, now],
+  );
+  return changed === 1;
+}
+
 export class SequelizeQueueConsumer implements Consumer {
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
@@ -63,8 +81,9 @@ export class SequelizeQueueConsumer implements Consumer {
   /** Cuts the current idle sleep short (a publish in this process, a handler finishing, stop()). */
   wake(hint?: Candidate): void {
     if (hint && hint.environment === this.options.environment && this.options.taskTypes.includes(hint.task_type)) {
-      if (this.hints.length < MAX_HINTS && this.inFlight.size < this.options.concurrency) this.hints.push(hint);
-      else this.backlog = true;
+      // Every slot busy (or too many hints): work is waiting that a later hint must not overtake.
+      if (this.hints.length >= MAX_HINTS || this.inFlight.size >= this.options.concurrency) this.backlog = true;
+      if (this.hints.length < MAX_HINTS) this.hints.push(hint);
     }
     if (this.wakeUp) this.wakeUp();
     else this.woken = true;
@@ -143,13 +162,8 @@ export class SequelizeQueueConsumer implements Consumer {
       // Delivered maxAttempts times and never settled: its consumers died on it. It is taken like any other
       // message, but only to end it (onDeadLetter, then the dead letters), never to run it again.
       const exhausted = attempts >= this.options.maxAttempts;
-      // Plain SQL (`run`): made for every message. The guard is the claim: still ready, not taken by a rival since it
-      // was read (its attempts unchanged), and visible.
-      const changed = await this.deps.db.autocommit.run(
-        "UPDATE queue_messages SET visible_at = ?, attempts = ?, claim_token = ?, updated_at = ? WHERE id = ? AND status = 'ready' AND attempts = ? AND visible_at <= ?",
-        [later(takenAt, this.options.visibilitySeconds), exhausted ? attempts : attempts + 1, token, takenAt, candidate.id, attempts, now],
-      );
-      if (changed !== 1) continue;
+      const claimed = await claimMessage(this.deps.db, { id: candidate.id, attempts }, { token, takenAt, visibleUntil: later(takenAt, this.options.visibilitySeconds), attempts: exhausted ? attempts : attempts + 1 }, now);
+      if (!claimed) continue;
       taken += 1;
       if (exhausted) this.startTask(this.expire(candidate, token, attempts));
       else this.startTask(this.handle(candidate, attempts + 1, token));

@@ -9,6 +9,7 @@ import 'reflect-metadata';
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
+import { claimMessage } from '../../adapters/sequelize/sequelize-queue-consumer.ts';
 import { DATABASES } from '../support/databases.ts';
 import { openMigratedDatabase } from '../support/migrated-database.ts';
 import { quietLogger } from '../support/generation-harness.ts';
@@ -91,6 +92,44 @@ for (const kind of DATABASES) {
       await consumer.stop();
       await queue.close();
       await elsewhere.close();
+      await dispose();
+    }
+  });
+}
+
+for (const kind of DATABASES) {
+  test(`${kind}: the take claims a message only as the candidate showed it: not after a rival's take, not once it is settled`, async (t) => {
+    const { db, dispose } = await open(kind);
+    const queue = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
+    try {
+      const rowOf = async (messageId: string) =>
+        (await db.sequelize.query<{ id: string; attempts: number; status: string; claim_token: string | null }>('SELECT id, attempts, status, claim_token FROM queue_messages WHERE message_id = ?', {
+          replacements: [messageId],
+          type: QueryTypes.SELECT,
+        }))[0]!;
+      const now = new Date(Date.now() + 1_000);
+      const claim = (token: string, attempts: number) => ({ token, takenAt: now, visibleUntil: new Date(now.getTime() + 60_000), attempts });
+      const expire = (id: string) => db.sequelize.query('UPDATE queue_messages SET visible_at = ? WHERE id = ?', { replacements: [new Date(0).toISOString().replace('T', ' ').replace('Z', ''), id] });
+
+      // A rival took it (attempts 0 -> 1) and its visibility ran out: a candidate read before that cannot claim it.
+      const taken = (await queue.publish({ taskType: 'generation', environment: 'claim', body: { n: 1 } })).messageId;
+      const row = await rowOf(taken);
+      t.true(await claimMessage(db, { id: row.id, attempts: 0 }, claim('rival', 1), now));
+      await expire(row.id);
+      t.false(await claimMessage(db, { id: row.id, attempts: 0 }, claim('stale', 1), now), 'the stale candidate');
+      t.like(await rowOf(taken), { claim_token: 'rival' });
+      t.true(await claimMessage(db, { id: row.id, attempts: 1 }, claim('next', 2), now), 'read again, it is delivered again');
+      t.like(await rowOf(taken), { claim_token: 'next' });
+      t.is(Number((await rowOf(taken)).attempts), 2);
+
+      // Dead-lettered elsewhere with its attempts as they were and visible: not claimed.
+      const dead = (await queue.publish({ taskType: 'generation', environment: 'claim', body: { n: 2 } })).messageId;
+      const deadRow = await rowOf(dead);
+      await db.sequelize.query("UPDATE queue_messages SET status = 'dead' WHERE id = ?", { replacements: [deadRow.id] });
+      t.false(await claimMessage(db, { id: deadRow.id, attempts: 0 }, claim('late', 1), now));
+      t.like(await rowOf(dead), { status: 'dead', claim_token: null });
+    } finally {
+      await queue.close();
       await dispose();
     }
   });

@@ -70,7 +70,7 @@ export const MUTATIONS: Mutation[] = [
     file: 'adapters/sequelize/sequelize-queue-consumer.ts',
     find: "WHERE id = ? AND status = 'ready' AND attempts = ? AND visible_at <= ?\",",
     replace: "WHERE id = ? AND status = 'ready' AND (attempts = ? OR 1 = 1) AND visible_at <= ?\",",
-    tests: ['tests/contract/message-queue.test.ts', 'tests/integration/queue.test.ts'],
+    tests: ['tests/integration/queue-take-guard.test.ts'],
   },
   {
     name: 'database queue take: a settled (done or dead) message is taken again (no status guard)',
@@ -92,12 +92,5 @@ export const MUTATIONS: Mutation[] = [
     find: 'const hinted = !this.backlog && pending.length <= free ? pending : [];',
     replace: 'const hinted = pending.length <= free ? pending : [];',
     tests: ['tests/integration/queue-take-guard.test.ts'],
-  },
-  {
-    name: 'database queue: a poll that left candidates behind forgotten (the next hint overtakes them)',
-    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
-    find: '    if (hinted.length === 0) this.backlog = taken < candidates.length;\n',
-    replace: '    if (hinted.length === 0) this.backlog = false;\n',
-    tests: ['tests/integration/queue-take-guard.test.ts', 'tests/integration/fairness.test.ts'],
   },
 ];
