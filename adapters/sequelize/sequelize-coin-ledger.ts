@@ -2,7 +2,7 @@ import type { CoinReason, CoinTransaction } from '../../core/domain/coin.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { CoinLedger, LedgerApplyResult, LedgerEntry } from '../../core/ports/coin-ledger.port.ts';
 import { asRows, coinTransactionModel, type CoinTransactionRow } from './models.ts';
-import { sqlTime, type SqlScope } from './sql-scope.ts';
+import type { SqlScope } from './sql-scope.ts';
 
 export const toCoinTransaction = (row: CoinTransactionRow): CoinTransaction => ({
   id: row.id,
@@ -28,12 +28,11 @@ export class SequelizeCoinLedger implements CoinLedger {
     // balance row is locked (SQLite: while the one writer is held), and every deduction waits for the previous one.
     const amount = Math.trunc(entry.amount);
     return this.scope.atomic(async (scope) => {
-      const dialect = scope.dialect;
       const guard = amount < 0 ? ' AND coin_balance >= ?' : '';
       const update = `UPDATE users SET coin_balance = coin_balance + ?, updated_at = ? WHERE id = ?${guard}`;
-      const params = [amount, sqlTime(entry.createdAt, dialect), entry.userId, ...(amount < 0 ? [-amount] : [])];
+      const params = [amount, entry.createdAt, entry.userId, ...(amount < 0 ? [-amount] : [])];
       let balance: number | null;
-      if (dialect === 'sqlite') {
+      if (scope.dialect === 'sqlite') {
         // SQLite returns the new balance from the update itself (RETURNING); no row means the guard refused.
         const [changed] = await scope.read<{ coin_balance: number }>(`${update} RETURNING coin_balance`, params);
         balance = changed ? Number(changed.coin_balance) : null;
@@ -59,7 +58,7 @@ export class SequelizeCoinLedger implements CoinLedger {
       };
       await scope.run(
         'INSERT INTO coin_transactions (id, user_id, amount, reason, related_entity_id, balance_after, actor_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [row.id, row.user_id, row.amount, row.reason, row.related_entity_id, row.balance_after, row.actor_id, sqlTime(row.created_at, dialect)],
+        [row.id, row.user_id, row.amount, row.reason, row.related_entity_id, row.balance_after, row.actor_id, row.created_at],
       );
       return { ok: true, transaction: toCoinTransaction(row) };
     });
