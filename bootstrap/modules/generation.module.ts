@@ -27,6 +27,7 @@ import { JobQueries } from '../../core/use-cases/generation/job-queries.service.
 import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.service.ts';
 import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
 import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
+import { ServerFit } from '../../core/use-cases/generation/server-fit.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
 import { RunGeneration } from '../../core/use-cases/generation/run-generation.use-case.ts';
 import { EngineSlotWait } from '../../core/use-cases/generation/engine-slot-wait.service.ts';
@@ -131,7 +132,13 @@ export function generationFeature(
   // Jobs that run at once: the ComfyUI servers' slots, or one worker's WORKER_CONCURRENCY with the builtin engine (ADR 037).
   const slots = config.engine.driver === 'comfyui' ? engineSlots(config.engine) : generation.workerConcurrency;
   // The database queue serves owners in turn (ADR 019); RabbitMQ and SQS are FIFO: positions count in that order.
-  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots, order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival' });
+  // Several ComfyUI servers may not all run every template: a job then counts only the jobs that compete for its servers.
+  const nodes = needs.nodes;
+  const fit =
+    config.engine.driver === 'comfyui' && config.engine.urls.length > 1 && nodes
+      ? { servers: new ServerFit({ nodes, templates: repos.templates, clock: ports.clock() }), slotsPerServer: config.engine.jobsPerServer }
+      : undefined;
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots, order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival', fit });
   const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl, queue });
   const reconcile = new ReconcileJobs({
     uow: ports.uow(),

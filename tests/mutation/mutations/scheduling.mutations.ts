@@ -5,6 +5,9 @@ const JOB_CONTRACT = 'tests/contract/job-repository.test.ts';
 const BACKPRESSURE_TEST = 'tests/integration/queue-backpressure.test.ts';
 const POSITION_TEST = 'tests/integration/queue-position.test.ts';
 const QUEUE_ORDER_UNIT = 'tests/unit/queue-order.test.ts';
+const FLEET_UNIT = 'tests/unit/queue-estimates-servers.test.ts';
+const FLEET_POSITION_TEST = 'tests/integration/queue-position-fleet.test.ts';
+const FIT = 'core/use-cases/generation/server-fit.service.ts';
 const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
 const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
 const FULL_CHECK = '    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };\n';
@@ -141,7 +144,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'ETA: the jobs ahead not shared among the slots',
     file: ESTIMATES,
-    find: 'Math.ceil((aheadMs / Math.max(1, this.deps.slots) + own) / 1000)',
+    find: 'Math.ceil((aheadMs / Math.max(1, slots) + own) / 1000)',
     replace: 'Math.ceil((aheadMs + own) / 1000)',
     tests: [POSITION_TEST],
   },
@@ -190,15 +193,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'queue order: the database queue counts positions in arrival order (not owners in turn)',
     file: 'bootstrap/modules/generation.module.ts',
-    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival' });",
-    replace: "order: 'arrival' });",
+    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival', fit });",
+    replace: "order: 'arrival', fit });",
     tests: [POSITION_TEST],
   },
   {
     name: 'queue order: RabbitMQ and SQS count positions with owners in turn (not FIFO)',
     file: 'bootstrap/modules/generation.module.ts',
-    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival' });",
-    replace: "order: 'owner-turns' });",
+    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival', fit });",
+    replace: "order: 'owner-turns', fit });",
     tests: [POSITION_TEST],
   },
   {
@@ -232,8 +235,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'queue order: the announcer counts places in the order given, not the queue order',
     file: 'core/use-cases/generation/queue-estimates.service.ts',
-    find: 'of serveOrder(queue, this.deps.order).entries()',
-    replace: 'of [...queue].entries()',
+    find: 'for (const job of serveOrder(queue, this.deps.order)) {',
+    replace: 'for (const job of [...queue]) {',
     tests: [QUEUE_ORDER_UNIT],
   },
   {
@@ -249,5 +252,82 @@ export const MUTATIONS: Mutation[] = [
     find: "    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = :id AND me.status = 'queued')\n",
     replace: '',
     tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'position on a fleet: jobs that cannot share a server counted ahead (of)',
+    file: ESTIMATES,
+    find: '      if (!compete(mine, await serversOf(templateId))) continue;\n',
+    replace: '',
+    tests: [FLEET_UNIT, FLEET_POSITION_TEST],
+  },
+  {
+    name: 'position on a fleet: jobs that cannot share a server counted ahead (ofQueue)',
+    file: ESTIMATES,
+    find: '        if (!compete(mine, group.servers)) continue;\n',
+    replace: '',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'position on a fleet: jobs with other servers grouped together in ofQueue',
+    file: ESTIMATES,
+    find: 'let group = placed.find((one) => sameServers(one.servers, mine));',
+    replace: 'let group = placed[0];',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'ETA on a fleet: the queue ahead shared over every slot, not the job\'s servers\' slots',
+    file: ESTIMATES,
+    find: 'const slots = servers !== null && this.deps.fit ? servers.length * this.deps.fit.slotsPerServer : this.deps.slots;',
+    replace: 'const slots = this.deps.slots;',
+    tests: [FLEET_UNIT, FLEET_POSITION_TEST],
+  },
+  {
+    name: 'compete: two known server sets compete without sharing a server',
+    file: FIT,
+    find: 'a.some((server) => b.includes(server))',
+    replace: 'true',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'compete: an unknown set competes with nothing',
+    file: FIT,
+    find: 'a === null || b === null || a.some',
+    replace: 'a !== null && b !== null && a.some',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'server fit: a server that never answered counted as unable',
+    file: FIT,
+    find: ' || fleet.some((server) => server.objectInfo === null)',
+    replace: '',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'server fit: a template no server can run competes with nothing',
+    file: FIT,
+    find: 'return able.length === 0 ? null : able;',
+    replace: 'return able;',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'server fit: kept forever',
+    file: FIT,
+    find: 'if (kept && kept.until > now) return kept.servers;',
+    replace: 'if (kept) return kept.servers;',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'server fit: a catalogue change not seen until the time to live ends',
+    file: FIT,
+    find: '      this.nodes.onCatalogueChange?.(() => this.known.clear());\n',
+    replace: '',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'server fit: not wired for a fleet of ComfyUI servers',
+    file: 'bootstrap/modules/generation.module.ts',
+    find: "config.engine.driver === 'comfyui' && config.engine.urls.length > 1 && nodes",
+    replace: 'false',
+    tests: [FLEET_POSITION_TEST],
   },
 ];

@@ -1,0 +1,69 @@
+/**
+ * Queue position and ETA on a ComfyUI fleet whose servers hold different models (ADR 037, amended), through the real
+ * application (api role only: every job stays queued) and two protocol servers read over HTTP: a job counts only the
+ * queued jobs that can run on one of its servers, and shares those servers' slots. Worked out by hand.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import test from 'ava';
+import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
+import { DATABASES } from '../support/databases.ts';
+import { colorMap, imageWorkflow } from '../support/generation-harness.ts';
+import { pastSuccess, reposOf, schedulingApp } from '../support/scheduling-app.ts';
+import type { TestApp } from '../support/test-app.ts';
+import type { TestClient } from '../support/test-client.ts';
+
+/** An active template whose workflow loads `checkpoint` (only a server that has it can run it). */
+async function templateLoading(app: TestApp, checkpoint: string): Promise<string> {
+  const id = randomUUID();
+  const at = new Date();
+  const workflow = { ...imageWorkflow(), '5': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: checkpoint } } };
+  const created = await reposOf(app).templates.create({ id, name: `loads ${checkpoint} ${id}`, description: null, category: 'text-to-image', workflow, parameterMap: colorMap(), cost: 1, outputType: 'image', isActive: true, version: 1, publishedAt: at, createdAt: at, updatedAt: at });
+  if (!created) throw new Error('template not created');
+  return id;
+}
+
+const estimateOf = async (client: TestClient, jobId: string) => {
+  const { status, body } = await client.get(`/generate/${jobId}`);
+  if (status !== 200) throw new Error(`GET job: ${status}`);
+  return [body.position, body.etaSeconds];
+};
+
+for (const db of DATABASES) {
+  test.serial(`[${db}] two servers with different checkpoints: a job counts only the jobs that compete for its servers`, async (t) => {
+    const withA = await startComfyProtocolServer({ models: { checkpoints: ['a.safetensors'] } });
+    const withB = await startComfyProtocolServer({ models: { checkpoints: ['b.safetensors'] } });
+    t.teardown(async () => {
+      await withA.close();
+      await withB.close();
+    });
+    const { app, user, userId } = await schedulingApp(t, db, { ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: `${withA.url},${withB.url}`, COMFYUI_JOBS_PER_SERVER: '1' });
+    const others = [app.client(), app.client()];
+    for (const other of others) await other.signUp();
+    const a = await templateLoading(app, 'a.safetensors');
+    const b = await templateLoading(app, 'b.safetensors');
+    const past = Date.now() - 3600_000;
+    await pastSuccess(app, userId, 10_000, new Date(past), a);
+    await pastSuccess(app, userId, 4_000, new Date(past + 60_000), b);
+
+    const submit = async (client: TestClient, templateId: string) => {
+      const res = await client.post('/generate', { templateId, parameters: { color: 1 } });
+      if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+      await delay(5);
+      return res.body.id as string;
+    };
+    // One job per user, in this order: the queue order is the arrival order on either queue driver.
+    const a1 = await submit(user, a);
+    const b1 = await submit(others[0]!, b);
+    const a2 = await submit(others[1]!, a);
+
+    // a1: nothing ahead, 10 s. b1: a1 runs only on server 1, b1 only on server 2: nothing ahead, 4 s.
+    // a2: behind a1 on server 1's one slot: 10 / 1 + 10 = 20 s. (Counting every job over both slots would say
+    // b1 1 ahead, 10 / 2 + 4 = 9 s; a2 2 ahead, 14 / 2 + 10 = 17 s.)
+    t.deepEqual(await estimateOf(user, a1), [0, 10]);
+    t.deepEqual(await estimateOf(others[0]!, b1), [0, 4]);
+    t.deepEqual(await estimateOf(others[1]!, a2), [1, 20]);
+    const listed = (await others[1]!.get('/generate?limit=10')).body.items as { id: string; position: number; etaSeconds: number }[];
+    t.deepEqual(listed.map((job) => [job.id, job.position, job.etaSeconds]), [[a2, 1, 20]]);
+  });
+}
