@@ -132,6 +132,7 @@ export * from './use-cases/generation/reconcile-jobs.use-case.ts';
 export * from './use-cases/generation/expire-overdue-jobs.use-case.ts';
 export * from './use-cases/generation/run-estimates.service.ts';
 export * from './use-cases/generation/queue-estimates.service.ts';
+export * from './use-cases/generation/server-fit.service.ts';
 export * from './use-cases/generation/announce-queue-positions.use-case.ts';
 export * from './use-cases/generation/run-generation.use-case.ts';
 export * from './use-cases/generation/store-outputs.service.ts';
