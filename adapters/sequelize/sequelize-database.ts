@@ -115,7 +115,10 @@ export class SequelizeDatabase {
         dialect: 'mysql',
         timezone: '+00:00',
         pool: { max: options.poolMax ?? 20, min: 0, idle: 10_000, acquire: 30_000 },
-        dialectOptions: { dateStrings: false, supportBigNumbers: true },
+        // FOUND_ROWS: an UPDATE answers the rows its WHERE matched, as SQLite's `changes` does, not only the rows whose
+        // values changed (Sequelize turns it off). Every guard counts matched rows: without it, extending a message's
+        // visibility within the millisecond it was taken (the same visible_at) looked like a lost claim on MariaDB.
+        dialectOptions: { dateStrings: false, supportBigNumbers: true, flags: 'FOUND_ROWS' },
       });
       this.writer = null;
     }

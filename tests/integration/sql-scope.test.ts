@@ -35,6 +35,22 @@ for (const kind of DATABASES) {
     }
   });
 
+  test(`${kind}: an UPDATE counts the rows its WHERE matched, also when it leaves their values as they were (every path)`, async (t) => {
+    // The guards (a claim token, a fence) count matched rows: a same-millisecond extension writes the value already
+    // there. MariaDB counts only changed rows unless the connection has FOUND_ROWS, which Sequelize turns off.
+    const { db, dispose } = await open(kind);
+    try {
+      await db.transaction((scope) => scope.run('INSERT INTO probe (id, n) VALUES (?, ?)', ['a', 1]));
+      const same = 'UPDATE probe SET n = 1 WHERE id = ?';
+      const inTransaction = await db.transaction((scope) => scope.run(same, ['a']));
+      const autocommit = await db.autocommit.run(same, ['a']);
+      const [, model] = await db.sequelize.query(same, { replacements: ['a'], type: QueryTypes.UPDATE });
+      t.deepEqual({ inTransaction, autocommit, model }, { inTransaction: 1, autocommit: 1, model: 1 });
+    } finally {
+      await dispose();
+    }
+  });
+
   test(`${kind}: what run wrote in a transaction that throws is rolled back, and read inside it saw that write and the model layer's`, async (t) => {
     const { db, dispose } = await open(kind);
     try {

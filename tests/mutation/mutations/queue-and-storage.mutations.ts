@@ -93,4 +93,25 @@ export const MUTATIONS: Mutation[] = [
     replace: 'const hinted = pending.length <= free ? pending : [];',
     tests: ['tests/integration/queue-take-guard.test.ts'],
   },
+  {
+    name: 'db queue extendVisibility: extends a message another delivery has taken since (claim token unchecked)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: "{ visible_at: later(now, seconds), updated_at: now }, { id: row.id, claim_token: token, status: 'ready' }",
+    replace: "{ visible_at: later(now, seconds), updated_at: now }, { id: row.id, status: 'ready' }",
+    tests: ['tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'db queue extendVisibility: a lost message reported as extended',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: '    if (changed !== 1) throw new Error(`message ${row.message_id} is no longer held by this delivery',
+    replace: '    if (false) throw new Error(`message ${row.message_id} is no longer held by this delivery',
+    tests: ['tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'MariaDB connections count changed rows, not matched rows (FOUND_ROWS off, as Sequelize sets it)',
+    file: 'adapters/sequelize/sequelize-database.ts',
+    find: ", flags: 'FOUND_ROWS' },",
+    replace: ' },',
+    tests: ['tests/integration/sql-scope.test.ts'],
+  },
 ];
