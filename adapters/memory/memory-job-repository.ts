@@ -134,7 +134,7 @@ export class MemoryJobRepository implements JobRepository {
     return true;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
     const line = serveOrder([...this.jobs.values()].filter((other) => other.status === 'queued'), order);
     const place = line.findIndex((other) => other.id === job.id);
     const counts = new Map<string | null, number>();

@@ -234,7 +234,7 @@ export class SequelizeJobRepository implements JobRepository {
     return changed === 1;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
     const rows = await selectRows<{ template_id: string | null; n: number | string }>(this.scope, order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD, {
       id: job.id,
       createdAt: sqlTime(job.createdAt, this.scope.dialect),

@@ -32,11 +32,6 @@ const MAX_HINTS = 64;
 const later = (from: Date, seconds: number): Date => new Date(from.getTime() + Math.round(seconds * 1000));
 
 /**
- * One consume() of the database queue: a poll loop that takes up to `concurrency` messages at a
- * time. Every write after the take is guarded by the claim token, so a consumer whose visibility
- * ran out (and whose message another consumer took) can no longer touch the message.
- */
-/**
  * The take: claims the message for `claim.token` only while it is as the candidate showed it: still ready, its
  * attempts unchanged (no rival took it since it was read), and visible at `now`. Plain SQL (`run`): made for every
  * message. Answers whether this delivery holds it now.
@@ -54,6 +49,11 @@ export async function claimMessage(
   return changed === 1;
 }
 
+/**
+ * One consume() of the database queue: a poll loop that takes up to `concurrency` messages at a
+ * time. Every write after the take is guarded by the claim token, so a consumer whose visibility
+ * ran out (and whose message another consumer took) can no longer touch the message.
+ */
 export class SequelizeQueueConsumer implements Consumer {
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();

@@ -10,7 +10,6 @@ export type QueueOrder = 'arrival' | 'owner-turns';
 
 export interface QueuedInLine {
   id: string;
-  userId: string;
   createdAt: Date;
   queueTurn: number;
 }

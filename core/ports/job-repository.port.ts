@@ -66,7 +66,7 @@ export interface JobRepository {
    * each turn in arrival order), every user's, counted per template (null: raw workflows), by template id with null
    * first; empty when `job` is not queued. Queue positions learn from it (ADR 037).
    */
-  queuedAhead(job: Pick<GenerationJob, 'id' | 'userId' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]>;
+  queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]>;
   /**
    * Records `position` as the queued job's last announced queue position: false (nothing written) when the job is
    * not queued or that position was already announced, so each change is announced once across processes.

@@ -10,6 +10,7 @@ import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
 import { claimMessage } from '../../adapters/sequelize/sequelize-queue-consumer.ts';
+import { sqlTime } from '../../adapters/sequelize/sql-scope.ts';
 import { DATABASES } from '../support/databases.ts';
 import { openMigratedDatabase } from '../support/migrated-database.ts';
 import { quietLogger } from '../support/generation-harness.ts';
@@ -24,20 +25,29 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
   }
 }
 
+/**
+ * A consumer of `environment` with one slot: it records each message's body field `key`, and holds the message whose
+ * field is `holdOn` until `release()` (so the one slot stays busy meanwhile).
+ */
+async function heldConsumer(queue: SequelizeMessageQueue, environment: string, key: string, holdOn: unknown) {
+  let release!: () => void;
+  const blocker = new Promise<void>((resolve) => (release = resolve));
+  const handled: unknown[] = [];
+  const consumer = await queue.consume({ taskTypes: ['generation'], environment, concurrency: 1, maxAttempts: 5, visibilitySeconds: 60 }, async (message) => {
+    const value = (message.body as Record<string, unknown>)[key];
+    handled.push(value);
+    if (value === holdOn) await blocker;
+    return { action: 'ack' as const };
+  });
+  return { consumer, handled, release };
+}
+
 for (const kind of DATABASES) {
   test(`${kind}: a message settled elsewhere while a consumer held its hint is not taken from that hint`, async (t) => {
     const { db, dispose } = await open(kind);
     // Polls far apart: only the hint can bring the second message to this consumer.
     const queue = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
-    let release!: () => void;
-    const blocker = new Promise<void>((resolve) => (release = resolve));
-    const handled: number[] = [];
-    const consumer = await queue.consume({ taskTypes: ['generation'], environment: 'take', concurrency: 1, maxAttempts: 5, visibilitySeconds: 60 }, async (message) => {
-      const { n } = message.body as { n: number };
-      handled.push(n);
-      if (n === 1) await blocker;
-      return { action: 'ack' };
-    });
+    const { consumer, handled, release } = await heldConsumer(queue, 'take', 'n', 1);
     try {
       await queue.publish({ taskType: 'generation', environment: 'take', body: { n: 1 } });
       await until(() => handled.length === 1);
@@ -68,15 +78,7 @@ for (const kind of DATABASES) {
     // This process's queue (its consumer hears of its own publishes) and another process's on the same database.
     const queue = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
     const elsewhere = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
-    let release!: () => void;
-    const blocker = new Promise<void>((resolve) => (release = resolve));
-    const handled: string[] = [];
-    const consumer = await queue.consume({ taskTypes: ['generation'], environment: 'turns', concurrency: 1, maxAttempts: 5, visibilitySeconds: 60 }, async (message) => {
-      const { name } = message.body as { name: string };
-      handled.push(name);
-      if (name === 'a1') await blocker;
-      return { action: 'ack' };
-    });
+    const { consumer, handled, release } = await heldConsumer(queue, 'turns', 'name', 'a1');
     const publish = (on: SequelizeMessageQueue, name: string, owner: string, turn: number) =>
       on.publish({ taskType: 'generation', environment: 'turns', body: { name }, fairnessKey: owner, fairnessTurn: turn });
     try {
@@ -109,7 +111,7 @@ for (const kind of DATABASES) {
         }))[0]!;
       const now = new Date(Date.now() + 1_000);
       const claim = (token: string, attempts: number) => ({ token, takenAt: now, visibleUntil: new Date(now.getTime() + 60_000), attempts });
-      const expire = (id: string) => db.sequelize.query('UPDATE queue_messages SET visible_at = ? WHERE id = ?', { replacements: [new Date(0).toISOString().replace('T', ' ').replace('Z', ''), id] });
+      const expire = (id: string) => db.sequelize.query('UPDATE queue_messages SET visible_at = ? WHERE id = ?', { replacements: [sqlTime(new Date(0), db.dialect), id] });
 
       // A rival took it (attempts 0 -> 1) and its visibility ran out: a candidate read before that cannot claim it.
       const taken = (await queue.publish({ taskType: 'generation', environment: 'claim', body: { n: 1 } })).messageId;

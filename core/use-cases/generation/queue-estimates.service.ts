@@ -39,7 +39,7 @@ export interface QueueEstimate {
 export class QueueEstimates {
   constructor(private readonly deps: QueueEstimatesDeps) {}
 
-  async of(job: Pick<GenerationJob, 'id' | 'userId' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'>): Promise<QueueEstimate> {
+  async of(job: Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'>): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     const runMs = this.runEstimates();
     const own = await runMs(job.templateId);
@@ -61,7 +61,7 @@ export class QueueEstimates {
   }
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
-  async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'userId' | 'createdAt' | 'templateId' | 'queueTurn'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
+  async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'templateId' | 'queueTurn'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
     const runMs = this.runEstimates();
     const serversOf = this.serverSets();
     const result: { jobId: string; position: number; etaSeconds: number | null }[] = [];
