@@ -92,6 +92,8 @@ const interruptedBeforeStart = (): EngineRunResult => ({ ok: false, error: { cod
 
 export class ComfyEngine implements WorkflowEngine, NodeCatalog {
   readonly pool: ComfyPool;
+  /** The servers in COMFYUI_URLS order: a result names the one that ran it by its place here (1-based). */
+  private readonly clients: ComfyClient[];
   private readonly watches = new Set<PromptWatch>();
   private readonly changeListeners = new Set<() => void>();
   private readonly refreshTimer: NodeJS.Timeout | null;
@@ -100,10 +102,10 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
 
   constructor(private readonly options: ComfyEngineOptions) {
     // Servers are named by position in errors ("server 2"): an error text reaches users, an address must not.
-    const clients = options.urls.map(
+    const clients = (this.clients = options.urls.map(
       (url, index) =>
         new ComfyClient(url, { timeoutMs: options.timeoutMs, label: `server ${index + 1}`, ...(options.token ? { token: options.token } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) }),
-    );
+    ));
     this.pool = new ComfyPool(clients, {
       jobsPerServer: options.jobsPerServer,
       unavailableWaitMs: options.unavailableWaitMs,
@@ -140,7 +142,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
       if (!lease) return request.signal?.aborted ? interruptedBeforeStart() : unavailable('no ComfyUI server is healthy');
       if ('incapable' in lease) return { ok: false, error: { code: 'ENGINE.VALIDATION', message: lease.incapable }, transient: false };
       try {
-        const result = await this.submit(lease, request);
+        const result = this.ranOn(lease.client, await this.submit(lease, request));
         if (!result.ok && result.error.code === 'ENGINE.UNAVAILABLE') lease.fail(new Error(result.error.message));
         return result;
       } finally {
@@ -164,19 +166,19 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
           request.onEvent({ type: 'status', text: 'Resuming the earlier attempt' });
           const watch = this.watch(client, foundId, request, await client.openSocket(foundId).catch(() => null));
           try {
-            return await watch.run();
+            return this.ranOn(client, await watch.run());
           } finally {
             this.unwatch(watch);
           }
         }
         const entry = await client.history(promptId);
         // A failed or interrupted earlier run is run again; only success is adopted.
-        if (entry && entry.status?.status_str !== 'error') return await resultOf(client, entry);
+        if (entry && entry.status?.status_str !== 'error') return this.ranOn(client, await resultOf(client, entry));
         // An earlier attempt of the same job that finished while the attempt it superseded only adopted it.
         if (request.jobId !== undefined) {
           const recent = Object.values(await client.recentHistory(RECENT_HISTORY));
           const done = recent.reverse().find((item) => jobOf(item.prompt ?? []) === request.jobId && item.status?.status_str !== 'error');
-          if (done) return await resultOf(client, done);
+          if (done) return this.ranOn(client, await resultOf(client, done));
         }
       } catch (error) {
         // The earlier run's files are gone from the server: this attempt runs the job anew.
@@ -218,6 +220,11 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     } finally {
       this.unwatch(watch);
     }
+  }
+
+  /** A success names the server that ran it, by its place in COMFYUI_URLS (run estimates learn per server). */
+  private ranOn(client: ComfyClient, result: EngineRunResult): EngineRunResult {
+    return result.ok ? { ...result, server: this.clients.indexOf(client) + 1 } : result;
   }
 
   /** A watch over one prompt, registered so that close() ends it. */

@@ -22,10 +22,13 @@ const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
 export class MemoryJobRepository implements JobRepository {
   private readonly jobs: Map<string, GenerationJob>;
   private readonly announced: Map<string, number>;
+  /** The engine server that ran each job (JobChanges.engineServer), which the job itself does not show. */
+  private readonly servers: Map<string, number>;
 
   constructor(store: MemoryStore) {
     this.jobs = store.table<GenerationJob>('generation_jobs');
     this.announced = store.table<number>('generation_jobs_announced_position');
+    this.servers = store.table<number>('generation_jobs_engine_server');
   }
 
   async create(job: NewJob): Promise<boolean> {
@@ -97,14 +100,19 @@ export class MemoryJobRepository implements JobRepository {
     if (move.fence !== undefined && job.runId !== move.fence) return false;
     job.status = move.to;
     if (move.runId !== undefined) job.runId = move.runId;
-    apply(job, move.changes ?? {}, at);
+    this.apply(job, move.changes ?? {}, at);
     return true;
+  }
+
+  private apply(job: GenerationJob, changes: JobChanges, at: Date): void {
+    apply(job, changes, at);
+    if (changes.engineServer !== undefined) this.servers.set(job.id, changes.engineServer);
   }
 
   async updateRunning(id: string, fence: string, changes: JobChanges, at: Date): Promise<boolean> {
     const job = this.jobs.get(id);
     if (!job || job.status !== 'running' || job.runId !== fence) return false;
-    apply(job, changes, at);
+    this.apply(job, changes, at);
     return true;
   }
 
@@ -142,9 +150,10 @@ export class MemoryJobRepository implements JobRepository {
     return [...counts.entries()].map(([templateId, count]) => ({ templateId, count })).sort((a, b) => (a.templateId === null ? -1 : b.templateId === null ? 1 : a.templateId < b.templateId ? -1 : 1));
   }
 
-  async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
+  async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
+    const ranOn = (job: GenerationJob) => servers === undefined || servers.includes(this.servers.get(job.id) ?? Number.NaN);
     return [...this.jobs.values()]
-      .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId))
+      .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId) && ranOn(job))
       .sort((a, b) => b.finishedAt!.getTime() - a.finishedAt!.getTime())
       .slice(0, max)
       .map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());

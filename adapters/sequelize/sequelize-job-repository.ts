@@ -35,6 +35,7 @@ interface JobRow {
   updated_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  engine_server: number | null;
 }
 
 export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
@@ -69,6 +70,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         updated_at: DataTypes.DATE(3),
         started_at: DataTypes.DATE(3),
         finished_at: DataTypes.DATE(3),
+        engine_server: DataTypes.INTEGER,
       },
       { tableName: 'generation_jobs' },
     ),
@@ -123,7 +125,7 @@ export const errorColumn = (error: JobError): string => {
 const JOB_COLUMNS = [
   'id', 'user_id', 'template_id', 'template_version', 'status', 'progress_value', 'progress_max', 'status_text', 'workflow', 'used_parameters',
   'image_refs', 'output_type', 'paid_coins', 'refunded_coins', 'test_run', 'error', 'text_outputs', 'attempts', 'run_id', 'lease_until',
-  'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at',
+  'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at', 'engine_server',
 ] as const satisfies readonly (keyof JobRow)[];
 const INSERT_JOB = `INSERT INTO generation_jobs (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map(() => '?').join(', ')})`;
 
@@ -143,6 +145,7 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
   ...(update.startedAt ? { started_at: update.startedAt } : {}),
   ...(update.finishedAt ? { finished_at: update.finishedAt } : {}),
   ...(update.leaseUntil !== undefined ? { lease_until: update.leaseUntil } : {}),
+  ...(update.engineServer !== undefined ? { engine_server: update.engineServer } : {}),
 });
 
 /**
@@ -198,6 +201,7 @@ export class SequelizeJobRepository implements JobRepository {
       updated_at: job.createdAt,
       started_at: null,
       finished_at: null,
+      engine_server: null,
     };
     try {
       await this.scope.run(INSERT_JOB, JOB_COLUMNS.map((column) => row[column]));
@@ -243,11 +247,13 @@ export class SequelizeJobRepository implements JobRepository {
     return rows.map((row) => ({ templateId: row.template_id, count: Number(row.n) }));
   }
 
-  async recentRunTimes(templateId: string | null, max: number): Promise<number[]> {
+  async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
+    // Server numbers are written into the statement: whole numbers only (an empty list matches nothing).
+    const onServers = servers === undefined ? '' : ` AND engine_server IN (${servers.map((server) => Math.floor(server)).join(', ') || 'NULL'})`;
     const rows = await selectRows<{ ms: number | string }>(
       this.scope,
       `SELECT ${this.runMs()} AS ms FROM generation_jobs
-       WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = :templateId'}
+       WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = :templateId'}${onServers}
        ORDER BY finished_at DESC, id DESC LIMIT ${Math.max(1, Math.floor(max))}`,
       templateId === null ? {} : { templateId },
     );

@@ -1,7 +1,8 @@
 /**
  * Queue estimates learn from past runs (ADR 037): a template's run estimate is the median run time of its last
- * RUN_SAMPLE successful jobs; a template with none borrows the median of the last RUN_SAMPLE successes of every
- * template; with no success at all there is no estimate (null).
+ * RUN_SAMPLE successful jobs on the engine servers it can run on (when several servers are told apart), else of its
+ * last RUN_SAMPLE successful jobs on any server; a template with none borrows the median of the last RUN_SAMPLE
+ * successes of every template; with no success at all there is no estimate (null).
  */
 export const RUN_SAMPLE = 20;
 

@@ -17,6 +17,8 @@ export interface JobChanges {
   startedAt?: Date;
   finishedAt?: Date;
   leaseUntil?: Date | null;
+  /** The engine server that ran the job (1-based, as in COMFYUI_URLS), kept for the run estimates of that server. */
+  engineServer?: number;
 }
 
 export interface JobMove {
@@ -74,9 +76,10 @@ export interface JobRepository {
   announcePosition(id: string, position: number): Promise<boolean>;
   /**
    * Run times (finishedAt - startedAt, in ms) of the most recent `max` succeeded jobs, newest finish first: of one
-   * template, or of every job when `templateId` is null. What queue estimates learn from (ADR 037).
+   * template, or of every job when `templateId` is null; with `servers`, only of the jobs one of those engine servers
+   * ran (`engineServer`). What queue estimates learn from (ADR 037).
    */
-  recentRunTimes(templateId: string | null, max: number): Promise<number[]>;
+  recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]>;
   /** Queued jobs whose start deadline is at or before `now` (they must end expired), earliest deadline first. */
   listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]>;
   /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */

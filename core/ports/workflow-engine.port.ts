@@ -44,7 +44,8 @@ export interface EngineError {
 }
 
 export type EngineRunResult =
-  | { ok: true; files: EngineOutputFile[]; texts: EngineTextOutput[] }
+  /** `server`: which of several engine servers ran it (1-based, as in COMFYUI_URLS); absent where servers are not told apart. */
+  | { ok: true; files: EngineOutputFile[]; texts: EngineTextOutput[]; server?: number }
   | { ok: false; error: EngineError; transient: boolean };
 
 export interface EngineRunRequest {

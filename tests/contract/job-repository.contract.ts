@@ -392,6 +392,31 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
   });
 
+  test(`${name}: recentRunTimes with servers gives only the successes one of those engine servers ran (engineServer, written when it ends)`, async (t) => {
+    // Earlier than the test above's era (its every-template read must stay its own), later than the rest.
+    const time = (ms: number) => new Date(Date.parse('2100-01-01T00:00:00.000Z') + ms);
+    const userId = await user();
+    const templateId = randomUUID();
+    const ran = async (ms: number, end: number, server: number | null, status: JobStatus = 'succeeded') => {
+      const job = await running(randomUUID(), { userId, templateId });
+      const finishedAt = time(end * SECOND);
+      const changes = { startedAt: new Date(finishedAt.getTime() - ms), finishedAt, ...(server === null ? {} : { engineServer: server }) };
+      t.true(await jobs.transition(job.id, { to: status, changes }, finishedAt));
+    };
+    await ran(1_000, 10, 1);
+    await ran(5_000, 20, 2);
+    await ran(7_000, 30, 2);
+    await ran(3_000, 40, null); // the builtin engine, or before servers were recorded
+    await ran(99_000, 50, 1, 'failed');
+    await ran(8_000, 60, 3);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, [2]), [7_000, 5_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, [1]), [1_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, [1, 2]), [7_000, 5_000, 1_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 1, [1, 2]), [7_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, []), []);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10), [8_000, 3_000, 7_000, 5_000, 1_000], 'without servers: every success');
+  });
+
   test(`${name}: queuedAhead counts the queued jobs ahead per template, in arrival order or by stored turn (pinned by hand)`, async (t) => {
     // A store of the test's own. Each job's turn is what the submit gave it: 1 + its owner's queued and running jobs.
     const { repos: own } = await freshBackend(t, make);

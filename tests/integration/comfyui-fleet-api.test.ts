@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
 import { DATABASES } from '../support/databases.ts';
+import { reposOf } from '../support/scheduling-app.ts';
 import { openSocket } from '../support/socket-client.ts';
 import { silentLogger, startTestApp } from '../support/test-app.ts';
 
@@ -80,6 +81,10 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
   for (const id of jobs) await socket.waitFor((m) => m.type === 'job.completed' && m.jobId === id, 60_000);
   t.deepEqual((await promptIdsOf(first.url)).sort(), [...jobs].sort(), 'every job ran on server 2, which has model a');
   t.deepEqual(await historyIds(second.url), []);
+  // Each success recorded the server that ran it (COMFYUI_URLS' second): run estimates learn per server from it.
+  const { jobs: stored } = reposOf(app);
+  t.is((await stored.recentRunTimes(created.body.id, 20, [2])).length, 3);
+  t.deepEqual(await stored.recentRunTimes(created.body.id, 20, [1]), []);
 
   // Server 2 comes back with model b only: the admin view shows that no server can run the template now.
   await first.stop();

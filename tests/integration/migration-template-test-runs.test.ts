@@ -8,21 +8,15 @@ import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { SequelizeJobRepository } from '../../adapters/sequelize/sequelize-job-repository.ts';
 import { DATABASES } from '../support/databases.ts';
-import { bareScope, migrationAndBefore, openEmptyDatabase, withLaterMigrations } from '../support/migration-databases.ts';
+import { bareScope, databaseBefore, migrationAndBefore, withLaterMigrations } from '../support/migration-databases.ts';
 
 const { before, migration: testRuns, after } = migrationAndBefore('021-template-test-runs');
 
 for (const name of DATABASES) {
   test(`[${name}] 021 keeps existing jobs ordinary and listed, flags new test runs, and down drops the column with the jobs intact`, async (t) => {
-    const { sequelize, dialect, dispose } = await openEmptyDatabase(name);
-    t.teardown(dispose);
+    const { sequelize, dialect, userId, insert } = await databaseBefore(t, name, before, 'admin');
     const qi = sequelize.getQueryInterface();
-    for (const migration of before) await migration.up(qi, dialect);
-
-    const userId = randomUUID();
     const templateId = randomUUID();
-    const insert = (sql: string, replacements: unknown[]) => sequelize.query(sql, { replacements, type: QueryTypes.INSERT });
-    await insert('INSERT INTO users (id, email, display_name, role, coin_balance, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [userId, `${userId}@example.com`, 'U', 'admin', 100, null, '2026-01-01 10:00:00.000', '2026-01-01 10:00:00.000']);
     const insertJob = (id: string, at: string, extra: string, values: unknown[]) =>
       insert(`INSERT INTO generation_jobs (id, user_id, template_id, status, workflow, used_parameters, image_refs, output_type, paid_coins, text_outputs, created_at, updated_at${extra}) VALUES (?, ?, ?, 'succeeded', '{}', '{}', '[]', 'image', 3, '[]', ?, ?${values.map(() => ', ?').join('')})`, [id, userId, templateId, at, at, ...values]);
     const old = randomUUID();

@@ -1,13 +1,14 @@
 /**
  * Queue position and ETA on a ComfyUI fleet whose servers hold different models (ADR 037, amended), through the real
  * application (api role only: every job stays queued) and two protocol servers read over HTTP: a job counts only the
- * queued jobs that can run on one of its servers, and shares those servers' slots. Worked out by hand.
+ * queued jobs that can run on one of its servers, and shares those servers' slots; its run estimate is its template's
+ * median on those servers. Worked out by hand.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import test from 'ava';
 import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
-import { DATABASES } from '../support/databases.ts';
+import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { colorMap, imageWorkflow } from '../support/generation-harness.ts';
 import { pastSuccess, reposOf, schedulingApp } from '../support/scheduling-app.ts';
 import type { TestApp } from '../support/test-app.ts';
@@ -23,6 +24,17 @@ async function templateLoading(app: TestApp, checkpoint: string): Promise<string
   return id;
 }
 
+/** The app (api role only) on two protocol servers, server 1 with checkpoint a, server 2 with b, one job each at a time. */
+async function fleetApp(t: Parameters<typeof schedulingApp>[0], db: TestDatabase) {
+  const withA = await startComfyProtocolServer({ models: { checkpoints: ['a.safetensors'] } });
+  const withB = await startComfyProtocolServer({ models: { checkpoints: ['b.safetensors'] } });
+  t.teardown(async () => {
+    await withA.close();
+    await withB.close();
+  });
+  return schedulingApp(t, db, { ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: `${withA.url},${withB.url}`, COMFYUI_JOBS_PER_SERVER: '1' });
+}
+
 const estimateOf = async (client: TestClient, jobId: string) => {
   const { status, body } = await client.get(`/generate/${jobId}`);
   if (status !== 200) throw new Error(`GET job: ${status}`);
@@ -31,13 +43,7 @@ const estimateOf = async (client: TestClient, jobId: string) => {
 
 for (const db of DATABASES) {
   test.serial(`[${db}] two servers with different checkpoints: a job counts only the jobs that compete for its servers`, async (t) => {
-    const withA = await startComfyProtocolServer({ models: { checkpoints: ['a.safetensors'] } });
-    const withB = await startComfyProtocolServer({ models: { checkpoints: ['b.safetensors'] } });
-    t.teardown(async () => {
-      await withA.close();
-      await withB.close();
-    });
-    const { app, user, userId } = await schedulingApp(t, db, { ENGINE_DRIVER: 'comfyui', COMFYUI_URLS: `${withA.url},${withB.url}`, COMFYUI_JOBS_PER_SERVER: '1' });
+    const { app, user, userId } = await fleetApp(t, db);
     const others = [app.client(), app.client()];
     for (const other of others) await other.signUp();
     const a = await templateLoading(app, 'a.safetensors');
@@ -65,5 +71,20 @@ for (const db of DATABASES) {
     t.deepEqual(await estimateOf(others[1]!, a2), [1, 20]);
     const listed = (await others[1]!.get('/generate?limit=10')).body.items as { id: string; position: number; etaSeconds: number }[];
     t.deepEqual(listed.map((job) => [job.id, job.position, job.etaSeconds]), [[a2, 1, 20]]);
+  });
+}
+
+for (const db of DATABASES) {
+  test.serial(`[${db}] a template's run estimate is its median on the servers it can run on, not over the fleet`, async (t) => {
+    const { app, user, userId } = await fleetApp(t, db);
+    const a = await templateLoading(app, 'a.safetensors');
+    const past = Date.now() - 3600_000;
+    // Model a ran on server 2 once (slowly, 60 s, three times) and on server 1 (6 s, twice); only server 1 has it now.
+    for (let i = 0; i < 3; i++) await pastSuccess(app, userId, 60_000, new Date(past + i * 1000), a, 2);
+    for (let i = 3; i < 5; i++) await pastSuccess(app, userId, 6_000, new Date(past + i * 1000), a, 1);
+    const submitted = await user.post('/generate', { templateId: a, parameters: { color: 1 } });
+    t.is(submitted.status, 202, JSON.stringify(submitted.body));
+    // Its median on server 1: 6 s. (Over every server, 6, 6, 60, 60, 60: 60 s.)
+    t.deepEqual(await estimateOf(user, submitted.body.id), [0, 6]);
   });
 }

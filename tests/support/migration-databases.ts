@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -54,4 +55,25 @@ export function bareScope(sequelize: Sequelize, dialect: 'sqlite' | 'mysql'): Sq
     afterCommit: () => undefined,
   };
   return scope;
+}
+
+/**
+ * An empty database of that kind with `before` applied (removed when the test ends), an INSERT helper, and a user
+ * inserted as the schema before the migration has it: the start of a test of one migration on existing rows.
+ */
+export async function databaseBefore(
+  t: { teardown(fn: () => Promise<void>): void },
+  name: 'sqlite' | 'mariadb',
+  before: Migration[],
+  role = 'user',
+): Promise<{ sequelize: Sequelize; dialect: 'sqlite' | 'mysql'; userId: string; insert(sql: string, replacements: unknown[]): Promise<unknown> }> {
+  const { sequelize, dialect, dispose } = await openEmptyDatabase(name);
+  t.teardown(dispose);
+  const qi = sequelize.getQueryInterface();
+  for (const migration of before) await migration.up(qi, dialect);
+  const userId = randomUUID();
+  const insert = (sql: string, replacements: unknown[]) => sequelize.query(sql, { replacements, type: QueryTypes.INSERT });
+  const at = '2026-01-01 10:00:00.000';
+  await insert('INSERT INTO users (id, email, display_name, role, coin_balance, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [userId, `${userId}@example.com`, 'U', role, 100, null, at, at]);
+  return { sequelize, dialect, userId, insert };
 }

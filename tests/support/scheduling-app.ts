@@ -37,15 +37,18 @@ const rawWorkflow = () => {
 export const submitRaw = (user: TestClient, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   user.post('/generate', { workflow: rawWorkflow(), ...extra }, headers);
 
-/** A job of `userId` that ran `runMs` and succeeded at `finishedAt` (history the estimates learn from), in the app's repository or a given one. */
-export async function pastSuccess(where: TestApp | JobRepository, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null): Promise<void> {
+/**
+ * A job of `userId` that ran `runMs` and succeeded at `finishedAt` (history the estimates learn from), in the app's
+ * repository or a given one; on engine server `server` when given.
+ */
+export async function pastSuccess(where: TestApp | JobRepository, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null, server?: number): Promise<void> {
   const jobs = 'app' in where ? reposOf(where).jobs : where;
   const id = randomUUID();
   const startedAt = new Date(finishedAt.getTime() - runMs);
   const created = await jobs.create({ id, userId, templateId, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, createdAt: startedAt });
   if (!created) throw new Error('history job not created');
   if (!(await jobs.transition(id, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt))) throw new Error('history job not started');
-  if (!(await jobs.transition(id, { to: 'succeeded', changes: { finishedAt } }, finishedAt))) throw new Error('history job not finished');
+  if (!(await jobs.transition(id, { to: 'succeeded', changes: { finishedAt, ...(server === undefined ? {} : { engineServer: server }) } }, finishedAt))) throw new Error('history job not finished');
 }
 
 /** An active text-to-image template with a colour parameter, written straight to the repository. */

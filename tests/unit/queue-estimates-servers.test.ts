@@ -144,3 +144,19 @@ test('without server fit (one server, the builtin engine) every job ahead counts
   t.deepEqual(one, WITHOUT);
   t.deepEqual(Object.fromEntries((await queue.ofQueue(QUEUE)).map((x) => [x.jobId, [x.position, x.etaSeconds]])), WITHOUT);
 });
+
+test("QueueEstimates asks each template's run estimate on the servers it can run on (once per template and call)", async (t) => {
+  const asked: [string | null, readonly number[] | null][] = [];
+  const onServers = {
+    runMs: async (templateId: string | null, servers: readonly number[] | null) => {
+      asked.push([templateId, servers]);
+      return templateId === null ? 2_000 : RUN_MS[templateId]!;
+    },
+  } as unknown as RunEstimates;
+  const queue = new QueueEstimates({ jobs: { queuedAhead }, estimates: onServers, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
+  await queue.ofQueue(QUEUE);
+  t.deepEqual(asked, [['X', [1]], ['Y', [2]], ['Z', [1, 2]], [null, null]]);
+  asked.length = 0;
+  await queue.of({ ...QUEUE[1]!, status: 'running', startedAt: at(0) });
+  t.deepEqual(asked, [['Y', [2]]], 'a running job: its template on its servers');
+});

@@ -48,7 +48,7 @@ export const jobSchema = {
       type: ['integer', 'null'],
       minimum: 0,
       description:
-        'Estimated seconds until the job is done. A run estimate is the median run time (finish - start) of the last 20 succeeded jobs of the same template, else of the last 20 succeeded jobs of any template, else unknown. Queued: ceil((sum of the run estimates of the queued jobs ahead / slots + own run estimate) / 1000 ms), where the jobs ahead are those counted in position and slots = the servers this job\'s template can run on (all of them when unknown) x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY with the builtin engine. Running: ceil(max(0, own run estimate - time since it started)). null when the job is finished or an estimate it needs is unknown.',
+        'Estimated seconds until the job is done. A run estimate is the median run time (finish - start) of the last 20 succeeded jobs of the same template on the servers that template can run on (with several ComfyUI servers, each success records the server that ran it), else of the last 20 succeeded jobs of the same template on any server, else of the last 20 succeeded jobs of any template, else unknown. Queued: ceil((sum of the run estimates of the queued jobs ahead / slots + own run estimate) / 1000 ms), where the jobs ahead are those counted in position and slots = the servers this job\'s template can run on (all of them when unknown) x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY with the builtin engine. Running: ceil(max(0, own run estimate - time since it started)). null when the job is finished or an estimate it needs is unknown.',
     },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },

@@ -35,19 +35,21 @@ export interface QueueEstimate {
  * etaSeconds = ceil((sum of their run estimates / slots + own estimate) / 1000 ms), slots being its servers' slots
  * (with `fit`: those servers x slots per server) or all of them;
  * running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms); finished: both null.
+ * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`), else
+ * on any server, else every template's.
  */
 export class QueueEstimates {
   constructor(private readonly deps: QueueEstimatesDeps) {}
 
   async of(job: Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'>): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
-    const runMs = this.runEstimates();
+    const serversOf = this.serverSets();
+    const runMs = this.runEstimates(serversOf);
     const own = await runMs(job.templateId);
     if (job.status === 'running') {
       const elapsed = this.deps.clock.now().getTime() - (job.startedAt ?? job.createdAt).getTime();
       return { position: null, etaSeconds: own === null ? null : Math.ceil(Math.max(0, own - elapsed) / 1000) };
     }
-    const serversOf = this.serverSets();
     const mine = await serversOf(job.templateId);
     let position = 0;
     let aheadMs: number | null = 0;
@@ -62,8 +64,8 @@ export class QueueEstimates {
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
   async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'templateId' | 'queueTurn'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
-    const runMs = this.runEstimates();
     const serversOf = this.serverSets();
+    const runMs = this.runEstimates(serversOf);
     const result: { jobId: string; position: number; etaSeconds: number | null }[] = [];
     // The jobs already placed, by the servers they can run on (a handful of distinct sets).
     const placed: { servers: ServerSet; count: number; ms: number | null }[] = [];
@@ -101,11 +103,11 @@ export class QueueEstimates {
     };
   }
 
-  /** Run estimates by template, each looked up once per call. */
-  private runEstimates(): (templateId: string | null) => Promise<number | null> {
+  /** Run estimates by template, on the servers each can run on, each looked up once per call. */
+  private runEstimates(serversOf: (templateId: string | null) => Promise<ServerSet>): (templateId: string | null) => Promise<number | null> {
     const known = new Map<string | null, number | null>();
     return async (templateId) => {
-      if (!known.has(templateId)) known.set(templateId, await this.deps.estimates.runMs(templateId));
+      if (!known.has(templateId)) known.set(templateId, await this.deps.estimates.runMs(templateId, await serversOf(templateId)));
       return known.get(templateId)!;
     };
   }
