@@ -51,10 +51,28 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the real application (API and worker roles) on port 0 against a fresh database. */
+const addressInUse = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EADDRINUSE';
+
+/**
+ * Starts the real application (API and worker roles) on a free port against a fresh database. The port is free when
+ * picked, but another test process may take it before the app listens: then the app is built again on another port.
+ */
 export async function startTestApp(db: TestDatabase, env: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-test-'));
   const maria = db === 'mariadb' ? await createMariaDatabase() : null;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(db, dataDir, maria, env, options);
+    } catch (error) {
+      if (!addressInUse(error) || attempt >= 5 || env.PORT !== undefined) {
+        await maria?.drop();
+        throw error;
+      }
+    }
+  }
+}
+
+async function startOn(db: TestDatabase, dataDir: string, maria: { url: string; drop(): Promise<void> } | null, env: Record<string, string>, options: StartTestAppOptions): Promise<TestApp> {
   const loaded = loadConfig({
     APP_ENV: 'local',
     DATA_DIR: dataDir,
@@ -75,7 +93,6 @@ export async function startTestApp(db: TestDatabase, env: Record<string, string>
     port = (await app.start()).port ?? 0;
   } catch (error) {
     await app.stop().catch(() => undefined);
-    await maria?.drop();
     throw error;
   }
   const baseUrl = `http://127.0.0.1:${port}`;
