@@ -41,4 +41,18 @@ export const MUTATIONS: Mutation[] = [
     replace: '    await revocations.revokeFamily(input.userId, session && session.userId === input.userId ? session.familyId : input.sessionId);\n',
     tests: ['tests/integration/session-guards.test.ts'],
   },
+  {
+    name: 'XSRF token: the pool hands out the same bytes again',
+    file: 'adapters/http/cookies.ts',
+    find: '  xsrfPoolOffset += XSRF_TOKEN_BYTES;\n',
+    replace: '',
+    tests: ['tests/unit/xsrf-token.test.ts'],
+  },
+  {
+    name: 'XSRF token: the pool is never refilled',
+    file: 'adapters/http/cookies.ts',
+    find: '  if (xsrfPoolOffset + XSRF_TOKEN_BYTES > xsrfPool.length) {',
+    replace: '  if (xsrfPool.length === 0) {',
+    tests: ['tests/unit/xsrf-token.test.ts'],
+  },
 ];
