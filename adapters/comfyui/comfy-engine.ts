@@ -9,7 +9,7 @@ import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
 import type { DispatchPolicyName } from '../../core/domain/dispatch-policy.ts';
 import type { EngineError, EngineHealth, EngineServerState, EngineRunRequest, EngineRunResult, EngineSlot, SlotRequest, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
-import { ComfyClient, ComfyUnavailable, type ComfyNodeError } from './comfy-client.ts';
+import { ComfyClient, ComfyUnavailable, type ComfyHistoryEntry, type ComfyNodeError } from './comfy-client.ts';
 import type { WebSocket } from 'ws';
 import { ComfyOutputMissing } from './comfy-outputs.ts';
 import { ComfyPool, type ComfyLease } from './comfy-pool.ts';
@@ -142,7 +142,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
       if (!lease) return request.signal?.aborted ? interruptedBeforeStart() : unavailable('no ComfyUI server is healthy');
       if ('incapable' in lease) return { ok: false, error: { code: 'ENGINE.VALIDATION', message: lease.incapable }, transient: false };
       try {
-        const result = this.ranOn(lease.client, await this.submit(lease, request));
+        const result = await this.submit(lease, request);
         if (!result.ok && result.error.code === 'ENGINE.UNAVAILABLE') lease.fail(new Error(result.error.message));
         return result;
       } finally {
@@ -164,21 +164,22 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
         if (found) {
           const foundId = String(found[1]);
           request.onEvent({ type: 'status', text: 'Resuming the earlier attempt' });
+          request.onEvent({ type: 'server', server: this.serverOf(client) });
           const watch = this.watch(client, foundId, request, await client.openSocket(foundId).catch(() => null));
           try {
-            return this.ranOn(client, await watch.run());
+            return await watch.run();
           } finally {
             this.unwatch(watch);
           }
         }
         const entry = await client.history(promptId);
         // A failed or interrupted earlier run is run again; only success is adopted.
-        if (entry && entry.status?.status_str !== 'error') return this.ranOn(client, await resultOf(client, entry));
+        if (entry && entry.status?.status_str !== 'error') return await this.adopted(client, request, entry);
         // An earlier attempt of the same job that finished while the attempt it superseded only adopted it.
         if (request.jobId !== undefined) {
           const recent = Object.values(await client.recentHistory(RECENT_HISTORY));
           const done = recent.reverse().find((item) => jobOf(item.prompt ?? []) === request.jobId && item.status?.status_str !== 'error');
-          if (done) return this.ranOn(client, await resultOf(client, done));
+          if (done) return await this.adopted(client, request, done);
         }
       } catch (error) {
         // The earlier run's files are gone from the server: this attempt runs the job anew.
@@ -204,6 +205,7 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     try {
       const workflow = scopeOutputs(await this.uploadInputs(client, request), promptId);
       if (request.signal?.aborted) return interruptedBeforeStart();
+      request.onEvent({ type: 'server', server: this.serverOf(lease.client) });
       const outcome = await client.submit(workflow, promptId, promptId, { mgs_run: promptId, ...(request.jobId ? { mgs_job: request.jobId } : {}) });
       if (outcome.kind === 'rejected') return validationFailure(outcome.error, outcome.nodeErrors);
       if (Object.keys(outcome.nodeErrors).length > 0) {
@@ -222,10 +224,17 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     }
   }
 
-  /** A success names the server that ran it, by its place in COMFYUI_URLS (run estimates learn per server). */
-  private ranOn(client: ComfyClient, result: EngineRunResult): EngineRunResult {
-    return result.ok ? { ...result, server: this.clients.indexOf(client) + 1 } : result;
+  /** The outputs of an earlier attempt's finished prompt, read from the server that ran it (and named to the job). */
+  private adopted(client: ComfyClient, request: EngineRunRequest, entry: ComfyHistoryEntry): Promise<EngineRunResult> {
+    request.onEvent({ type: 'server', server: this.serverOf(client) });
+    return resultOf(client, entry);
   }
+
+  /** A server's place in COMFYUI_URLS (1-based): how events name it. */
+  private serverOf(client: ComfyClient): number {
+    return this.clients.indexOf(client) + 1;
+  }
+
 
   /** A watch over one prompt, registered so that close() ends it. */
   private watch(client: ComfyClient, promptId: string, request: EngineRunRequest, socket: WebSocket | null): PromptWatch {

@@ -15,6 +15,7 @@ const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
   if (update.startedAt) job.startedAt = update.startedAt;
   if (update.finishedAt) job.finishedAt = update.finishedAt;
   if (update.leaseUntil !== undefined) job.leaseUntil = update.leaseUntil;
+  if (update.engineServer !== undefined) job.engineServer = update.engineServer;
 };
 
 const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
@@ -22,18 +23,15 @@ const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
 export class MemoryJobRepository implements JobRepository {
   private readonly jobs: Map<string, GenerationJob>;
   private readonly announced: Map<string, number>;
-  /** The engine server that ran each job (JobChanges.engineServer), which the job itself does not show. */
-  private readonly servers: Map<string, number>;
 
   constructor(store: MemoryStore) {
     this.jobs = store.table<GenerationJob>('generation_jobs');
     this.announced = store.table<number>('generation_jobs_announced_position');
-    this.servers = store.table<number>('generation_jobs_engine_server');
   }
 
   async create(job: NewJob): Promise<boolean> {
     if (this.jobs.has(job.id)) return false;
-    this.jobs.set(job.id, structuredClone({ ...job, refundedCoins: 0, error: null, textOutputs: [], attempts: 0, runId: null, leaseUntil: null, updatedAt: job.createdAt, startedAt: null, finishedAt: null }));
+    this.jobs.set(job.id, structuredClone({ ...job, refundedCoins: 0, error: null, textOutputs: [], attempts: 0, runId: null, leaseUntil: null, updatedAt: job.createdAt, startedAt: null, finishedAt: null, engineServer: null }));
     return true;
   }
 
@@ -100,19 +98,14 @@ export class MemoryJobRepository implements JobRepository {
     if (move.fence !== undefined && job.runId !== move.fence) return false;
     job.status = move.to;
     if (move.runId !== undefined) job.runId = move.runId;
-    this.apply(job, move.changes ?? {}, at);
+    apply(job, move.changes ?? {}, at);
     return true;
-  }
-
-  private apply(job: GenerationJob, changes: JobChanges, at: Date): void {
-    apply(job, changes, at);
-    if (changes.engineServer !== undefined) this.servers.set(job.id, changes.engineServer);
   }
 
   async updateRunning(id: string, fence: string, changes: JobChanges, at: Date): Promise<boolean> {
     const job = this.jobs.get(id);
     if (!job || job.status !== 'running' || job.runId !== fence) return false;
-    this.apply(job, changes, at);
+    apply(job, changes, at);
     return true;
   }
 
@@ -151,7 +144,7 @@ export class MemoryJobRepository implements JobRepository {
   }
 
   async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
-    const ranOn = (job: GenerationJob) => servers === undefined || servers.includes(this.servers.get(job.id) ?? Number.NaN);
+    const ranOn = (job: GenerationJob) => servers === undefined || (job.engineServer !== null && servers.includes(job.engineServer));
     return [...this.jobs.values()]
       .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId) && ranOn(job))
       .sort((a, b) => b.finishedAt!.getTime() - a.finishedAt!.getTime())

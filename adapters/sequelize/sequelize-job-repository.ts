@@ -102,6 +102,7 @@ const toJob = (row: JobRow): GenerationJob => ({
   updatedAt: new Date(row.updated_at),
   startedAt: row.started_at ? new Date(row.started_at) : null,
   finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+  engineServer: row.engine_server === null || row.engine_server === undefined ? null : Number(row.engine_server),
 });
 
 /** A TEXT column holds 65,535 bytes on MariaDB (a longer value fails the whole write, and the job would stay running). */

@@ -75,6 +75,11 @@ export interface GenerationJob {
    * was submitted. Fixed then: the database queue serves by it, and the position counts by it.
    */
   queueTurn: number;
+  /**
+   * The engine server its latest attempt was handed to, or that ran it (1-based, as in COMFYUI_URLS); null before it
+   * starts and where servers are not told apart (the builtin engine). Run estimates learn per server from it.
+   */
+  engineServer: number | null;
   createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;

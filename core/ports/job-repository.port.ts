@@ -5,7 +5,7 @@ import type { TemplateStats } from '../domain/template-stats.ts';
 
 export type NewJob = Omit<
   GenerationJob,
-  'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'runId' | 'leaseUntil' | 'startedAt' | 'finishedAt' | 'updatedAt'
+  'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'runId' | 'leaseUntil' | 'startedAt' | 'finishedAt' | 'updatedAt' | 'engineServer'
 >;
 
 export interface JobChanges {
@@ -17,7 +17,7 @@ export interface JobChanges {
   startedAt?: Date;
   finishedAt?: Date;
   leaseUntil?: Date | null;
-  /** The engine server that ran the job (1-based, as in COMFYUI_URLS), kept for the run estimates of that server. */
+  /** The engine server the job was handed to or that ran it (1-based, as in COMFYUI_URLS): `GenerationJob.engineServer`. */
   engineServer?: number;
 }
 

@@ -11,7 +11,12 @@ export interface EngineInputFile {
 export type EngineEvent =
   | { type: 'executing'; nodeId: string; classType: string }
   | { type: 'progress'; value: number; max: number; nodeId?: string }
-  | { type: 'status'; text: string };
+  | { type: 'status'; text: string }
+  /**
+   * The run was handed to this one of the engine's servers (1-based, as in COMFYUI_URLS), or its result is read from
+   * it (an earlier attempt's prompt, adopted): the job records it (`engineServer`). Engines without servers send none.
+   */
+  | { type: 'server'; server: number };
 
 export interface EngineOutputFile {
   nodeId: string;
@@ -44,8 +49,7 @@ export interface EngineError {
 }
 
 export type EngineRunResult =
-  /** `server`: which of several engine servers ran it (1-based, as in COMFYUI_URLS); absent where servers are not told apart. */
-  | { ok: true; files: EngineOutputFile[]; texts: EngineTextOutput[]; server?: number }
+  | { ok: true; files: EngineOutputFile[]; texts: EngineTextOutput[] }
   | { ok: false; error: EngineError; transient: boolean };
 
 export interface EngineRunRequest {

@@ -18,6 +18,7 @@ const created = (job: NewJob): GenerationJob => ({
   updatedAt: job.createdAt,
   startedAt: null,
   finishedAt: null,
+  engineServer: null,
 });
 
 const ids = (jobs: GenerationJob[]) => jobs.map((job) => job.id);
@@ -402,11 +403,13 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
       const finishedAt = time(end * SECOND);
       const changes = { startedAt: new Date(finishedAt.getTime() - ms), finishedAt, ...(server === null ? {} : { engineServer: server }) };
       t.true(await jobs.transition(job.id, { to: status, changes }, finishedAt));
+      return job.id;
     };
-    await ran(1_000, 10, 1);
+    const first = await ran(1_000, 10, 1);
+    t.is((await jobs.findById(first))!.engineServer, 1);
     await ran(5_000, 20, 2);
     await ran(7_000, 30, 2);
-    await ran(3_000, 40, null); // the builtin engine, or before servers were recorded
+    t.is((await jobs.findById(await ran(3_000, 40, null)))!.engineServer, null, 'the builtin engine, or before servers were recorded');
     await ran(99_000, 50, 1, 'failed');
     await ran(8_000, 60, 3);
     t.deepEqual(await jobs.recentRunTimes(templateId, 10, [2]), [7_000, 5_000]);
@@ -415,6 +418,12 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.recentRunTimes(templateId, 1, [1, 2]), [7_000]);
     t.deepEqual(await jobs.recentRunTimes(templateId, 10, []), []);
     t.deepEqual(await jobs.recentRunTimes(templateId, 10), [8_000, 3_000, 7_000, 5_000, 1_000], 'without servers: every success');
+    // A running attempt records the server it was handed to (the engine's event); it counts nowhere until it succeeds.
+    const busy = await running(randomUUID(), { userId, templateId });
+    t.is(busy.engineServer, null);
+    t.true(await jobs.updateRunning(busy.id, busy.runId!, { engineServer: 2 }, time(70 * SECOND)));
+    t.is((await jobs.findById(busy.id))!.engineServer, 2);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, [2]), [7_000, 5_000]);
   });
 
   test(`${name}: queuedAhead counts the queued jobs ahead per template, in arrival order or by stored turn (pinned by hand)`, async (t) => {

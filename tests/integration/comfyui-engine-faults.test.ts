@@ -133,6 +133,7 @@ test.serial('a redelivered attempt that supersedes a still-running prompt adopts
   t.true((await fileBytes(outcome.files[0]!)).length > 0);
   t.is(proxy.count('POST /prompt '), 1, 'never submitted twice');
   t.deepEqual(await historyIds(target), [first.req.runId]);
+  t.deepEqual(second.events.filter((event) => event.type === 'server'), [{ type: 'server', server: 1 }], 'the adopting attempt names the server too');
 });
 
 test.serial('a chain of redeliveries: an attempt that only adopted the prompt dies too; the next one still finds the prompt by its job, never submitting twice', async (t) => {
@@ -171,9 +172,11 @@ test.serial('a redelivered attempt whose earlier prompt already succeeded reads 
   const first = request(imageAndText(0x0000ff));
   const done = await engine.run(first.req);
   t.true(done.ok);
-  const again = await engine.run(request(imageAndText(0x0000ff), { supersedes: first.req.runId }).req);
+  const adopting = request(imageAndText(0x0000ff), { supersedes: first.req.runId });
+  const again = await engine.run(adopting.req);
   if (!again.ok) return t.fail(JSON.stringify(again.error));
   t.deepEqual(again.texts.map((x) => x.text), ['hello engine']);
+  t.deepEqual(adopting.events.filter((event) => event.type === 'server'), [{ type: 'server', server: 1 }], 'the job learns which server ran it');
   t.true((await fileBytes(again.files[0]!)).length > 0);
   t.is(proxy.count('POST /prompt '), 1);
 });

@@ -85,6 +85,8 @@ test.serial('ENGINE_DRIVER=comfyui, two servers with different models: templates
   const { jobs: stored } = reposOf(app);
   t.is((await stored.recentRunTimes(created.body.id, 20, [2])).length, 3);
   t.deepEqual(await stored.recentRunTimes(created.body.id, 20, [1]), []);
+  const done = (await admin.get('/admin/jobs?status=succeeded&limit=100')).body.items as { id: string; engineServer: number | null }[];
+  t.deepEqual(done.filter((job) => jobs.includes(job.id)).map((job) => job.engineServer), [2, 2, 2], 'the admin list shows the server too');
 
   // Server 2 comes back with model b only: the admin view shows that no server can run the template now.
   await first.stop();

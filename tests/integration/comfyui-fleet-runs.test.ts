@@ -145,6 +145,25 @@ test.serial('a finished prompt whose files were removed: reading one fails namin
   t.is(proxy.count('POST /prompt '), 2, 'the job ran again rather than adopting outputs that are gone');
 });
 
+test.serial('two servers: the run names the server it was handed to (an event as it starts), by place in the URL list', async (t) => {
+  const servers = [await server(t), await server(t)];
+  const engine = engineFor(t, servers.map((s) => s.url));
+  for (let i = 0; i < 4; i++) {
+    const events: EngineEvent[] = [];
+    const request = runRequest(solid(0x000010 * (i + 1)), { onEvent: (event) => events.push(event) });
+    const result = await engine.run(request);
+    if (!result.ok) return t.fail(JSON.stringify(result));
+    // Where the prompt really ran: the server whose history holds it.
+    const ranOn = [];
+    for (const [index, one] of servers.entries()) {
+      const history = (await (await fetch(`${one.url}/history/${request.runId}`)).json()) as Record<string, unknown>;
+      if (history[request.runId]) ranOn.push(index + 1);
+    }
+    t.is(ranOn.length, 1);
+    t.deepEqual(events.filter((event) => event.type === 'server'), [{ type: 'server', server: ranOn[0] }]);
+  }
+});
+
 test.serial('an unreachable server: the engine error names it by position, never by address', async (t) => {
   const gone = await startComfyProtocolServer();
   await gone.close();
@@ -229,6 +248,8 @@ test.serial('ENGINE_DRIVER=comfyui: Interrupt pressed on the server itself (POST
   const submitted = await admin.post('/generate', { workflow: longBlur() });
   t.is(submitted.status, 202, JSON.stringify(submitted.body));
   await socket.waitFor((m) => m.type === 'job.progress' && m.jobId === submitted.body.id, 30_000);
+  const running = ((await admin.get('/admin/jobs?status=running')).body.items as { id: string; engineServer: number | null }[]).find((job) => job.id === submitted.body.id);
+  t.is(running?.engineServer, 1, 'a running job shows the server it was handed to');
   t.is((await postJson(`${target.url}/interrupt`)).status, 200);
   const ended = await socket.waitFor((m) => (m.type === 'job.cancelled' || m.type === 'job.failed' || m.type === 'job.completed') && m.jobId === submitted.body.id, 60_000);
   t.is(ended.type, 'job.cancelled', JSON.stringify(ended));

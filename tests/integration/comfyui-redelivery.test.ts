@@ -62,7 +62,7 @@ test.serial('a redelivered job adopts the prompt its previous attempt left runni
   t.is(job!.runId, runIds[1]!.runId);
   t.is(await h.balance(userId), 6, 'paid once, no refund');
   t.is((await h.repos.history.listForJob(jobId)).length, 1, 'one stored output');
-  t.is((await h.repos.jobs.recentRunTimes(templateId, 20, [1])).length, 1, 'the adopted run names its server (1) too');
+  t.is((await h.repos.jobs.recentRunTimes(templateId, 20, [1])).length, 1, 'the job records the server that ran it (1)');
   await current.close();
 });
 

@@ -159,4 +159,7 @@ test("QueueEstimates asks each template's run estimate on the servers it can run
   asked.length = 0;
   await queue.of({ ...QUEUE[1]!, status: 'running', startedAt: at(0) });
   t.deepEqual(asked, [['Y', [2]]], 'a running job: its template on its servers');
+  asked.length = 0;
+  await queue.of({ ...QUEUE[3]!, status: 'running', startedAt: at(0), engineServer: 2 });
+  t.deepEqual(asked, [['Z', [2]]], 'a running job handed to a server: on that server');
 });

@@ -38,8 +38,13 @@ const messageSchema: JsonSchema = {
 
 const adminJobSchema: JsonSchema = {
   ...jobSchema,
-  required: [...jobSchema.required, 'userId', 'userEmail'],
-  properties: { ...jobSchema.properties, userId: { type: 'string', format: 'uuid' }, userEmail: { type: ['string', 'null'] } },
+  required: [...jobSchema.required, 'userId', 'userEmail', 'engineServer'],
+  properties: {
+    ...jobSchema.properties,
+    userId: { type: 'string', format: 'uuid' },
+    userEmail: { type: ['string', 'null'] },
+    engineServer: { type: ['integer', 'null'], minimum: 1, description: 'The ComfyUI server (place in COMFYUI_URLS, 1-based) its latest attempt was handed to, or that ran it; null before it starts and with the builtin engine' },
+  },
 };
 
 const templateStatsSchema: JsonSchema = {
@@ -88,7 +93,7 @@ const limitQuery = { limit: { type: 'integer', minimum: 1, maximum: 100, default
 const badLimit = { description: 'limit out of range', schema: ref('Error') };
 const noDeadLetter = { description: 'No dead letter has this id (never did, or it was already redriven or discarded)', schema: ref('Error') };
 
-const adminJobDto = ({ job, userEmail }: AdminJobView) => ({ ...jobView(job, []), userId: job.userId, userEmail });
+const adminJobDto = ({ job, userEmail }: AdminJobView) => ({ ...jobView(job, []), userId: job.userId, userEmail, engineServer: job.engineServer });
 
 /** The admin console's API (ADR 032): every user's jobs, the queue and its dead letters. */
 export const adminConsoleRoutes = (deps: AdminConsoleRoutesDeps) => (api: ApiRouter) => {

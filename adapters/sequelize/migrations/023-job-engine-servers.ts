@@ -2,9 +2,9 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from './migration.ts';
 
 /**
- * Which engine server ran a succeeded job (1-based, as in COMFYUI_URLS; null before this migration, for the builtin
- * engine and for a single server), so run estimates learn per template and server (ADR 037). The index serves those
- * reads: a template's latest finishes first.
+ * The engine server a job was handed to (1-based, as in COMFYUI_URLS; null before it starts, before this migration
+ * and for the builtin engine), so run estimates learn per template and server (ADR 037) and an operator sees which GPU
+ * ran a job. The index serves those reads: a template's latest finishes first.
  */
 export const jobEngineServers: Migration = {
   name: '023-job-engine-servers',

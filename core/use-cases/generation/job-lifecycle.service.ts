@@ -99,12 +99,11 @@ export class JobLifecycle {
 
   /**
    * The attempt's results become the job's, all at once: succeeded, one history row per stored file, its
-   * staged files released, the events, and the engine server that ran it (when the engine tells). False (and nothing
-   * written) when the attempt no longer holds the job.
+   * staged files released, the events. False (and nothing written) when the attempt no longer holds the job.
    */
-  async succeed(tx: Transaction, job: GenerationJob, runId: string, items: HistoryItem[], views: HistoryView[], texts: { nodeId: string; text: string }[], server?: number): Promise<boolean> {
+  async succeed(tx: Transaction, job: GenerationJob, runId: string, items: HistoryItem[], views: HistoryView[], texts: { nodeId: string; text: string }[]): Promise<boolean> {
     const at = this.deps.clock.now();
-    const changes = { progress: { value: 1, max: 1 }, statusText: 'Completed', textOutputs: texts, finishedAt: at, leaseUntil: null, ...(server === undefined ? {} : { engineServer: server }) };
+    const changes = { progress: { value: 1, max: 1 }, statusText: 'Completed', textOutputs: texts, finishedAt: at, leaseUntil: null };
     if (!(await tx.jobs.transition(job.id, { to: 'succeeded', fence: runId, changes }, at))) return false;
     for (const item of items) {
       if (!(await tx.history.add(item))) throw new Error(`output ${item.fileName} of job ${job.id} is already recorded`);

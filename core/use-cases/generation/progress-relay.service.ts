@@ -34,6 +34,10 @@ export class ProgressRelay {
       void this.status(event.text);
       return;
     }
+    if (event.type === 'server') {
+      void this.server(event.server);
+      return;
+    }
     if (event.type !== 'progress') return;
     const now = this.deps.clock.now().getTime();
     if (event.value < event.max && now - this.last < this.deps.intervalMs) return;
@@ -52,6 +56,12 @@ export class ProgressRelay {
       if (!(await tx.jobs.updateRunning(job.id, runId, { statusText: text }, this.deps.clock.now()))) return;
       await this.deps.events.record(tx, job.userId, { type: 'job.status', jobId: job.id, text });
     });
+  }
+
+  /** The engine server the attempt runs on, on the job only (operators' information, and its run estimate). */
+  server(server: number): Promise<void> {
+    const { job, runId } = this;
+    return this.enqueue(async (tx) => void (await tx.jobs.updateRunning(job.id, runId, { engineServer: server }, this.deps.clock.now())));
   }
 
   async drain(): Promise<void> {

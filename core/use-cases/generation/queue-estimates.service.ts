@@ -35,21 +35,23 @@ export interface QueueEstimate {
  * etaSeconds = ceil((sum of their run estimates / slots + own estimate) / 1000 ms), slots being its servers' slots
  * (with `fit`: those servers x slots per server) or all of them;
  * running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms); finished: both null.
- * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`), else
- * on any server, else every template's.
+ * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`; a
+ * running job: on the server it was handed to, `engineServer`), else on any server, else every template's.
  */
 export class QueueEstimates {
   constructor(private readonly deps: QueueEstimatesDeps) {}
 
-  async of(job: Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'>): Promise<QueueEstimate> {
+  async of(job: Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'> & { engineServer?: number | null }): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     const serversOf = this.serverSets();
     const runMs = this.runEstimates(serversOf);
-    const own = await runMs(job.templateId);
     if (job.status === 'running') {
+      // On the server it was handed to, when the engine told; else on the servers its template can run on.
+      const own = job.engineServer ? await this.deps.estimates.runMs(job.templateId, [job.engineServer]) : await runMs(job.templateId);
       const elapsed = this.deps.clock.now().getTime() - (job.startedAt ?? job.createdAt).getTime();
       return { position: null, etaSeconds: own === null ? null : Math.ceil(Math.max(0, own - elapsed) / 1000) };
     }
+    const own = await runMs(job.templateId);
     const mine = await serversOf(job.templateId);
     let position = 0;
     let aheadMs: number | null = 0;

@@ -74,6 +74,7 @@ export async function queueJob(tx: Transaction, deps: QueueJobDeps, input: JobTo
     updatedAt: at,
     startedAt: null,
     finishedAt: null,
+    engineServer: null,
   };
   if (!(await tx.jobs.create(job))) return null;
   await tx.outbox.add({ id: deps.ids.newId(), createdAt: at, message: generationMessage(job, deps.environment) });

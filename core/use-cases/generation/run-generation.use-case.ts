@@ -101,7 +101,7 @@ export class RunGeneration {
         const storeStarted = this.deps.clock.now().getTime();
         // The delivery's ack commits with the job's success where the queue is a table of the same database (ADR 045).
         const ack = (tx: Transaction) => attempt.message.ackWith?.(tx) ?? Promise.resolve();
-        const stored = await this.deps.outputs.complete(attempt.job, attempt.runId, result, ack);
+        const stored = await this.deps.outputs.complete(attempt.job, attempt.runId, result.files, result.texts, ack);
         metrics.uploadTime(this.secondsSince(storeStarted));
         attempt.succeeded = stored === 'succeeded';
         if (stored === 'lost') this.deps.logger.info('attempt lost its job before storing its results', { jobId, runId: attempt.runId });

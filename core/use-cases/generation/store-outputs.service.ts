@@ -60,11 +60,9 @@ export class StoreOutputs {
 
   /**
    * 'lost' when the attempt no longer holds the job (cancelled, or taken over): its files are removed again.
-   * `alsoCommit` joins the completing transaction (the delivery's ack, where the queue can take one). `server`: the
-   * engine server that ran it, recorded with the job (run estimates learn from it).
+   * `alsoCommit` joins the completing transaction (the delivery's ack, where the queue can take one).
    */
-  async complete(job: GenerationJob, runId: string, run: { files: EngineOutputFile[]; texts: EngineTextOutput[]; server?: number }, alsoCommit?: (tx: Transaction) => Promise<void>): Promise<'succeeded' | 'lost'> {
-    const { files, texts } = run;
+  async complete(job: GenerationJob, runId: string, files: EngineOutputFile[], texts: EngineTextOutput[], alsoCommit?: (tx: Transaction) => Promise<void>): Promise<'succeeded' | 'lost'> {
     const { uow, storage, clock } = this.deps;
     const saved = files.filter((file) => file.kind === 'output');
     const chosen = saved.length > 0 ? saved : files;
@@ -96,7 +94,7 @@ export class StoreOutputs {
     const views = await Promise.all(items.map((item) => historyItemView(item, this.deps.viewUrl)));
     const textOutputs = texts.map((text) => ({ nodeId: text.nodeId, text: text.text }));
     const succeeded = await uow.run(async (tx) => {
-      if (!(await this.deps.lifecycle.succeed(tx, job, runId, items, views, textOutputs, run.server))) return false;
+      if (!(await this.deps.lifecycle.succeed(tx, job, runId, items, views, textOutputs))) return false;
       await alsoCommit?.(tx);
       return true;
     });
