@@ -131,7 +131,11 @@ test.serial('a running test run is cancelled from its card; the recent list show
   // The admin console's Jobs page lists it (every job that runs is there), marked as a test run.
   const console_ = await context.newPage();
   await console_.goto('/admin/jobs');
-  await console_.getByRole('row', { name: new RegExp(ADMIN) }).getByRole('cell', { name: 'running (test run)' }).waitFor();
+  const row = console_.getByRole('row', { name: new RegExp(ADMIN) });
+  await row.getByRole('cell', { name: 'running (test run)' }).waitFor();
+  // Its server: none to name with the builtin engine (a ComfyUI fleet shows "server N").
+  t.is(await console_.getByRole('columnheader').nth(5).textContent(), 'Server');
+  t.is(await row.getByRole('cell').nth(5).textContent(), '—');
   await console_.close();
   await card.getByRole('button', { name: 'Cancel test run' }).click();
   await card.getByRole('status').filter({ hasText: 'Cancelled.' }).waitFor();

@@ -34,4 +34,16 @@ export const MUTATIONS: Mutation[] = [
     also: [{ file: JOBS_PANEL, find: "case 'job.expired':\n        this.job = { ...this.job, refundedCoins: Number(event.refunded) || 0 };\n        this.end('expired', []);", replace: '' }],
     tests: ['tests/browser/web-user.test.ts'],
   },
+  {
+    name: 'admin jobs: the server column shows nothing',
+    file: BUNDLE,
+    find: 'e("td",null,f.engineServer===null?"—":`server ${f.engineServer}`),',
+    replace: '',
+    also: [
+      { file: 'web/src/pages/admin-console.ts', find: "              h('td', null, job.engineServer === null ? '—' : `server ${job.engineServer}`),\n", replace: '' },
+      { file: 'web/src/pages/admin-console.ts', find: "'Coins', 'Server', 'Actions'", replace: "'Coins', 'Actions'" },
+      { file: BUNDLE, find: '"Coins","Server","Actions"', replace: '"Coins","Actions"' },
+    ],
+    tests: ['tests/browser/template-test-runs.test.ts'],
+  },
 ];

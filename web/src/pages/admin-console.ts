@@ -39,6 +39,8 @@ interface AdminJob {
   createdAt: string;
   userId: string;
   userEmail: string | null;
+  /** The ComfyUI server (place in COMFYUI_URLS) it was handed to; null before it starts and with the builtin engine. */
+  engineServer: number | null;
 }
 
 interface TemplateStats {
@@ -193,7 +195,7 @@ export async function jobsPage(_ctx: Ctx, main: HTMLElement): Promise<void> {
     const result = await api.get<Page<AdminJob>>(`/admin/jobs${query({ status: filter.value, page, limit: 25 })}`);
     replace(
       body,
-      rows(result.items, 6, 'No jobs.', (job) =>
+      rows(result.items, 7, 'No jobs.', (job) =>
             h(
               'tr',
               null,
@@ -202,6 +204,7 @@ export async function jobsPage(_ctx: Ctx, main: HTMLElement): Promise<void> {
               h('td', null, job.testRun ? `${job.status} (test run)` : job.status),
               h('td', null, h('progress', { value: job.progress.value, max: job.progress.max, 'aria-label': `Progress of job ${job.id}` })),
               h('td', { className: 'num' }, job.paidCoins),
+              h('td', null, job.engineServer === null ? '—' : `server ${job.engineServer}`),
               h(
                 'td',
                 null,
@@ -213,7 +216,7 @@ export async function jobsPage(_ctx: Ctx, main: HTMLElement): Promise<void> {
     replace(nav, pager(page, result.totalPages, (next) => ((page = next), void load())));
   }
   filter.addEventListener('change', () => ((page = 1), void load()));
-  await refreshable(main, 'Jobs', load, status, h('div', { className: 'inline' }, field('Show', filter)), table("Every user's jobs", ['Created', 'User', 'Status', 'Progress', 'Coins', 'Actions'], body), nav);
+  await refreshable(main, 'Jobs', load, status, h('div', { className: 'inline' }, field('Show', filter)), table("Every user's jobs", ['Created', 'User', 'Status', 'Progress', 'Coins', 'Server', 'Actions'], body), nav);
 }
 
 const ms = (value: number | null): string => (value === null ? '—' : value >= 10_000 ? `${(value / 1000).toFixed(0)} s` : `${(value / 1000).toFixed(1)} s`);
