@@ -88,3 +88,32 @@ for (const db of DATABASES) {
     t.deepEqual(await estimateOf(user, submitted.body.id), [0, 6]);
   });
 }
+
+for (const db of DATABASES) {
+  test.serial(`[${db}] a queued job waits for the running job that holds its server, not for one on another server`, async (t) => {
+    const { app, user, userId } = await fleetApp(t, db);
+    const other = app.client();
+    await other.signUp();
+    const a = await templateLoading(app, 'a.safetensors');
+    const b = await templateLoading(app, 'b.safetensors');
+    const past = Date.now() - 3600_000;
+    await pastSuccess(app, userId, 10_000, new Date(past), a, 1);
+    await pastSuccess(app, userId, 4_000, new Date(past + 1000), b, 2);
+    // A job of template a running on server 1 for 4 s (10 s estimate: 6 s left), as a worker would have left it.
+    const { jobs } = reposOf(app);
+    const runningId = randomUUID();
+    const startedAt = new Date(Date.now() - 4_000);
+    t.true(await jobs.create({ id: runningId, userId, templateId: a, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, createdAt: startedAt }));
+    const runId = randomUUID();
+    t.true(await jobs.transition(runningId, { to: 'running', runId, changes: { startedAt } }, startedAt));
+    t.true(await jobs.updateRunning(runningId, runId, { engineServer: 1 }, new Date()));
+
+    const a1 = await other.post('/generate', { templateId: a, parameters: { color: 1 } });
+    const b1 = await other.post('/generate', { templateId: b, parameters: { color: 1 } });
+    t.is(a1.status, 202, JSON.stringify(a1.body));
+    // a1: server 1's slot frees in under 6 s, then 10 s: 16 (ceil of 16 minus the time since). b1: server 2 is free: 4.
+    // (Without the running job: a1 10.)
+    t.deepEqual(await estimateOf(other, a1.body.id), [0, 16]);
+    t.deepEqual(await estimateOf(other, b1.body.id), [0, 4]);
+  });
+}

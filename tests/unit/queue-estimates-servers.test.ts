@@ -6,7 +6,7 @@ import test from 'ava';
 import type { ObjectInfo } from '../../core/domain/object-info.ts';
 import type { WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
-import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
+import { QueueEstimates, startAfter } from '../../core/use-cases/generation/queue-estimates.service.ts';
 import type { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
 import { compete, SERVER_FIT_TTL_MS, ServerFit } from '../../core/use-cases/generation/server-fit.service.ts';
 
@@ -83,6 +83,16 @@ const WITHOUT = { x1: [0, 10], y1: [1, 9], x2: [2, 17], z1: [3, 18], y2: [4, 19]
 const estimatesOn = (fit: ServerFit | undefined) =>
   new QueueEstimates({ jobs: { queuedAhead }, estimates, clock: { now: () => at(0) }, slots: 2, order: 'arrival', ...(fit ? { fit: { servers: fit, slotsPerServer: 1 } } : {}) });
 
+/** [position, etaSeconds] of each job of QUEUE, asked one by one (`of`). */
+async function eachOf(queue: QueueEstimates): Promise<Record<string, number[]>> {
+  const got: Record<string, number[]> = {};
+  for (const job of QUEUE) {
+    const { position, etaSeconds } = await queue.of(job);
+    got[job.id] = [position!, etaSeconds!];
+  }
+  return got;
+}
+
 test('compete: jobs share a server, or one of them may run anywhere', (t) => {
   t.true(compete([1], [1, 2]));
   t.false(compete([1], [2]));
@@ -120,11 +130,7 @@ test('ServerFit: kept for its time to live, read again after it and at once when
 
 test('QueueEstimates.of counts only the jobs that compete for its servers, over those servers\' slots', async (t) => {
   const queue = estimatesOn(fitOn(new Catalog(FLEET)));
-  const got: Record<string, number[]> = {};
-  for (const job of QUEUE) {
-    const { position, etaSeconds } = await queue.of(job);
-    got[job.id] = [position!, etaSeconds!];
-  }
+  const got = await eachOf(queue);
   t.deepEqual(got, EXPECTED);
 });
 
@@ -136,11 +142,7 @@ test('QueueEstimates.ofQueue gives the same numbers for the whole queue', async 
 
 test('without server fit (one server, the builtin engine) every job ahead counts, over every slot', async (t) => {
   const queue = estimatesOn(undefined);
-  const one: Record<string, number[]> = {};
-  for (const job of QUEUE) {
-    const { position, etaSeconds } = await queue.of(job);
-    one[job.id] = [position!, etaSeconds!];
-  }
+  const one = await eachOf(queue);
   t.deepEqual(one, WITHOUT);
   t.deepEqual(Object.fromEntries((await queue.ofQueue(QUEUE)).map((x) => [x.jobId, [x.position, x.etaSeconds]])), WITHOUT);
 });
@@ -162,4 +164,48 @@ test("QueueEstimates asks each template's run estimate on the servers it can run
   asked.length = 0;
   await queue.of({ ...QUEUE[3]!, status: 'running', startedAt: at(0), engineServer: 2 });
   t.deepEqual(asked, [['Z', [2]]], 'a running job handed to a server: on that server');
+});
+
+test('startAfter: the work ahead poured over the slots as the running jobs free them (pinned by hand)', (t) => {
+  t.is(startAfter([], 2, 10_000), 5_000, 'nothing running: the work ahead over the slots');
+  t.is(startAfter([6_000], 1, 0), 6_000, 'the one slot frees in 6 s');
+  t.is(startAfter([6_000], 1, 5_000), 11_000);
+  t.is(startAfter([6_000], 2, 0), 0, 'a free slot, nothing ahead: at once');
+  t.is(startAfter([6_000], 2, 5_000), 5_000, 'the free slot takes the 5 s ahead');
+  t.is(startAfter([6_000], 2, 8_000), 7_000, '6 s on the free slot, then 2 s over both');
+  t.is(startAfter([3_000, 1_000], 2, 1_000), 2_000);
+  t.is(startAfter([2_000, 6_000, 9_000], 2, 0), 8_500, 'a third running job waits with the queue: 9 s poured from 2 s and 6 s');
+});
+
+/** r1 runs template Y on server 2, started 1 s before now (4 s estimate: 3 s left). */
+const RUNNING = [{ id: 'r1', templateId: 'Y', engineServer: 2, startedAt: at(-1), createdAt: at(-2) }];
+const listByStatus = async () => ({ items: RUNNING, total: 1, page: 1, limit: 500, totalPages: 1 });
+
+/**
+ * By hand, with r1 on server 2's one slot: x1 10 s and x2 20 s as before (server 1); y1 waits r1's 3 s: 3 + 4 = 7;
+ * z1 (either server, two slots busy 0 and 3 s): the 24 s ahead fill server 1 to 3 s, the rest (21 s) over both:
+ * 3 + 10.5 = 13.5, + 6 = 19.5, so 20; y2 (server 2 only): 3 + y1 4 + z1 6 = 13, + 4 = 17; r (any server, the two
+ * slots): 3 + (34 - 3) / 2 = 18.5, + 2 = 20.5, so 21.
+ */
+const EXPECTED_BUSY = { x1: [0, 10], y1: [0, 7], x2: [1, 20], z1: [3, 20], y2: [2, 17], r1: [5, 21] };
+
+test('QueueEstimates: a job waits for the running jobs that hold its servers, as well as the queue ahead', async (t) => {
+  const jobs = { queuedAhead, listByStatus } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
+  const queue = new QueueEstimates({ jobs, estimates, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
+  const got = await eachOf(queue);
+  t.deepEqual(got, EXPECTED_BUSY);
+  t.deepEqual(Object.fromEntries((await queue.ofQueue(QUEUE)).map((x) => [x.jobId, [x.position, x.etaSeconds]])), EXPECTED_BUSY);
+  // The server not known (an engine that names none): it holds the slots of the jobs whose templates compete with Y's.
+  RUNNING[0]!.engineServer = null as unknown as number;
+  t.deepEqual((await queue.of(QUEUE[0]!)).etaSeconds, 10, 'x1: Y runs only on server 2');
+  t.deepEqual((await queue.of(QUEUE[1]!)).etaSeconds, 7);
+  RUNNING[0]!.engineServer = 2;
+});
+
+test('QueueEstimates without server fit: every running job holds one of the slots', async (t) => {
+  const jobs = { queuedAhead, listByStatus } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
+  const queue = new QueueEstimates({ jobs, estimates, clock: { now: () => at(0) }, slots: 1, order: 'arrival' });
+  // One slot, busy 3 s more: x1 3 + 10 = 13; y1 3 + 10 + 4 = 17.
+  t.is((await queue.of(QUEUE[0]!)).etaSeconds, 13);
+  t.is((await queue.of(QUEUE[1]!)).etaSeconds, 17);
 });

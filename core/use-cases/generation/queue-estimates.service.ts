@@ -6,7 +6,8 @@ import type { RunEstimates } from './run-estimates.service.ts';
 import { compete, type ServerFit, type ServerSet } from './server-fit.service.ts';
 
 export interface QueueEstimatesDeps {
-  jobs: Pick<JobRepository, 'queuedAhead'>;
+  /** `listByStatus` gives the running jobs whose remaining work the queue waits for (optional: without it, none). */
+  jobs: Pick<JobRepository, 'queuedAhead'> & Partial<Pick<JobRepository, 'listByStatus'>>;
   estimates: RunEstimates;
   clock: Clock;
   /** Jobs that run at once: ComfyUI servers x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY for the builtin engine. */
@@ -27,13 +28,39 @@ export interface QueueEstimate {
   etaSeconds: number | null;
 }
 
+/** Running jobs read for an estimate, at most: more than any fleet's slots. */
+export const RUNNING_READ = 500;
+
+/**
+ * When a job waiting behind `aheadMs` of work starts, on `slots` slots that are busy for `busyMs` more (one entry per
+ * running job, in any order): the work ahead is poured over the slots as each frees ("water filling"): the start is the
+ * level T at which the slots' free time up to T, the sum of max(0, T - busy), holds the work ahead. A free slot and
+ * nothing ahead: 0. No running jobs: aheadMs / slots. More running jobs than slots: the ones that end first hold the
+ * slots, the others' remaining work waits with the queue.
+ */
+export function startAfter(busyMs: readonly number[], slots: number, aheadMs: number): number {
+  const k = Math.max(1, slots);
+  const sorted = [...busyMs].sort((a, b) => a - b);
+  const levels = [...sorted.slice(0, k), ...new Array<number>(Math.max(0, k - sorted.length)).fill(0)].sort((a, b) => a - b);
+  let work = aheadMs + sorted.slice(k).reduce((sum, ms) => sum + ms, 0);
+  // Fill the lowest slots up to the next one's level while the work lasts; what remains rises evenly over all.
+  for (let i = 1; i < k; i++) {
+    const raise = (levels[i]! - levels[i - 1]!) * i;
+    if (work <= raise) return levels[i - 1]! + work / i;
+    work -= raise;
+  }
+  return levels[k - 1]! + work / k;
+}
+
 /**
  * Where a job stands in the line and when it should be done (ADR 037), exactly as the OpenAPI document states:
  * queued: position = the queued jobs ahead in the queue's order (`QueueOrder`: owners in turn on the database queue,
  * arrival order on RabbitMQ and SQS) that compete for its servers (with `fit`: jobs whose templates can run on one of
  * the servers this job's template can run on; without it, or when either is not known, every job);
- * etaSeconds = ceil((sum of their run estimates / slots + own estimate) / 1000 ms), slots being its servers' slots
- * (with `fit`: those servers x slots per server) or all of them;
+ * etaSeconds = ceil((start + own estimate) / 1000 ms), start = `startAfter` the running jobs that hold its slots (their
+ * estimate minus the time they have run, at least 0) with the sum of the jobs' ahead run estimates, slots being its
+ * servers' slots (with `fit`: those servers x slots per server, and the running jobs on them: handed to one of them,
+ * or of a template that competes when the server is not known) or all of them;
  * running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms); finished: both null.
  * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`; a
  * running job: on the server it was handed to, `engineServer`), else on any server, else every template's.
@@ -47,12 +74,13 @@ export class QueueEstimates {
     const runMs = this.runEstimates(serversOf);
     if (job.status === 'running') {
       // On the server it was handed to, when the engine told; else on the servers its template can run on.
-      const own = job.engineServer ? await this.deps.estimates.runMs(job.templateId, [job.engineServer]) : await runMs(job.templateId);
+      const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);
       const elapsed = this.deps.clock.now().getTime() - (job.startedAt ?? job.createdAt).getTime();
       return { position: null, etaSeconds: own === null ? null : Math.ceil(Math.max(0, own - elapsed) / 1000) };
     }
     const own = await runMs(job.templateId);
     const mine = await serversOf(job.templateId);
+    const busy = await this.busyOn(serversOf, runMs);
     let position = 0;
     let aheadMs: number | null = 0;
     for (const { templateId, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
@@ -61,13 +89,14 @@ export class QueueEstimates {
       const each = await runMs(templateId);
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
-    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine) };
+    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, await busy(mine)) };
   }
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
   async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'templateId' | 'queueTurn'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
     const serversOf = this.serverSets();
     const runMs = this.runEstimates(serversOf);
+    const busy = await this.busyOn(serversOf, runMs);
     const result: { jobId: string; position: number; etaSeconds: number | null }[] = [];
     // The jobs already placed, by the servers they can run on (a handful of distinct sets).
     const placed: { servers: ServerSet; count: number; ms: number | null }[] = [];
@@ -80,7 +109,7 @@ export class QueueEstimates {
         position += group.count;
         aheadMs = aheadMs === null || group.ms === null ? null : aheadMs + group.ms;
       }
-      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own, mine) });
+      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own, mine, await busy(mine)) });
       let group = placed.find((one) => sameServers(one.servers, mine));
       if (!group) placed.push((group = { servers: mine, count: 0, ms: 0 }));
       group.count += 1;
@@ -89,9 +118,29 @@ export class QueueEstimates {
     return result;
   }
 
-  private queuedEta(aheadMs: number | null, own: number | null, servers: ServerSet): number | null {
+  private queuedEta(aheadMs: number | null, own: number | null, servers: ServerSet, busyMs: number[] | null): number | null {
     const slots = servers !== null && this.deps.fit ? servers.length * this.deps.fit.slotsPerServer : this.deps.slots;
-    return own === null || aheadMs === null ? null : Math.ceil((aheadMs / Math.max(1, slots) + own) / 1000);
+    return own === null || aheadMs === null || busyMs === null ? null : Math.ceil((startAfter(busyMs, slots, aheadMs) + own) / 1000);
+  }
+
+  /**
+   * The running jobs, read once per call: for a set of servers, the remaining work (ms) of those that hold its slots
+   * (null when one of them has no estimate). Without `fit`, every running job holds one of the slots.
+   */
+  private async busyOn(serversOf: (templateId: string | null) => Promise<ServerSet>, runMs: RunMsOf): Promise<(servers: ServerSet) => Promise<number[] | null>> {
+    const running = this.deps.jobs.listByStatus ? (await this.deps.jobs.listByStatus(['running'], { page: 1, limit: RUNNING_READ })).items : [];
+    const now = this.deps.clock.now().getTime();
+    const jobs = await Promise.all(
+      running.map(async (job) => {
+        const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);
+        const remaining = own === null ? null : Math.max(0, own - (now - (job.startedAt ?? job.createdAt).getTime()));
+        return { remaining, server: job.engineServer, servers: await serversOf(job.templateId) };
+      }),
+    );
+    return async (mine) => {
+      const holding = this.deps.fit ? jobs.filter((job) => (job.server ? mine === null || mine.includes(job.server) : compete(mine, job.servers))) : jobs;
+      return holding.some((job) => job.remaining === null) ? null : holding.map((job) => job.remaining!);
+    };
   }
 
   /** The servers of each template, each looked up once per call; null for all when servers are not told apart. */
@@ -105,14 +154,19 @@ export class QueueEstimates {
     };
   }
 
-  /** Run estimates by template, on the servers each can run on, each looked up once per call. */
-  private runEstimates(serversOf: (templateId: string | null) => Promise<ServerSet>): (templateId: string | null) => Promise<number | null> {
-    const known = new Map<string | null, number | null>();
-    return async (templateId) => {
-      if (!known.has(templateId)) known.set(templateId, await this.deps.estimates.runMs(templateId, await serversOf(templateId)));
-      return known.get(templateId)!;
+  /** Run estimates by template, on the servers given or else those it can run on, each looked up once per call. */
+  private runEstimates(serversOf: (templateId: string | null) => Promise<ServerSet>): RunMsOf {
+    const known = new Map<string, number | null>();
+    return async (templateId, servers) => {
+      const on = servers === undefined ? await serversOf(templateId) : servers;
+      const key = `${templateId}|${on === null ? '*' : on.join(',')}`;
+      if (!known.has(key)) known.set(key, await this.deps.estimates.runMs(templateId, on));
+      return known.get(key)!;
     };
   }
 }
+
+/** A template's run estimate on `servers` (default: the servers it can run on). */
+type RunMsOf = (templateId: string | null, servers?: ServerSet) => Promise<number | null>;
 
 const sameServers = (a: ServerSet, b: ServerSet): boolean => (a === null || b === null ? a === b : a.length === b.length && a.every((server, i) => server === b[i]));

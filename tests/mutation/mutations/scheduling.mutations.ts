@@ -144,8 +144,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'ETA: the jobs ahead not shared among the slots',
     file: ESTIMATES,
-    find: 'Math.ceil((aheadMs / Math.max(1, slots) + own) / 1000)',
-    replace: 'Math.ceil((aheadMs + own) / 1000)',
+    find: '  return levels[k - 1]! + work / k;',
+    replace: '  return levels[k - 1]! + work;',
     tests: [POSITION_TEST],
   },
   {
@@ -382,8 +382,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'engine server: a running job estimated on its template\'s servers, not on the one it runs on',
     file: ESTIMATES,
-    find: '      const own = job.engineServer ? await this.deps.estimates.runMs(job.templateId, [job.engineServer]) : await runMs(job.templateId);',
-    replace: '      const own = await runMs(job.templateId);',
+    find: '      const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);\n      const elapsed',
+    replace: '      const own = await runMs(job.templateId);\n      const elapsed',
     tests: [FLEET_UNIT],
   },
   {
@@ -417,8 +417,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "run estimate per server: the queue does not pass a template's servers",
     file: ESTIMATES,
-    find: 'await this.deps.estimates.runMs(templateId, await serversOf(templateId))',
-    replace: 'await this.deps.estimates.runMs(templateId, null)',
+    find: '      const on = servers === undefined ? await serversOf(templateId) : servers;',
+    replace: '      const on = servers === undefined ? null : servers;',
     tests: [FLEET_UNIT, FLEET_POSITION_TEST],
   },
   {
@@ -441,5 +441,47 @@ export const MUTATIONS: Mutation[] = [
     find: "    request.onEvent({ type: 'server', server: this.serverOf(client) });\n    return resultOf(client, entry);",
     replace: '    return resultOf(client, entry);',
     tests: ['tests/integration/comfyui-engine-faults.test.ts'],
+  },
+  {
+    name: 'ETA behind running jobs: the running jobs not waited for',
+    file: ESTIMATES,
+    find: "    const running = this.deps.jobs.listByStatus ? (await this.deps.jobs.listByStatus(['running'], { page: 1, limit: RUNNING_READ })).items : [];",
+    replace: '    const running: GenerationJob[] = [];',
+    tests: [FLEET_UNIT, FLEET_POSITION_TEST],
+  },
+  {
+    name: 'ETA behind running jobs: a job waits for running jobs on servers it cannot use',
+    file: ESTIMATES,
+    find: '(job.server ? mine === null || mine.includes(job.server) : compete(mine, job.servers))',
+    replace: '(job.server ? true : compete(mine, job.servers))',
+    tests: [FLEET_UNIT, FLEET_POSITION_TEST],
+  },
+  {
+    name: 'ETA behind running jobs: a running job of an unknown server held everywhere',
+    file: ESTIMATES,
+    find: ': compete(mine, job.servers))',
+    replace: ': true)',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'ETA behind running jobs: the time a running job has run not taken off its estimate',
+    file: ESTIMATES,
+    find: 'Math.max(0, own - (now - (job.startedAt ?? job.createdAt).getTime()))',
+    replace: 'own',
+    tests: [FLEET_UNIT, FLEET_POSITION_TEST],
+  },
+  {
+    name: 'startAfter: the lowest slots not filled first (everything over every slot)',
+    file: ESTIMATES,
+    find: '    if (work <= raise) return levels[i - 1]! + work / i;\n',
+    replace: '',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'startAfter: running jobs beyond the slots forgotten',
+    file: ESTIMATES,
+    find: '  let work = aheadMs + sorted.slice(k).reduce((sum, ms) => sum + ms, 0);',
+    replace: '  let work = aheadMs;',
+    tests: [FLEET_UNIT],
   },
 ];
