@@ -1,7 +1,7 @@
 import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import { serveOrder, type QueueOrder } from '../../core/domain/queue-order.ts';
-import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
+import type { JobChanges, JobMove, JobRepository, NewJob, RunningWork } from '../../core/ports/job-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domain/template-stats.ts';
 
@@ -150,6 +150,15 @@ export class MemoryJobRepository implements JobRepository {
       .sort((a, b) => b.finishedAt!.getTime() - a.finishedAt!.getTime())
       .slice(0, max)
       .map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());
+  }
+
+  async runningWork(max: number): Promise<RunningWork[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'running')
+      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer, startedAt: job.startedAt ?? job.createdAt, id: job.id }))
+      .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime() || (a.id < b.id ? -1 : 1))
+      .slice(0, max)
+      .map(({ id: _id, ...work }) => ({ ...work, startedAt: new Date(work.startedAt) }));
   }
 
   async listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {

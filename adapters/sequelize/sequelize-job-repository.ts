@@ -2,7 +2,7 @@ import { DataTypes, Op, type Model, type Sequelize, type WhereOptions } from 'se
 import { sourcesOf, type GenerationJob, type JobError, type JobStatus } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { QueueOrder } from '../../core/domain/queue-order.ts';
-import type { JobChanges, JobMove, JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
+import type { JobChanges, JobMove, JobRepository, NewJob, RunningWork } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { isUniqueViolation, selectRows, sqlTime, type SqlScope } from './sql-scope.ts';
 import { failureRateOf, type TemplateStats } from '../../core/domain/template-stats.ts';
@@ -259,6 +259,20 @@ export class SequelizeJobRepository implements JobRepository {
       templateId === null ? {} : { templateId },
     );
     return rows.map((row) => Number(row.ms));
+  }
+
+  async runningWork(max: number): Promise<RunningWork[]> {
+    const rows = await selectRows<{ template_id: string | null; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string }>(
+      this.scope,
+      `SELECT template_id, engine_server, started_at, created_at FROM generation_jobs WHERE status = 'running'
+       ORDER BY started_at ASC, id ASC LIMIT ${Math.max(1, Math.floor(max))}`,
+      {},
+    );
+    return rows.map((row) => ({
+      templateId: row.template_id,
+      engineServer: row.engine_server === null ? null : Number(row.engine_server),
+      startedAt: new Date(row.started_at ?? row.created_at),
+    }));
   }
 
   /** A succeeded job's run time in ms, in either dialect's SQL. */

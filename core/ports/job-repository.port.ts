@@ -8,6 +8,13 @@ export type NewJob = Omit<
   'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'runId' | 'leaseUntil' | 'startedAt' | 'finishedAt' | 'updatedAt' | 'engineServer'
 >;
 
+/** What an estimate needs of a running job. */
+export interface RunningWork {
+  templateId: string | null;
+  engineServer: number | null;
+  startedAt: Date;
+}
+
 export interface JobChanges {
   progress?: { value: number; max: number };
   statusText?: string;
@@ -80,6 +87,11 @@ export interface JobRepository {
    * ran (`engineServer`). What queue estimates learn from (ADR 037).
    */
   recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]>;
+  /**
+   * The running jobs' template, engine server and start (`startedAt`, else `createdAt`), earliest start first, at most
+   * `max`: the work a queued job's ETA waits for (ADR 037). Only those columns: read on every estimate.
+   */
+  runningWork(max: number): Promise<RunningWork[]>;
   /** Queued jobs whose start deadline is at or before `now` (they must end expired), earliest deadline first. */
   listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]>;
   /** Running jobs whose attempt's lease ended before `before` (no live claim), oldest first. */

@@ -426,6 +426,31 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.recentRunTimes(templateId, 10, [2]), [7_000, 5_000]);
   });
 
+  test(`${name}: runningWork gives each running job's template, engine server and start, earliest start first, at most max`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const [one, two] = [randomUUID(), randomUUID()];
+    /** A job of `templateId` created at second 0, started at `startSecond` when given, on `server` when given. */
+    const put = async (templateId: string | null, startSecond: number | null, server: number | null, end?: JobStatus) => {
+      const job = newJob(userId, { templateId, createdAt: at(0) });
+      t.true(await own.jobs.create(job));
+      if (startSecond === null) return;
+      const runId = randomUUID();
+      t.true(await own.jobs.transition(job.id, { to: 'running', runId, changes: { startedAt: at(startSecond * SECOND) } }, at(startSecond * SECOND)));
+      if (server !== null) t.true(await own.jobs.updateRunning(job.id, runId, { engineServer: server }, at(startSecond * SECOND)));
+      if (end) t.true(await own.jobs.transition(job.id, { to: end, fence: runId, changes: { finishedAt: at(99 * SECOND) } }, at(99 * SECOND)));
+    };
+    await put(one, 10, 2);
+    await put(null, 5, null);
+    await put(two, 7, 1, 'succeeded'); // ended: holds nothing
+    await put(two, null, null); // queued
+    t.deepEqual(await own.jobs.runningWork(10), [
+      { templateId: null, engineServer: null, startedAt: at(5 * SECOND) },
+      { templateId: one, engineServer: 2, startedAt: at(10 * SECOND) },
+    ]);
+    t.deepEqual(await own.jobs.runningWork(1), [{ templateId: null, engineServer: null, startedAt: at(5 * SECOND) }]);
+  });
+
   test(`${name}: queuedAhead counts the queued jobs ahead per template, in arrival order or by stored turn (pinned by hand)`, async (t) => {
     // A store of the test's own. Each job's turn is what the submit gave it: 1 + its owner's queued and running jobs.
     const { repos: own } = await freshBackend(t, make);

@@ -178,8 +178,8 @@ test('startAfter: the work ahead poured over the slots as the running jobs free 
 });
 
 /** r1 runs template Y on server 2, started 1 s before now (4 s estimate: 3 s left). */
-const RUNNING = [{ id: 'r1', templateId: 'Y', engineServer: 2, startedAt: at(-1), createdAt: at(-2) }];
-const listByStatus = async () => ({ items: RUNNING, total: 1, page: 1, limit: 500, totalPages: 1 });
+const RUNNING = [{ templateId: 'Y', engineServer: 2 as number | null, startedAt: at(-1) }];
+const runningWork = async () => RUNNING;
 
 /**
  * By hand, with r1 on server 2's one slot: x1 10 s and x2 20 s as before (server 1); y1 waits r1's 3 s: 3 + 4 = 7;
@@ -190,20 +190,20 @@ const listByStatus = async () => ({ items: RUNNING, total: 1, page: 1, limit: 50
 const EXPECTED_BUSY = { x1: [0, 10], y1: [0, 7], x2: [1, 20], z1: [3, 20], y2: [2, 17], r1: [5, 21] };
 
 test('QueueEstimates: a job waits for the running jobs that hold its servers, as well as the queue ahead', async (t) => {
-  const jobs = { queuedAhead, listByStatus } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
+  const jobs = { queuedAhead, runningWork } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
   const queue = new QueueEstimates({ jobs, estimates, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
   const got = await eachOf(queue);
   t.deepEqual(got, EXPECTED_BUSY);
   t.deepEqual(Object.fromEntries((await queue.ofQueue(QUEUE)).map((x) => [x.jobId, [x.position, x.etaSeconds]])), EXPECTED_BUSY);
   // The server not known (an engine that names none): it holds the slots of the jobs whose templates compete with Y's.
-  RUNNING[0]!.engineServer = null as unknown as number;
+  RUNNING[0]!.engineServer = null;
   t.deepEqual((await queue.of(QUEUE[0]!)).etaSeconds, 10, 'x1: Y runs only on server 2');
   t.deepEqual((await queue.of(QUEUE[1]!)).etaSeconds, 7);
   RUNNING[0]!.engineServer = 2;
 });
 
 test('QueueEstimates without server fit: every running job holds one of the slots', async (t) => {
-  const jobs = { queuedAhead, listByStatus } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
+  const jobs = { queuedAhead, runningWork } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
   const queue = new QueueEstimates({ jobs, estimates, clock: { now: () => at(0) }, slots: 1, order: 'arrival' });
   // One slot, busy 3 s more: x1 3 + 10 = 13; y1 3 + 10 + 4 = 17.
   t.is((await queue.of(QUEUE[0]!)).etaSeconds, 13);

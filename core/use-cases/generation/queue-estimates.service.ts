@@ -1,13 +1,13 @@
 import type { GenerationJob } from '../../domain/job.ts';
 import { serveOrder, type QueueOrder } from '../../domain/queue-order.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { JobRepository } from '../../ports/job-repository.port.ts';
+import type { JobRepository, RunningWork } from '../../ports/job-repository.port.ts';
 import type { RunEstimates } from './run-estimates.service.ts';
 import { compete, type ServerFit, type ServerSet } from './server-fit.service.ts';
 
 export interface QueueEstimatesDeps {
-  /** `listByStatus` gives the running jobs whose remaining work the queue waits for (optional: without it, none). */
-  jobs: Pick<JobRepository, 'queuedAhead'> & Partial<Pick<JobRepository, 'listByStatus'>>;
+  /** `runningWork`: the running jobs whose remaining work the queue waits for (optional: without it, none). */
+  jobs: Pick<JobRepository, 'queuedAhead'> & Partial<Pick<JobRepository, 'runningWork'>>;
   estimates: RunEstimates;
   clock: Clock;
   /** Jobs that run at once: ComfyUI servers x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY for the builtin engine. */
@@ -128,12 +128,12 @@ export class QueueEstimates {
    * (null when one of them has no estimate). Without `fit`, every running job holds one of the slots.
    */
   private async busyOn(serversOf: (templateId: string | null) => Promise<ServerSet>, runMs: RunMsOf): Promise<(servers: ServerSet) => Promise<number[] | null>> {
-    const running = this.deps.jobs.listByStatus ? (await this.deps.jobs.listByStatus(['running'], { page: 1, limit: RUNNING_READ })).items : [];
+    const running: RunningWork[] = (await this.deps.jobs.runningWork?.(RUNNING_READ)) ?? [];
     const now = this.deps.clock.now().getTime();
     const jobs = await Promise.all(
       running.map(async (job) => {
         const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);
-        const remaining = own === null ? null : Math.max(0, own - (now - (job.startedAt ?? job.createdAt).getTime()));
+        const remaining = own === null ? null : Math.max(0, own - (now - job.startedAt.getTime()));
         return { remaining, server: job.engineServer, servers: await serversOf(job.templateId) };
       }),
     );

@@ -445,8 +445,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'ETA behind running jobs: the running jobs not waited for',
     file: ESTIMATES,
-    find: "    const running = this.deps.jobs.listByStatus ? (await this.deps.jobs.listByStatus(['running'], { page: 1, limit: RUNNING_READ })).items : [];",
-    replace: '    const running: GenerationJob[] = [];',
+    find: '    const running: RunningWork[] = (await this.deps.jobs.runningWork?.(RUNNING_READ)) ?? [];',
+    replace: '    const running: RunningWork[] = [];',
     tests: [FLEET_UNIT, FLEET_POSITION_TEST],
   },
   {
@@ -466,7 +466,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'ETA behind running jobs: the time a running job has run not taken off its estimate',
     file: ESTIMATES,
-    find: 'Math.max(0, own - (now - (job.startedAt ?? job.createdAt).getTime()))',
+    find: 'Math.max(0, own - (now - job.startedAt.getTime()))',
     replace: 'own',
     tests: [FLEET_UNIT, FLEET_POSITION_TEST],
   },
@@ -483,5 +483,19 @@ export const MUTATIONS: Mutation[] = [
     find: '  let work = aheadMs + sorted.slice(k).reduce((sum, ms) => sum + ms, 0);',
     replace: '  let work = aheadMs;',
     tests: [FLEET_UNIT],
+  },
+  {
+    name: 'running work: the SQL store reads jobs that are not running',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "FROM generation_jobs WHERE status = 'running'\n       ORDER BY started_at ASC",
+    replace: "FROM generation_jobs WHERE status IN ('running', 'succeeded', 'queued')\n       ORDER BY started_at ASC",
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'running work: the memory store reads jobs that are not running',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: "      .filter((job) => job.status === 'running')\n      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer",
+    replace: "      .filter((job) => job.status !== 'queued')\n      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer",
+    tests: [JOB_CONTRACT],
   },
 ];
