@@ -153,12 +153,12 @@ export class MemoryJobRepository implements JobRepository {
   }
 
   async runningWork(max: number): Promise<RunningWork[]> {
+    const start = (job: GenerationJob) => (job.startedAt ?? job.createdAt).getTime();
     return [...this.jobs.values()]
       .filter((job) => job.status === 'running')
-      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer, startedAt: job.startedAt ?? job.createdAt, id: job.id }))
-      .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime() || (a.id < b.id ? -1 : 1))
+      .sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : 1))
       .slice(0, max)
-      .map(({ id: _id, ...work }) => ({ ...work, startedAt: new Date(work.startedAt) }));
+      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer, startedAt: new Date(start(job)) }));
   }
 
   async listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {

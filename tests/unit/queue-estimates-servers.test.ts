@@ -209,3 +209,13 @@ test('QueueEstimates without server fit: every running job holds one of the slot
   t.is((await queue.of(QUEUE[0]!)).etaSeconds, 13);
   t.is((await queue.of(QUEUE[1]!)).etaSeconds, 17);
 });
+
+test('QueueEstimates: many running jobs of one template on one server read its estimate once, at the same time', async (t) => {
+  const asked: string[] = [];
+  const counting = { runMs: async (templateId: string | null, servers: readonly number[] | null) => (asked.push(`${templateId} ${servers}`), templateId === null ? 2_000 : RUN_MS[templateId]!) } as unknown as RunEstimates;
+  const three = async () => [1, 2, 3].map(() => ({ templateId: 'Z', engineServer: 2, startedAt: at(-1) }));
+  const jobs = { queuedAhead, runningWork: three } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
+  const queue = new QueueEstimates({ jobs, estimates: counting, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
+  await queue.of(QUEUE[1]!);
+  t.deepEqual(asked.sort(), ['Y 2', 'Z 2']);
+});

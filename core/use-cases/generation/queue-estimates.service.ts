@@ -41,7 +41,8 @@ export const RUNNING_READ = 500;
 export function startAfter(busyMs: readonly number[], slots: number, aheadMs: number): number {
   const k = Math.max(1, slots);
   const sorted = [...busyMs].sort((a, b) => a - b);
-  const levels = [...sorted.slice(0, k), ...new Array<number>(Math.max(0, k - sorted.length)).fill(0)].sort((a, b) => a - b);
+  // Busy times are never negative: the free slots (0) come first, then the running jobs' in order.
+  const levels = [...new Array<number>(Math.max(0, k - sorted.length)).fill(0), ...sorted.slice(0, k)];
   let work = aheadMs + sorted.slice(k).reduce((sum, ms) => sum + ms, 0);
   // Fill the lowest slots up to the next one's level while the work lasts; what remains rises evenly over all.
   for (let i = 1; i < k; i++) {
@@ -89,7 +90,7 @@ export class QueueEstimates {
       const each = await runMs(templateId);
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
-    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, await busy(mine)) };
+    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy(mine)) };
   }
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
@@ -109,7 +110,7 @@ export class QueueEstimates {
         position += group.count;
         aheadMs = aheadMs === null || group.ms === null ? null : aheadMs + group.ms;
       }
-      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own, mine, await busy(mine)) });
+      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy(mine)) });
       let group = placed.find((one) => sameServers(one.servers, mine));
       if (!group) placed.push((group = { servers: mine, count: 0, ms: 0 }));
       group.count += 1;
@@ -118,49 +119,50 @@ export class QueueEstimates {
     return result;
   }
 
-  private queuedEta(aheadMs: number | null, own: number | null, servers: ServerSet, busyMs: number[] | null): number | null {
+  private queuedEta(aheadMs: number | null, own: number | null, servers: ServerSet, busyMs: number[]): number | null {
     const slots = servers !== null && this.deps.fit ? servers.length * this.deps.fit.slotsPerServer : this.deps.slots;
-    return own === null || aheadMs === null || busyMs === null ? null : Math.ceil((startAfter(busyMs, slots, aheadMs) + own) / 1000);
+    return own === null || aheadMs === null ? null : Math.ceil((startAfter(busyMs, slots, aheadMs) + own) / 1000);
   }
 
   /**
-   * The running jobs, read once per call: for a set of servers, the remaining work (ms) of those that hold its slots
-   * (null when one of them has no estimate). Without `fit`, every running job holds one of the slots.
+   * The running jobs, read once per call: for a set of servers, the remaining work (ms) of those that hold its slots.
+   * Without `fit`, every running job holds one of the slots. A running job without an estimate can only be one when no
+   * job has succeeded at all (the estimates fall back to every template's median): the queued job's own estimate is
+   * then unknown too, and so is its ETA, whatever this says.
    */
-  private async busyOn(serversOf: (templateId: string | null) => Promise<ServerSet>, runMs: RunMsOf): Promise<(servers: ServerSet) => Promise<number[] | null>> {
+  private async busyOn(serversOf: (templateId: string | null) => Promise<ServerSet>, runMs: RunMsOf): Promise<(servers: ServerSet) => number[]> {
     const running: RunningWork[] = (await this.deps.jobs.runningWork?.(RUNNING_READ)) ?? [];
     const now = this.deps.clock.now().getTime();
     const jobs = await Promise.all(
       running.map(async (job) => {
-        const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);
-        const remaining = own === null ? null : Math.max(0, own - (now - job.startedAt.getTime()));
-        return { remaining, server: job.engineServer, servers: await serversOf(job.templateId) };
+        const own = (await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined)) ?? 0;
+        return { remaining: Math.max(0, own - (now - job.startedAt.getTime())), server: job.engineServer, servers: await serversOf(job.templateId) };
       }),
     );
-    return async (mine) => {
-      const holding = this.deps.fit ? jobs.filter((job) => (job.server ? mine === null || mine.includes(job.server) : compete(mine, job.servers))) : jobs;
-      return holding.some((job) => job.remaining === null) ? null : holding.map((job) => job.remaining!);
-    };
+    return (mine) =>
+      (this.deps.fit ? jobs.filter((job) => (job.server ? mine === null || mine.includes(job.server) : compete(mine, job.servers))) : jobs).map((job) => job.remaining);
   }
 
   /** The servers of each template, each looked up once per call; null for all when servers are not told apart. */
   private serverSets(): (templateId: string | null) => Promise<ServerSet> {
     const fit = this.deps.fit;
     if (!fit) return async () => null;
-    const known = new Map<string | null, ServerSet>();
-    return async (templateId) => {
-      if (!known.has(templateId)) known.set(templateId, await fit.servers.of(templateId));
+    // The promise is kept, so lookups made at once (one per running job) share one read.
+    const known = new Map<string | null, Promise<ServerSet>>();
+    return (templateId) => {
+      if (!known.has(templateId)) known.set(templateId, fit.servers.of(templateId));
       return known.get(templateId)!;
     };
   }
 
   /** Run estimates by template, on the servers given or else those it can run on, each looked up once per call. */
   private runEstimates(serversOf: (templateId: string | null) => Promise<ServerSet>): RunMsOf {
-    const known = new Map<string, number | null>();
+    // The promise is kept, so lookups made at once (many running jobs of one template) share one read.
+    const known = new Map<string, Promise<number | null>>();
     return async (templateId, servers) => {
       const on = servers === undefined ? await serversOf(templateId) : servers;
       const key = `${templateId}|${on === null ? '*' : on.join(',')}`;
-      if (!known.has(key)) known.set(key, await this.deps.estimates.runMs(templateId, on));
+      if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on));
       return known.get(key)!;
     };
   }

@@ -494,8 +494,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'running work: the memory store reads jobs that are not running',
     file: 'adapters/memory/memory-job-repository.ts',
-    find: "      .filter((job) => job.status === 'running')\n      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer",
-    replace: "      .filter((job) => job.status !== 'queued')\n      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer",
+    find: "      .filter((job) => job.status === 'running')\n      .sort((a, b) => start(a)",
+    replace: "      .filter((job) => job.status !== 'queued')\n      .sort((a, b) => start(a)",
     tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'ETA behind running jobs: running jobs of one template each read its estimate again',
+    file: ESTIMATES,
+    find: '      if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on));',
+    replace: '      if (!known.has(key)) known.set(key, Promise.resolve(await this.deps.estimates.runMs(templateId, on)));',
+    tests: [FLEET_UNIT],
   },
 ];
