@@ -63,6 +63,36 @@ for (const db of DATABASES) {
     t.true(both.map((response) => response.body.secret).includes((await alice.get('/webhook-secret')).body.secret));
   });
 
+  test(`${db}: a rotation answers the secret it wrote, even when another rotation replaces it before the answer`, async (t) => {
+    const backend = await openBackend(db);
+    t.teardown(() => backend.dispose());
+    const userId = await addUser(backend.repos.users);
+    const store = new SequelizeWebhookSecretStore(backend.db!.autocommit);
+    const now = new Date('2030-01-01T00:00:00.000Z');
+    let overtaken = '';
+    let written = '';
+    // The store lets a second rotation in right after the first one's write, before its answer is built.
+    const racing = Object.assign(Object.create(store) as SequelizeWebhookSecretStore, {
+      rotate: async (user: string, expected: string, next: string, until: Date, at: Date) => {
+        const changed = await store.rotate(user, expected, next, until, at);
+        if (changed && !overtaken) {
+          written = next;
+          overtaken = newWebhookSecret();
+          t.true(await store.rotate(user, next, overtaken, until, at));
+        }
+        return changed;
+      },
+    });
+    const secrets = new WebhookSecrets({ store: racing, clock: { now: () => now }, newSecret: newWebhookSecret });
+    const old = (await secrets.get(userId)).secret;
+    const answered = await secrets.rotate(userId);
+    t.not(written, old);
+    t.is(answered.secret, written);
+    t.is((await secrets.get(userId)).secret, overtaken);
+    t.deepEqual(answered.rotatedAt, now);
+    t.deepEqual(answered.previousValidUntil, new Date(now.getTime() + 24 * HOUR));
+  });
+
   test(`${db}: a delivery signs with the new and the replaced secret during the grace period, with the new one only after it`, async (t) => {
     const backend = await openBackend(db);
     t.teardown(() => backend.dispose());

@@ -37,9 +37,12 @@ export class WebhookSecrets {
     for (;;) {
       const now = this.deps.clock.now();
       const current = await this.stored(userId, now);
-      if (await this.deps.store.rotate(userId, current.secret, this.deps.newSecret(), new Date(now.getTime() + ROTATION_GRACE_MS), now)) {
-        const rotated = await this.deps.store.find(userId);
-        if (rotated) return this.view(rotated, now);
+      const next = this.deps.newSecret();
+      const previousUntil = new Date(now.getTime() + ROTATION_GRACE_MS);
+      // The answer is what this rotation wrote, not a fresh read: a rotation racing right behind this one may
+      // already have replaced it, and both callers would then be handed the other's secret.
+      if (await this.deps.store.rotate(userId, current.secret, next, previousUntil, now)) {
+        return this.view({ ...current, secret: next, previousSecret: current.secret, previousUntil, rotatedAt: now }, now);
       }
     }
   }

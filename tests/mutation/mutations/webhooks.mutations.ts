@@ -134,6 +134,13 @@ export const MUTATIONS: Mutation[] = [
     tests: SECRET_TESTS,
   },
   {
+    name: 'webhooks: a rotation answers whatever is stored after it, which a racing rotation may have replaced',
+    file: SECRETS,
+    find: 'return this.view({ ...current, secret: next, previousSecret: current.secret, previousUntil, rotatedAt: now }, now);',
+    replace: 'return this.view((await this.deps.store.find(userId)) ?? current, now);',
+    tests: SECRET_TESTS,
+  },
+  {
     name: 'webhooks: the replaced secret does not sign during the grace period',
     file: SECRETS,
     find: 'return previous ? [stored.secret, previous] : [stored.secret];',
