@@ -34,6 +34,14 @@ export class MemoryHistoryRepository implements HistoryRepository {
     return [...this.items.values()].filter((item) => item.jobId === jobId).map((item) => structuredClone(item));
   }
 
+  async listForJobs(jobIds: readonly string[]): Promise<HistoryItem[]> {
+    const wanted = new Set(jobIds);
+    return [...this.items.values()]
+      .filter((item) => wanted.has(item.jobId))
+      .sort((a, b) => a.jobId.localeCompare(b.jobId) || a.createdAt.getTime() - b.createdAt.getTime() || a.fileName.localeCompare(b.fileName))
+      .map((item) => structuredClone(item));
+  }
+
   async delete(id: string): Promise<void> {
     this.items.delete(id);
   }

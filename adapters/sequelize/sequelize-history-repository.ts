@@ -122,6 +122,16 @@ export class SequelizeHistoryRepository implements HistoryRepository {
     return asRows<HistoryRow>(rows).map(toItem);
   }
 
+  async listForJobs(jobIds: readonly string[]): Promise<HistoryItem[]> {
+    if (jobIds.length === 0) return [];
+    // Plain SQL on the driver: read for every page of the job list a client polls.
+    const rows = await this.scope.read<HistoryRow>(
+      `SELECT * FROM history_items WHERE job_id IN (${jobIds.map(() => '?').join(', ')}) ORDER BY job_id, created_at, file_name`,
+      jobIds,
+    );
+    return rows.map(toItem);
+  }
+
   async delete(id: string): Promise<void> {
     await this.scope.write((s) => historyModel(s.sequelize).destroy({ where: { id }, ...s.options }));
   }

@@ -155,14 +155,16 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
  * earlier turn, or of its turn and created before it (each job's turn is stored at submit, ADR 047). Either way, a job
  * no longer queued has no place: nothing is ahead of it.
  */
+// Positional parameters (plain SQL on the driver: read for every queued job of a page a client polls):
+// ARRIVED_AHEAD takes [createdAt, createdAt, id, id], TURNS_AHEAD [turn, turn, createdAt, createdAt, id, id].
 const ARRIVED_AHEAD = `SELECT template_id, COUNT(*) AS n FROM generation_jobs
-  WHERE status = 'queued' AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))
-    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = :id AND me.status = 'queued')
+  WHERE status = 'queued' AND (created_at < ? OR (created_at = ? AND id < ?))
+    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = ? AND me.status = 'queued')
   GROUP BY template_id ORDER BY template_id`;
 const TURNS_AHEAD = `SELECT template_id, COUNT(*) AS n FROM generation_jobs
   WHERE status = 'queued'
-    AND (queue_turn < :turn OR (queue_turn = :turn AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))))
-    AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = :id AND mine.status = 'queued')
+    AND (queue_turn < ? OR (queue_turn = ? AND (created_at < ? OR (created_at = ? AND id < ?))))
+    AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = ? AND mine.status = 'queued')
   GROUP BY template_id ORDER BY template_id`;
 
 export class SequelizeJobRepository implements JobRepository {
@@ -224,8 +226,14 @@ export class SequelizeJobRepository implements JobRepository {
     return row ? toJob(row) : null;
   }
 
-  listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
-    return this.page({ user_id: userId, test_run: false }, 'DESC', request);
+  async listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
+    // Plain SQL on the driver: the job list is what clients poll. Limit and offset are whole numbers from the page request.
+    const mine = 'FROM generation_jobs WHERE user_id = ? AND test_run = 0';
+    const [rows, [counted]] = await Promise.all([
+      this.scope.read<JobRow>(`SELECT * ${mine} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`, [userId]),
+      this.scope.read<{ n: number | string }>(`SELECT COUNT(*) AS n ${mine}`, [userId]),
+    ]);
+    return pageOf(rows.map(toJob), request, Number(counted?.n ?? 0));
   }
 
   async listTestRuns(templateId: string, max: number): Promise<GenerationJob[]> {
@@ -240,33 +248,31 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
-    const rows = await selectRows<{ template_id: string | null; n: number | string }>(this.scope, order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD, {
-      id: job.id,
-      createdAt: sqlTime(job.createdAt, this.scope.dialect),
-      turn: job.queueTurn,
-    });
+    const createdAt = sqlTime(job.createdAt, this.scope.dialect);
+    const rows = await this.scope.read<{ template_id: string | null; n: number | string }>(
+      order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD,
+      order === 'arrival' ? [createdAt, createdAt, job.id, job.id] : [job.queueTurn, job.queueTurn, createdAt, createdAt, job.id, job.id],
+    );
     return rows.map((row) => ({ templateId: row.template_id, count: Number(row.n) }));
   }
 
   async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
     // Server numbers are written into the statement: whole numbers only (an empty list matches nothing).
     const onServers = servers === undefined ? '' : ` AND engine_server IN (${servers.map((server) => Math.floor(server)).join(', ') || 'NULL'})`;
-    const rows = await selectRows<{ ms: number | string }>(
-      this.scope,
+    const rows = await this.scope.read<{ ms: number | string }>(
       `SELECT ${this.runMs()} AS ms FROM generation_jobs
-       WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = :templateId'}${onServers}
+       WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = ?'}${onServers}
        ORDER BY finished_at DESC, id DESC LIMIT ${Math.max(1, Math.floor(max))}`,
-      templateId === null ? {} : { templateId },
+      templateId === null ? [] : [templateId],
     );
     return rows.map((row) => Number(row.ms));
   }
 
   async runningWork(max: number): Promise<RunningWork[]> {
-    const rows = await selectRows<{ template_id: string | null; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string }>(
-      this.scope,
+    const rows = await this.scope.read<{ template_id: string | null; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string }>(
       `SELECT template_id, engine_server, started_at, created_at FROM generation_jobs WHERE status = 'running'
        ORDER BY started_at ASC, id ASC LIMIT ${Math.max(1, Math.floor(max))}`,
-      {},
+      [],
     );
     return rows.map((row) => ({
       templateId: row.template_id,

@@ -8,6 +8,8 @@ export interface HistoryRepository {
   /** The user's outputs, newest first, without those of test runs of templates (ADR 043). */
   listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>>;
   listForJob(jobId: string): Promise<HistoryItem[]>;
+  /** The items of several jobs in one read (a page of the job list), each job's oldest first; none for no jobs. */
+  listForJobs(jobIds: readonly string[]): Promise<HistoryItem[]>;
   delete(id: string): Promise<void>;
   /** Items whose expiresAt is at or before `before`, at most `max`. */
   listExpired(before: Date, max: number): Promise<HistoryItem[]>;

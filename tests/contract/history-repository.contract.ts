@@ -100,6 +100,28 @@ export function historyRepositoryContract(name: string, make: MakeBackend): void
     t.deepEqual(await history.listForJob(randomUUID()), []);
   });
 
+  test(`${name}: listForJobs lists the items of exactly those jobs, each job's oldest first`, async (t) => {
+    const userId = await user();
+    const [first, second, other] = [randomUUID(), randomUUID(), randomUUID()];
+    const items = [
+      historyItem(userId, first, { fileName: 'b.png', createdAt: at(2) }),
+      historyItem(userId, second, { fileName: 'a.png', createdAt: at(5) }),
+      historyItem(userId, first, { fileName: 'z.png', createdAt: at(1) }),
+      historyItem(userId, first, { fileName: 'a.png', createdAt: at(2) }),
+      historyItem(userId, other, { fileName: 'a.png', createdAt: at(3) }),
+    ];
+    for (const item of items) await history.add(item);
+    const listed = await history.listForJobs([second, first, randomUUID()]);
+    t.deepEqual(
+      listed.filter((item) => item.jobId === first),
+      [items[2], items[3], items[0]],
+    );
+    t.deepEqual(listed.filter((item) => item.jobId === second), [items[1]]);
+    t.is(listed.length, 4);
+    t.deepEqual(await history.listForJobs([]), []);
+    t.deepEqual(await history.listForJobs([other]), [items[4]]);
+  });
+
   test(`${name}: delete removes the item; deleting it again or an unknown id is harmless`, async (t) => {
     const userId = await user();
     const jobId = randomUUID();

@@ -5,7 +5,7 @@ import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import { historyItemView, jobView, type JobView } from './history-view.service.ts';
 import { isUuid } from '../../domain/ids.ts';
-import type { QueueEstimates } from './queue-estimates.service.ts';
+import type { EstimatedJob, QueueEstimates } from './queue-estimates.service.ts';
 
 export interface JobQueryDeps {
   jobs: JobRepository;
@@ -36,17 +36,34 @@ export class JobQueries {
     const request = parsePageRequest(input);
     if (!request.ok) return request;
     const page = await this.deps.jobs.listForUser(input.userId, request.value);
-    return ok({ ...page, items: await Promise.all(page.items.map((job) => this.view(job))) });
+    return ok({ ...page, items: await this.views(page.items) });
   }
 
   async active(userId: string): Promise<JobView[]> {
-    const jobs = await this.deps.jobs.listActiveForUser(userId);
-    return Promise.all(jobs.map((job) => this.view(job)));
+    return this.views(await this.deps.jobs.listActiveForUser(userId));
   }
 
-  async view(job: Parameters<typeof jobView>[0]): Promise<JobView> {
-    const items = job.status === 'succeeded' || job.status === 'running' ? await this.deps.history.listForJob(job.id) : [];
-    const view = jobView(job, await Promise.all(items.map((item) => historyItemView(item, this.deps.viewUrl))));
-    return { ...view, ...(await this.deps.queue.of(job)) };
+  async view(job: ViewedJob): Promise<JobView> {
+    return (await this.views([job]))[0]!;
+  }
+
+  /** Views of several jobs with one read of their outputs and one set of queue estimates (not one of each per job). */
+  private async views(jobs: readonly ViewedJob[]): Promise<JobView[]> {
+    const withOutputs = jobs.filter((job) => job.status === 'succeeded' || job.status === 'running').map((job) => job.id);
+    const [items, estimates] = await Promise.all([this.deps.history.listForJobs(withOutputs), this.deps.queue.ofMany(jobs)]);
+    const byJob = new Map<string, HistoryItem[]>();
+    for (const item of items) {
+      const list = byJob.get(item.jobId);
+      if (list) list.push(item);
+      else byJob.set(item.jobId, [item]);
+    }
+    return Promise.all(
+      jobs.map(async (job, i) => ({
+        ...jobView(job, await Promise.all((byJob.get(job.id) ?? []).map((item) => historyItemView(item, this.deps.viewUrl)))),
+        ...estimates[i]!,
+      })),
+    );
   }
 }
+
+type ViewedJob = Parameters<typeof jobView>[0] & EstimatedJob;

@@ -69,10 +69,30 @@ export function startAfter(busyMs: readonly number[], slots: number, aheadMs: nu
 export class QueueEstimates {
   constructor(private readonly deps: QueueEstimatesDeps) {}
 
-  async of(job: Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'> & { engineServer?: number | null }): Promise<QueueEstimate> {
-    if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
+  async of(job: EstimatedJob): Promise<QueueEstimate> {
+    return (await this.ofMany([job]))[0]!;
+  }
+
+  /**
+   * The same numbers for several jobs at once (a page of the job list): the running jobs, each template's servers
+   * and each estimate are read once for all of them; only the queued jobs ahead are read per queued job.
+   */
+  async ofMany(jobs: readonly EstimatedJob[]): Promise<QueueEstimate[]> {
     const serversOf = this.serverSets();
     const runMs = this.runEstimates(serversOf);
+    // Read only when a queued job needs it.
+    let busy: Promise<(servers: ServerSet) => number[]> | null = null;
+    const busyOn = () => (busy ??= this.busyOn(serversOf, runMs));
+    return Promise.all(jobs.map((job) => this.estimate(job, serversOf, runMs, busyOn)));
+  }
+
+  private async estimate(
+    job: EstimatedJob,
+    serversOf: (templateId: string | null) => Promise<ServerSet>,
+    runMs: RunMsOf,
+    busyOn: () => Promise<(servers: ServerSet) => number[]>,
+  ): Promise<QueueEstimate> {
+    if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     if (job.status === 'running') {
       // On the server it was handed to, when the engine told; else on the servers its template can run on.
       const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);
@@ -81,7 +101,7 @@ export class QueueEstimates {
     }
     const own = await runMs(job.templateId);
     const mine = await serversOf(job.templateId);
-    const busy = await this.busyOn(serversOf, runMs);
+    const busy = await busyOn();
     let position = 0;
     let aheadMs: number | null = 0;
     for (const { templateId, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
@@ -167,6 +187,9 @@ export class QueueEstimates {
     };
   }
 }
+
+/** What an estimate needs of a job. */
+export type EstimatedJob = Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'> & { engineServer?: number | null };
 
 /** A template's run estimate on `servers` (default: the servers it can run on). */
 type RunMsOf = (templateId: string | null, servers?: ServerSet) => Promise<number | null>;

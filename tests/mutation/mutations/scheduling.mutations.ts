@@ -7,6 +7,8 @@ const POSITION_TEST = 'tests/integration/queue-position.test.ts';
 const QUEUE_ORDER_UNIT = 'tests/unit/queue-order.test.ts';
 const FLEET_UNIT = 'tests/unit/queue-estimates-servers.test.ts';
 const FLEET_POSITION_TEST = 'tests/integration/queue-position-fleet.test.ts';
+const JOB_QUERIES_UNIT = 'tests/unit/job-queries.test.ts';
+const HISTORY_CONTRACT = 'tests/contract/history-repository.test.ts';
 const FIT = 'core/use-cases/generation/server-fit.service.ts';
 const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
 const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
@@ -95,22 +97,22 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'SQL queue position: jobs of any status counted ahead',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "  WHERE status = 'queued'\n    AND (queue_turn < :turn",
-    replace: '  WHERE (1 = 1)\n    AND (queue_turn < :turn',
+    find: "  WHERE status = 'queued'\n    AND (queue_turn < ?",
+    replace: '  WHERE (1 = 1)\n    AND (queue_turn < ?',
     tests: [JOB_CONTRACT, POSITION_TEST],
   },
   {
     name: 'SQL owner-turns position: the stored turn ignored (arrival order)',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: '    AND (queue_turn < :turn OR (queue_turn = :turn AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))))',
-    replace: '    AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))',
+    find: '    AND (queue_turn < ? OR (queue_turn = ? AND (created_at < ? OR (created_at = ? AND id < ?))))',
+    replace: '    AND (queue_turn = queue_turn OR ? OR ?) AND (created_at < ? OR (created_at = ? AND id < ?))',
     tests: [JOB_CONTRACT, POSITION_TEST],
   },
   {
     name: 'SQL owner-turns position: a job no longer queued still given a place',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "    AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = :id AND mine.status = 'queued')\n",
-    replace: '',
+    find: "    AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = ? AND mine.status = 'queued')\n",
+    replace: "    AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = ? OR 1 = 1)\n",
     tests: [JOB_CONTRACT],
   },
   {
@@ -242,15 +244,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'SQL arrival position: jobs of any status counted ahead',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "  WHERE status = 'queued' AND (created_at < :createdAt",
-    replace: '  WHERE (created_at < :createdAt',
+    find: "  WHERE status = 'queued' AND (created_at < ?",
+    replace: '  WHERE (created_at < ?',
     tests: [JOB_CONTRACT],
   },
   {
     name: 'SQL arrival position: a job no longer queued still given a place',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: "    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = :id AND me.status = 'queued')\n",
-    replace: '',
+    find: "    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = ? AND me.status = 'queued')\n",
+    replace: "    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = ? OR 1 = 1)\n",
     tests: [JOB_CONTRACT],
   },
   {
@@ -504,5 +506,40 @@ export const MUTATIONS: Mutation[] = [
     find: '      if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on));',
     replace: '      if (!known.has(key)) known.set(key, Promise.resolve(await this.deps.estimates.runMs(templateId, on)));',
     tests: [FLEET_UNIT],
+  },
+  {
+    name: 'job list: each queued job of a page reads the running jobs again',
+    file: ESTIMATES,
+    find: 'const busyOn = () => (busy ??= this.busyOn(serversOf, runMs));',
+    replace: 'const busyOn = () => this.busyOn(serversOf, runMs);',
+    tests: [JOB_QUERIES_UNIT],
+  },
+  {
+    name: 'job list: a page of finished jobs reads the running jobs too',
+    file: ESTIMATES,
+    find: "  ): Promise<QueueEstimate> {\n    if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };",
+    replace: "  ): Promise<QueueEstimate> {\n    void busyOn();\n    if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };",
+    tests: [JOB_QUERIES_UNIT],
+  },
+  {
+    name: 'job list: every job of the page shown with every output of the page',
+    file: 'core/use-cases/generation/job-queries.service.ts',
+    find: '(byJob.get(job.id) ?? [])',
+    replace: 'items',
+    tests: [JOB_QUERIES_UNIT],
+  },
+  {
+    name: 'SQL outputs of several jobs: in no particular order',
+    file: 'adapters/sequelize/sequelize-history-repository.ts',
+    find: " ORDER BY job_id, created_at, file_name`,",
+    replace: '`,',
+    tests: [HISTORY_CONTRACT],
+  },
+  {
+    name: 'memory outputs of several jobs: in no particular order',
+    file: 'adapters/memory/memory-history-repository.ts',
+    find: "      .sort((a, b) => a.jobId.localeCompare(b.jobId) || a.createdAt.getTime() - b.createdAt.getTime() || a.fileName.localeCompare(b.fileName))\n",
+    replace: '',
+    tests: [HISTORY_CONTRACT],
   },
 ];

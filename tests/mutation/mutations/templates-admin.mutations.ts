@@ -121,8 +121,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'test runs: the SQL job list shows test runs',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
-    find: '{ user_id: userId, test_run: false }',
-    replace: '{ user_id: userId }',
+    find: "const mine = 'FROM generation_jobs WHERE user_id = ? AND test_run = 0';",
+    replace: "const mine = 'FROM generation_jobs WHERE user_id = ?';",
     tests: [JOBS_CONTRACT, TEST_RUNS_TEST],
   },
   {
