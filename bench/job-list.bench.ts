@@ -1,12 +1,13 @@
 /**
- * GET /api/v1/generate?limit=20, the job list a client polls, at 50 connections on SQLite, against bare Express
- * measured in the same run, in two shapes:
+ * GET /api/v1/generate?limit=20, the job list a client polls, and GET /api/v1/history?limit=20, at 50 connections on
+ * SQLite, against bare Express measured in the same run, in three shapes:
  *   succeeded   20 finished jobs of one output each (each item carries its outputs and their signed view URLs);
- *   queued     20 queued jobs of one user behind 20 of another (API role only, no worker: they stay queued), each
- *              with its queue position and ETA (ADR 037; no run has finished here, so the ETA is null, but it is still
- *              worked out: the running jobs, the estimates and the jobs ahead are read all the same).
- * Each line also prints the answer's check: 20 items, each succeeded item with its output, each queued item with
- * the position it must have. `npx tsx bench/job-list.bench.ts`
+ *   outputs     the same 20 outputs through GET /api/v1/history?limit=20 (each with its template's name);
+ *   queued      20 queued jobs of one user behind 20 of another (API role only, no worker: they stay queued), each
+ *               with its queue position and ETA (ADR 037; no run has finished here, so the ETA is null, but it is still
+ *               worked out: the running jobs, the estimates and the jobs ahead are read all the same).
+ * Each line also prints the answer's check: each succeeded job with its output, each output with its template's
+ * name, each queued job with a position. `npx tsx bench/job-list.bench.ts`
  */
 import { api, baseline, load, pause, printLine, signUpAndLogin, startService, type Service, type Session } from './support/harness.ts';
 
@@ -46,11 +47,11 @@ async function richUser(service: Service, admin: Session): Promise<{ user: Sessi
   return { user, templateId: template.id };
 }
 
-async function measure(service: Service, user: Session, base: Awaited<ReturnType<typeof baseline>>, shape: string, check: Record<string, unknown>): Promise<void> {
-  const options = { url: `${service.url}/api/v1/generate?limit=${PAGE}`, headers: { authorization: `Bearer ${user.accessToken}` } };
+async function measure(service: Service, user: Session, base: Awaited<ReturnType<typeof baseline>>, shape: string, check: Record<string, unknown>, route = '/generate'): Promise<void> {
+  const options = { url: `${service.url}/api/v1${route}?limit=${PAGE}`, headers: { authorization: `Bearer ${user.accessToken}` } };
   await load({ ...options, durationS: 1 });
   const run = await load({ ...options, durationS: DURATION_S, server: service });
-  printLine('job-list', 'sqlite', run, base, { shape, page: PAGE, ok200: run.statusCounts['200'] ?? 0, errors: run.errors, ...check });
+  printLine('job-list', 'sqlite', run, base, { route: `GET ${route}`, shape, page: PAGE, ok200: run.statusCounts['200'] ?? 0, errors: run.errors, ...check });
 }
 
 const base = await baseline(DURATION_S);
@@ -63,6 +64,9 @@ try {
   await submit(done, user, templateId, PAGE);
   const items = await listUntil(done, user, (page) => page.length === PAGE && page.every((job) => job.status === 'succeeded'));
   await measure(done, user, base, 'succeeded', { everyItemHasItsOutput: items.every((job) => job.outputs?.length === 1) });
+  // The same outputs as the output history lists them (each with its template's name).
+  const history = (await api(done.url, user, 'GET', `/history?limit=${PAGE}`)).body.items as { templateName: string | null }[];
+  await measure(done, user, base, 'outputs', { everyItemNamed: history.length === PAGE && history.every((item) => item.templateName === 'Solid colour image') }, '/history');
 } finally {
   await done.stop();
 }

@@ -69,6 +69,15 @@ export class MemoryTemplateRepository implements TemplateRepository {
       .map(publicTemplate);
   }
 
+  async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    for (const id of ids) {
+      const template = this.templates.get(id);
+      if (template && !template.deletedAt) names.set(id, template.name);
+    }
+    return names;
+  }
+
   async update(next: WorkflowTemplate, options: { newVersion: boolean }): Promise<TemplateUpdateOutcome> {
     if (!this.live(next.id)) return 'not_found';
     if (await this.nameTaken(next.name, next.id)) return 'name_taken';

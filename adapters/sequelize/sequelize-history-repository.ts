@@ -1,4 +1,4 @@
-import { DataTypes, literal, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import type { HistoryItem } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
@@ -23,7 +23,7 @@ interface HistoryRow {
 }
 
 /** The jobs that are test runs (few, found by the generation_jobs_test_runs index). */
-const TEST_RUN_JOBS = literal('(SELECT id FROM generation_jobs WHERE test_run = 1)');
+const TEST_RUN_JOBS = '(SELECT id FROM generation_jobs WHERE test_run = 1)';
 
 const historyModel = (sequelize: Sequelize): RowModel<HistoryRow> =>
   defineOnce(sequelize, 'HistoryItem', () =>
@@ -105,16 +105,14 @@ export class SequelizeHistoryRepository implements HistoryRepository {
   }
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>> {
-    const { rows, count } = await this.items.findAndCountAll({
-      // Outputs of test runs are the administrators' (ADR 043), read through GET /admin/templates/{id}/test-runs.
-      where: { user_id: userId, job_id: { [Op.notIn]: TEST_RUN_JOBS } },
-      order: [['created_at', 'DESC'], ['id', 'DESC']],
-      limit: request.limit,
-      offset: offsetOf(request),
-      raw: true,
-      ...this.scope.options,
-    });
-    return pageOf(asRows<HistoryRow>(rows).map(toItem), request, count);
+    // Outputs of test runs are the administrators' (ADR 043), read through GET /admin/templates/{id}/test-runs.
+    // Plain SQL on the driver (the history page is polled like the job list); limit and offset are whole numbers.
+    const mine = `FROM history_items WHERE user_id = ? AND job_id NOT IN ${TEST_RUN_JOBS}`;
+    const [rows, [counted]] = await Promise.all([
+      this.scope.read<HistoryRow>(`SELECT * ${mine} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`, [userId]),
+      this.scope.read<{ n: number | string }>(`SELECT COUNT(*) AS n ${mine}`, [userId]),
+    ]);
+    return pageOf(rows.map(toItem), request, Number(counted?.n ?? 0));
   }
 
   async listForJob(jobId: string): Promise<HistoryItem[]> {

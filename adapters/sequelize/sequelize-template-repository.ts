@@ -174,6 +174,16 @@ export class SequelizeTemplateRepository implements TemplateRepository {
     return asRows<TemplateRow>(rows).map(toTemplate);
   }
 
+  async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    // Plain SQL on the driver: read for every page of the output history.
+    const rows = await this.scope.read<{ id: string; name: string }>(
+      `SELECT id, name FROM templates WHERE deleted_at IS NULL AND id IN (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    return new Map(rows.map((row) => [row.id, row.name]));
+  }
+
   update(next: WorkflowTemplate, options: { newVersion: boolean }): Promise<TemplateUpdateOutcome> {
     return this.scope.atomic(async (s): Promise<TemplateUpdateOutcome> => {
       const templates = templateModel(s.sequelize);

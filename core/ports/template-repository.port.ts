@@ -19,6 +19,8 @@ export interface TemplateRepository {
   nameTaken(name: string, exceptId?: string): Promise<boolean>;
   /** Live templates, oldest first; with `offeredOnly`, only those users may run (published and active, see `isOffered`). */
   list(options?: { offeredOnly?: boolean }): Promise<WorkflowTemplate[]>;
+  /** The names of those of `ids` that are live templates (not deleted), without reading their workflows. */
+  namesOf(ids: readonly string[]): Promise<Map<string, string>>;
   /**
    * Saves the whole state of a live template. With `newVersion`, `next.version` is recorded as a new version
    * (its workflow and map); otherwise the current version's category, cost and outputType follow `next`.

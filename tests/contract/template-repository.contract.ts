@@ -137,6 +137,18 @@ export function templateRepositoryContract(name: string, make: MakeBackend): voi
     t.false(offered.includes(draft.id));
   });
 
+  test(`${name}: namesOf names the live templates among the ids, drafts and inactive ones too, deleted ones not`, async (t) => {
+    const [live, draft, inactive, deleted] = [template(), template({ publishedAt: null }), template({ isActive: false }), template()];
+    for (const one of [live, draft, inactive, deleted]) t.true(await fixture.templates.create(one));
+    t.true(await fixture.templates.softDelete(deleted.id, at(99)));
+    const names = await fixture.templates.namesOf([live.id, draft.id, inactive.id, deleted.id, randomUUID()]);
+    t.deepEqual(
+      [...names].sort(([a], [b]) => a.localeCompare(b)),
+      [[live.id, live.name], [draft.id, draft.name], [inactive.id, inactive.name]].sort(([a], [b]) => a!.localeCompare(b!)),
+    );
+    t.deepEqual(await fixture.templates.namesOf([]), new Map());
+  });
+
   test(`${name}: writers that lock the row queue up instead of overwriting each other`, async (t) => {
     const shared = template();
     await fixture.templates.create(shared);

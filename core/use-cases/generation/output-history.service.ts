@@ -12,7 +12,7 @@ import { isUuid } from '../../domain/ids.ts';
 export interface HistoryDeps {
   history: HistoryRepository;
   /** Names the template of each listed output. */
-  templates: Pick<TemplateRepository, 'list'>;
+  templates: Pick<TemplateRepository, 'namesOf'>;
   storage: ObjectStorage;
   clock: Clock;
   logger: Logger;
@@ -39,7 +39,7 @@ export class OutputHistory {
     const request = parsePageRequest(input);
     if (!request.ok) return request;
     const page = await this.deps.history.listForUser(input.userId, request.value);
-    const names = new Map((await this.deps.templates.list()).map((template) => [template.id, template.name]));
+    const names = await this.deps.templates.namesOf([...new Set(page.items.flatMap((item) => (item.templateId ? [item.templateId] : [])))]);
     const items = await Promise.all(
       page.items.map(async (item) => ({ ...(await historyItemView(item, this.viewUrl)), templateName: (item.templateId && names.get(item.templateId)) ?? null })),
     );

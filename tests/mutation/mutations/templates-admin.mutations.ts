@@ -135,8 +135,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'test runs: the SQL output history shows test-run outputs',
     file: 'adapters/sequelize/sequelize-history-repository.ts',
-    find: 'where: { user_id: userId, job_id: { [Op.notIn]: TEST_RUN_JOBS } },',
-    replace: 'where: { user_id: userId },',
+    find: 'const mine = `FROM history_items WHERE user_id = ? AND job_id NOT IN ${TEST_RUN_JOBS}`;',
+    replace: 'const mine = `FROM history_items WHERE user_id = ?`;',
     tests: [HISTORY_CONTRACT, TEST_RUNS_TEST],
   },
   {
@@ -145,5 +145,26 @@ export const MUTATIONS: Mutation[] = [
     find: 'item.userId === userId && !this.jobs.get(item.jobId)?.testRun',
     replace: 'item.userId === userId',
     tests: [HISTORY_CONTRACT, TEST_RUNS_UNIT],
+  },
+  {
+    name: 'history names: the templates of the page not asked for',
+    file: 'core/use-cases/generation/output-history.service.ts',
+    find: 'await this.deps.templates.namesOf([...new Set(page.items.flatMap((item) => (item.templateId ? [item.templateId] : [])))]);',
+    replace: 'await this.deps.templates.namesOf([]);',
+    tests: ['tests/integration/output-history-details.test.ts'],
+  },
+  {
+    name: 'SQL template names: a deleted template still named',
+    file: 'adapters/sequelize/sequelize-template-repository.ts',
+    find: '`SELECT id, name FROM templates WHERE deleted_at IS NULL AND id IN (',
+    replace: '`SELECT id, name FROM templates WHERE id IN (',
+    tests: ['tests/contract/template-repository.test.ts'],
+  },
+  {
+    name: 'memory template names: a deleted template still named',
+    file: 'adapters/memory/memory-template-repository.ts',
+    find: '      if (template && !template.deletedAt) names.set(id, template.name);',
+    replace: '      if (template) names.set(id, template.name);',
+    tests: ['tests/contract/template-repository.test.ts'],
   },
 ];
