@@ -1,8 +1,8 @@
 /**
- * GET /api/v1/generate?limit=20, the job list a client polls, and GET /api/v1/history?limit=20, at 50 connections on
+ * GET /api/v1/generate?limit=20, the job list a client polls, and GET /api/v1/my-outputs?limit=20, at 50 connections on
  * SQLite, against bare Express measured in the same run, in three shapes:
  *   succeeded   20 finished jobs of one output each (each item carries its outputs and their signed view URLs);
- *   outputs     the same 20 outputs through GET /api/v1/history?limit=20 (each with its template's name);
+ *   outputs     the same 20 outputs through GET /api/v1/my-outputs?limit=20 (each with its template's name);
  *   queued      20 queued jobs of one user behind 20 of another (API role only, no worker: they stay queued), each
  *               with its queue position and ETA (ADR 037; no run has finished here, so the ETA is null, but it is still
  *               worked out: the running jobs, the estimates and the jobs ahead are read all the same).
@@ -65,8 +65,8 @@ try {
   const items = await listUntil(done, user, (page) => page.length === PAGE && page.every((job) => job.status === 'succeeded'));
   await measure(done, user, base, 'succeeded', { everyItemHasItsOutput: items.every((job) => job.outputs?.length === 1) });
   // The same outputs as the output history lists them (each with its template's name).
-  const history = (await api(done.url, user, 'GET', `/history?limit=${PAGE}`)).body.items as { templateName: string | null }[];
-  await measure(done, user, base, 'outputs', { everyItemNamed: history.length === PAGE && history.every((item) => item.templateName === 'Solid colour image') }, '/history');
+  const history = (await api(done.url, user, 'GET', `/my-outputs?limit=${PAGE}`)).body.items as { templateName: string | null }[];
+  await measure(done, user, base, 'outputs', { everyItemNamed: history.length === PAGE && history.every((item) => item.templateName === 'Solid colour image') }, '/my-outputs');
 } finally {
   await done.stop();
 }
