@@ -1,4 +1,4 @@
-import { sourcesOf, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
+import { sourcesOf, type GenerationJob, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import { serveOrder, type QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob, RunningWork } from '../../core/ports/job-repository.port.ts';
@@ -19,6 +19,8 @@ const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
 };
 
 const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
+/** A copy without the workflow, as the lists give it. */
+const summary = ({ workflow: _workflow, ...rest }: GenerationJob): JobSummary => structuredClone(rest);
 
 export class MemoryJobRepository implements JobRepository {
   private readonly jobs: Map<string, GenerationJob>;
@@ -45,10 +47,10 @@ export class MemoryJobRepository implements JobRepository {
     return job && job.userId === userId ? copy(job) : null;
   }
 
-  async listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
+  async listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>> {
     const mine = [...this.jobs.values()].filter((job) => job.userId === userId && !job.testRun).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const start = offsetOf(request);
-    return pageOf(mine.slice(start, start + request.limit).map(copy), request, mine.length);
+    return pageOf(mine.slice(start, start + request.limit).map(summary), request, mine.length);
   }
 
   async listTestRuns(templateId: string, max: number): Promise<GenerationJob[]> {
@@ -59,8 +61,12 @@ export class MemoryJobRepository implements JobRepository {
       .map(copy);
   }
 
-  async listActiveForUser(userId: string): Promise<GenerationJob[]> {
-    return [...this.jobs.values()].filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).map(copy);
+  async listActiveForUser(userId: string): Promise<JobSummary[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running'))
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .slice(0, 100)
+      .map(summary);
   }
 
   async templateStats(since: Date): Promise<TemplateStats[]> {

@@ -1,5 +1,5 @@
 import { DataTypes, Op, type Model, type Sequelize, type WhereOptions } from 'sequelize';
-import { sourcesOf, type GenerationJob, type JobError, type JobStatus } from '../../core/domain/job.ts';
+import { sourcesOf, type GenerationJob, type JobError, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob, RunningWork } from '../../core/ports/job-repository.port.ts';
@@ -76,7 +76,10 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
     ),
   );
 
-const toJob = (row: JobRow): GenerationJob => ({
+const toJob = (row: JobRow): GenerationJob => ({ ...toSummary(row), workflow: JSON.parse(row.workflow) });
+
+/** A job row without its workflow, as the lists read it (SUMMARY_COLUMNS). */
+const toSummary = (row: Omit<JobRow, 'workflow'>): JobSummary => ({
   id: row.id,
   userId: row.user_id,
   templateId: row.template_id,
@@ -84,7 +87,6 @@ const toJob = (row: JobRow): GenerationJob => ({
   status: row.status as JobStatus,
   progress: { value: Number(row.progress_value), max: Number(row.progress_max) },
   statusText: row.status_text,
-  workflow: JSON.parse(row.workflow),
   usedParameters: JSON.parse(row.used_parameters),
   imageRefs: JSON.parse(row.image_refs),
   outputType: row.output_type === 'video' ? 'video' : 'image',
@@ -128,6 +130,8 @@ const JOB_COLUMNS = [
   'image_refs', 'output_type', 'paid_coins', 'refunded_coins', 'test_run', 'error', 'text_outputs', 'attempts', 'run_id', 'lease_until',
   'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at', 'engine_server',
 ] as const satisfies readonly (keyof JobRow)[];
+/** Every column but the workflow: what the lists read. */
+const SUMMARY_COLUMNS = JOB_COLUMNS.filter((column) => column !== 'workflow').join(', ');
 const INSERT_JOB = `INSERT INTO generation_jobs (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map(() => '?').join(', ')})`;
 
 /** `column = ?, ...` for an UPDATE of these columns, parameters in `Object.values` order. */
@@ -153,10 +157,10 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
  * The queued jobs ahead of one, per template (JobRepository.queuedAhead). Arrival order reads the queued jobs
  * created before it and no others (about 2 ms at 5,000 queued on SQLite); owner turns read the queued jobs of an
  * earlier turn, or of its turn and created before it (each job's turn is stored at submit, ADR 047). Either way, a job
- * no longer queued has no place: nothing is ahead of it.
+ * no longer queued has no place: nothing is ahead of it. Plain SQL on the driver (read for every queued job of a page
+ * a client polls), positional parameters: ARRIVED_AHEAD takes [createdAt, createdAt, id, id], TURNS_AHEAD [turn, turn,
+ * createdAt, createdAt, id, id].
  */
-// Positional parameters (plain SQL on the driver: read for every queued job of a page a client polls):
-// ARRIVED_AHEAD takes [createdAt, createdAt, id, id], TURNS_AHEAD [turn, turn, createdAt, createdAt, id, id].
 const ARRIVED_AHEAD = `SELECT template_id, COUNT(*) AS n FROM generation_jobs
   WHERE status = 'queued' AND (created_at < ? OR (created_at = ? AND id < ?))
     AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = ? AND me.status = 'queued')
@@ -226,14 +230,14 @@ export class SequelizeJobRepository implements JobRepository {
     return row ? toJob(row) : null;
   }
 
-  async listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>> {
+  async listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>> {
     // Plain SQL on the driver: the job list is what clients poll. Limit and offset are whole numbers from the page request.
     const mine = 'FROM generation_jobs WHERE user_id = ? AND test_run = 0';
     const [rows, [counted]] = await Promise.all([
-      this.scope.read<JobRow>(`SELECT * ${mine} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`, [userId]),
+      this.scope.read<Omit<JobRow, 'workflow'>>(`SELECT ${SUMMARY_COLUMNS} ${mine} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`, [userId]),
       this.scope.read<{ n: number | string }>(`SELECT COUNT(*) AS n ${mine}`, [userId]),
     ]);
-    return pageOf(rows.map(toJob), request, Number(counted?.n ?? 0));
+    return pageOf(rows.map(toSummary), request, Number(counted?.n ?? 0));
   }
 
   async listTestRuns(templateId: string, max: number): Promise<GenerationJob[]> {
@@ -346,15 +350,12 @@ export class SequelizeJobRepository implements JobRepository {
     return pageOf(asRows<JobRow>(rows).map(toJob), request, count);
   }
 
-  async listActiveForUser(userId: string): Promise<GenerationJob[]> {
-    const rows = await this.jobs.findAll({
-      where: { user_id: userId, status: ['queued', 'running'] },
-      order: [['created_at', 'ASC']],
-      limit: 100,
-      raw: true,
-      ...this.scope.options,
-    });
-    return asRows<JobRow>(rows).map(toJob);
+  async listActiveForUser(userId: string): Promise<JobSummary[]> {
+    const rows = await this.scope.read<Omit<JobRow, 'workflow'>>(
+      `SELECT ${SUMMARY_COLUMNS} FROM generation_jobs WHERE user_id = ? AND status IN ('queued', 'running') ORDER BY created_at ASC, id ASC LIMIT 100`,
+      [userId],
+    );
+    return rows.map(toSummary);
   }
 
   /**

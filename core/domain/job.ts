@@ -86,6 +86,9 @@ export interface GenerationJob {
   finishedAt: Date | null;
 }
 
+/** A job as lists show it: everything but its workflow (a rendered ComfyUI graph, often tens of kilobytes). */
+export type JobSummary = Omit<GenerationJob, 'workflow'>;
+
 export interface HistoryItem {
   id: string;
   jobId: string;

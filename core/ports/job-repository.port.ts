@@ -1,4 +1,4 @@
-import type { GenerationJob, JobError, JobStatus, TextOutput } from '../domain/job.ts';
+import type { GenerationJob, JobError, JobStatus, JobSummary, TextOutput } from '../domain/job.ts';
 import type { QueueOrder } from '../domain/queue-order.ts';
 import type { Page, PageRequest } from '../domain/pagination.ts';
 import type { TemplateStats } from '../domain/template-stats.ts';
@@ -43,11 +43,12 @@ export interface JobRepository {
   findById(id: string): Promise<GenerationJob | null>;
   /** Null when the job is not this user's. */
   findForUser(id: string, userId: string): Promise<GenerationJob | null>;
-  /** The user's jobs, newest first, without their test runs of templates (ADR 043). */
-  listForUser(userId: string, request: PageRequest): Promise<Page<GenerationJob>>;
+  /** The user's jobs, newest first, without their test runs of templates (ADR 043), and without their workflows. */
+  listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>>;
   /** The test runs of one template (every administrator's), newest first, at most `max`. */
   listTestRuns(templateId: string, max: number): Promise<GenerationJob[]>;
-  listActiveForUser(userId: string): Promise<GenerationJob[]>;
+  /** The user's queued and running jobs, oldest first (at most 100), without their workflows. */
+  listActiveForUser(userId: string): Promise<JobSummary[]>;
   /** Every user's jobs in one of `statuses`, oldest first (the administrators' view of what waits and runs). */
   listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>>;
   /**

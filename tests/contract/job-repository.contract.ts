@@ -21,7 +21,9 @@ const created = (job: NewJob): GenerationJob => ({
   engineServer: null,
 });
 
-const ids = (jobs: GenerationJob[]) => jobs.map((job) => job.id);
+const ids = (jobs: readonly { id: string }[]) => jobs.map((job) => job.id);
+/** A job as the lists give it: without its workflow. */
+const summaryOf = ({ workflow: _workflow, ...rest }: GenerationJob) => rest;
 
 /**
  * The moves a job may make, written out here rather than read from the domain's `TRANSITIONS`: a test that took
@@ -120,7 +122,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await stored('queued', { userId: other, createdAt: at(10 * 60 * SECOND) });
     const newestFirst = [...made].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const first = await jobs.listForUser(owner, { page: 1, limit: 2 });
-    t.deepEqual(first, { items: newestFirst.slice(0, 2), page: 1, limit: 2, total: 5, totalPages: 3 });
+    t.deepEqual(first, { items: newestFirst.slice(0, 2).map(summaryOf), page: 1, limit: 2, total: 5, totalPages: 3 });
+    t.false(first.items.some((job) => 'workflow' in job), 'a listed job carries no workflow');
     t.deepEqual(ids((await jobs.listForUser(owner, { page: 3, limit: 2 })).items), ids(newestFirst.slice(4)));
     t.deepEqual((await jobs.listForUser(owner, { page: 4, limit: 2 })).items, []);
     t.deepEqual(await jobs.listForUser(randomUUID(), { page: 1, limit: 2 }), { items: [], page: 1, limit: 2, total: 0, totalPages: 0 });
@@ -135,7 +138,7 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await stored('queued', { userId: owner, templateId: randomUUID(), testRun: true });
     t.true(runs[0]!.testRun);
     t.false(own.testRun);
-    t.deepEqual(await jobs.listForUser(owner, { page: 1, limit: 10 }), { items: [own], page: 1, limit: 10, total: 1, totalPages: 1 });
+    t.deepEqual(await jobs.listForUser(owner, { page: 1, limit: 10 }), { items: [summaryOf(own)], page: 1, limit: 10, total: 1, totalPages: 1 });
     t.deepEqual(ids(await jobs.listTestRuns(template, 10)), ids([runs[1]!, runs[2]!, runs[0]!]));
     t.deepEqual(ids(await jobs.listTestRuns(template, 2)), ids([runs[1]!, runs[2]!]));
     t.deepEqual(await jobs.listTestRuns(randomUUID(), 10), []);
@@ -144,10 +147,12 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
   test(`${name}: listActiveForUser lists the user's queued and running jobs only`, async (t) => {
     const owner = await user();
     const other = await user();
-    const active = [await stored('queued', { userId: owner, createdAt: at(1) }), await running(randomUUID(), { userId: owner, createdAt: at(2) })];
+    // Stored newest first, listed oldest first.
+    const newer = await running(randomUUID(), { userId: owner, createdAt: at(2) });
+    const active = [await stored('queued', { userId: owner, createdAt: at(1) }), newer];
     for (const status of ['succeeded', 'failed', 'cancelled'] as const) await stored(status, { userId: owner });
     await stored('queued', { userId: other });
-    t.deepEqual(ids(await jobs.listActiveForUser(owner)).sort(), ids(active).sort());
+    t.deepEqual(await jobs.listActiveForUser(owner), active.map(summaryOf), 'oldest first, without workflows');
     t.deepEqual(await jobs.listActiveForUser(randomUUID()), []);
   });
 

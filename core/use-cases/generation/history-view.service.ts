@@ -1,4 +1,4 @@
-import type { GenerationJob, HistoryItem } from '../../domain/job.ts';
+import type { HistoryItem, JobSummary } from '../../domain/job.ts';
 import type { HistoryView, JobView } from '../../domain/job-views.ts';
 
 export type { HistoryView, JobView };
@@ -21,7 +21,7 @@ export async function historyItemView(item: HistoryItem, viewUrl: (item: History
   };
 }
 
-export const jobView = (job: GenerationJob, outputs: HistoryView[]): JobView => ({
+export const jobView = (job: JobSummary, outputs: HistoryView[]): JobView => ({
   id: job.id,
   status: job.status,
   templateId: job.templateId,

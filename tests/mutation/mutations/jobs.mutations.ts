@@ -148,4 +148,26 @@ export const MUTATIONS: Mutation[] = [
     replace: '',
     tests: ['tests/contract/job-repository.test.ts'],
   },
+  {
+    name: 'SQL active jobs: finished jobs listed too',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "FROM generation_jobs WHERE user_id = ? AND status IN ('queued', 'running') ORDER BY created_at ASC, id ASC LIMIT 100`,",
+    replace: "FROM generation_jobs WHERE user_id = ? ORDER BY created_at ASC, id ASC LIMIT 100`,",
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
+  {
+    name: 'memory active jobs: in no particular order',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: '      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))\n      .slice(0, 100)',
+    replace: '      .slice(0, 100)',
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
+  {
+    name: 'SQL job list: the workflow read with every listed job',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: "const SUMMARY_COLUMNS = JOB_COLUMNS.filter((column) => column !== 'workflow').join(', ');",
+    replace: "const SUMMARY_COLUMNS = JOB_COLUMNS.join(', ');",
+    also: [{ file: 'adapters/sequelize/sequelize-job-repository.ts', find: "    return pageOf(rows.map(toSummary), request, Number(counted?.n ?? 0));", replace: "    return pageOf(rows.map((row) => toJob(row as JobRow)), request, Number(counted?.n ?? 0));" }],
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
 ];
