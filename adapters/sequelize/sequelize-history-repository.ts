@@ -3,7 +3,7 @@ import type { HistoryItem } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { sqlIn, type SqlScope } from './sql-scope.ts';
 
 interface HistoryRow {
   id: string;
@@ -123,10 +123,8 @@ export class SequelizeHistoryRepository implements HistoryRepository {
   async listForJobs(jobIds: readonly string[]): Promise<HistoryItem[]> {
     if (jobIds.length === 0) return [];
     // Plain SQL on the driver: read for every page of the job list a client polls.
-    const rows = await this.scope.read<HistoryRow>(
-      `SELECT * FROM history_items WHERE job_id IN (${jobIds.map(() => '?').join(', ')}) ORDER BY job_id, created_at, file_name`,
-      jobIds,
-    );
+    const jobs = sqlIn(jobIds);
+    const rows = await this.scope.read<HistoryRow>(`SELECT * FROM history_items WHERE job_id ${jobs.sql} ORDER BY job_id, created_at, file_name`, jobs.params);
     return rows.map(toItem);
   }
 

@@ -5,7 +5,7 @@ import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import { templateNameKey, type OutputType, type TemplateVersion, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { TemplateRepository, TemplateUpdateOutcome } from '../../core/ports/template-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { sqlIn, type SqlScope } from './sql-scope.ts';
 
 interface TemplateRow {
   id: string;
@@ -177,10 +177,8 @@ export class SequelizeTemplateRepository implements TemplateRepository {
   async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
     // Plain SQL on the driver: read for every page of the output history.
-    const rows = await this.scope.read<{ id: string; name: string }>(
-      `SELECT id, name FROM templates WHERE deleted_at IS NULL AND id IN (${ids.map(() => '?').join(', ')})`,
-      ids,
-    );
+    const wanted = sqlIn(ids);
+    const rows = await this.scope.read<{ id: string; name: string }>(`SELECT id, name FROM templates WHERE deleted_at IS NULL AND id ${wanted.sql}`, wanted.params);
     return new Map(rows.map((row) => [row.id, row.name]));
   }
 

@@ -56,6 +56,19 @@ export const isUniqueViolation = (error: unknown): boolean =>
   (error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' ||
   ((error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String((error as Error).message)));
 
+/**
+ * `IN (?, ?, ...)` for a plain statement and its parameters, for a non-empty list. The list is padded to the next power
+ * of two by repeating its last value (which matches nothing more), so a statement comes in a handful of shapes rather
+ * than one per length: each shape is a statement the drivers prepare and keep (at most 256 per SQLite handle).
+ */
+export function sqlIn(values: readonly unknown[]): { sql: string; params: unknown[] } {
+  if (values.length === 0) throw new Error('sqlIn needs at least one value');
+  let size = 1;
+  while (size < values.length) size *= 2;
+  const params = [...values, ...new Array<unknown>(size - values.length).fill(values[values.length - 1])];
+  return { sql: `IN (${params.map(() => '?').join(', ')})`, params };
+}
+
 /** Positional parameters of a plain statement: a Date as `sqlTime` text (milliseconds kept on both dialects), `undefined` as NULL. */
 export const sqlParams = (params: readonly unknown[], dialect: Dialect): unknown[] =>
   params.map((param) => (param instanceof Date ? sqlTime(param, dialect) : param === undefined ? null : param));

@@ -114,4 +114,11 @@ export const MUTATIONS: Mutation[] = [
     replace: ' },',
     tests: ['tests/integration/sql-scope.test.ts'],
   },
+  {
+    name: 'sqlIn: the padding adds a value that is not in the list',
+    file: 'adapters/sequelize/sql-scope.ts',
+    find: '.fill(values[values.length - 1])];',
+    replace: '.fill(null)];',
+    tests: ['tests/unit/sql-in.test.ts'],
+  },
 ];

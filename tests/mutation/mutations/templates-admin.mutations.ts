@@ -156,8 +156,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'SQL template names: a deleted template still named',
     file: 'adapters/sequelize/sequelize-template-repository.ts',
-    find: '`SELECT id, name FROM templates WHERE deleted_at IS NULL AND id IN (',
-    replace: '`SELECT id, name FROM templates WHERE id IN (',
+    find: '`SELECT id, name FROM templates WHERE deleted_at IS NULL AND id ${wanted.sql}`',
+    replace: '`SELECT id, name FROM templates WHERE id ${wanted.sql}`',
     tests: ['tests/contract/template-repository.test.ts'],
   },
   {
