@@ -6,6 +6,7 @@
  *   queued      20 queued jobs of one user behind 20 of another (API role only, no worker: they stay queued), each
  *               with its queue position and ETA (ADR 037; no run has finished here, so the ETA is null, but it is still
  *               worked out: the running jobs, the estimates and the jobs ahead are read all the same).
+ *   one queued  the last of those jobs polled alone, GET /api/v1/generate/{id}, as a client waiting for it does.
  * Each line also prints the answer's check: each succeeded job with its output, each output with its template's
  * name, each queued job with a position. `npx tsx bench/job-list.bench.ts`
  */
@@ -47,11 +48,11 @@ async function richUser(service: Service, admin: Session): Promise<{ user: Sessi
   return { user, templateId: template.id };
 }
 
-async function measure(service: Service, user: Session, base: Awaited<ReturnType<typeof baseline>>, shape: string, check: Record<string, unknown>, route = '/generate'): Promise<void> {
-  const options = { url: `${service.url}/api/v1${route}?limit=${PAGE}`, headers: { authorization: `Bearer ${user.accessToken}` } };
+async function measure(service: Service, user: Session, base: Awaited<ReturnType<typeof baseline>>, shape: string, check: Record<string, unknown>, route = '/generate', query = `?limit=${PAGE}`): Promise<void> {
+  const options = { url: `${service.url}/api/v1${route}${query}`, headers: { authorization: `Bearer ${user.accessToken}` } };
   await load({ ...options, durationS: 1 });
   const run = await load({ ...options, durationS: DURATION_S, server: service });
-  printLine('job-list', 'sqlite', run, base, { route: `GET ${route}`, shape, page: PAGE, ok200: run.statusCounts['200'] ?? 0, errors: run.errors, ...check });
+  printLine('job-list', 'sqlite', run, base, { route: `GET ${route.replace(/[0-9a-f-]{36}$/, '{id}')}`, shape, page: query ? PAGE : 1, ok200: run.statusCounts['200'] ?? 0, errors: run.errors, ...check });
 }
 
 const base = await baseline(DURATION_S);
@@ -80,6 +81,10 @@ try {
   await submit(queued, second.user, second.templateId, PAGE);
   const items = await listUntil(queued, second.user, (page) => page.length === PAGE && page.every((job) => job.status === 'queued'));
   await measure(queued, second.user, base, 'queued', { everyItemHasAPosition: items.every((job) => typeof job.position === 'number') });
+  // One queued job polled by its id, as a client waiting for it does.
+  const last = items[0] as JobItem & { id: string };
+  const one = (await api(queued.url, second.user, 'GET', `/generate/${last.id}`)).body as JobItem;
+  await measure(queued, second.user, base, 'one queued', { hasItsPosition: one.position === PAGE * 2 - 1 }, `/generate/${last.id}`, '');
 } finally {
   await queued.stop();
 }
