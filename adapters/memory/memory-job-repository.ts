@@ -87,10 +87,10 @@ export class MemoryJobRepository implements JobRepository {
       });
   }
 
-  async listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>> {
+  async listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<JobSummary>> {
     const matching = [...this.jobs.values()].filter((job) => statuses.includes(job.status)).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
     const start = offsetOf(request);
-    return pageOf(matching.slice(start, start + request.limit).map(copy), request, matching.length);
+    return pageOf(matching.slice(start, start + request.limit).map(summary), request, matching.length);
   }
 
   /** The memory unit of work runs one transaction at a time: the count is exclusive as it is. */

@@ -49,8 +49,8 @@ export interface JobRepository {
   listTestRuns(templateId: string, max: number): Promise<GenerationJob[]>;
   /** The user's queued and running jobs, oldest first (at most 100), without their workflows. */
   listActiveForUser(userId: string): Promise<JobSummary[]>;
-  /** Every user's jobs in one of `statuses`, oldest first (the administrators' view of what waits and runs). */
-  listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<GenerationJob>>;
+  /** Every user's jobs in one of `statuses`, oldest first, without their workflows (the administrators' view of what waits and runs). */
+  listByStatus(statuses: readonly JobStatus[], request: PageRequest): Promise<Page<JobSummary>>;
   /**
    * The user's queued and running jobs, counted inside a unit of work so that a concurrent call for the same
    * user waits until this unit of work ends: a check against the count cannot be passed by two racing submits.

@@ -170,6 +170,9 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     for (const status of ['succeeded', 'failed', 'cancelled'] as const) await make1(a, status, 0);
     const first = await own.jobs.listByStatus(['queued', 'running'], { page: 1, limit: 2 });
     t.deepEqual([ids(first.items), first.total, first.totalPages], [[runningA, queuedA], 3, 2]);
+    t.deepEqual(first.items[0], summaryOf((await own.jobs.findById(runningA))!), 'the job as stored, without its workflow');
+    t.false(first.items.some((job) => 'workflow' in job));
+    t.deepEqual(await own.jobs.listByStatus([], { page: 1, limit: 10 }), { items: [], page: 1, limit: 10, total: 0, totalPages: 0 });
     t.deepEqual(ids((await own.jobs.listByStatus(['queued', 'running'], { page: 2, limit: 2 })).items), [queuedB]);
     t.deepEqual(ids((await own.jobs.listByStatus(['queued'], { page: 1, limit: 10 })).items), [queuedA, queuedB]);
     t.is((await own.jobs.listByStatus(['succeeded', 'failed', 'cancelled'], { page: 1, limit: 10 })).total, 3);

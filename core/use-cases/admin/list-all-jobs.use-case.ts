@@ -1,11 +1,11 @@
-import { JOB_STATUSES, type GenerationJob, type JobStatus } from '../../domain/job.ts';
+import { JOB_STATUSES, type JobStatus, type JobSummary } from '../../domain/job.ts';
 import { parsePageRequest, type Page } from '../../domain/pagination.ts';
 import { ok, validationFailed, type Result } from '../../domain/result.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 
 export interface AdminJobView {
-  job: GenerationJob;
+  job: JobSummary;
   /** Null when the user is gone. */
   userEmail: string | null;
 }

@@ -167,7 +167,20 @@ export const MUTATIONS: Mutation[] = [
     file: 'adapters/sequelize/sequelize-job-repository.ts',
     find: "const SUMMARY_COLUMNS = JOB_COLUMNS.filter((column) => column !== 'workflow').join(', ');",
     replace: "const SUMMARY_COLUMNS = JOB_COLUMNS.join(', ');",
-    also: [{ file: 'adapters/sequelize/sequelize-job-repository.ts', find: "    return pageOf(rows.map(toSummary), request, Number(counted?.n ?? 0));", replace: "    return pageOf(rows.map((row) => toJob(row as JobRow)), request, Number(counted?.n ?? 0));" }],
+    also: [
+      {
+        file: 'adapters/sequelize/sequelize-job-repository.ts',
+        find: "const toSummary = (row: Omit<JobRow, 'workflow'>): JobSummary => ({\n  id: row.id,",
+        replace: "const toSummary = (row: Omit<JobRow, 'workflow'>): JobSummary => ({\n  ...('workflow' in row ? { workflow: JSON.parse(String(row.workflow)) } : {}),\n  id: row.id,",
+      },
+    ],
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
+  {
+    name: 'SQL jobs by status: jobs of every status listed',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: 'const matching = `FROM generation_jobs WHERE status ${inStatuses.sql}`;',
+    replace: 'const matching = `FROM generation_jobs WHERE (status ${inStatuses.sql} OR 1 = 1)`;',
     tests: ['tests/contract/job-repository.test.ts'],
   },
 ];
