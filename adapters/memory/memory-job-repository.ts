@@ -16,6 +16,7 @@ const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
   if (update.finishedAt) job.finishedAt = update.finishedAt;
   if (update.leaseUntil !== undefined) job.leaseUntil = update.leaseUntil;
   if (update.engineServer !== undefined) job.engineServer = update.engineServer;
+  if (update.retryAt !== undefined) job.retryAt = update.retryAt;
 };
 
 const copy = (job: GenerationJob): GenerationJob => structuredClone(job);
@@ -33,7 +34,7 @@ export class MemoryJobRepository implements JobRepository {
 
   async create(job: NewJob): Promise<boolean> {
     if (this.jobs.has(job.id)) return false;
-    this.jobs.set(job.id, structuredClone({ ...job, refundedCoins: 0, error: null, textOutputs: [], attempts: 0, runId: null, leaseUntil: null, updatedAt: job.createdAt, startedAt: null, finishedAt: null, engineServer: null }));
+    this.jobs.set(job.id, structuredClone({ ...job, refundedCoins: 0, error: null, textOutputs: [], attempts: 0, runId: null, leaseUntil: null, updatedAt: job.createdAt, startedAt: null, finishedAt: null, engineServer: null, retryAt: null }));
     return true;
   }
 
@@ -164,7 +165,7 @@ export class MemoryJobRepository implements JobRepository {
       .filter((job) => job.status === 'running')
       .sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : 1))
       .slice(0, max)
-      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer, startedAt: new Date(start(job)) }));
+      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer, startedAt: new Date(start(job)), retryAt: job.retryAt && new Date(job.retryAt) }));
   }
 
   async listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {

@@ -36,6 +36,7 @@ interface JobRow {
   started_at: Date | null;
   finished_at: Date | null;
   engine_server: number | null;
+  retry_at: Date | null;
 }
 
 export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
@@ -71,6 +72,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         started_at: DataTypes.DATE(3),
         finished_at: DataTypes.DATE(3),
         engine_server: DataTypes.INTEGER,
+        retry_at: DataTypes.DATE(3),
       },
       { tableName: 'generation_jobs' },
     ),
@@ -105,6 +107,7 @@ const toSummary = (row: Omit<JobRow, 'workflow'>): JobSummary => ({
   startedAt: row.started_at ? new Date(row.started_at) : null,
   finishedAt: row.finished_at ? new Date(row.finished_at) : null,
   engineServer: row.engine_server === null || row.engine_server === undefined ? null : Number(row.engine_server),
+  retryAt: row.retry_at ? new Date(row.retry_at) : null,
 });
 
 /** A TEXT column holds 65,535 bytes on MariaDB (a longer value fails the whole write, and the job would stay running). */
@@ -128,7 +131,7 @@ export const errorColumn = (error: JobError): string => {
 const JOB_COLUMNS = [
   'id', 'user_id', 'template_id', 'template_version', 'status', 'progress_value', 'progress_max', 'status_text', 'workflow', 'used_parameters',
   'image_refs', 'output_type', 'paid_coins', 'refunded_coins', 'test_run', 'error', 'text_outputs', 'attempts', 'run_id', 'lease_until',
-  'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at', 'engine_server',
+  'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at', 'engine_server', 'retry_at',
 ] as const satisfies readonly (keyof JobRow)[];
 /** Every column but the workflow: what the lists read. */
 const SUMMARY_COLUMNS = JOB_COLUMNS.filter((column) => column !== 'workflow').join(', ');
@@ -151,6 +154,7 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
   ...(update.finishedAt ? { finished_at: update.finishedAt } : {}),
   ...(update.leaseUntil !== undefined ? { lease_until: update.leaseUntil } : {}),
   ...(update.engineServer !== undefined ? { engine_server: update.engineServer } : {}),
+  ...(update.retryAt !== undefined ? { retry_at: update.retryAt } : {}),
 });
 
 /**
@@ -209,6 +213,7 @@ export class SequelizeJobRepository implements JobRepository {
       started_at: null,
       finished_at: null,
       engine_server: null,
+      retry_at: null,
     };
     try {
       await this.scope.run(INSERT_JOB, JOB_COLUMNS.map((column) => row[column]));
@@ -273,8 +278,8 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   async runningWork(max: number): Promise<RunningWork[]> {
-    const rows = await this.scope.read<{ template_id: string | null; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string }>(
-      `SELECT template_id, engine_server, started_at, created_at FROM generation_jobs WHERE status = 'running'
+    const rows = await this.scope.read<{ template_id: string | null; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string; retry_at: Date | string | null }>(
+      `SELECT template_id, engine_server, started_at, created_at, retry_at FROM generation_jobs WHERE status = 'running'
        ORDER BY started_at ASC, id ASC LIMIT ${Math.max(1, Math.floor(max))}`,
       [],
     );
@@ -282,6 +287,7 @@ export class SequelizeJobRepository implements JobRepository {
       templateId: row.template_id,
       engineServer: row.engine_server === null ? null : Number(row.engine_server),
       startedAt: new Date(row.started_at ?? row.created_at),
+      retryAt: row.retry_at ? new Date(row.retry_at) : null,
     }));
   }
 

@@ -80,6 +80,8 @@ export interface GenerationJob {
    * starts and where servers are not told apart (the builtin engine). Run estimates learn per server from it.
    */
   engineServer: number | null;
+  /** A running job waiting out a retry delay: when its next attempt is due; null otherwise. */
+  retryAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;

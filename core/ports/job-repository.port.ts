@@ -5,7 +5,7 @@ import type { TemplateStats } from '../domain/template-stats.ts';
 
 export type NewJob = Omit<
   GenerationJob,
-  'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'runId' | 'leaseUntil' | 'startedAt' | 'finishedAt' | 'updatedAt' | 'engineServer'
+  'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'runId' | 'leaseUntil' | 'startedAt' | 'finishedAt' | 'updatedAt' | 'engineServer' | 'retryAt'
 >;
 
 /** What an estimate needs of a running job. */
@@ -13,6 +13,8 @@ export interface RunningWork {
   templateId: string | null;
   engineServer: number | null;
   startedAt: Date;
+  /** Waiting out a retry delay: when its next attempt is due (`GenerationJob.retryAt`). */
+  retryAt: Date | null;
 }
 
 export interface JobChanges {
@@ -26,6 +28,8 @@ export interface JobChanges {
   leaseUntil?: Date | null;
   /** The engine server the job was handed to or that ran it (1-based, as in COMFYUI_URLS): `GenerationJob.engineServer`. */
   engineServer?: number;
+  /** When the next attempt of a job waiting out a retry delay is due; null once an attempt starts. */
+  retryAt?: Date | null;
 }
 
 export interface JobMove {

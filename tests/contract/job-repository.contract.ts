@@ -19,6 +19,7 @@ const created = (job: NewJob): GenerationJob => ({
   startedAt: null,
   finishedAt: null,
   engineServer: null,
+  retryAt: null,
 });
 
 const ids = (jobs: readonly { id: string }[]) => jobs.map((job) => job.id);
@@ -434,29 +435,37 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.recentRunTimes(templateId, 10, [2]), [7_000, 5_000]);
   });
 
-  test(`${name}: runningWork gives each running job's template, engine server and start, earliest start first, at most max`, async (t) => {
+  test(`${name}: runningWork gives each running job's template, engine server, start and retry time, earliest start first, at most max`, async (t) => {
     const { repos: own } = await freshBackend(t, make);
     const userId = await addUser(own.users);
     const [one, two] = [randomUUID(), randomUUID()];
     /** A job of `templateId` created at second 0, started at `startSecond` when given, on `server` when given. */
-    const put = async (templateId: string | null, startSecond: number | null, server: number | null, end?: JobStatus) => {
+    const put = async (templateId: string | null, startSecond: number | null, server: number | null, end?: JobStatus): Promise<{ id: string; runId: string } | null> => {
       const job = newJob(userId, { templateId, createdAt: at(0) });
       t.true(await own.jobs.create(job));
-      if (startSecond === null) return;
+      if (startSecond === null) return null;
       const runId = randomUUID();
       t.true(await own.jobs.transition(job.id, { to: 'running', runId, changes: { startedAt: at(startSecond * SECOND) } }, at(startSecond * SECOND)));
       if (server !== null) t.true(await own.jobs.updateRunning(job.id, runId, { engineServer: server }, at(startSecond * SECOND)));
       if (end) t.true(await own.jobs.transition(job.id, { to: end, fence: runId, changes: { finishedAt: at(99 * SECOND) } }, at(99 * SECOND)));
+      return { id: job.id, runId };
     };
-    await put(one, 10, 2);
+    const waiting = await put(one, 10, 2);
     await put(null, 5, null);
     await put(two, 7, 1, 'succeeded'); // ended: holds nothing
     await put(two, null, null); // queued
+    // The job on server 2 waits out a retry delay until second 30.
+    t.true(await own.jobs.updateRunning(waiting!.id, waiting!.runId, { retryAt: at(30 * SECOND) }, at(11 * SECOND)));
     t.deepEqual(await own.jobs.runningWork(10), [
-      { templateId: null, engineServer: null, startedAt: at(5 * SECOND) },
-      { templateId: one, engineServer: 2, startedAt: at(10 * SECOND) },
+      { templateId: null, engineServer: null, startedAt: at(5 * SECOND), retryAt: null },
+      { templateId: one, engineServer: 2, startedAt: at(10 * SECOND), retryAt: at(30 * SECOND) },
     ]);
-    t.deepEqual(await own.jobs.runningWork(1), [{ templateId: null, engineServer: null, startedAt: at(5 * SECOND) }]);
+    t.deepEqual(await own.jobs.runningWork(1), [{ templateId: null, engineServer: null, startedAt: at(5 * SECOND), retryAt: null }]);
+    t.deepEqual((await own.jobs.findById(waiting!.id))!.retryAt, at(30 * SECOND));
+    // Its next attempt starts: no longer waiting.
+    t.true(await own.jobs.transition(waiting!.id, { to: 'running', runId: randomUUID(), changes: { startedAt: at(30 * SECOND), retryAt: null } }, at(30 * SECOND)));
+    t.deepEqual((await own.jobs.runningWork(10)).map((work) => work.retryAt), [null, null]);
+    t.is((await own.jobs.findById(waiting!.id))!.retryAt, null);
   });
 
   test(`${name}: queuedAhead counts the queued jobs ahead per template, in arrival order or by stored turn (pinned by hand)`, async (t) => {

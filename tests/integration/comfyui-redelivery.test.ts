@@ -1,5 +1,6 @@
 import test from 'ava';
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
+import { backoffSeconds } from '../../core/domain/message-delivery.ts';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { EngineRunRequest, WorkflowEngine } from '../../core/ports/workflow-engine.port.ts';
 import { startComfyProtocolServer } from '../support/comfy-protocol-server.ts';
@@ -93,10 +94,13 @@ test.serial('the server restarts under a running job: the attempt is retried, th
   const waiting = await h.repos.jobs.findById(jobId);
   t.is(waiting!.status, 'running');
   t.regex(waiting!.statusText ?? '', /Retrying after a temporary problem/);
+  // The harness clock stands still: the retry is due the first backoff (1 s) from now.
+  t.deepEqual(waiting!.retryAt, new Date(Date.parse('2026-01-01T00:00:00Z') + backoffSeconds(1) * 1000), 'the job knows when it runs again');
 
   t.deepEqual(await h.run.execute(h.delivery(jobId, 2)), { action: 'ack' });
   const job = await h.repos.jobs.findById(jobId);
   t.is(job!.status, 'succeeded');
+  t.is(job!.retryAt, null, 'the retry started: no longer waiting');
   t.is((await h.repos.history.listForJob(jobId)).length, 1);
   t.is(await h.balance(userId), 6, 'paid once, no refund');
   const history = (await (await fetch(`${second.url}/history`)).json()) as Record<string, unknown>;

@@ -178,7 +178,7 @@ test('startAfter: the work ahead poured over the slots as the running jobs free 
 });
 
 /** r1 runs template Y on server 2, started 1 s before now (4 s estimate: 3 s left). */
-const RUNNING = [{ templateId: 'Y', engineServer: 2 as number | null, startedAt: at(-1) }];
+const RUNNING = [{ templateId: 'Y', engineServer: 2 as number | null, startedAt: at(-1), retryAt: null as Date | null }];
 const runningWork = async () => RUNNING;
 
 /**
@@ -210,10 +210,27 @@ test('QueueEstimates without server fit: every running job holds one of the slot
   t.is((await queue.of(QUEUE[1]!)).etaSeconds, 17);
 });
 
+test('QueueEstimates: a running job waiting out a retry delay holds no slot; its next run counts with the work ahead', async (t) => {
+  // One slot. r1 (Y, 4 s) runs, 3 s left; w (X, 10 s) failed an attempt started 20 s ago and runs again in 5 s.
+  const waiting = { id: 'w', status: 'running' as const, templateId: 'X', createdAt: at(-30), startedAt: at(-20), queueTurn: 1, engineServer: null, retryAt: at(5) };
+  const running = async () => [...RUNNING, { templateId: 'X', engineServer: null, startedAt: at(-20), retryAt: at(5) }];
+  const jobs = { queuedAhead, runningWork: running } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
+  const queue = new QueueEstimates({ jobs, estimates, clock: { now: () => at(0) }, slots: 1, order: 'arrival' });
+  // w itself: the 5 s wait, then its whole 10 s again (not 10 - 20 s run = 0).
+  t.deepEqual(await queue.of(waiting), { position: null, etaSeconds: 15 });
+  // x1: nothing queued ahead, but w's 10 s: after r1's 3 s, 3 + 10 = 13, + its own 10 = 23. y1: + x1's 10 s: 23 + 4 = 27.
+  t.is((await queue.of(QUEUE[0]!)).etaSeconds, 23);
+  t.is((await queue.of(QUEUE[1]!)).etaSeconds, 27);
+  t.deepEqual((await queue.ofQueue(QUEUE.slice(0, 2))).map((x) => x.etaSeconds), [23, 27]);
+  // Once the retry is due, w is a running job like any: 10 s less the 20 s since it started, nothing left.
+  const due = new QueueEstimates({ jobs, estimates, clock: { now: () => at(6) }, slots: 1, order: 'arrival' });
+  t.deepEqual(await due.of(waiting), { position: null, etaSeconds: 0 });
+});
+
 test('QueueEstimates: many running jobs of one template on one server read its estimate once, at the same time', async (t) => {
   const asked: string[] = [];
   const counting = { runMs: async (templateId: string | null, servers: readonly number[] | null) => (asked.push(`${templateId} ${servers}`), templateId === null ? 2_000 : RUN_MS[templateId]!) } as unknown as RunEstimates;
-  const three = async () => [1, 2, 3].map(() => ({ templateId: 'Z', engineServer: 2, startedAt: at(-1) }));
+  const three = async () => [1, 2, 3].map(() => ({ templateId: 'Z', engineServer: 2, startedAt: at(-1), retryAt: null }));
   const jobs = { queuedAhead, runningWork: three } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
   const queue = new QueueEstimates({ jobs, estimates: counting, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
   await queue.of(QUEUE[1]!);

@@ -54,7 +54,8 @@ export class JobLifecycle {
     // Checked before starting: a job past its start deadline ends expired here and never runs (ADR 037).
     if (pastStartDeadline(current, at)) return { kind: 'expired', job: (await this.end(tx, jobId, { to: 'expired' })).job };
     const runId = this.deps.ids.newId();
-    const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil };
+    // An attempt that was waiting out a retry delay is no longer waiting.
+    const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil, retryAt: null };
     if (!(await tx.jobs.transition(jobId, { to: 'running', runId, changes }, at))) return { kind: 'finished', job: current };
     const job: GenerationJob = { ...current, ...changes, status: 'running', runId, updatedAt: at };
     await this.deps.events.recordAll(tx, job.userId, [

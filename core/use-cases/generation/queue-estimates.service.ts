@@ -62,7 +62,9 @@ export function startAfter(busyMs: readonly number[], slots: number, aheadMs: nu
  * estimate minus the time they have run, at least 0) with the sum of the jobs' ahead run estimates, slots being its
  * servers' slots (with `fit`: those servers x slots per server, and the running jobs on them: handed to one of them,
  * or of a template that competes when the server is not known) or all of them;
- * running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms); finished: both null.
+ * a running job waiting out a retry delay (`retryAt`) holds no slot while it waits, and its estimate joins the work ahead;
+ * running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms), or while it waits
+ * out a retry delay ceil((time until the retry + own estimate) / 1000 ms); finished: both null.
  * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`; a
  * running job: on the server it was handed to, `engineServer`), else on any server, else every template's.
  */
@@ -81,7 +83,7 @@ export class QueueEstimates {
     const serversOf = this.serverSets();
     const runMs = this.runEstimates(serversOf);
     // Read only when a queued job needs it.
-    let busy: Promise<(servers: ServerSet) => number[]> | null = null;
+    let busy: Promise<(servers: ServerSet) => Busy> | null = null;
     const busyOn = () => (busy ??= this.busyOn(serversOf, runMs));
     return Promise.all(jobs.map((job) => this.estimate(job, serversOf, runMs, busyOn)));
   }
@@ -90,18 +92,18 @@ export class QueueEstimates {
     job: EstimatedJob,
     serversOf: (templateId: string | null) => Promise<ServerSet>,
     runMs: RunMsOf,
-    busyOn: () => Promise<(servers: ServerSet) => number[]>,
+    busyOn: () => Promise<(servers: ServerSet) => Busy>,
   ): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     if (job.status === 'running') {
       // On the server it was handed to, when the engine told; else on the servers its template can run on.
       const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);
-      const elapsed = this.deps.clock.now().getTime() - (job.startedAt ?? job.createdAt).getTime();
-      return { position: null, etaSeconds: own === null ? null : Math.ceil(Math.max(0, own - elapsed) / 1000) };
+      const started = { startedAt: job.startedAt ?? job.createdAt, retryAt: job.retryAt ?? null };
+      return { position: null, etaSeconds: own === null ? null : Math.ceil(leftOf(own, started, this.deps.clock.now().getTime()) / 1000) };
     }
     const own = await runMs(job.templateId);
     const mine = await serversOf(job.templateId);
-    const busy = await busyOn();
+    const { busyMs, retryingMs } = (await busyOn())(mine);
     let position = 0;
     let aheadMs: number | null = 0;
     for (const { templateId, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
@@ -110,7 +112,7 @@ export class QueueEstimates {
       const each = await runMs(templateId);
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
-    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy(mine)) };
+    return { position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs, own, mine, busyMs) };
   }
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
@@ -130,7 +132,8 @@ export class QueueEstimates {
         position += group.count;
         aheadMs = aheadMs === null || group.ms === null ? null : aheadMs + group.ms;
       }
-      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy(mine)) });
+      const { busyMs, retryingMs } = busy(mine);
+      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs, own, mine, busyMs) });
       let group = placed.find((one) => sameServers(one.servers, mine));
       if (!group) placed.push((group = { servers: mine, count: 0, ms: 0 }));
       group.count += 1;
@@ -145,22 +148,29 @@ export class QueueEstimates {
   }
 
   /**
-   * The running jobs, read once per call: for a set of servers, the remaining work (ms) of those that hold its slots.
-   * Without `fit`, every running job holds one of the slots. A running job without an estimate can only be one when no
-   * job has succeeded at all (the estimates fall back to every template's median): the queued job's own estimate is
-   * then unknown too, and so is its ETA, whatever this says.
+   * The running jobs, read once per call: for a set of servers, the remaining work (ms) of those that hold its slots,
+   * and the run estimates of those waiting out a retry delay (they hold no slot while they wait, and run before the
+   * queue when they are due: their work counts with the work ahead). Without `fit`, every running job counts. A running
+   * job without an estimate can only be one when no job has succeeded at all (the estimates fall back to every
+   * template's median): the queued job's own estimate is then unknown too, and so is its ETA, whatever this says.
    */
-  private async busyOn(serversOf: (templateId: string | null) => Promise<ServerSet>, runMs: RunMsOf): Promise<(servers: ServerSet) => number[]> {
+  private async busyOn(serversOf: (templateId: string | null) => Promise<ServerSet>, runMs: RunMsOf): Promise<(servers: ServerSet) => Busy> {
     const running: RunningWork[] = (await this.deps.jobs.runningWork?.(RUNNING_READ)) ?? [];
     const now = this.deps.clock.now().getTime();
     const jobs = await Promise.all(
       running.map(async (job) => {
         const own = (await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined)) ?? 0;
-        return { remaining: Math.max(0, own - (now - job.startedAt.getTime())), server: job.engineServer, servers: await serversOf(job.templateId) };
+        const waiting = job.retryAt !== null && job.retryAt.getTime() > now;
+        return { waiting, ms: waiting ? own : leftOf(own, job, now), server: job.engineServer, servers: await serversOf(job.templateId) };
       }),
     );
-    return (mine) =>
-      (this.deps.fit ? jobs.filter((job) => (job.server ? mine === null || mine.includes(job.server) : compete(mine, job.servers))) : jobs).map((job) => job.remaining);
+    return (mine) => {
+      const holding = this.deps.fit ? jobs.filter((job) => (job.server ? mine === null || mine.includes(job.server) : compete(mine, job.servers))) : jobs;
+      return {
+        busyMs: holding.filter((job) => !job.waiting).map((job) => job.ms),
+        retryingMs: holding.filter((job) => job.waiting).reduce((sum, job) => sum + job.ms, 0),
+      };
+    };
   }
 
   /** The servers of each template, each looked up once per call; null for all when servers are not told apart. */
@@ -189,7 +199,20 @@ export class QueueEstimates {
 }
 
 /** What an estimate needs of a job. */
-export type EstimatedJob = Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'> & { engineServer?: number | null };
+export type EstimatedJob = Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'> & { engineServer?: number | null; retryAt?: Date | null };
+
+/** The running jobs on a set of servers: the time each holds its slot, and the work of those waiting out a retry. */
+interface Busy {
+  busyMs: number[];
+  retryingMs: number;
+}
+
+/**
+ * What is left of a running job (ms) that `own` estimates: own less the time it has run; while it waits out a retry
+ * delay, the rest of the wait and then all of own (the next attempt runs anew).
+ */
+export const leftOf = (own: number, job: { startedAt: Date; retryAt: Date | null }, now: number): number =>
+  job.retryAt !== null && job.retryAt.getTime() > now ? job.retryAt.getTime() - now + own : Math.max(0, own - (now - job.startedAt.getTime()));
 
 /** A template's run estimate on `servers` (default: the servers it can run on). */
 type RunMsOf = (templateId: string | null, servers?: ServerSet) => Promise<number | null>;

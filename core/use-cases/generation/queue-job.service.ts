@@ -75,6 +75,7 @@ export async function queueJob(tx: Transaction, deps: QueueJobDeps, input: JobTo
     startedAt: null,
     finishedAt: null,
     engineServer: null,
+    retryAt: null,
   };
   if (!(await tx.jobs.create(job))) return null;
   await tx.outbox.add({ id: deps.ids.newId(), createdAt: at, message: generationMessage(job, deps.environment) });

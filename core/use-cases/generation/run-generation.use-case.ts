@@ -188,7 +188,8 @@ export class RunGeneration {
     // The job stays this attempt's while the retry waits, with a lease that covers the wait.
     await this.deps.uow.run(async (tx) => {
       const text = `Retrying after a temporary problem (attempt ${message.attempt} of ${maxAttempts})`;
-      if (await tx.jobs.updateRunning(job.id, runId, { statusText: text, leaseUntil: this.later(delaySeconds + this.deps.visibilitySeconds) }, this.deps.clock.now())) {
+      const changes = { statusText: text, leaseUntil: this.later(delaySeconds + this.deps.visibilitySeconds), retryAt: this.later(delaySeconds) };
+      if (await tx.jobs.updateRunning(job.id, runId, changes, this.deps.clock.now())) {
         await this.deps.events.record(tx, job.userId, { type: 'job.status', jobId: job.id, text });
       }
     });

@@ -8,6 +8,8 @@ const QUEUE_ORDER_UNIT = 'tests/unit/queue-order.test.ts';
 const FLEET_UNIT = 'tests/unit/queue-estimates-servers.test.ts';
 const FLEET_POSITION_TEST = 'tests/integration/queue-position-fleet.test.ts';
 const JOB_QUERIES_UNIT = 'tests/unit/job-queries.test.ts';
+const REDELIVERY_TEST = 'tests/integration/comfyui-redelivery.test.ts';
+const JOB_REPO = 'adapters/sequelize/sequelize-job-repository.ts';
 const HISTORY_CONTRACT = 'tests/contract/history-repository.test.ts';
 const FIT = 'core/use-cases/generation/server-fit.service.ts';
 const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
@@ -384,8 +386,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'engine server: a running job estimated on its template\'s servers, not on the one it runs on',
     file: ESTIMATES,
-    find: '      const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);\n      const elapsed',
-    replace: '      const own = await runMs(job.templateId);\n      const elapsed',
+    find: '      const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);\n      const started',
+    replace: '      const own = await runMs(job.templateId);\n      const started',
     tests: [FLEET_UNIT],
   },
   {
@@ -541,5 +543,68 @@ export const MUTATIONS: Mutation[] = [
     find: "      .sort((a, b) => a.jobId.localeCompare(b.jobId) || a.createdAt.getTime() - b.createdAt.getTime() || a.fileName.localeCompare(b.fileName))\n",
     replace: '',
     tests: [HISTORY_CONTRACT],
+  },
+  {
+    name: 'retry wait: a waiting job\'s ETA is its estimate less the time since its failed attempt started',
+    file: ESTIMATES,
+    find: '  job.retryAt !== null && job.retryAt.getTime() > now ? job.retryAt.getTime() - now + own : Math.max(0, own - (now - job.startedAt.getTime()));',
+    replace: '  Math.max(0, own - (now - job.startedAt.getTime()));',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'retry wait: a waiting job holds a slot for the wait and its run',
+    file: ESTIMATES,
+    find: 'const waiting = job.retryAt !== null && job.retryAt.getTime() > now;',
+    replace: 'const waiting = false;',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'retry wait: a waiting job\'s run not counted ahead of a queued job (of)',
+    file: ESTIMATES,
+    find: '    return { position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs, own, mine, busyMs) };',
+    replace: '    return { position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs * 0, own, mine, busyMs) };',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'retry wait: a waiting job\'s run not counted ahead of a queued job (ofQueue)',
+    file: ESTIMATES,
+    find: '      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs, own, mine, busyMs) });',
+    replace: '      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs * 0, own, mine, busyMs) });',
+    tests: [FLEET_UNIT],
+  },
+  {
+    name: 'retry wait: a transient failure does not say when the job runs again',
+    file: 'core/use-cases/generation/run-generation.use-case.ts',
+    find: 'leaseUntil: this.later(delaySeconds + this.deps.visibilitySeconds), retryAt: this.later(delaySeconds) };',
+    replace: 'leaseUntil: this.later(delaySeconds + this.deps.visibilitySeconds) };',
+    tests: [REDELIVERY_TEST],
+  },
+  {
+    name: 'retry wait: a new attempt still counts as waiting',
+    file: 'core/use-cases/generation/job-lifecycle.service.ts',
+    find: "const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil, retryAt: null };",
+    replace: "const changes = { attempts: attempt, startedAt: at, statusText: 'Generating', leaseUntil };",
+    tests: [REDELIVERY_TEST],
+  },
+  {
+    name: 'retry wait: SQL writes no retry time',
+    file: JOB_REPO,
+    find: '  ...(update.retryAt !== undefined ? { retry_at: update.retryAt } : {}),\n',
+    replace: '',
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'retry wait: memory writes no retry time',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: '  if (update.retryAt !== undefined) job.retryAt = update.retryAt;\n',
+    replace: '',
+    tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'retry wait: SQL running work without its retry time',
+    file: JOB_REPO,
+    find: '      retryAt: row.retry_at ? new Date(row.retry_at) : null,\n    }));',
+    replace: '      retryAt: null,\n    }));',
+    tests: [JOB_CONTRACT],
   },
 ];
