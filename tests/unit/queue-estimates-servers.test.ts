@@ -222,9 +222,12 @@ test('QueueEstimates: a running job waiting out a retry delay holds no slot; its
   t.is((await queue.of(QUEUE[0]!)).etaSeconds, 23);
   t.is((await queue.of(QUEUE[1]!)).etaSeconds, 27);
   t.deepEqual((await queue.ofQueue(QUEUE.slice(0, 2))).map((x) => x.etaSeconds), [23, 27]);
-  // Once the retry is due, w is a running job like any: 10 s less the 20 s since it started, nothing left.
+  // The retry is overdue (a worker has not taken it yet): its whole run is still ahead, not 10 s less the 26 s since
+  // the failed attempt started.
   const due = new QueueEstimates({ jobs, estimates, clock: { now: () => at(6) }, slots: 1, order: 'arrival' });
-  t.deepEqual(await due.of(waiting), { position: null, etaSeconds: 0 });
+  t.deepEqual(await due.of(waiting), { position: null, etaSeconds: 10 });
+  // Its next attempt started (the retry time cleared): a running job like any other.
+  t.deepEqual(await due.of({ ...waiting, startedAt: at(5), retryAt: null }), { position: null, etaSeconds: 9 });
 });
 
 test('QueueEstimates: many running jobs of one template on one server read its estimate once, at the same time', async (t) => {

@@ -62,9 +62,9 @@ export function startAfter(busyMs: readonly number[], slots: number, aheadMs: nu
  * estimate minus the time they have run, at least 0) with the sum of the jobs' ahead run estimates, slots being its
  * servers' slots (with `fit`: those servers x slots per server, and the running jobs on them: handed to one of them,
  * or of a template that competes when the server is not known) or all of them;
- * a running job waiting out a retry delay (`retryAt`) holds no slot while it waits, and its estimate joins the work ahead;
- * running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms), or while it waits
- * out a retry delay ceil((time until the retry + own estimate) / 1000 ms); finished: both null.
+ * a running job waiting out a retry delay (`retryAt`, until its next attempt starts) holds no slot, and its estimate joins
+ * the work ahead; running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms), or
+ * while it waits out a retry delay ceil((max(0, time until the retry) + own estimate) / 1000 ms); finished: both null.
  * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`; a
  * running job: on the server it was handed to, `engineServer`), else on any server, else every template's.
  */
@@ -160,7 +160,7 @@ export class QueueEstimates {
     const jobs = await Promise.all(
       running.map(async (job) => {
         const own = (await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined)) ?? 0;
-        const waiting = job.retryAt !== null && job.retryAt.getTime() > now;
+        const waiting = job.retryAt !== null;
         return { waiting, ms: waiting ? own : leftOf(own, job, now), server: job.engineServer, servers: await serversOf(job.templateId) };
       }),
     );
@@ -209,10 +209,10 @@ interface Busy {
 
 /**
  * What is left of a running job (ms) that `own` estimates: own less the time it has run; while it waits out a retry
- * delay, the rest of the wait and then all of own (the next attempt runs anew).
+ * delay (until its next attempt starts, also when that is overdue), the rest of the wait and then all of own.
  */
 export const leftOf = (own: number, job: { startedAt: Date; retryAt: Date | null }, now: number): number =>
-  job.retryAt !== null && job.retryAt.getTime() > now ? job.retryAt.getTime() - now + own : Math.max(0, own - (now - job.startedAt.getTime()));
+  job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));
 
 /** A template's run estimate on `servers` (default: the servers it can run on). */
 type RunMsOf = (templateId: string | null, servers?: ServerSet) => Promise<number | null>;

@@ -547,14 +547,14 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'retry wait: a waiting job\'s ETA is its estimate less the time since its failed attempt started',
     file: ESTIMATES,
-    find: '  job.retryAt !== null && job.retryAt.getTime() > now ? job.retryAt.getTime() - now + own : Math.max(0, own - (now - job.startedAt.getTime()));',
+    find: '  job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));',
     replace: '  Math.max(0, own - (now - job.startedAt.getTime()));',
     tests: [FLEET_UNIT],
   },
   {
     name: 'retry wait: a waiting job holds a slot for the wait and its run',
     file: ESTIMATES,
-    find: 'const waiting = job.retryAt !== null && job.retryAt.getTime() > now;',
+    find: 'const waiting = job.retryAt !== null;',
     replace: 'const waiting = false;',
     tests: [FLEET_UNIT],
   },
@@ -606,5 +606,12 @@ export const MUTATIONS: Mutation[] = [
     find: '      retryAt: row.retry_at ? new Date(row.retry_at) : null,\n    }));',
     replace: '      retryAt: null,\n    }));',
     tests: [JOB_CONTRACT],
+  },
+  {
+    name: 'retry wait: an overdue retry counts as started',
+    file: ESTIMATES,
+    find: '  job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));',
+    replace: '  job.retryAt !== null && job.retryAt.getTime() > now ? job.retryAt.getTime() - now + own : Math.max(0, own - (now - job.startedAt.getTime()));',
+    tests: [FLEET_UNIT],
   },
 ];
