@@ -210,7 +210,7 @@ test('QueueEstimates without server fit: every running job holds one of the slot
   t.is((await queue.of(QUEUE[1]!)).etaSeconds, 17);
 });
 
-test('QueueEstimates: a running job waiting out a retry delay holds no slot; its next run counts with the work ahead', async (t) => {
+test('QueueEstimates: a running job waiting out a retry delay holds no slot; its next run is ahead of the queued jobs that would start after it is due', async (t) => {
   // One slot. r1 (Y, 4 s) runs, 3 s left; w (X, 10 s) failed an attempt started 20 s ago and runs again in 5 s.
   const waiting = { id: 'w', status: 'running' as const, templateId: 'X', createdAt: at(-30), startedAt: at(-20), queueTurn: 1, engineServer: null, retryAt: at(5) };
   const running = async () => [...RUNNING, { templateId: 'X', engineServer: null, startedAt: at(-20), retryAt: at(5) }];
@@ -218,10 +218,16 @@ test('QueueEstimates: a running job waiting out a retry delay holds no slot; its
   const queue = new QueueEstimates({ jobs, estimates, clock: { now: () => at(0) }, slots: 1, order: 'arrival' });
   // w itself: the 5 s wait, then its whole 10 s again (not 10 - 20 s run = 0).
   t.deepEqual(await queue.of(waiting), { position: null, etaSeconds: 15 });
-  // x1: nothing queued ahead, but w's 10 s: after r1's 3 s, 3 + 10 = 13, + its own 10 = 23. y1: + x1's 10 s: 23 + 4 = 27.
-  t.is((await queue.of(QUEUE[0]!)).etaSeconds, 23);
+  // The schedule: r1 ends at 3 s; x1 takes the slot then (w is not due until 5 s) and ends at 13; w runs 13 to 23; y1 23
+  // to 27. x1 starts before w is due, so w's run is not ahead of it: 3 + 10 = 13. y1 would start at 13, after w is due:
+  // w's 10 s are ahead of it, 3 + 10 + 10 = 23, + 4 = 27.
+  t.is((await queue.of(QUEUE[0]!)).etaSeconds, 13);
   t.is((await queue.of(QUEUE[1]!)).etaSeconds, 27);
-  t.deepEqual((await queue.ofQueue(QUEUE.slice(0, 2))).map((x) => x.etaSeconds), [23, 27]);
+  t.deepEqual((await queue.ofQueue(QUEUE.slice(0, 2))).map((x) => x.etaSeconds), [13, 27]);
+  // Due at once (an overdue retry): ahead of every queued job. x1 3 + 10 + 10 = 23.
+  const overdue = async () => [...RUNNING, { templateId: 'X', engineServer: null, startedAt: at(-20), retryAt: at(-1) }];
+  const late = new QueueEstimates({ jobs: { queuedAhead, runningWork: overdue } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'], estimates, clock: { now: () => at(0) }, slots: 1, order: 'arrival' });
+  t.is((await late.of(QUEUE[0]!)).etaSeconds, 23);
   // The retry is overdue (a worker has not taken it yet): its whole run is still ahead, not 10 s less the 26 s since
   // the failed attempt started.
   const due = new QueueEstimates({ jobs, estimates, clock: { now: () => at(6) }, slots: 1, order: 'arrival' });

@@ -63,7 +63,7 @@ export function startAfter(busyMs: readonly number[], slots: number, aheadMs: nu
  * servers' slots (with `fit`: those servers x slots per server, and the running jobs on them: handed to one of them,
  * or of a template that competes when the server is not known) or all of them;
  * a running job waiting out a retry delay (`retryAt`, until its next attempt starts) holds no slot, and its estimate joins
- * the work ahead; running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms), or
+ * the work ahead when it is due before the job would start without it; running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms), or
  * while it waits out a retry delay ceil((max(0, time until the retry) + own estimate) / 1000 ms); finished: both null.
  * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`; a
  * running job: on the server it was handed to, `engineServer`), else on any server, else every template's.
@@ -103,7 +103,7 @@ export class QueueEstimates {
     }
     const own = await runMs(job.templateId);
     const mine = await serversOf(job.templateId);
-    const { busyMs, retryingMs } = (await busyOn())(mine);
+    const busy = (await busyOn())(mine);
     let position = 0;
     let aheadMs: number | null = 0;
     for (const { templateId, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
@@ -112,7 +112,7 @@ export class QueueEstimates {
       const each = await runMs(templateId);
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
-    return { position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs, own, mine, busyMs) };
+    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy) };
   }
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
@@ -132,8 +132,7 @@ export class QueueEstimates {
         position += group.count;
         aheadMs = aheadMs === null || group.ms === null ? null : aheadMs + group.ms;
       }
-      const { busyMs, retryingMs } = busy(mine);
-      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs === null ? null : aheadMs + retryingMs, own, mine, busyMs) });
+      result.push({ jobId: job.id, position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy(mine)) });
       let group = placed.find((one) => sameServers(one.servers, mine));
       if (!group) placed.push((group = { servers: mine, count: 0, ms: 0 }));
       group.count += 1;
@@ -142,15 +141,20 @@ export class QueueEstimates {
     return result;
   }
 
-  private queuedEta(aheadMs: number | null, own: number | null, servers: ServerSet, busyMs: number[]): number | null {
+  private queuedEta(aheadMs: number | null, own: number | null, servers: ServerSet, busy: Busy): number | null {
+    if (own === null || aheadMs === null) return null;
     const slots = servers !== null && this.deps.fit ? servers.length * this.deps.fit.slotsPerServer : this.deps.slots;
-    return own === null || aheadMs === null ? null : Math.ceil((startAfter(busyMs, slots, aheadMs) + own) / 1000);
+    // A job waiting out a retry delay is taken before the queue once it is due: its run counts ahead of this job when it
+    // is due before this job would otherwise start.
+    const before = startAfter(busy.busyMs, slots, aheadMs);
+    const retried = busy.retrying.filter((job) => job.dueMs <= before).reduce((sum, job) => sum + job.ms, 0);
+    return Math.ceil((startAfter(busy.busyMs, slots, aheadMs + retried) + own) / 1000);
   }
 
   /**
    * The running jobs, read once per call: for a set of servers, the remaining work (ms) of those that hold its slots,
-   * and the run estimates of those waiting out a retry delay (they hold no slot while they wait, and run before the
-   * queue when they are due: their work counts with the work ahead). Without `fit`, every running job counts. A running
+   * and those waiting out a retry delay: when each is due and its run estimate (they hold no slot while they wait, and
+   * are taken before the queue once due; see queuedEta). Without `fit`, every running job counts. A running
    * job without an estimate can only be one when no job has succeeded at all (the estimates fall back to every
    * template's median): the queued job's own estimate is then unknown too, and so is its ETA, whatever this says.
    */
@@ -160,15 +164,15 @@ export class QueueEstimates {
     const jobs = await Promise.all(
       running.map(async (job) => {
         const own = (await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined)) ?? 0;
-        const waiting = job.retryAt !== null;
-        return { waiting, ms: waiting ? own : leftOf(own, job, now), server: job.engineServer, servers: await serversOf(job.templateId) };
+        const dueMs = job.retryAt === null ? null : Math.max(0, job.retryAt.getTime() - now);
+        return { dueMs, ms: dueMs === null ? leftOf(own, job, now) : own, server: job.engineServer, servers: await serversOf(job.templateId) };
       }),
     );
     return (mine) => {
       const holding = this.deps.fit ? jobs.filter((job) => (job.server ? mine === null || mine.includes(job.server) : compete(mine, job.servers))) : jobs;
       return {
-        busyMs: holding.filter((job) => !job.waiting).map((job) => job.ms),
-        retryingMs: holding.filter((job) => job.waiting).reduce((sum, job) => sum + job.ms, 0),
+        busyMs: holding.flatMap((job) => (job.dueMs === null ? [job.ms] : [])),
+        retrying: holding.flatMap(({ dueMs, ms }) => (dueMs === null ? [] : [{ dueMs, ms }])),
       };
     };
   }
@@ -201,10 +205,13 @@ export class QueueEstimates {
 /** What an estimate needs of a job. */
 export type EstimatedJob = Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'> & { engineServer?: number | null; retryAt?: Date | null };
 
-/** The running jobs on a set of servers: the time each holds its slot, and the work of those waiting out a retry. */
+/**
+ * The running jobs on a set of servers: the time each holds its slot, and for those waiting out a retry delay, when
+ * their next attempt is due and its run estimate (ms from now).
+ */
 interface Busy {
   busyMs: number[];
-  retryingMs: number;
+  retrying: { dueMs: number; ms: number }[];
 }
 
 /**
