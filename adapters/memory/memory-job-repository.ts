@@ -48,6 +48,11 @@ export class MemoryJobRepository implements JobRepository {
     return job && job.userId === userId ? copy(job) : null;
   }
 
+  async findSummaryForUser(id: string, userId: string): Promise<JobSummary | null> {
+    const job = this.jobs.get(id);
+    return job && job.userId === userId ? summary(job) : null;
+  }
+
   async listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>> {
     const mine = [...this.jobs.values()].filter((job) => job.userId === userId && !job.testRun).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const start = offsetOf(request);

@@ -235,6 +235,11 @@ export class SequelizeJobRepository implements JobRepository {
     return row ? toJob(row) : null;
   }
 
+  async findSummaryForUser(id: string, userId: string): Promise<JobSummary | null> {
+    const [row] = await this.scope.read<Omit<JobRow, 'workflow'>>(`SELECT ${SUMMARY_COLUMNS} FROM generation_jobs WHERE id = ? AND user_id = ?`, [id, userId]);
+    return row ? toSummary(row) : null;
+  }
+
   async listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>> {
     // Plain SQL on the driver: the job list is what clients poll. Limit and offset are whole numbers from the page request.
     const mine = 'FROM generation_jobs WHERE user_id = ? AND test_run = 0';

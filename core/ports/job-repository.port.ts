@@ -47,6 +47,8 @@ export interface JobRepository {
   findById(id: string): Promise<GenerationJob | null>;
   /** Null when the job is not this user's. */
   findForUser(id: string, userId: string): Promise<GenerationJob | null>;
+  /** The same without its workflow (what `GET /generate/{id}`, polled by clients, shows); null when not this user's. */
+  findSummaryForUser(id: string, userId: string): Promise<JobSummary | null>;
   /** The user's jobs, newest first, without their test runs of templates (ADR 043), and without their workflows. */
   listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>>;
   /** The test runs of one template (every administrator's), newest first, at most `max`. */

@@ -106,13 +106,16 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.findById(job.id), created(job));
   });
 
-  test(`${name}: findForUser finds the owner's job only`, async (t) => {
+  test(`${name}: findForUser and findSummaryForUser find the owner's job only`, async (t) => {
     const owner = await user();
     const other = await user();
     const job = await stored('queued', { userId: owner });
     t.deepEqual(await jobs.findForUser(job.id, owner), job);
     t.is(await jobs.findForUser(job.id, other), null);
     t.is(await jobs.findForUser(randomUUID(), owner), null);
+    t.deepEqual(await jobs.findSummaryForUser(job.id, owner), summaryOf(job), 'the job without its workflow');
+    t.is(await jobs.findSummaryForUser(job.id, other), null);
+    t.is(await jobs.findSummaryForUser(randomUUID(), owner), null);
   });
 
   test(`${name}: listForUser pages the user's jobs newest first`, async (t) => {

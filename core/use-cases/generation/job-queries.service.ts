@@ -19,9 +19,12 @@ export interface JobQueryDeps {
 export class JobQueries {
   constructor(private readonly deps: JobQueryDeps) {}
 
+  /** Polled by clients: the job without its workflow, which the view does not show. */
   async get(input: { userId: string; jobId: string }): Promise<Result<JobView>> {
-    const found = await this.detail(input);
-    return found.ok ? ok(found.value.view) : found;
+    if (!isUuid(input.jobId)) return fail('NOT_FOUND', 'No such job');
+    const job = await this.deps.jobs.findSummaryForUser(input.jobId.toLowerCase(), input.userId);
+    if (!job) return fail('NOT_FOUND', 'No such job');
+    return ok(await this.view(job));
   }
 
   /** The job itself (its workflow, its times) beside its view: for surfaces that show more than the view (ADR 040). */

@@ -183,4 +183,25 @@ export const MUTATIONS: Mutation[] = [
     replace: 'const matching = `FROM generation_jobs WHERE (status ${inStatuses.sql} OR 1 = 1)`;',
     tests: ['tests/contract/job-repository.test.ts'],
   },
+  {
+    name: 'GET /generate/{id}: a job found for any user',
+    file: 'core/use-cases/generation/job-queries.service.ts',
+    find: 'const job = await this.deps.jobs.findSummaryForUser(input.jobId.toLowerCase(), input.userId);',
+    replace: 'const job = await this.deps.jobs.findById(input.jobId.toLowerCase());',
+    tests: ['tests/integration/generation.test.ts'],
+  },
+  {
+    name: 'SQL job summary: any user\'s job',
+    file: 'adapters/sequelize/sequelize-job-repository.ts',
+    find: '`SELECT ${SUMMARY_COLUMNS} FROM generation_jobs WHERE id = ? AND user_id = ?`',
+    replace: '`SELECT ${SUMMARY_COLUMNS} FROM generation_jobs WHERE id = ? AND (user_id = ? OR 1 = 1)`',
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
+  {
+    name: 'memory job summary: any user\'s job',
+    file: 'adapters/memory/memory-job-repository.ts',
+    find: 'return job && job.userId === userId ? summary(job) : null;',
+    replace: 'return job ? summary(job) : null;',
+    tests: ['tests/contract/job-repository.test.ts'],
+  },
 ];
