@@ -235,7 +235,6 @@ export class ComfyEngine implements WorkflowEngine, NodeCatalog {
     return this.clients.indexOf(client) + 1;
   }
 
-
   /** A watch over one prompt, registered so that close() ends it. */
   private watch(client: ComfyClient, promptId: string, request: EngineRunRequest, socket: WebSocket | null): PromptWatch {
     const { workflow, onEvent, signal } = request;

@@ -1,9 +1,9 @@
 import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import type { HistoryItem } from '../../core/domain/job.ts';
-import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import type { Page, PageRequest } from '../../core/domain/pagination.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import { sqlIn, type SqlScope } from './sql-scope.ts';
+import { readPage, sqlIn, type SqlScope } from './sql-scope.ts';
 
 interface HistoryRow {
   id: string;
@@ -106,13 +106,10 @@ export class SequelizeHistoryRepository implements HistoryRepository {
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<HistoryItem>> {
     // Outputs of test runs are the administrators' (ADR 043), read through GET /admin/templates/{id}/test-runs.
-    // Plain SQL on the driver (the history page is polled like the job list); limit and offset are whole numbers.
+    // Plain SQL on the driver: the history page is polled like the job list.
     const mine = `FROM history_items WHERE user_id = ? AND job_id NOT IN ${TEST_RUN_JOBS}`;
-    const [rows, [counted]] = await Promise.all([
-      this.scope.read<HistoryRow>(`SELECT * ${mine} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`, [userId]),
-      this.scope.read<{ n: number | string }>(`SELECT COUNT(*) AS n ${mine}`, [userId]),
-    ]);
-    return pageOf(rows.map(toItem), request, Number(counted?.n ?? 0));
+    const page = await readPage<HistoryRow>(this.scope, { columns: '*', from: mine, orderBy: 'created_at DESC, id DESC', params: [userId] }, request);
+    return { ...page, items: page.items.map(toItem) };
   }
 
   async listForJob(jobId: string): Promise<HistoryItem[]> {

@@ -1,10 +1,10 @@
 import { DataTypes, Op, type Model, type Sequelize, type WhereOptions } from 'sequelize';
 import { sourcesOf, type GenerationJob, type JobError, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
-import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import { pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob, RunningWork } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
-import { isUniqueViolation, selectRows, sqlIn, sqlTime, type SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, readPage, selectRows, sqlIn, sqlTime, type SqlScope } from './sql-scope.ts';
 import { failureRateOf, type TemplateStats } from '../../core/domain/template-stats.ts';
 
 interface JobRow {
@@ -241,13 +241,10 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>> {
-    // Plain SQL on the driver: the job list is what clients poll. Limit and offset are whole numbers from the page request.
+    // Plain SQL on the driver: the job list is what clients poll.
     const mine = 'FROM generation_jobs WHERE user_id = ? AND test_run = 0';
-    const [rows, [counted]] = await Promise.all([
-      this.scope.read<Omit<JobRow, 'workflow'>>(`SELECT ${SUMMARY_COLUMNS} ${mine} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`, [userId]),
-      this.scope.read<{ n: number | string }>(`SELECT COUNT(*) AS n ${mine}`, [userId]),
-    ]);
-    return pageOf(rows.map(toSummary), request, Number(counted?.n ?? 0));
+    const page = await readPage<Omit<JobRow, 'workflow'>>(this.scope, { columns: SUMMARY_COLUMNS, from: mine, orderBy: 'created_at DESC, id DESC', params: [userId] }, request);
+    return { ...page, items: page.items.map(toSummary) };
   }
 
   async listTestRuns(templateId: string, max: number): Promise<GenerationJob[]> {
@@ -350,14 +347,8 @@ export class SequelizeJobRepository implements JobRepository {
     // Plain SQL on the driver, without workflows: the queue announcer reads up to 500 queued jobs every 10 s.
     const inStatuses = sqlIn(statuses);
     const matching = `FROM generation_jobs WHERE status ${inStatuses.sql}`;
-    const [rows, [counted]] = await Promise.all([
-      this.scope.read<Omit<JobRow, 'workflow'>>(
-        `SELECT ${SUMMARY_COLUMNS} ${matching} ORDER BY created_at ASC, id ASC LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`,
-        inStatuses.params,
-      ),
-      this.scope.read<{ n: number | string }>(`SELECT COUNT(*) AS n ${matching}`, inStatuses.params),
-    ]);
-    return pageOf(rows.map(toSummary), request, Number(counted?.n ?? 0));
+    const page = await readPage<Omit<JobRow, 'workflow'>>(this.scope, { columns: SUMMARY_COLUMNS, from: matching, orderBy: 'created_at ASC, id ASC', params: inStatuses.params }, request);
+    return { ...page, items: page.items.map(toSummary) };
   }
 
   async listActiveForUser(userId: string): Promise<JobSummary[]> {

@@ -1,4 +1,5 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -67,6 +68,20 @@ export function sqlIn(values: readonly unknown[]): { sql: string; params: unknow
   while (size < values.length) size *= 2;
   const params = [...values, ...new Array<unknown>(size - values.length).fill(values[values.length - 1])];
   return { sql: `IN (${params.map(() => '?').join(', ')})`, params };
+}
+
+/**
+ * One page of a plain read and the count of all its rows, side by side: `SELECT <columns> <from> ORDER BY <orderBy>
+ * LIMIT .. OFFSET ..` and `SELECT COUNT(*) <from>`, both with `params`. `from` is the FROM and WHERE clause; limit and
+ * offset are written into the statement as whole numbers from the page request.
+ */
+export async function readPage<T extends object>(scope: SqlScope, query: { columns: string; from: string; orderBy: string; params: readonly unknown[] }, request: PageRequest): Promise<Page<T>> {
+  const { columns, from, orderBy, params } = query;
+  const [rows, [counted]] = await Promise.all([
+    scope.read<T>(`SELECT ${columns} ${from} ORDER BY ${orderBy} LIMIT ${Math.max(0, Math.floor(request.limit))} OFFSET ${Math.max(0, Math.floor(offsetOf(request)))}`, params),
+    scope.read<{ n: number | string }>(`SELECT COUNT(*) AS n ${from}`, params),
+  ]);
+  return pageOf(rows, request, Number(counted?.n ?? 0));
 }
 
 /** Positional parameters of a plain statement: a Date as `sqlTime` text (milliseconds kept on both dialects), `undefined` as NULL. */

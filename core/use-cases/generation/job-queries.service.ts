@@ -21,18 +21,19 @@ export class JobQueries {
 
   /** Polled by clients: the job without its workflow, which the view does not show. */
   async get(input: { userId: string; jobId: string }): Promise<Result<JobView>> {
-    if (!isUuid(input.jobId)) return fail('NOT_FOUND', 'No such job');
-    const job = await this.deps.jobs.findSummaryForUser(input.jobId.toLowerCase(), input.userId);
-    if (!job) return fail('NOT_FOUND', 'No such job');
-    return ok(await this.view(job));
+    const job = await this.owned(input, (id, userId) => this.deps.jobs.findSummaryForUser(id, userId));
+    return job ? ok(await this.view(job)) : notFound();
   }
 
   /** The job itself (its workflow, its times) beside its view: for surfaces that show more than the view (ADR 040). */
   async detail(input: { userId: string; jobId: string }): Promise<Result<{ job: GenerationJob; view: JobView }>> {
-    if (!isUuid(input.jobId)) return fail('NOT_FOUND', 'No such job');
-    const job = await this.deps.jobs.findForUser(input.jobId.toLowerCase(), input.userId);
-    if (!job) return fail('NOT_FOUND', 'No such job');
-    return ok({ job, view: await this.view(job) });
+    const job = await this.owned(input, (id, userId) => this.deps.jobs.findForUser(id, userId));
+    return job ? ok({ job, view: await this.view(job) }) : notFound();
+  }
+
+  /** The caller's job by an id as a client wrote it (a UUID, any case); null when it is not a UUID or not theirs. */
+  private owned<T>(input: { userId: string; jobId: string }, find: (id: string, userId: string) => Promise<T | null>): Promise<T | null> {
+    return isUuid(input.jobId) ? find(input.jobId.toLowerCase(), input.userId) : Promise.resolve(null);
   }
 
   async list(input: { userId: string; page?: unknown; limit?: unknown }): Promise<Result<Page<JobView>>> {
@@ -70,3 +71,5 @@ export class JobQueries {
 }
 
 type ViewedJob = Parameters<typeof jobView>[0] & EstimatedJob;
+
+const notFound = () => fail('NOT_FOUND', 'No such job');

@@ -148,7 +148,7 @@ export class QueueEstimates {
     // is due before this job would otherwise start.
     const before = startAfter(busy.busyMs, slots, aheadMs);
     const retried = busy.retrying.filter((job) => job.dueMs <= before).reduce((sum, job) => sum + job.ms, 0);
-    return Math.ceil((startAfter(busy.busyMs, slots, aheadMs + retried) + own) / 1000);
+    return Math.ceil(((retried === 0 ? before : startAfter(busy.busyMs, slots, aheadMs + retried)) + own) / 1000);
   }
 
   /**
@@ -218,7 +218,7 @@ interface Busy {
  * What is left of a running job (ms) that `own` estimates: own less the time it has run; while it waits out a retry
  * delay (until its next attempt starts, also when that is overdue), the rest of the wait and then all of own.
  */
-export const leftOf = (own: number, job: { startedAt: Date; retryAt: Date | null }, now: number): number =>
+const leftOf = (own: number, job: { startedAt: Date; retryAt: Date | null }, now: number): number =>
   job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));
 
 /** A template's run estimate on `servers` (default: the servers it can run on). */

@@ -17,8 +17,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "comfy v2: a job (get, workflow, cancel's answer) is found for any user",
     file: 'core/use-cases/generation/job-queries.service.ts',
-    find: 'const job = await this.deps.jobs.findForUser(input.jobId.toLowerCase(), input.userId);',
-    replace: 'const job = await this.deps.jobs.findById(input.jobId.toLowerCase());',
+    find: 'const job = await this.owned(input, (id, userId) => this.deps.jobs.findForUser(id, userId));',
+    replace: 'const job = await this.owned(input, (id) => this.deps.jobs.findById(id));',
     tests: [HTTP],
   },
   {

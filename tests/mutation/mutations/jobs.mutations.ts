@@ -186,8 +186,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'GET /generate/{id}: a job found for any user',
     file: 'core/use-cases/generation/job-queries.service.ts',
-    find: 'const job = await this.deps.jobs.findSummaryForUser(input.jobId.toLowerCase(), input.userId);',
-    replace: 'const job = await this.deps.jobs.findById(input.jobId.toLowerCase());',
+    find: 'const job = await this.owned(input, (id, userId) => this.deps.jobs.findSummaryForUser(id, userId));',
+    replace: 'const job = await this.owned(input, (id) => this.deps.jobs.findById(id));',
     tests: ['tests/integration/generation.test.ts'],
   },
   {

@@ -561,8 +561,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'retry wait: a due retry\'s run not counted ahead of a queued job',
     file: ESTIMATES,
-    find: 'return Math.ceil((startAfter(busy.busyMs, slots, aheadMs + retried) + own) / 1000);',
-    replace: 'return Math.ceil((startAfter(busy.busyMs, slots, aheadMs + retried * 0) + own) / 1000);',
+    find: 'return Math.ceil(((retried === 0 ? before : startAfter(busy.busyMs, slots, aheadMs + retried)) + own) / 1000);',
+    replace: 'return Math.ceil((before + own) / 1000);',
     tests: [FLEET_UNIT],
   },
   {
