@@ -100,6 +100,44 @@ for (const kind of DATABASES) {
 }
 
 for (const kind of DATABASES) {
+  test(`${kind}: a message published while a poll is still taking does not overtake what that poll left waiting`, async (t) => {
+    const { db, dispose } = await open(kind);
+    const queue = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });
+    const publish = (name: string, owner: string, turn: number) =>
+      queue.publish({ taskType: 'generation', environment: 'left', body: { name }, fairnessKey: owner, fairnessTurn: turn });
+    // Published before anyone consumes: no hint, only a poll finds them (a1 first, then b1).
+    await publish('a1', 'A', 1);
+    await publish('b1', 'B', 1);
+    // While the consumer's first poll claims a1 (its one slot still free), a2 is published here: its hint arrives with
+    // no slot busy. The poll leaves b1 behind, so the next take must poll again rather than run the hint.
+    const scope = db.autocommit;
+    const run = scope.run.bind(scope);
+    let published = false;
+    scope.run = async (sql: string, params: readonly unknown[]) => {
+      if (!published && sql.startsWith('UPDATE queue_messages SET visible_at = ?, attempts = ?, claim_token = ?')) {
+        published = true;
+        await publish('a2', 'A', 2);
+      }
+      return run(sql, params);
+    };
+    const { consumer, handled, release } = await heldConsumer(queue, 'left', 'name', 'a1');
+    try {
+      await until(() => handled.length === 1);
+      t.true(published);
+      release();
+      await until(() => handled.length === 3);
+      t.deepEqual(handled, ['a1', 'b1', 'a2'], "B's first turn, left by the poll, goes before A's second");
+    } finally {
+      scope.run = run;
+      release();
+      await consumer.stop();
+      await queue.close();
+      await dispose();
+    }
+  });
+}
+
+for (const kind of DATABASES) {
   test(`${kind}: the take claims a message only as the candidate showed it: not after a rival's take, not once it is settled`, async (t) => {
     const { db, dispose } = await open(kind);
     const queue = new SequelizeMessageQueue(db, { logger: quietLogger, pollIntervalMs: 60_000 });

@@ -94,6 +94,13 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/queue-take-guard.test.ts'],
   },
   {
+    name: 'database queue: a poll that left candidates behind forgets them (a hint that came during its take overtakes them)',
+    file: 'adapters/sequelize/sequelize-queue-consumer.ts',
+    find: 'if (hinted.length === 0) this.backlog = taken < candidates.length;',
+    replace: 'if (hinted.length === 0) this.backlog = false;',
+    tests: ['tests/integration/queue-take-guard.test.ts'],
+  },
+  {
     name: 'db queue extendVisibility: extends a message another delivery has taken since (claim token unchecked)',
     file: 'adapters/sequelize/sequelize-queue-consumer.ts',
     find: "{ visible_at: later(now, seconds), updated_at: now }, { id: row.id, claim_token: token, status: 'ready' }",
