@@ -112,7 +112,15 @@ const SPECIAL_RANGES: { range: Range; kind: AddressKind }[] = [
   { range: cidr('240.0.0.0/4'), kind: 'reserved' },
   { range: cidr('::/128'), kind: 'unspecified' },
   { range: cidr('::1/128'), kind: 'loopback' },
+  // IPv4-compatible (deprecated): ::7f00:1 is 127.0.0.1 to a stack that still maps it.
+  { range: cidr('::/96'), kind: 'reserved' },
   { range: cidr('64:ff9b::/96'), kind: 'reserved' },
+  // Local-use NAT64 (RFC 8215), discard-only, Teredo and 6to4 (both carry an IPv4 address a relay would reach), documentation.
+  { range: cidr('64:ff9b:1::/48'), kind: 'reserved' },
+  { range: cidr('100::/64'), kind: 'reserved' },
+  { range: cidr('2001::/32'), kind: 'reserved' },
+  { range: cidr('2001:db8::/32'), kind: 'reserved' },
+  { range: cidr('2002::/16'), kind: 'reserved' },
   { range: cidr('fc00::/7'), kind: 'unique-local' },
   { range: cidr('fe80::/10'), kind: 'link-local' },
   { range: cidr('fec0::/10'), kind: 'private' },
@@ -174,7 +182,8 @@ export function webhookUrlProblem(raw: unknown, policy: WebhookPolicy): string |
   } catch {
     return 'must be an absolute URL';
   }
-  const host = url.hostname.toLowerCase();
+  // A trailing dot names the same host (`localhost.` is localhost): judged without it.
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttpHosts.includes(host))) return 'must be an https URL';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (isIpAddress(host)) return addressAllowed(host, policy) ? null : 'must not point at a private, loopback or reserved address';

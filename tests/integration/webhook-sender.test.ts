@@ -162,3 +162,19 @@ test('a plain http URL to a host the operator did not allow is refused at delive
   t.deepEqual(result, { delivered: false, statusCode: null, error: 'refused: the webhook URL must be an https URL' });
   t.is(server.received.length, 0);
 });
+
+test('each delivery opens its own connection and closes it: a receiver cannot keep a socket of the worker', async (t) => {
+  const server = await receiver();
+  t.teardown(server.close);
+  const sender = new HttpWebhookSender({ policy: LOOPBACK_ALLOWED, timeoutMs: 10_000 });
+  for (const id of ['msg_1', 'msg_2']) t.deepEqual(await sender.send({ url: server.url, id, timestamp: new Date(), body: payload(), secrets: [newSecret()] }), { delivered: true, statusCode: 204 });
+  t.deepEqual(server.received.map((request) => request.headers.connection), ['close', 'close']);
+});
+
+test('a host that resolves to no address is a failed attempt, not a crash', async (t) => {
+  const server = await receiver();
+  t.teardown(server.close);
+  const result = await within(8_000, new HttpWebhookSender({ policy: LOOPBACK_ALLOWED, timeoutMs: 10_000, resolve: resolvesTo() }).send({ url: `http://receiver.test:${server.port}/hook`, id: 'msg_1', timestamp: new Date(), body: payload(), secrets: [newSecret()] }));
+  t.deepEqual(result, { delivered: false, statusCode: null, error: 'refused: receiver.test resolves to no address' });
+  t.is(server.received.length, 0);
+});
