@@ -52,8 +52,50 @@ test('two workers refreshing an expiring token at once: one refresh is stored, b
   const row = (await backend.repos.connections.find(userId, 'YOUTUBE'))!;
   t.is(row.version, 2, 'one refresh stored');
   const stored = cipher.open(row.accessToken, `${userId}:YOUTUBE:access`);
-  t.true([a, b].includes(stored));
+  // Pins that the loser of the race uses the stored token, not the one its own refresh got.
+  t.is(a, stored);
+  t.is(b, stored);
   t.is(cipher.open(row.refreshToken!, `${userId}:YOUTUBE:refresh`), 'refresh-0', 'the refresh token is kept when the platform sends none');
   t.is(await tokens.accessToken(userId, 'YOUTUBE'), stored, 'fresh now: no third refresh');
   t.true(issued <= 2);
+});
+
+// Pins that a token without an expiry (the platform gave none) is used as it is, never refreshed.
+test('a token the platform gave no expiry is used as it is', async (t) => {
+  const backend = await openBackend('memory');
+  const tokens = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([NEW]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  const userId = await addUser(backend.repos.users);
+  await backend.repos.connections.save(tokens.sealNew(userId, 'YOUTUBE', { accessToken: 'forever', refreshToken: 'refresh', expiresInSeconds: null, accountId: null, scope: null }));
+  t.is(await tokens.accessToken(userId, 'YOUTUBE'), 'forever');
+  t.is((await backend.repos.connections.find(userId, 'YOUTUBE'))!.version, 1, 'nothing rewritten');
+});
+
+// Pins key rotation on use: a connection sealed with an older key is sealed again with the current one when its token is used.
+test('key rotation: a token sealed with an older key is sealed again with the current key when it is used', async (t) => {
+  const backend = await openBackend('memory');
+  const before = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([OLD]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  const userId = await addUser(backend.repos.users);
+  await backend.repos.connections.save(before.sealNew(userId, 'YOUTUBE', { accessToken: 'access', refreshToken: 'refresh', expiresInSeconds: 3600, accountId: null, scope: null }));
+  const rotated = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([NEW, OLD]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  t.is(await rotated.accessToken(userId, 'YOUTUBE'), 'access');
+  const row = (await backend.repos.connections.find(userId, 'YOUTUBE'))!;
+  t.true(row.accessToken.startsWith('v1.k2.') && row.refreshToken!.startsWith('v1.k2.'), 'sealed with the current key');
+  const onlyNew = new AesGcmTokenCipher([NEW]);
+  t.is(onlyNew.open(row.accessToken, `${userId}:YOUTUBE:access`), 'access');
+  t.is(onlyNew.open(row.refreshToken!, `${userId}:YOUTUBE:refresh`), 'refresh');
+});
+
+// Pins that one connection sealed with a key no longer configured does not stop the rotation of the others.
+test('key rotation: a connection sealed with a removed key is left, and the others are still sealed again', async (t) => {
+  const backend = await openBackend('memory');
+  const GONE = { id: 'k0', key: Buffer.alloc(32, 3) };
+  const users = await Promise.all([1, 2, 3].map(() => addUser(backend.repos.users)));
+  for (const [index, userId] of users.entries()) {
+    const sealer = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([index === 0 ? GONE : OLD]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+    await backend.repos.connections.save(sealer.sealNew(userId, 'YOUTUBE', { accessToken: `access-${index}`, refreshToken: null, expiresInSeconds: 3600, accountId: null, scope: null }));
+  }
+  const rotated = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([NEW, OLD]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  t.is(await rotated.resealStale(1), 2);
+  t.true((await backend.repos.connections.find(users[0]!, 'YOUTUBE'))!.accessToken.startsWith('v1.k0.'), 'left as it was');
+  for (const userId of users.slice(1)) t.true((await backend.repos.connections.find(userId, 'YOUTUBE'))!.accessToken.startsWith('v1.k2.'));
 });

@@ -28,6 +28,17 @@ test('altered ciphertext, tag or IV does not open', (t) => {
   t.throws(() => cipher.open('plain-token', 'c'), { message: 'not a sealed token' });
 });
 
+// Pins the full 16-byte tag: node opens GCM with a tag cut to 4 bytes, which would make forging a token a matter of 2^32 tries.
+test('a token whose tag was cut short does not open', (t) => {
+  const cipher = new AesGcmTokenCipher([NEW]);
+  const parts = cipher.seal('token', 'c').split('.');
+  for (const bytes of [4, 8, 12, 15]) {
+    const cut = [...parts];
+    cut[3] = Buffer.from(parts[3]!, 'base64url').subarray(0, bytes).toString('base64url');
+    t.throws(() => cipher.open(cut.join('.'), 'c'), { message: 'not a sealed token' }, `${bytes}-byte tag`);
+  }
+});
+
 test('rotation: the first key seals, older keys still open, and their tokens are stale', (t) => {
   const before = new AesGcmTokenCipher([OLD]);
   const sealedOld = before.seal('refresh', 'c');
