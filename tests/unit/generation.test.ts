@@ -87,6 +87,22 @@ test('a repeated requestId returns the existing job and charges nothing more; an
   t.is(!stolen.ok && stolen.code, 'CONFLICT');
 });
 
+// Pins: a requestId must be a UUID (it becomes the job id); anything else is refused, not dropped for a fresh id.
+test('a requestId that is not a UUID is refused: no job, no charge, no event', async (t) => {
+  const h = await harness(t);
+  const userId = await h.newUser(10);
+  const templateId = await h.addTemplate(4);
+  for (const requestId of ['not-a-uuid', 42, '', `${randomUUID()}x`]) {
+    const refused = await h.submit.execute({ userId, role: 'user', templateId, requestId });
+    t.is(!refused.ok && refused.code, 'VALIDATION.FAILED', JSON.stringify(requestId));
+    t.deepEqual(!refused.ok && refused.details?.map((detail) => detail.field), ['requestId']);
+  }
+  t.is(await h.balance(userId), 10);
+  t.deepEqual((await h.repos.jobs.listForUser(userId, { page: 1, limit: 10 })).items, []);
+  t.is(await h.pendingMessages(), 0);
+  t.deepEqual(await h.eventsOf(userId), []);
+});
+
 test('too few coins is 402 and leaves nothing behind; the linked deduction comes back at once (no key, memory)', async (t) => {
   const h = await harness(t);
   const userId = await h.newUser(2);
