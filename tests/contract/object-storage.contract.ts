@@ -40,6 +40,8 @@ export const generated = (total: number, seed = 7): { stream: Readable; sha256: 
 const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 export const BAD_KEYS = ['', '/etc/passwd', '../outside', 'a/../../b', 'a/./b', 'a//b', 'a/', 'a\\b', 'a\u0000b', 'a/.hidden', 'x'.repeat(1025)];
+/** Over a limit by one: a segment of 201 bytes (101 characters of 2 bytes), a key of 1025 bytes in short segments. */
+export const OVERSIZED_KEYS = ['a/' + 'x'.repeat(201), 'a/' + 'é'.repeat(101), `${'abcd/'.repeat(204)}abcde`];
 
 /**
  * Registers the ObjectStorage contract for one adapter; `make()` returns a fresh, empty storage. `signedUrls`:
@@ -112,6 +114,19 @@ export function objectStorageContract(name: string, make: () => Promise<ObjectSt
     t.is((await readAll((await storage.get(key))!.body)).length, 0);
   });
 
+  test(`${name}: keys at the limits round-trip: a 200-byte segment, a 1024-byte key`, async (t) => {
+    const { storage } = fixture;
+    const base = `outputs/${randomUUID()}`;
+    // Pins the limits from the accepting side: 200 bytes per segment (100 two-byte characters), 1024 bytes per key.
+    const keys = [`${base}/${'é'.repeat(100)}`, `${base}/${'y'.repeat(200)}`, `${base}/${'abcd/'.repeat(195)}abcd`];
+    t.is(Buffer.byteLength(keys[2]!), 1024);
+    for (const key of keys) {
+      await storage.put(key, Buffer.from('limit'), { contentType: 'text/plain' });
+      t.deepEqual(await storage.head(key), { contentType: 'text/plain', sizeBytes: 5 }, key.slice(-20));
+      await storage.delete(key);
+    }
+  });
+
   test(`${name}: keys with unicode and spaces round-trip`, async (t) => {
     const { storage } = fixture;
     const key = `${prefix()}/résumé café 1.png`;
@@ -159,12 +174,13 @@ export function objectStorageContract(name: string, make: () => Promise<ObjectSt
     const key = `${prefix()}/length.png`;
     await t.throwsAsync(() => storage.put(key, Buffer.from('1234'), { contentType: 'image/png', contentLength: 5 }));
     await t.throwsAsync(() => storage.put(key, Readable.from([Buffer.from('123456')]), { contentType: 'image/png', contentLength: 5 }));
+    await t.throwsAsync(() => storage.put(key, Readable.from([Buffer.from('1234')]), { contentType: 'image/png', contentLength: 5 }), undefined, 'a stream that ends short');
     t.is(await storage.head(key), null);
   });
 
   test(`${name}: bad keys are refused by every operation`, async (t) => {
     const { storage } = fixture;
-    for (const key of BAD_KEYS) {
+    for (const key of [...BAD_KEYS, ...OVERSIZED_KEYS, 'a\u001fb', 'a\u007fb']) {
       const label = JSON.stringify(key.slice(0, 30));
       await t.throwsAsync(() => storage.put(key, Buffer.from('x'), { contentType: 'text/plain' }), { message: /Invalid storage key/ }, `put ${label}`);
       await t.throwsAsync(() => storage.get(key), { message: /Invalid storage key/ }, `get ${label}`);

@@ -86,3 +86,19 @@ test('s3: with a public endpoint, presigned URLs carry the address browsers use,
   t.is(viewed.status, 200);
   t.is(await viewed.text(), 'png bytes');
 });
+
+test('s3: a lifetime beyond the 7 days S3 allows is presigned for 7 days, and the URL works', async (t) => {
+  const s3 = await startS3StandIn();
+  const storage = new S3ObjectStorage({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, credentials: s3.credentials });
+  t.teardown(async () => {
+    storage.close();
+    await s3.stop();
+  });
+  await storage.put('outputs/u/j/kept.png', Buffer.from('kept'), { contentType: 'image/png' });
+  // Pins the cap: S3 refuses to presign for longer than 604 800 s, so a longer wish is cut to that.
+  const url = new URL(await storage.signedUrl('outputs/u/j/kept.png', { expiresInSeconds: 30 * 24 * 3600, disposition: 'inline', fileName: 'kept.png' }));
+  t.is(url.searchParams.get('X-Amz-Expires'), '604800');
+  const viewed = await fetch(url);
+  t.is(viewed.status, 200);
+  t.is(await viewed.text(), 'kept');
+});

@@ -83,6 +83,8 @@ export function userEventStoreContract(name: string, make: MakeBackend): void {
     t.deepEqual((await fixture.store.listSince(userId, 8, 100)).map(valueOf), [9, 10]);
     t.deepEqual(await fixture.store.listSince(userId, 10, 100), []);
     t.deepEqual(await fixture.store.listSince(userId, 0, 0), []);
+    // Pins: a max below zero is "none" too (SQLite's LIMIT -1 would mean "all", MariaDB's a syntax error).
+    t.deepEqual(await fixture.store.listSince(userId, 0, -1), []);
   });
 
   test.serial(`${name}: purgeBefore removes older events only, and seqs keep growing`, async (t) => {
@@ -94,15 +96,18 @@ export function userEventStoreContract(name: string, make: MakeBackend): void {
     await fixture.store.append(userId, status('b'), at(base + HOUR));
     await fixture.store.append(other, status('c'), at(base + 1));
     await fixture.store.append(userId, status('d'), at(base + 25 * HOUR));
+    // Exactly at the cut-off: not older than it, so kept.
+    await fixture.store.append(other, status('edge'), at(base + 2 * HOUR));
     const before = await fixture.store.listSince(userId, 0, 100);
     t.is(before.length, 3);
     const removed = await fixture.store.purgeBefore(at(base + 2 * HOUR));
     t.true(removed >= 3, `removed ${removed}`);
     t.deepEqual((await fixture.store.listSince(userId, 0, 100)).map((e) => [e.seq, textOf(e)]), [[3, 'd']]);
-    t.deepEqual(await fixture.store.listSince(other, 0, 100), []);
+    // Pins the cut-off: strictly older events go, the one created at it stays.
+    t.deepEqual((await fixture.store.listSince(other, 0, 100)).map((e) => [e.seq, textOf(e)]), [[2, 'edge']]);
     t.is(await fixture.store.purgeBefore(at(base + 2 * HOUR)), 0);
     t.is((await fixture.store.append(userId, status('e'), at(base + 26 * HOUR))).seq, 4);
-    t.is((await fixture.store.append(other, status('f'), at(base + 26 * HOUR))).seq, 2);
+    t.is((await fixture.store.append(other, status('f'), at(base + 26 * HOUR))).seq, 3);
   });
 
   test(`${name}: an event appended in a unit of work that rolls back is gone, and its seq is handed out again`, async (t) => {

@@ -78,3 +78,50 @@ test("another user's job, or no job id, is not found", async (t) => {
   t.like(await feed.open({ userId: 'alice', jobId: 'not-a-job' }), { ok: false, code: 'NOT_FOUND' });
   t.like(await feed.open({ userId: 'alice', jobId: JOB.toUpperCase() }), { ok: true });
 });
+
+test('opened without since, a stream replays nothing: only the events after it was opened', async (t) => {
+  const { jobs, events, bus, progress } = await setup();
+  const feed = new JobEventFeed({ bus, store: events, jobs });
+  const opened = await feed.open({ userId: 'alice', jobId: JOB });
+  if (!opened.ok) return t.fail(opened.message);
+  const got: StoredUserEvent[] = [];
+  await opened.value.follow((event) => got.push(event));
+  const seven = await events.append('alice', progress(JOB, 6), at);
+  await publish(bus, seven);
+  await tick();
+  // Pins: the five stored events of the job (seq 1..5) are history the client did not ask for.
+  t.deepEqual(got.map((e) => e.seq), [7]);
+  await opened.value.close();
+});
+
+test('live events that arrive out of order during the replay are delivered in seq order, none dropped', async (t) => {
+  const { jobs, events, bus, progress } = await setup();
+  let first = true;
+  const store: UserEventStore = {
+    ...events,
+    append: events.append.bind(events),
+    appendAll: events.appendAll.bind(events),
+    purgeBefore: events.purgeBefore.bind(events),
+    async listSince(userId, since, max) {
+      const page = await events.listSince(userId, since, max);
+      if (first) {
+        first = false;
+        // Committed after the page was read, then published by two processes: 8 overtakes 7.
+        const seven = await events.append('alice', progress(JOB, 6), at);
+        const eight = await events.append('alice', progress(JOB, 7), at);
+        await publish(bus, eight);
+        await publish(bus, seven);
+        await tick();
+      }
+      return page;
+    },
+  };
+  const feed = new JobEventFeed({ bus, store, jobs });
+  const opened = await feed.open({ userId: 'alice', jobId: JOB, since: 4 });
+  if (!opened.ok) return t.fail(opened.message);
+  const got: StoredUserEvent[] = [];
+  await opened.value.follow((event) => got.push(event));
+  // Pins: replayed and held events are merged by seq, so the late 7 is not dropped as older than 8.
+  t.deepEqual(got.map((e) => e.seq), [5, 6, 7, 8]);
+  await opened.value.close();
+});

@@ -130,3 +130,18 @@ test('an expired URL says so only when its signature is right', (t) => {
   t.deepEqual(signer.verify({ ...query, sig: 'x'.repeat(43) }, later), { ok: false, reason: 'invalid' });
   t.throws(() => signer.sign('k/f.png', { expiresInSeconds: 0, disposition: 'inline', fileName: 'f' }, NOW), { instanceOf: RangeError });
 });
+
+test('a folder is not an object: head says null for it, as open does', async (t) => {
+  const { storage } = makeStorage(t);
+  await storage.put('outputs/u/j/a.png', Buffer.from('a'), { contentType: 'image/png' });
+  // Pins: only a file is an object; the folders above it are not.
+  t.is(await storage.head('outputs/u/j'), null);
+  t.is(await storage.head('outputs'), null);
+  t.deepEqual(await storage.head('outputs/u/j/a.png'), { contentType: 'image/png', sizeBytes: 1 });
+});
+
+test('a URL signing key shorter than 16 characters is refused', (t) => {
+  // Pins the minimum length of the HMAC key of signed file URLs.
+  t.throws(() => new LocalUrlSigner('fifteen-chars!!', 'http://x'), { message: /at least 16 characters/ });
+  t.notThrows(() => new LocalUrlSigner('sixteen-chars!!!', 'http://x'));
+});

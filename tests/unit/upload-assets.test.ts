@@ -8,7 +8,7 @@ import { Blake3ContentHasher } from '../../adapters/crypto/blake3-content-hasher
 import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
-import { DeleteUpload, MintUploadFromHash } from '../../core/use-cases/uploads/upload-assets.use-case.ts';
+import { DeleteUpload, FindUploadByHash, MintUploadFromHash } from '../../core/use-cases/uploads/upload-assets.use-case.ts';
 import { readAll } from '../contract/object-storage.contract.ts';
 import { generationHarness } from '../support/generation-harness.ts';
 import { makeImage } from '../support/images.ts';
@@ -104,4 +104,54 @@ test("from-hash copies the caller's own bytes into a new upload; another user's 
   t.deepEqual(await readAll((await h.storage.get(minted.value.storageKey))!.body), await readAll((await h.storage.get(asset.storageKey))!.body));
   t.like(await mint.execute({ userId: stranger, hash: asset.contentHash }), { ok: false, code: 'NOT_FOUND' });
   t.like(await mint.execute({ userId: owner, hash: 'sha256:abc' }), { ok: false, code: 'VALIDATION.FAILED' });
+});
+
+test('a malformed hash is VALIDATION.FAILED for by-hash and from-hash, even when the caller has uploads without a hash', async (t) => {
+  const { h, owner } = await setup(t);
+  // An upload from before content hashes (ADR 042): its content_hash is null.
+  const id = crypto.randomUUID();
+  const legacy = { id, userId: owner, storageKey: `uploads/${owner}/${id}.png`, mimeType: 'image/png', width: 5, height: 2, sizeBytes: 3, createdAt: h.clock.now(), contentHash: null, fileName: 'old.png' };
+  await h.storage.put(legacy.storageKey, Buffer.from('png'), { contentType: 'image/png' });
+  await h.repos.uploads.create(legacy);
+  const find = new FindUploadByHash({ uploads: h.repos.uploads });
+  const mint = new MintUploadFromHash({ uploads: h.repos.uploads, storage: h.storage, ids: { newId: () => crypto.randomUUID() }, clock: h.clock });
+  // Pins: a hash that does not parse is refused before any lookup; it never matches the hashless upload.
+  for (const hash of ['garbage', '', null, 42]) {
+    t.like(await find.execute({ userId: owner, hash }), { ok: false, code: 'VALIDATION.FAILED' }, `by-hash ${String(hash)}`);
+    t.like(await mint.execute({ userId: owner, hash }), { ok: false, code: 'VALIDATION.FAILED' }, `from-hash ${String(hash)}`);
+  }
+  t.deepEqual((h.storage as unknown as { keys(): string[] }).keys(), [legacy.storageKey], 'nothing was copied');
+});
+
+test('from-hash refuses a file name that is not a string or longer than 255 characters, and says NOT_FOUND when the file is gone', async (t) => {
+  const { h, upload, owner } = await setup(t);
+  const mint = new MintUploadFromHash({ uploads: h.repos.uploads, storage: h.storage, ids: { newId: () => crypto.randomUUID() }, clock: h.clock });
+  const asset = await upload(owner);
+  const keysOf = () => (h.storage as unknown as { keys(): string[] }).keys();
+  const keys = keysOf();
+  // Pins the file_path rule (a string of at most 255 characters) and that nothing is copied when it is broken.
+  for (const fileName of ['a'.repeat(256), 42, { name: 'x' }]) {
+    const refused = await mint.execute({ userId: owner, hash: asset.contentHash, fileName });
+    t.like(refused, { ok: false, code: 'VALIDATION.FAILED' }, JSON.stringify(fileName).slice(0, 20));
+    t.is(!refused.ok && refused.details?.[0]?.field, 'file_path');
+  }
+  t.deepEqual(keysOf(), keys);
+  t.like(await mint.execute({ userId: owner, hash: asset.contentHash, fileName: 'b'.repeat(255) }), { ok: true, value: { fileName: 'b'.repeat(255) } });
+  // The row is there but its file is not: no bytes to copy.
+  const other = await upload(owner, 7, 3);
+  await h.storage.delete(other.storageKey);
+  t.like(await mint.execute({ userId: owner, hash: other.contentHash }), { ok: false, code: 'NOT_FOUND' });
+});
+
+test('an upload no active job reads can be deleted while a queued job reads another one', async (t) => {
+  const { h, upload, owner } = await setup(t);
+  const remove = new DeleteUpload({ uploads: h.repos.uploads, jobs: h.repos.jobs, storage: h.storage });
+  const read = await upload(owner);
+  const spare = await upload(owner, 7, 3);
+  const submitted = await h.submit.execute({ userId: owner, role: 'user', workflow: withInput('1', 'image', reference(read.id)) });
+  if (!submitted.ok) return t.fail(submitted.code);
+  // Pins: only the uploads a queued or running job reads are held back, not every upload of its user.
+  t.deepEqual(await remove.execute({ userId: owner, uploadId: spare.id }), { ok: true, value: undefined });
+  t.is(await h.storage.head(spare.storageKey), null);
+  t.like(await remove.execute({ userId: owner, uploadId: read.id }), { ok: false, code: 'ASSET.IN_USE' });
 });

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import test from 'ava';
+import sharp from 'sharp';
 import { MemoryObjectStorage } from '../../adapters/memory/memory-object-storage.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUploadRepository } from '../../adapters/memory/memory-upload-repository.ts';
@@ -161,4 +162,51 @@ test('the sweeper leaves an upload that a job marks used between listing and del
   const report = await new SweepExpiredUploads({ uploads: racing, storage, clock }).execute();
   t.deepEqual(report, { deleted: 0, failedKeys: [] });
   t.truthy(await storage.head(result.value.storageKey));
+});
+
+test('a file name up to 255 characters is kept; a longer one is refused on file_path and nothing is stored', async (t) => {
+  const { store, storage } = setup();
+  const png = await makeImage('png');
+  // Pins the column's size: 255 fits, 256 is a validation failure before any byte is stored.
+  t.like(await store.execute({ userId: USER, body: png, claimedMimeType: 'image/png', fileName: 'a'.repeat(255) }), { ok: true, value: { fileName: 'a'.repeat(255) } });
+  const keys = storage.keys();
+  const refused = await store.execute({ userId: USER, body: png, claimedMimeType: 'image/png', fileName: 'a'.repeat(256) });
+  t.like(refused, { ok: false, code: 'VALIDATION.FAILED' });
+  if (!refused.ok) t.is(refused.details?.[0]?.field, 'file_path');
+  t.deepEqual(storage.keys(), keys);
+});
+
+test('images of other formats (GIF, TIFF) are refused by their bytes even when no type or a generic one is declared', async (t) => {
+  const { store, storage } = setup();
+  const pixels = { create: { width: 8, height: 8, channels: 3 as const, background: '#ff0000' } };
+  const gif = await sharp(pixels).gif().toBuffer();
+  const tiff = await sharp(pixels).tiff().toBuffer();
+  // Pins: only PNG, JPEG and WebP bytes are accepted, whatever (if anything) the client claims.
+  for (const [label, body] of [['gif', gif], ['tiff', tiff]] as const) {
+    for (const claimed of [undefined, null, 'application/octet-stream']) {
+      const result = await store.execute({ userId: USER, body, claimedMimeType: claimed });
+      t.like(result, { ok: false, code: 'VALIDATION.FAILED' }, `${label} claimed ${claimed}`);
+    }
+  }
+  t.deepEqual(storage.keys(), []);
+});
+
+test('an upload whose row cannot be written leaves no file behind', async (t) => {
+  const { store, uploads, storage } = setup();
+  uploads.create = async () => {
+    throw new Error('the database is gone');
+  };
+  // Pins: saveUpload takes the stored file away again when its row fails (the sweep finds rows, never files).
+  await t.throwsAsync(store.execute({ userId: USER, body: await makeImage('png'), claimedMimeType: 'image/png' }), { message: 'the database is gone' });
+  t.deepEqual(storage.keys(), []);
+});
+
+test('the sweeper goes on past a full batch until every expired upload is gone', async (t) => {
+  const { store, uploads, storage, clock } = setup();
+  const png = await makeImage('png');
+  for (let i = 0; i < 5; i++) t.true((await store.execute({ userId: USER, body: png, claimedMimeType: 'image/png' })).ok);
+  clock.current = new Date(T0.getTime() + 25 * HOUR);
+  // Pins: batches of 2 over 5 expired uploads: 2 + 2 + 1, all deleted in one run.
+  t.deepEqual(await new SweepExpiredUploads({ uploads, storage, clock, batchSize: 2 }).execute(), { deleted: 5, failedKeys: [] });
+  t.deepEqual(storage.keys(), []);
 });

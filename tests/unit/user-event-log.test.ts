@@ -74,3 +74,58 @@ test('purge removes events older than the retention window', async (t) => {
   t.is(await purge.execute(), 1);
   t.deepEqual((await store.listSince('u', 0, 10)).map((e) => [e.seq, e.event.type === 'job.queued' && e.event.jobId]), [[2, 'recent']]);
 });
+
+test('one failed publish does not stop the fan-out of the events after it', async (t) => {
+  const published: number[] = [];
+  let calls = 0;
+  const flaky: EventBus = {
+    publish: async (_channel, payload) => {
+      calls += 1;
+      if (calls === 1) throw new Error('bus hiccup');
+      published.push((payload as UserEventEnvelope).seq);
+    },
+    subscribe: async () => async () => undefined,
+    close: async () => undefined,
+  };
+  const { log, uow } = setup(undefined, flaky);
+  await uow.run((tx) => log.record(tx, 'u', { type: 'job.started', jobId: 'j', attempt: 1 }));
+  await uow.run((tx) => log.record(tx, 'u', { type: 'job.progress', jobId: 'j', value: 1, max: 2 }));
+  await settle();
+  // Pins: seq 1's failure is logged and left to sync; seq 2 still goes out.
+  t.deepEqual(published, [2]);
+});
+
+test('fan-out holds at most 10 000 events while the bus hangs, drops the rest to sync, and counts them off once sent', async (t) => {
+  const published: number[] = [];
+  let release!: () => void;
+  const hanging = new Promise<void>((resolve) => (release = resolve));
+  const slow: EventBus = {
+    publish: async (_channel, payload) => {
+      await hanging;
+      published.push((payload as UserEventEnvelope).seq);
+    },
+    subscribe: async () => async () => undefined,
+    close: async () => undefined,
+  };
+  const warnings: string[] = [];
+  const { uow, clock } = setup(undefined, slow);
+  const log = new UserEventLog({ bus: slow, clock, logger: { ...quietLogger, warn: (message: string) => void warnings.push(message) } });
+  const progress = (value: number) => ({ type: 'job.progress' as const, jobId: 'j', value, max: 1 });
+  await uow.run((tx) => log.recordAll(tx, 'u', Array.from({ length: 10_000 }, (_, i) => progress(i))));
+  await uow.run((tx) => log.recordAll(tx, 'u', [progress(1), progress(2)]));
+  t.is(warnings.length, 1, 'the two events beyond the bound are left to sync');
+  release();
+  const drained = async (count: number) => {
+    for (let i = 0; i < 1000 && published.length < count; i++) await settle();
+    await settle();
+  };
+  await drained(10_000);
+  // Pins the bound: exactly the first 10 000 went out (seqs 1..10000), not 10 001 and 10 002.
+  t.is(published.length, 10_000);
+  t.is(published.at(-1), 10_000);
+  await uow.run((tx) => log.recordAll(tx, 'u', [progress(3), progress(4), progress(5)]));
+  await drained(10_003);
+  // Pins the count-off: with the queue drained, new events are fanned out again.
+  t.deepEqual(published.slice(10_000), [10_003, 10_004, 10_005]);
+  t.is(warnings.length, 1);
+});

@@ -1,0 +1,220 @@
+/**
+ * The WebSocket gateway (API.md §6) on a real HTTP server and real sockets, with its bus, its event store and its
+ * authentication replaced by stand-ins the test drives step by step: what a sync replays while live events arrive
+ * (beyond a page, beyond the hold buffer, out of order), what a bus reconnect fills in, a second sync during the
+ * first, an in-band re-authentication followed by a revocation, and a client that does not read.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import test, { type ExecutionContext } from 'ava';
+import { WsGateway, WS_CLOSE, type SocketClaims } from '../../adapters/ws/ws-gateway.ts';
+import type { UserEvent } from '../../core/domain/user-events.ts';
+import { SESSION_CHANNEL, USER_EVENTS_CHANNEL, type EventBus, type StoredUserEvent } from '../../core/ports/user-events.port.ts';
+import { quietLogger } from '../support/generation-harness.ts';
+import { connectWs, type WsMessage } from '../support/ws-test-client.ts';
+
+const USER = 'user-a';
+const AT = new Date('2030-01-01T00:00:00.000Z');
+const HOUR = 3600_000;
+
+const isEvent = (m: WsMessage): boolean => typeof m.seq === 'number';
+const seqsOf = (messages: WsMessage[]): number[] => messages.filter(isEvent).map((m) => m.seq!);
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const progress = (value: number, note = ''): UserEvent => ({ type: 'job.status', jobId: 'j', text: `${value}${note}` });
+
+/** A bus that delivers synchronously, in publish order, and can announce a reconnect. */
+class StandInBus implements EventBus {
+  private readonly handlers = new Map<string, Set<(payload: unknown) => void>>();
+  private readonly reconnectListeners = new Set<() => void>();
+
+  async publish(channel: string, payload: unknown): Promise<void> {
+    for (const handler of this.handlers.get(channel) ?? []) handler(JSON.parse(JSON.stringify(payload)));
+  }
+
+  async subscribe(channel: string, handler: (payload: unknown) => void): Promise<() => Promise<void>> {
+    const set = this.handlers.get(channel) ?? new Set();
+    set.add(handler);
+    this.handlers.set(channel, set);
+    return async () => void set.delete(handler);
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  reconnected(): void {
+    for (const listener of this.reconnectListeners) listener();
+  }
+
+  async close(): Promise<void> {}
+}
+
+async function setup(t: ExecutionContext, tokens: Record<string, Omit<SocketClaims, 'expiresAt'>> = { 'token-a': { userId: USER, sessionId: 'login-1' } }) {
+  const bus = new StandInBus();
+  const stored: StoredUserEvent[] = [];
+  /** While set, each replay read takes its page at once and hands it over only when the gate opens. */
+  let gate: Promise<void> | null = null;
+  let replayReads = 0;
+  const store = {
+    /** Stored only: its fan-out is lost. */
+    append(event: UserEvent): StoredUserEvent {
+      const one = { userId: USER, seq: stored.length + 1, event, createdAt: AT };
+      stored.push(one);
+      return one;
+    },
+    /** What a worker does: stored, then fanned out. */
+    async record(event: UserEvent): Promise<StoredUserEvent> {
+      const one = store.append(event);
+      await store.fanOut(one);
+      return one;
+    },
+    fanOut: (one: StoredUserEvent) => bus.publish(USER_EVENTS_CHANNEL, { userId: one.userId, seq: one.seq, event: one.event, createdAt: one.createdAt.toISOString() }),
+  };
+  const gateway = new WsGateway({
+    authenticate: async (token) => (tokens[token] ? { ...tokens[token]!, expiresAt: new Date(Date.now() + HOUR) } : null),
+    replay: async (userId, since, max) => {
+      replayReads += 1;
+      const page = stored.filter((one) => one.userId === userId && one.seq > since).slice(0, max);
+      if (gate) await gate;
+      return page;
+    },
+    snapshot: async () => [],
+    bus,
+    allowedOrigins: [],
+    pingIntervalMs: 60_000,
+    logger: quietLogger,
+  });
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await gateway.start(server);
+  t.teardown(async () => {
+    await gateway.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/ws`;
+  /** Holds every replay read until the returned function is called; resolves once the first read has begun. */
+  const holdReplays = () => {
+    let open!: () => void;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    const readsBefore = replayReads;
+    const started = (async () => {
+      while (replayReads === readsBefore) await delay(1);
+    })();
+    return {
+      started,
+      release: () => {
+        gate = null;
+        open();
+      },
+    };
+  };
+  return { bus, store, url, holdReplays, connect: (token = 'token-a') => connectWs(url, { bearer: token }) };
+}
+
+test('a sync replays every stored event after since, over more than one page (500 each)', async (t) => {
+  const { store, connect } = await setup(t);
+  for (let i = 1; i <= 1203; i++) store.append(progress(i));
+  const socket = await connect();
+  socket.send({ type: 'sync', since: 0 });
+  await socket.waitFor((m) => m.type === 'job.snapshot');
+  // Pins: pages are read until one comes back short; nothing past the first page is lost.
+  t.deepEqual(seqsOf(socket.messages), range(1, 1203));
+  await socket.close();
+});
+
+test('live events that overflow the hold buffer during a replay are read again from the store: none lost, none twice', async (t) => {
+  const { store, connect, holdReplays } = await setup(t);
+  for (let i = 1; i <= 5; i++) store.append(progress(i));
+  const socket = await connect();
+  const hold = holdReplays();
+  socket.send({ type: 'sync', since: 0 });
+  await hold.started;
+  // The replay's first page (1..5) is read; 1101 live events arrive before it is sent: more than the 1000 held.
+  for (let i = 6; i <= 1106; i++) await store.record(progress(i));
+  hold.release();
+  await socket.waitFor((m) => m.type === 'job.snapshot');
+  // Pins: the events dropped from the full hold buffer (6..1005) come from the store, in order, each once.
+  t.deepEqual(seqsOf(socket.messages), range(1, 1106));
+  await socket.close();
+});
+
+test('live events held during a replay go out in seq order even when they arrived out of order', async (t) => {
+  const { store, connect, holdReplays } = await setup(t);
+  for (let i = 1; i <= 5; i++) store.append(progress(i));
+  const socket = await connect();
+  const hold = holdReplays();
+  socket.send({ type: 'sync', since: 2 });
+  await hold.started;
+  // Two publishes of one user overtake each other across processes: 7 arrives before 6.
+  const six = store.append(progress(6));
+  const seven = store.append(progress(7));
+  await store.fanOut(seven);
+  await store.fanOut(six);
+  hold.release();
+  await socket.waitFor((m) => m.type === 'job.snapshot');
+  // Pins: held events are sorted before they are sent, so the late 6 is not dropped as already sent.
+  t.deepEqual(seqsOf(socket.messages), [3, 4, 5, 6, 7]);
+  await socket.close();
+});
+
+test('after a bus reconnect a socket reads on from the store where it stopped', async (t) => {
+  const { bus, store, connect } = await setup(t);
+  const socket = await connect();
+  await store.record(progress(1));
+  await socket.waitFor(isEvent);
+  // Published while the bus was down: stored, never delivered, and nothing later reveals the gap.
+  store.append(progress(2));
+  store.append(progress(3));
+  bus.reconnected();
+  // Pins: the reconnect alone makes the gateway send what was missed.
+  t.deepEqual(seqsOf(await socket.waitForCount(isEvent, 3)), [1, 2, 3]);
+  await delay(100);
+  t.deepEqual(seqsOf(socket.messages), [1, 2, 3]);
+  await socket.close();
+});
+
+test('a second sync while one replays is refused; the first replays each event once', async (t) => {
+  const { store, connect, holdReplays } = await setup(t);
+  for (let i = 1; i <= 3; i++) store.append(progress(i));
+  const socket = await connect();
+  const hold = holdReplays();
+  socket.send({ type: 'sync', since: 0 });
+  await hold.started;
+  socket.send({ type: 'sync', since: 0 });
+  const error = await socket.waitFor((m) => m.type === 'error');
+  hold.release();
+  await socket.waitFor((m) => m.type === 'job.snapshot');
+  await delay(100);
+  // Pins: one replay, one snapshot, and an error for the overlapping sync.
+  t.is(error.message, 'A sync is already in progress');
+  t.deepEqual(seqsOf(socket.messages), [1, 2, 3]);
+  t.is(socket.messages.filter((m) => m.type === 'job.snapshot').length, 1);
+  await socket.close();
+});
+
+test('after an in-band auth with a token of another login, revoking that login closes the socket (4003)', async (t) => {
+  const { bus, connect } = await setup(t, { 'token-a': { userId: USER, sessionId: 'login-1' }, 'token-b': { userId: USER, sessionId: 'login-2' } });
+  const socket = await connect('token-a');
+  socket.send({ type: 'auth', token: 'token-b' });
+  await socket.waitFor((m) => m.type === 'auth.ok');
+  await bus.publish(SESSION_CHANNEL, { type: 'session.revoked', userId: USER, sessionId: 'login-2' });
+  // Pins: the socket now runs on login-2, so that login's revocation ends it.
+  t.is(await Promise.race([socket.closed, delay(10_000).then(() => 'still open')]), WS_CLOSE.SESSION_REVOKED);
+});
+
+// Serial (AVA runs serial tests first): its 30 MB of sends would slow the other tests' sockets.
+test.serial('a client that does not read is dropped once more than 4 MB wait for it, instead of buffering without bound', async (t) => {
+  const { store, connect } = await setup(t);
+  const big = 'x'.repeat(100_000);
+  for (let i = 1; i <= 300; i++) store.append(progress(i, big));
+  const socket = await connect();
+  socket.ws.pause();
+  socket.send({ type: 'sync', since: 0 });
+  await delay(500);
+  socket.ws.resume();
+  // Pins: the gateway terminated the socket (no close frame) rather than queueing 30 MB for it.
+  t.is(await Promise.race([socket.closed, delay(10_000).then(() => 'still open')]), 1006);
+  t.true(seqsOf(socket.messages).length < 300, `${seqsOf(socket.messages).length} events arrived`);
+});
