@@ -50,6 +50,38 @@ export function idempotencyStoreContract(name: string, make: MakeBackend): void 
     t.true((await fixture.store.claim({ ...claimOf(), userId: first.userId, key: 'k'.repeat(128) })).claimed, '128 characters fit');
   });
 
+  // Pins that find reads only the caller's record: another user's remembered response (their account) is never replayed to them.
+  test(`${name}: find reads the caller's own record when another user holds the same key`, async (t) => {
+    const key = `shared-${randomUUID()}`;
+    const theirs = claimOf({ key, fingerprint: 'b'.repeat(64) });
+    const mine = claimOf({ key });
+    t.true((await fixture.store.claim(theirs)).claimed);
+    t.true(await fixture.store.complete(theirs, { status: 200, body: { email: 'them@example.com', coinBalance: 900 } }, at(1)));
+    t.true((await fixture.store.claim(mine)).claimed);
+    t.deepEqual(await fixture.store.find(mine.userId, key), { ...mine, response: null, completedAt: null });
+    t.deepEqual(await fixture.store.find(theirs.userId, key), { ...theirs, response: { status: 200, body: { email: 'them@example.com', coinBalance: 900 } }, completedAt: at(1) });
+    t.is(await fixture.store.find(randomUUID(), key), null, 'a user who never used the key');
+    t.deepEqual(await fixture.store.claim({ ...mine, token: randomUUID() }), { claimed: false, existing: { ...mine, response: null, completedAt: null } }, 'a repeat sees its own pending claim');
+  });
+
+  // Pins that only a taken key makes a claim look again: any other refusal of the insert is an error, never an endless retry.
+  if (name !== 'memory') {
+    test(`${name}: a claim the database refuses for another reason rejects instead of retrying`, async (t) => {
+      // The store as the claim sees it, counting each time it looks for the winner's record (a retry would; the count stops it).
+      let looked = 0;
+      const store = Object.create(fixture.store, {
+        find: {
+          value: async () => {
+            looked += 1;
+            throw new Error('the claim looked for a winner');
+          },
+        },
+      }) as typeof fixture.store;
+      await t.throwsAsync(store.claim({ ...claimOf(), fingerprint: null as unknown as string }));
+      t.is(looked, 0, 'the refusal is not taken for a lost race');
+    });
+  }
+
   test(`${name}: complete stores the response once, only for the claim's holder`, async (t) => {
     const claim = claimOf();
     await fixture.store.claim(claim);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
+import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
+import { interceptTransactions } from '../support/faults.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import type { TestClient, TestResponse } from '../support/test-client.ts';
 
@@ -242,6 +244,59 @@ function suite(db: TestDatabase): void {
     t.is((await client.get('/auth/profile')).body.coinBalance, 140);
     const audit = (await adminC.get('/admin/audit?limit=100')).body.items.filter((entry: { targetUserId: string }) => entry.targetUserId === me.id);
     t.is(audit.length, 1);
+  });
+
+  // Pins that the admin routes find a user named by an upper-case UUID (ids are compared in lower case).
+  test(title('admin add accepts the user id in upper case and changes that user'), async (t) => {
+    const { client: adminC } = await admin();
+    const { client, me } = await user();
+    const added = await adminC.post(`/admin/coin/add/${me.id.toUpperCase()}`, { amount: 7, reason: 'admin_adjustment' });
+    t.is(added.status, 200, JSON.stringify(added.body));
+    t.like(added.body, { id: me.id, coinBalance: 107 });
+    t.is((await client.get('/auth/profile')).body.coinBalance, 107);
+  });
+
+  // Pins that both coin routes store their remembered response inside the change's own transaction: when storing it fails, no coin moves.
+  test(title('Idempotency-Key: when the response cannot be stored with the change, nothing is charged and a retry runs once'), async (t) => {
+    let failNextComplete = false;
+    const faulty = await startTestApp(db, { ADMIN_EMAILS: ADMIN, SIGNUP_BONUS_COINS: '100' }, {
+      beforeStart({ container }) {
+        const uow = resolve(container, TOKENS.UnitOfWork);
+        const wrapped = interceptTransactions({ run: uow.run.bind(uow) }, async (call, proceed) => {
+          if (failNextComplete && call.repo === 'idempotency' && call.method === 'complete') {
+            failNextComplete = false;
+            throw new Error('injected: storing the remembered response failed');
+          }
+          return proceed();
+        });
+        uow.run = wrapped.run;
+      },
+    });
+    t.teardown(() => faulty.close());
+    const adminC = faulty.client();
+    await adminC.signUp({ email: ADMIN });
+    const client = faulty.client();
+    const me = await client.signUp();
+    const attempts: [TestClient, string, unknown, number][] = [
+      [client, '/coin/deduct', { amount: 5, reason: 'image_generation', relatedEntityId: randomUUID() }, 95],
+      [adminC, `/admin/coin/add/${me.id}`, { amount: 40, reason: 'admin_adjustment' }, 135],
+      [adminC, `/admin/coin/deduct/${me.id}`, { amount: 30, reason: 'admin_adjustment' }, 105],
+    ];
+    for (const [caller, path, body, after] of attempts) {
+      const headers = { 'Idempotency-Key': `stored-with-${path}` };
+      const before = (await client.get('/auth/profile')).body.coinBalance;
+      failNextComplete = true;
+      const failed = await caller.post(path, body, headers);
+      t.false(failNextComplete, `${path}: the response was stored inside the change's transaction`);
+      t.true(failed.status >= 500, `${path}: ${failed.status}`);
+      t.is((await client.get('/auth/profile')).body.coinBalance, before, `${path}: nothing moved`);
+      const retried = await caller.post(path, body, headers);
+      t.is(retried.status, 200, JSON.stringify(retried.body));
+      t.is(retried.body.coinBalance, after);
+      t.is((await caller.post(path, body, headers)).headers.get('idempotent-replayed'), 'true');
+      t.is((await client.get('/auth/profile')).body.coinBalance, after, `${path}: applied once`);
+    }
+    t.is(sum(await allTransactions(client)), 105);
   });
 }
 

@@ -70,6 +70,7 @@ const invalidDeductions: [string, Record<string, unknown>, { field: string; mess
   ['reason not a user reason', { amount: 1, reason: 'admin_adjustment' }, [{ field: 'reason', message: 'must be one of image_generation, video_generation' }]],
   ['relatedEntityId too long', { amount: 1, reason: 'image_generation', relatedEntityId: 'x'.repeat(129) }, [{ field: 'relatedEntityId', message: 'must be a string of 1 to 128 characters' }]],
   ['relatedEntityId a number', { amount: 1, reason: 'image_generation', relatedEntityId: 7 }, [{ field: 'relatedEntityId', message: 'must be a string of 1 to 128 characters' }]],
+  ['relatedEntityId empty', { amount: 1, reason: 'image_generation', relatedEntityId: '' }, [{ field: 'relatedEntityId', message: 'must be a string of 1 to 128 characters' }]],
 ];
 
 for (const [name, body, details] of invalidDeductions) {
@@ -122,6 +123,26 @@ test('AdminAdjustCoins accepts any CoinTransactionReason and rejects others', as
       { field: 'reason', message: 'must be one of image_generation, video_generation, generation_refund, admin_adjustment, signup_bonus' },
     ],
   });
+});
+
+// Pins that the caller's alsoCommit write (the remembered Idempotency-Key response) is part of the change's transaction.
+test('DeductCoins and AdminAdjustCoins hand the changed user to alsoCommit, and undo the change when it fails', async (t) => {
+  const { deduct, adjust, addUser, users, ledger, audit } = setup();
+  const userId = await addUser(100);
+  const seen: number[] = [];
+  t.like(await deduct.execute({ userId, amount: 30, reason: 'image_generation', alsoCommit: async (_tx, user) => void seen.push(user.coinBalance) }), { ok: true });
+  t.like(await adjust.execute({ actorId: randomUUID(), userId, direction: 'add', amount: 5, reason: 'admin_adjustment', alsoCommit: async (_tx, user) => void seen.push(user.coinBalance) }), { ok: true });
+  t.deepEqual(seen, [70, 75]);
+  const failing = async () => {
+    throw new Error('the response could not be stored');
+  };
+  await t.throwsAsync(deduct.execute({ userId, amount: 10, reason: 'image_generation', relatedEntityId: randomUUID(), alsoCommit: failing }), { message: /could not be stored/ });
+  await t.throwsAsync(adjust.execute({ actorId: randomUUID(), userId, direction: 'deduct', amount: 10, reason: 'admin_adjustment', alsoCommit: failing }), { message: /could not be stored/ });
+  await t.throwsAsync(adjust.execute({ actorId: randomUUID(), userId, direction: 'add', amount: 10, reason: 'admin_adjustment', alsoCommit: failing }), { message: /could not be stored/ });
+  t.is((await users.findById(userId))!.coinBalance, 75, 'no coins moved');
+  t.is(await ledger.sum(userId), 75);
+  t.is((await ledger.list(userId, { page: 1, limit: 10 })).total, 3);
+  t.is((await audit.list({ page: 1, limit: 10 })).total, 1, 'only the adjustment that committed is audited');
 });
 
 test('ListTransactions pages the caller ledger and rejects bad page parameters', async (t) => {

@@ -108,6 +108,15 @@ test('a 5xx or a throw frees the key so a retry runs', async (t) => {
   t.is(runs(), 2);
 });
 
+// Pins that a 429 ("try again later") is not the request's answer: it is not stored, and the retry runs.
+test('a 429 is not remembered: the key stays free and a retry runs', async (t) => {
+  const { call, refusing, changing, runs, store, userId } = setup();
+  t.like(await call('k', { amount: 1 }, refusing({ status: 429, body: 'slow down' })), { status: 429, replayed: false });
+  t.is(await store.find(userId, 'k'), null);
+  t.like(await call('k', { amount: 1 }, changing({ status: 200, body: 'charged' })), { status: 200, body: 'charged', replayed: false });
+  t.is(runs(), 2);
+});
+
 test('a change whose transaction rolls back leaves no remembered response and frees the key', async (t) => {
   const { call, uow, store, userId } = setup();
   const failing = async (commitWith: CommitResponse) =>
@@ -149,8 +158,11 @@ test('a repeat that waited too long gets 409 IDEMPOTENCY.IN_PROGRESS', async (t)
   const { call, changing } = setup({ waitMs: 40 });
   const first = gate();
   const a = call('k', {}, changing({ status: 200, body: 1 }, first.opened));
-  t.like(await call('k', {}, changing({ status: 200, body: 2 })), { status: 409 });
+  // Bounded: a repeat that kept waiting past waitMs must fail this test, not hang it.
+  const repeat = call('k', {}, changing({ status: 200, body: 2 }));
+  t.like(await Promise.race([repeat, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000))]), { status: 409 });
   first.open();
+  await repeat;
   t.like(await a, { body: 1 });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { CoinReason } from '../../core/domain/coin.ts';
-import { claimableDeduction, refundOwed, settlement } from '../../core/domain/job-payment.ts';
+import { chargeReason, claimableDeduction, refundOwed, settlement } from '../../core/domain/job-payment.ts';
 import type { LinkedDeductions } from '../../core/ports/linked-deductions.port.ts';
 import { SweepUnclaimedDeductions } from '../../core/use-cases/coins/sweep-unclaimed-deductions.use-case.ts';
 import { BACKENDS } from '../support/backends.ts';
@@ -58,6 +58,9 @@ test('settlement and refunds: what is charged, given back and owed', (t) => {
     ['failed', 0, 0, 0],
   ];
   for (const [status, paidCoins, refundedCoins, expected] of owed) t.is(refundOwed({ status, paidCoins, refundedCoins }), expected, `${status} ${paidCoins}/${refundedCoins}`);
+  // The reason a job's charge is recorded under, by its output type.
+  t.is(chargeReason('image'), 'image_generation');
+  t.is(chargeReason('video'), 'video_generation');
 });
 
 const setup = async (t: { teardown(fn: () => Promise<void>): void }, backend: (typeof BACKENDS)[number]): Promise<Harness> => {
@@ -181,6 +184,31 @@ for (const backend of BACKENDS) {
     t.deepEqual(again, [0, 0]);
     t.is(await h.balance(userId), 10);
     t.is((await refundsOf(h, userId, jobId)).length, 1);
+  });
+
+  // Pins that a job its linked deduction paid in full writes no charge row of its own (not even one of 0 coins).
+  test(`[${backend}] a job paid in full by its linked deduction adds no charge to the ledger`, async (t) => {
+    const { h, userId, templateId, requestId } = await deductedForLater(t, backend);
+    const submitted = await h.submit.execute({ userId, role: 'user', templateId, requestId });
+    t.true(submitted.ok && submitted.value.job.paidCoins === 4);
+    // The bonus and the deduction share a timestamp: compare the rows in a fixed order.
+    const rows = (await h.ledgerOf(userId)).map((row) => [row.amount, row.reason, row.relatedEntityId] as const).sort((a, b) => a[0] - b[0]);
+    t.deepEqual(rows, [[-4, 'image_generation', requestId], [10, 'signup_bonus', null]]);
+    t.is(await h.balance(userId), 6);
+  });
+
+  // Pins that a job owing nothing back (still queued, or paid nothing) is not marked refunded and gets no refund row.
+  test(`[${backend}] a job that owes nothing back gets no refund row and stays unrefunded`, async (t) => {
+    const { h, userId, jobId } = await submittedJob(t, backend);
+    const queued = (await h.repos.jobs.findById(jobId))!;
+    t.is(await h.uow.run((tx) => h.payment.refundJob(tx, queued, h.clock.now())), 0);
+    t.is(await h.uow.run((tx) => h.payment.refundJob(tx, { ...queued, status: 'failed', paidCoins: 0 }, h.clock.now())), 0);
+    t.deepEqual(await refundsOf(h, userId, jobId), []);
+    t.is(await h.balance(userId), 6);
+    // Once it really fails, it gives back its 4 coins: nothing above marked it refunded.
+    t.is(await h.uow.run((tx) => h.payment.refundJob(tx, { ...queued, status: 'failed' }, h.clock.now())), 4);
+    t.is(await h.balance(userId), 10);
+    t.deepEqual((await refundsOf(h, userId, jobId)).map((row) => row.amount), [4]);
   });
 
   test(`[${backend}] a refund credit the ledger refuses undoes the whole ending`, async (t) => {
