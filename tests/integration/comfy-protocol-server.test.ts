@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { dirname, join } from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import { WebSocket } from 'ws';
@@ -254,6 +256,62 @@ test('/view refuses bad names and types, 404s missing files and 403s subfolder e
   t.is(await status('filename=nope.png&type=temp'), 404);
   t.is(await status('filename=a.png&subfolder=..%2F..'), 403);
   t.is(await status(''), 404);
+});
+
+// Pins ComfyUI's upload path rule: a subfolder or file name that climbs out of the input folder is refused (400), nothing written.
+test('an upload whose subfolder or file name climbs out of the input folder is refused and writes nothing', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const upload = async (filename: string, fields: Record<string, string> = {}) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    form.set('image', new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }), filename);
+    return (await fetch(`${server.url}/upload/image`, { method: 'POST', body: form })).status;
+  };
+  const root = dirname(server.inputDir);
+  t.is(await upload('escaped.png', { subfolder: '../output' }), 400);
+  t.false(existsSync(join(root, 'output', 'escaped.png')), 'nothing written into the output folder');
+  t.is(await upload('../climbed.png'), 400);
+  t.false(existsSync(join(root, 'climbed.png')), 'nothing written beside the input folder');
+  t.is(await upload('fine.png', { subfolder: 'a/../b' }), 200, 'a subfolder that stays inside is fine');
+  t.true(existsSync(join(server.inputDir, 'b', 'fine.png')));
+});
+
+// Pins the stand-in's client_max_size: an upload over the limit is refused with 413 and never written, declared or streamed.
+test('an upload over the size limit is refused with 413 and not written, whether its length is declared or not', async (t) => {
+  const server = await startComfyProtocolServer({ maxUploadBytes: 4096 });
+  t.teardown(() => server.close());
+  const form = new FormData();
+  form.set('image', new Blob([new Uint8Array(8192)], { type: 'image/png' }), 'big.png');
+  const declared = await fetch(`${server.url}/upload/image`, { method: 'POST', body: form });
+  t.is(declared.status, 413);
+  const encoded = new Response(form);
+  const chunked = await fetch(`${server.url}/upload/image`, {
+    method: 'POST',
+    headers: { 'content-type': encoded.headers.get('content-type')! },
+    body: encoded.body,
+    duplex: 'half',
+  } as RequestInit);
+  t.is(chunked.status, 413, 'a body without content-length is cut at the limit too');
+  t.false(existsSync(join(server.inputDir, 'big.png')));
+});
+
+// Pins ComfyUI's origin_only_middleware scope: only a loopback Host is guarded; a server reached by another address answers any Origin.
+test('a foreign Origin is refused only when the Host is a loopback address', async (t) => {
+  const server = await startComfyProtocolServer();
+  t.teardown(() => server.close());
+  const statusWith = (host: string, origin: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/system_stats`, { headers: { host, origin } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  t.is(await statusWith(`127.0.0.1:${server.port}`, 'http://evil.example'), 403);
+  t.is(await statusWith(`10.1.2.3:${server.port}`, 'http://evil.example'), 200);
+  t.is(await statusWith(`127.0.0.1:${server.port}`, `http://127.0.0.1:${server.port}`), 200);
 });
 
 test('a loopback Host with a foreign Origin is refused, over HTTP and WebSocket', async (t) => {

@@ -321,3 +321,69 @@ test.serial("progress is the whole prompt's, in percent, from progress_state: ri
   t.deepEqual(progress.map((p) => p.value), [...new Set(progress.map((p) => p.value))].sort((a, b) => a - b), 'strictly rising');
   t.is(progress.at(-1)!.value, 100);
 });
+
+/** A blur of a few frames with node ids our workflows never use, submitted straight to the server by someone else (no job tag, no client_id). */
+const foreignPrompt = async (target: StartedComfyServer, frames: number, text = 'foreign'): Promise<string> => {
+  const promptId = randomUUID();
+  const prompt: WorkflowGraph = {
+    '71': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: frames, color: 0x101010 } },
+    '72': { class_type: 'ImageBlur', inputs: { image: ['71', 0], blur_radius: 31, sigma: 10 } },
+    '73': { class_type: 'SaveImage', inputs: { images: ['72', 0], filename_prefix: 'foreign' } },
+    '74': { class_type: 'PrimitiveString', inputs: { value: text } },
+    '75': { class_type: 'PreviewAny', inputs: { source: ['74', 0] } },
+  };
+  const res = await fetch(`${target.url}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, prompt_id: promptId }) });
+  if (res.status !== 200) throw new Error(`the foreign prompt was refused: ${res.status}`);
+  return promptId;
+};
+
+const untilQueue = async (target: StartedComfyServer, done: (q: { running: string[]; pending: string[] }) => boolean): Promise<void> => {
+  for (let i = 0; i < 400 && !done(await queueOf(target)); i++) await new Promise((r) => setTimeout(r, 25));
+};
+
+// Pins: a redelivered attempt adopts only its own job's prompt; another user's prompt on the same server (queued, running or finished) is never taken as its result.
+test.serial("a redelivered attempt never adopts another job's prompt, queued, running or finished, nor hears its events", async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+
+  // Finished: a foreign prompt sits in the server's history.
+  const finished = await foreignPrompt(target, 1, 'finished foreign');
+  for (let i = 0; i < 400 && !(await historyIds(target)).includes(finished); i++) await new Promise((r) => setTimeout(r, 25));
+  const afterFinished = request(imageAndText(0x00ff00), { supersedes: randomUUID() });
+  const one = await engine.run(afterFinished.req);
+  if (!one.ok) return t.fail(JSON.stringify(one.error));
+  t.deepEqual(one.texts.map((x) => x.text), ['hello engine'], 'its own result, not the finished foreign prompt');
+  t.true((await historyIds(target)).includes(afterFinished.req.runId), 'it ran its own prompt');
+
+  // Running: a foreign prompt runs (broadcasting its progress) while the attempt starts.
+  const running = await foreignPrompt(target, 6, 'running foreign');
+  await untilQueue(target, (q) => q.running.includes(running));
+  const whileRunning = request(imageAndText(0x0000ff), { supersedes: randomUUID() });
+  const two = await engine.run(whileRunning.req);
+  if (!two.ok) return t.fail(JSON.stringify(two.error));
+  t.deepEqual(two.texts.map((x) => x.text), ['hello engine'], 'its own result, not the running foreign prompt');
+  t.true((await historyIds(target)).includes(whileRunning.req.runId), 'it ran its own prompt');
+  t.deepEqual(
+    whileRunning.events.filter((e) => 'nodeId' in e && typeof e.nodeId === 'string' && e.nodeId.startsWith('7')),
+    [],
+    "no event of the foreign prompt's nodes reached this job",
+  );
+});
+
+// Pins: an earlier attempt of the same job whose prompt failed (interrupted) is run anew, never adopted from the history by its job tag.
+test.serial('a chain of redeliveries whose earliest prompt was interrupted runs the job anew instead of adopting the failure', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const jobId = randomUUID();
+  const controller = new AbortController();
+  const first = request(longBlur(), { jobId, signal: controller.signal });
+  void first.running.then(() => controller.abort());
+  const interrupted = await engine.run(first.req);
+  t.is(!interrupted.ok && interrupted.error.code, 'ENGINE.INTERRUPTED');
+  // Attempt 3 supersedes attempt 2, which never submitted a prompt: only the job tag leads to attempt 1's failed prompt.
+  const third = request(imageAndText(0x00ffff), { jobId, supersedes: randomUUID() });
+  const outcome = await engine.run(third.req);
+  if (!outcome.ok) return t.fail(JSON.stringify(outcome.error));
+  t.deepEqual(outcome.texts.map((x) => x.text), ['hello engine']);
+  t.deepEqual(await historyIds(target), [first.req.runId, third.req.runId], 'the job ran again');
+});
