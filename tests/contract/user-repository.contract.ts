@@ -62,6 +62,17 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     await users.setRole(randomUUID(), 'admin', at(1));
   });
 
+  // Pins setRole's WHERE: promoting one user leaves every other user as stored.
+  test(`${name}: setRole changes the named user only`, async (t) => {
+    const promoted = newUser();
+    const bystander = newUser();
+    await users.create(promoted);
+    await users.create(bystander);
+    await users.setRole(promoted.id, 'admin', at(7_000));
+    t.like(await users.findById(promoted.id), { role: 'admin' });
+    t.deepEqual(await users.findById(bystander.id), stored(bystander));
+  });
+
   test(`${name}: list searches emails and display names (ignoring case) and pages newest first`, async (t) => {
     const mark = tag();
     const byEmail = newUser({ email: `${mark}.mail@example.com`, displayName: 'Plain', createdAt: at(3000) });

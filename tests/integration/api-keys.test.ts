@@ -326,6 +326,55 @@ function suite(db: TestDatabase): void {
     }
     t.deepEqual(found, ROUTE_SCOPES);
   });
+  // Pins each field check of key creation, one field wrong at a time, and that nothing is created by a refused body.
+  test(title('a name over 64 characters, a scope named twice, or an expiry that is not a time gets 400 naming the field; 64 characters are fine'), async (t) => {
+    const a = await app();
+    const owner = a.client();
+    await owner.signUp();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 'n'.repeat(65), scopes: ['generate'] }, 'name'],
+      [{ name: '   ', scopes: ['generate'] }, 'name'],
+      [{ name: 'twice', scopes: ['generate', 'generate'] }, 'scopes'],
+      [{ name: 'not a time', scopes: ['generate'], expiresAt: 'next tuesday' }, 'expiresAt'],
+      [{ name: 'a number', scopes: ['generate'], expiresAt: 4_102_444_800_000 }, 'expiresAt'],
+      [{ name: 'the past', scopes: ['generate'], expiresAt: new Date(Date.now() - 60_000).toISOString() }, 'expiresAt'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await owner.post(KEYS, body);
+      assertError(t, res, 400, JSON.stringify(body));
+      t.deepEqual(res.body.details?.map((d: { field: string }) => d.field), [field], JSON.stringify(body));
+    }
+    t.deepEqual((await owner.get(KEYS)).body, [], 'no refused body created a key');
+    t.is((await owner.post(KEYS, { name: 'n'.repeat(64), scopes: ['generate'] })).status, 201, 'the longest name');
+  });
+
+  // Pins Cache-Control: no-store on the one response that carries the key.
+  test(title('the response that carries a new key is not to be cached'), async (t) => {
+    const a = await app();
+    const owner = a.client();
+    await owner.signUp();
+    const created = await owner.post(KEYS, { name: 'uncached', scopes: ['generate'] });
+    t.is(created.status, 201);
+    t.is(created.headers.get('cache-control'), 'no-store');
+  });
+
+  // Pins the socket end of a key: a socket opened with a key closes (4001) when the key expires.
+  test(title('a socket opened with a key that expires closes with 4001 at its expiry'), async (t) => {
+    const a = await app();
+    const owner = a.client();
+    await owner.signUp();
+    const wsUrl = `ws://127.0.0.1:${a.port}/api/v1/ws`;
+    // Seconds of margin before the expiry: a loaded machine may be slow to mint and connect.
+    const expiresAt = Date.now() + 10_000;
+    const key = await mint(owner, { name: 'short socket', scopes: ['generate'], expiresAt: new Date(expiresAt).toISOString() });
+    const socket = await connectWs(wsUrl, { bearer: key });
+    t.teardown(() => socket.close());
+    const lasting = await connectWs(wsUrl, { bearer: await mint(owner, { name: 'lasting', scopes: ['generate'] }) });
+    t.teardown(() => lasting.close());
+    if (Date.now() < expiresAt - 1000) t.is(await closedWithin(socket, 10), 'still open', 'open before the expiry');
+    t.is(await closedWithin(socket, Math.max(0, expiresAt - Date.now()) + 3000), 4001, 'closed as expired');
+    t.is(await closedWithin(lasting, 10), 'still open', 'a key without an expiry keeps its socket');
+  });
 }
 
 for (const db of DATABASES) suite(db);

@@ -69,6 +69,8 @@ function suite(db: TestDatabase): void {
       [{ email: 'not-an-email', password: PASSWORD, displayName: 'A' }, ['email']],
       [{ email: email(), password: 'short12', displayName: 'A' }, ['password']],
       [{ email: email(), password: 'x'.repeat(129), displayName: 'A' }, ['password']],
+      // Over the maximum and not repetitive: refused for its length alone.
+      [{ email: email(), password: Array.from({ length: 5 }, () => randomUUID()).join('').slice(0, 129), displayName: 'A' }, ['password']],
       [{ email: email(), password: PASSWORD, displayName: '' }, ['displayName']],
       [{ email: email(), password: PASSWORD, displayName: '   ' }, ['displayName']],
       [{ email: email(), password: PASSWORD, displayName: 'd'.repeat(65) }, ['displayName']],

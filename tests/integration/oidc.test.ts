@@ -275,4 +275,61 @@ for (const db of DATABASES) {
     t.is((await withPassword.delete('/auth/identities/acme')).status, 404);
     t.is(await repos().identities.findBySubject('acme', linkSub), null);
   });
+  // Pins the state check against login CSRF: a browser that started its own login does not accept another login's state.
+  test(`${db}: a callback carrying another login's state is refused in a browser that started a login of its own`, async (t) => {
+    const attackerSub = account(setup().idp, { email: `attacker-${randomUUID()}@example.com`, email_verified: true });
+    const attacker = setup().app.client();
+    // The attacker's own login, stopped before its callback: a state and a code the server would accept.
+    const planted = await setup().idp.authorize((await begin(attacker)).href, attackerSub);
+    const victim = setup().app.client();
+    await begin(victim);
+    t.truthy(victim.cookies.get('oidc_state'));
+    const res = await callback(victim, planted);
+    t.is(errorOf(res), 'invalid_state');
+    t.false(victim.cookies.has('access_token'), 'the victim is not signed in to the account of the attacker');
+    t.is(await repos().identities.findBySubject('acme', attackerSub), null, 'nothing was created for the planted login');
+  });
+
+  // Pins the email check of a provider-vouched email: a malformed one creates nobody.
+  test(`${db}: a verified email that is not an email address creates nobody`, async (t) => {
+    const sub = account(setup().idp, { email: `no-at-sign-${randomUUID()}`, email_verified: true });
+    const client = setup().app.client();
+    const res = await signIn(client, sub);
+    t.is(errorOf(res), 'email_unverified');
+    t.false(client.cookies.has('access_token'));
+    t.is(await repos().identities.findBySubject('acme', sub), null);
+  });
+
+  // Pins the refusal when the user with this email already has another identity at the provider: no sign-in as that user.
+  test(`${db}: a second identity at a provider with the email of a user already linked there does not sign in as that user`, async (t) => {
+    const owner = setup().app.client();
+    const user = await owner.signUp();
+    const first = account(setup().idp, { email: user.email, email_verified: true });
+    t.is((await signIn(setup().app.client(), first)).headers.get('location'), `${FRONTEND}/`);
+    const second = account(setup().idp, { email: user.email, email_verified: true });
+    const intruder = setup().app.client();
+    const res = await signIn(intruder, second);
+    t.is(errorOf(res), 'identity_in_use');
+    t.false(intruder.cookies.has('access_token'), 'no session for the user with that email');
+    t.is(await repos().identities.findBySubject('acme', second), null);
+    t.deepEqual((await repos().identities.listForUser(user.id)).map((identity) => identity.subject), [first]);
+  });
+
+  // Pins the unlink rule's count and the idempotent relink: a passwordless user with two identities keeps one.
+  test(`${db}: a user without a password links a second provider (twice, harmlessly), removes one identity, not the last`, async (t) => {
+    const sub = account(setup().idp, { email: `two-${randomUUID()}@example.com`, email_verified: true });
+    const client = setup().app.client();
+    await signIn(client, sub);
+    const linkTwin = async () => {
+      const started = await client.post('/auth/twin/link');
+      t.is(started.status, 200);
+      return callback(client, await setup().idp.authorize(started.body.url, sub));
+    };
+    t.is((await linkTwin()).headers.get('location'), `${FRONTEND}/?linked=twin`);
+    t.is((await linkTwin()).headers.get('location'), `${FRONTEND}/?linked=twin`, 'linking the identity it already has is no error');
+    t.deepEqual((await client.get('/auth/identities')).body.identities.map((identity: { provider: string }) => identity.provider).sort(), ['acme', 'twin']);
+    t.is((await client.delete('/auth/identities/twin')).status, 204);
+    t.is((await client.delete('/auth/identities/acme')).status, 409);
+    t.deepEqual((await client.get('/auth/identities')).body.identities.map((identity: { provider: string }) => identity.provider), ['acme']);
+  });
 }

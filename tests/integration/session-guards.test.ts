@@ -212,6 +212,26 @@ function suite(db: TestDatabase): void {
     t.is((await browser.post('/auth/refresh')).status, 401, 'the refresh token presented with it');
     t.is((await bearer(app, browserAccess).get('/auth/profile')).status, 401, "the refresh token's login");
   });
+  // Pins the owner check of logout: a refresh cookie of another user sent along ends only the caller's login.
+  test.serial(title("logout with another user's refresh cookie ends the caller's login, not the other user's"), async (t) => {
+    const app = await started(t, db);
+    const mallory = app.client();
+    await mallory.signUp();
+    const victim = app.client();
+    await victim.signUp();
+    const victimAccess = victim.cookies.get('access_token')!;
+    const socket = await connectWs(wsUrlOf(app), { bearer: victimAccess });
+    t.teardown(() => socket.close());
+
+    const mixed = app.client();
+    mixed.bearer = mallory.cookies.get('access_token')!;
+    mixed.cookies.set('refresh_token', victim.cookies.get('refresh_token')!);
+    t.is((await mixed.post('/auth/logout')).status, 204);
+    t.is((await bearer(app, mallory.cookies.get('access_token')!).get('/auth/profile')).status, 401, "the caller's login is over");
+    t.is((await bearer(app, victimAccess).get('/auth/profile')).status, 200, "the other user's access token still works");
+    t.is((await victim.post('/auth/refresh')).status, 200, "the other user's refresh token still rotates");
+    t.is(await closedWithin(socket, 500), 'still open', "the other user's socket stays open");
+  });
 }
 
 for (const db of DATABASES) suite(db);

@@ -31,12 +31,22 @@ test('common and breached passwords are refused, also with a suffix or l33t spel
     t.true(isCommonPassword(password, COMMON_PASSWORDS), password);
     t.regex(weak(password) ?? '', /common|repetitive/, password);
   }
+  // Listed only once the l33t spelling is undone ('sunshine', 'dragon'), then also once the suffix is cut ('football', 'sunshine').
+  for (const password of ['sun5h1ne', 'dr4g0n', 'f00tb4ll88', 'sun5h1ne99']) {
+    t.false(COMMON_PASSWORDS.has(password.toLowerCase()), `${password} is not listed as spelled`);
+    t.true(isCommonPassword(password, COMMON_PASSWORDS), password);
+    t.is(weak(password), 'is too common (it appears in lists of breached passwords)', password);
+  }
 });
 
 test('whitespace-only and trivially repetitive passwords are refused', (t) => {
   t.is(weak('        '), 'must not be only whitespace');
   t.is(weak(' \t \n    '), 'must not be only whitespace');
   for (const password of ['pppppppp', 'abababab', 'abcabcabc', 'xyzxyzxyzxyz', 'abcdefgh', '98765432', 'aabbaabb', 'zzzzzzzzzzzzzzzzzzzz']) {
+    t.is(weak(password), 'is too repetitive or a simple sequence', password);
+  }
+  // Two distinct characters in no repeating pattern and no sequence: refused for the few characters alone.
+  for (const password of ['abbaabab', 'x1x11x1x1']) {
     t.is(weak(password), 'is too repetitive or a simple sequence', password);
   }
 });
