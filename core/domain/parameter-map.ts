@@ -152,6 +152,9 @@ export const validateParameterMap = (
     const raw = input[name];
     if (!NAME_PATTERN.test(name)) {
       add(field, 'a parameter name must start with a letter or _ and hold only letters, digits and _ (at most 64)');
+    } else if (name === '__proto__') {
+      // Assigning it would replace the map's prototype: the item would be dropped without a word.
+      add(field, 'is reserved and cannot name a parameter');
     }
     if (!isPlainObject(raw)) {
       add(field, 'must be an object with key, type, node_id and input_name');

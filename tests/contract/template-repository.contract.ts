@@ -69,6 +69,26 @@ export function templateRepositoryContract(name: string, make: MakeBackend): voi
     t.is(await fixture.templates.findVersion(created.id, 2), null);
   });
 
+  // Pins that stored state changes only through the repository: objects handed in or out are copies, like rows of a database.
+  test(`${name}: changing a template handed in or read out changes nothing stored`, async (t) => {
+    const created = template();
+    t.true(await fixture.templates.create(created));
+    const expected = structuredClone(created);
+    created.workflow['1']!.inputs['width'] = 4096;
+    created.parameterMap['prompt']!.node_id = '99';
+    const read = (await fixture.templates.findById(created.id))!;
+    read.workflow['1']!.inputs['width'] = 8192;
+    read.parameterMap['prompt']!.input_name = 'other';
+    const listed = (await fixture.templates.list()).find((x) => x.id === created.id)!;
+    listed.workflow['2']!.inputs['filename_prefix'] = 'changed';
+    const version = (await fixture.templates.findVersion(created.id, 1))!;
+    version.workflow['1']!.inputs['height'] = 1;
+    version.parameterMap['prompt']!.type = 'integer';
+    t.deepEqual(await fixture.templates.findById(created.id), expected);
+    const stored = (await fixture.templates.findVersion(created.id, 1))!;
+    t.deepEqual([stored.workflow, stored.parameterMap], [expected.workflow, expected.parameterMap]);
+  });
+
   test(`${name}: a workflow of several hundred kilobytes fits`, async (t) => {
     const big = template();
     big.workflow['3']!.inputs['value'] = 'x'.repeat(700_000);

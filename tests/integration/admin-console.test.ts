@@ -217,6 +217,9 @@ function suite(db: TestDatabase): void {
     const small = await admin.get('/admin/queue?limit=1');
     t.deepEqual([small.body.messages.length, small.body.complete], [1, false]);
     assertError(t, await admin.get('/admin/queue?limit=0'), 400);
+    // Pins INSPECT_MAX: on RabbitMQ and SQS every peeked message counts as a delivery, so a larger window is refused.
+    assertError(t, await admin.get('/admin/queue?limit=101'), 400);
+    assertError(t, await admin.get('/admin/dead-letters?limit=101'), 400);
     assertError(t, await admin.get('/admin/dead-letters?limit=abc'), 400);
 
     // A consumer of the test's own gives both up (the worker role is off here).

@@ -89,6 +89,12 @@ test('rejects a parameter name that cannot travel as a field path', (t) => {
   rejects(t, check(base({ 'my.steps': { type: 'integer', node_id: '3', input_name: 'steps' } })), 'parameter_map.my.steps', 'must start with a letter');
 });
 
+// Pins that "__proto__" (as JSON.parse hands it over, an own key) is refused rather than stored nowhere while the map answers success.
+test('rejects the parameter name __proto__, which no map could hold', (t) => {
+  const input = JSON.parse(`{"prompt": ${JSON.stringify(prompt)}, "__proto__": {"type": "integer", "node_id": "3", "input_name": "steps"}}`) as unknown;
+  rejects(t, check(input), 'parameter_map.__proto__', 'is reserved');
+});
+
 test('rejects an item that is not an object', (t) => {
   rejects(t, check(base({ steps: 'integer' })), 'parameter_map.steps', 'must be an object with key, type');
 });
@@ -287,4 +293,30 @@ test('presets: categories, required keys, filtering and self-consistent defaults
   t.throws(() => {
     (findPreset('width') as { min: number }).min = 1;
   });
+});
+
+// Pins every preset's type, default and bounds literally: the bounds are the limits users meet on every template mapping a preset (batch size, steps, size, duration).
+test('presets: type, default, min and max of each, written out', (t) => {
+  t.deepEqual(
+    Object.fromEntries(PARAMETER_PRESETS.map((p) => [p.key, [p.type, p.default, p.min, p.max]])),
+    {
+      prompt: ['string', undefined, undefined, undefined],
+      negative_prompt: ['string', '', undefined, undefined],
+      seed: ['seed', -1, undefined, undefined],
+      steps: ['integer', 20, 1, 10000],
+      cfg: ['number', 8, 0, 100],
+      width: ['integer', 512, 64, 16384],
+      height: ['integer', 512, 64, 16384],
+      batch_size: ['integer', 1, 1, 4096],
+      denoise: ['number', 1, 0, 1],
+      sampler_name: ['enum', 'euler', undefined, undefined],
+      scheduler: ['enum', 'normal', undefined, undefined],
+      image: ['image', undefined, undefined, undefined],
+      duration: ['number', 4, 0.5, 120],
+      fps: ['number', 24, 1, 120],
+    },
+  );
+  // A map using a preset inherits its bounds: one past them is refused.
+  const result = check({ prompt, batch_size: { preset: 'batch_size', node_id: '5', input_name: 'batch_size', default: 4097 } });
+  rejects(t, result, 'parameter_map.batch_size.default', 'must be at most 4096 (got 4097)');
 });

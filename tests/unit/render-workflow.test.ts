@@ -161,6 +161,60 @@ for (const [label, params, field, fragment] of cases) {
   });
 }
 
+// Pins that only decimal text and finite numbers pass as numbers: hex, exponent and padded text, and a JSON 1e999 (Infinity), never reach the graph.
+test('rejects number text that is not plain decimal and numbers that are not finite', (t) => {
+  const graph = workflow();
+  const map = validateParameterMap(
+    {
+      prompt: { preset: 'prompt', node_id: '5', input_name: 'string_a' },
+      image: { preset: 'image', node_id: '1', input_name: 'image' },
+      quality: { type: 'integer', node_id: '6', input_name: 'quality' },
+      cfg: { type: 'number', node_id: '3', input_name: 'cfg' },
+    },
+    graph,
+    'image-to-image',
+  );
+  if (!map.ok) return t.fail(JSON.stringify(map.details));
+  const template = { workflow: graph, parameterMap: map.value };
+  for (const quality of ['0x10', '1e1', ' 7', '']) {
+    rejects(t, renderWorkflow(template, { quality }, half), 'parameters.quality', 'must be an integer');
+  }
+  for (const cfg of ['0x10', ' 7', '', '1_0']) {
+    rejects(t, renderWorkflow(template, { cfg }, half), 'parameters.cfg', 'must be a number');
+  }
+  const infinite = JSON.parse('{"cfg": 1e999}') as Record<string, unknown>;
+  rejects(t, renderWorkflow(template, infinite, half), 'parameters.cfg', 'must be a number');
+  rejects(t, renderWorkflow(template, { cfg: -Infinity }, half), 'parameters.cfg', 'must be a number');
+  const plain = ok(t, renderWorkflow(template, { quality: '-3', cfg: '.5e1' }, half));
+  t.is(plain.workflow['6']!.inputs['quality'], -3);
+  t.is(plain.workflow['3']!.inputs['cfg'], 5);
+});
+
+// Pins a seed item's own min/max: a typed seed outside them is refused, and a random one is drawn inside them.
+test("a seed item's min and max bound typed seeds and the random seed drawn for -1", (t) => {
+  const graph = workflow();
+  const map = validateParameterMap(
+    {
+      prompt: { preset: 'prompt', node_id: '5', input_name: 'string_a' },
+      image: { preset: 'image', node_id: '1', input_name: 'image' },
+      seed: { type: 'seed', node_id: '3', input_name: 'seed', min: 1000, max: 1009 },
+    },
+    graph,
+    'image-to-image',
+  );
+  if (!map.ok) return t.fail(JSON.stringify(map.details));
+  const template = { workflow: graph, parameterMap: map.value };
+  rejects(t, renderWorkflow(template, { seed: 999 }, half), 'parameters.seed', 'must be at least 1000 (got 999)');
+  rejects(t, renderWorkflow(template, { seed: 1010 }, half), 'parameters.seed', 'must be at most 1009 (got 1010)');
+  t.is(ok(t, renderWorkflow(template, { seed: 1009 }, never)).workflow['3']!.inputs['seed'], 1009);
+  for (const draw of [0, 0.5, 0.999999999999]) {
+    const seed = ok(t, renderWorkflow(template, { seed: -1 }, () => draw)).workflow['3']!.inputs['seed'] as number;
+    t.true(seed >= 1000 && seed <= 1009, `random ${draw} drew seed ${seed}`);
+  }
+  const absent = ok(t, renderWorkflow(template, {}, () => 0)).usedParameters['seed'];
+  t.is(absent, 1000, 'an absent seed is drawn within the bounds too');
+});
+
 test('reports every bad value at once', (t) => {
   const result = renderWorkflow(makeTemplate(), { steps: 0, cfg: 'x', nope: 1 }, half);
   rejects(t, result, 'parameters.prompt', 'is required');
@@ -218,6 +272,11 @@ test('conformance rejects a rewired link', (t) => {
     w['7']!.inputs['image'] = ['1', 0];
   }));
   rejects(t, result, 'workflow.7.inputs.image', 'differs from the template');
+  // Pins that a link's output slot counts: the same node, another output, is a rewiring too.
+  const slot = checkConformance(makeTemplate(), submittedFrom((w) => {
+    w['7']!.inputs['image'] = ['2', 1];
+  }));
+  rejects(t, slot, 'workflow.7.inputs.image', 'differs from the template');
 });
 
 test('conformance rejects missing, extra and retyped nodes', (t) => {

@@ -12,6 +12,7 @@ import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog
 import { CreateTemplate } from '../../core/use-cases/templates/create-template.use-case.ts';
 import { GetTemplate } from '../../core/use-cases/templates/get-template.use-case.ts';
 import { PatchTemplate } from '../../core/use-cases/templates/patch-template.use-case.ts';
+import { PublishTemplate } from '../../core/use-cases/templates/publish-template.use-case.ts';
 import { RecheckTemplates } from '../../core/use-cases/templates/recheck-templates.use-case.ts';
 import { SetParameterMap } from '../../core/use-cases/templates/set-parameter-map.use-case.ts';
 
@@ -40,11 +41,13 @@ const setup = (nodes: NodeCatalog) => {
   const create = new CreateTemplate({ templates, ...write });
   const setMap = new SetParameterMap(write);
   const patch = new PatchTemplate(write);
+  const publish = new PublishTemplate(write);
   return {
     templates,
     create: { execute: (fields: unknown) => create.execute({ actorId, fields }) },
     setMap: { execute: (input: { id: string; parameterMap: unknown }) => setMap.execute({ actorId, ...input }) },
     patch: { execute: (input: { id: string; changes: unknown }) => patch.execute({ actorId, ...input }) },
+    publish: { execute: (id: string) => publish.execute({ actorId, id, publish: true }) },
     get: new GetTemplate({ templates, nodes }),
   };
 };
@@ -112,6 +115,28 @@ test("patch and parameter map are checked against the fleet; a rename of a templ
     [2, '5', 'ckpt_name', 'value_not_in_list'],
   ]);
   t.true((await app.patch.execute({ id, changes: { name: 'Renamed' } })).ok);
+});
+
+// Pins the fleet check at publishing: a draft saved while a server could run it is not offered to users once none can.
+test('a draft no engine server can run any more is refused at publishing, naming the problem, and stays a draft', async (t) => {
+  const fleet = twoServers();
+  const app = setup(fleet);
+  const created = await app.create.execute(step1(graph('a.safetensors')));
+  if (!created.ok) return t.fail(JSON.stringify(created));
+  const id = created.value.id;
+  t.true((await app.setMap.execute({ id, parameterMap: prompt })).ok);
+  fleet.fleet = [{ server: 1, objectInfo: withModel('b.safetensors') }, { server: 2, objectInfo: withModel('b.safetensors') }];
+  const refused = await app.publish.execute(id);
+  t.false(refused.ok);
+  if (!refused.ok) {
+    t.is(refused.code, 'VALIDATION.FAILED');
+    t.deepEqual(refused.details?.map((p) => p.field), ['workflow.5.inputs.ckpt_name']);
+  }
+  t.is((await app.templates.findById(id))?.publishedAt, null);
+  fleet.fleet = [{ server: 1, objectInfo: withModel('b.safetensors') }, { server: 2, objectInfo: withModel('a.safetensors') }];
+  const published = await app.publish.execute(id);
+  t.true(published.ok, JSON.stringify(published));
+  t.not((await app.templates.findById(id))?.publishedAt, null);
 });
 
 test('after a fleet change, active templates no server can run any more are logged, none deactivated', async (t) => {

@@ -104,6 +104,41 @@ test('create: every invalid field is reported at once, the workflow by node and 
   t.deepEqual(await app.list.execute(), { ok: true, value: [] });
 });
 
+// Pins each field's limits literally, at the limit and one past it, on create and on patch: name 100, description 2000, cost 0..1000000 whole coins.
+test('create and patch: name, description and cost are accepted up to their limits and refused one past them', async (t) => {
+  const app = setup();
+  const refusedOn = async (field: string, extra: Record<string, unknown>, id: string) => {
+    rejected(t, await app.create.execute(step1({ name: `Past ${field}`, ...extra })), 'VALIDATION.FAILED', field);
+    rejected(t, await app.patch.execute({ id, changes: extra }), 'VALIDATION.FAILED', field);
+  };
+  const edge = await created(t, app, { name: 'n'.repeat(100), description: 'd'.repeat(2000), cost: 1_000_000 });
+  t.like(edge, { name: 'n'.repeat(100), description: 'd'.repeat(2000), cost: 1_000_000 });
+  const free = await created(t, app, { name: 'Free', cost: 0 });
+  t.is(free.cost, 0);
+  await refusedOn('name', { name: 'n'.repeat(101) }, free.id);
+  await refusedOn('name', { name: '   ' }, free.id);
+  await refusedOn('description', { description: 'd'.repeat(2001) }, free.id);
+  await refusedOn('cost', { cost: 1_000_001 }, free.id);
+  await refusedOn('cost', { cost: -1 }, free.id);
+  await refusedOn('cost', { cost: 0.5 }, free.id);
+  t.deepEqual(value(t, await app.list.execute()).map((x) => [x.name, x.cost]), [['n'.repeat(100), 1_000_000], ['Free', 0]], 'nothing refused was stored');
+});
+
+// Pins the fields step 1 cannot do without: name, category, cost, outputType and workflow, each named when left out.
+test('create: each required field left out is refused by name, and nothing is stored', async (t) => {
+  const app = setup();
+  for (const field of ['name', 'category', 'cost', 'outputType', 'workflow']) {
+    const { [field]: _left, ...rest } = step1() as Record<string, unknown>;
+    const result = await app.create.execute(rest);
+    if (result.ok) {
+      t.fail(`created without ${field}`);
+      continue;
+    }
+    t.deepEqual(result.details, [{ field, message: 'is required' }], field);
+  }
+  t.deepEqual(value(t, await app.list.execute()), []);
+});
+
 test('create: ALLOWED_NODE_TYPES and OUTPUT_NODE_TYPES from the server rules apply', async (t) => {
   const strict = setup({ allowedNodeTypes: ['EmptyImage', 'SaveImage'] });
   rejected(t, await strict.create.execute(step1()), 'VALIDATION.FAILED', 'workflow.3.class_type');
@@ -169,6 +204,25 @@ test('versions grow only when workflow or parameter map change, and every versio
   t.is(third.workflow['1']?.inputs['color'], 255);
   t.is(value(t, await app.version.execute({ templateId: id })).version, 4, 'no version: the current one');
   rejected(t, await app.version.execute({ templateId: id, version: 5 }), 'NOT_FOUND');
+});
+
+// Pins what counts as a change: a link moved to another output of the same node, or an enum option more or less, is saved as a new version, not dropped as "the same".
+test("a link's output slot and a list's length are changes: saved as a new version", async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  const colours = (options: number[]) => ({ prompt: map().prompt, colour: { type: 'enum', node_id: '1', input_name: 'color', options } });
+  t.is(value(t, await app.setMap.execute({ id, parameterMap: colours([0, 255, 65280]) })).version, 2);
+  const shorter = value(t, await app.setMap.execute({ id, parameterMap: colours([0, 255]) }));
+  t.is(shorter.version, 3);
+  t.deepEqual(value(t, await app.get.execute({ id })).parameterMap['colour']?.options, [0, 255]);
+  t.is(value(t, await app.setMap.execute({ id, parameterMap: colours([0, 255, 65280]) })).version, 4, 'and back: longer again');
+
+  const rewired = workflow();
+  rewired['4'].inputs.source = ['3', 1];
+  const moved = value(t, await app.patch.execute({ id, changes: { workflow: rewired } }));
+  t.is(moved.version, 5);
+  t.deepEqual(value(t, await app.get.execute({ id })).workflow['4']?.inputs['source'], ['3', 1]);
+  t.deepEqual(value(t, await app.version.execute({ templateId: id, version: 4 })).workflow['4']?.inputs['source'], ['3', 0], 'the version before keeps its wiring');
 });
 
 test('a new workflow re-checks the stored map; workflow and map sent together are checked together', async (t) => {

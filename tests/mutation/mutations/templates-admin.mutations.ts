@@ -11,6 +11,25 @@ const HISTORY_CONTRACT = 'tests/contract/history-repository.test.ts';
 const TEST_RUN_USE_CASE = 'core/use-cases/templates/start-test-run.use-case.ts';
 const ROLE_CHECK = "if (input.role !== 'admin') return fail('AUTH.FORBIDDEN'";
 
+const TEMPLATE_RULES_TEST = 'tests/unit/parameter-map.test.ts';
+const RENDER_TEST = 'tests/unit/render-workflow.test.ts';
+const TEMPLATES_HTTP_TEST = 'tests/integration/templates.test.ts';
+const REPO_CONTRACT = 'tests/contract/template-repository.test.ts';
+const PM = 'core/domain/parameter-map.ts';
+const RW = 'core/domain/render-workflow.ts';
+const REVISION = 'core/domain/template-revision.ts';
+const SQL_REPO = 'adapters/sequelize/sequelize-template-repository.ts';
+const MEMORY_REPO = 'adapters/memory/memory-template-repository.ts';
+const TEMPLATE_ROUTES = 'adapters/http/routes/template.routes.ts';
+const off = 'if (false as boolean) ';
+
+/** One guard of a file deleted by a plain replacement. */
+const guard = (name: string, file: string, find: string, replace: string, tests: string[]): Mutation => ({ name: `templates-admin: ${name}`, file, find, replace, tests });
+
+/** The admin-only check of one template route, found by its summary. */
+const userRoute = (route: string, summary: string): Mutation =>
+  guard(`${route} open to users`, TEMPLATE_ROUTES, `summary: '${summary}', tag: TAG, auth: 'admin',`, `summary: '${summary}', tag: TAG, auth: 'access',`, [TEMPLATES_HTTP_TEST]);
+
 export const MUTATIONS: Mutation[] = [
   {
     name: 'category rule: every category key demanded whatever the workflow offers',
@@ -167,4 +186,146 @@ export const MUTATIONS: Mutation[] = [
     replace: '      if (template) names.set(id, template.name);',
     tests: ['tests/contract/template-repository.test.ts'],
   },
+  // Parameter values (checkParameterValue): what reaches the workflow.
+  guard('a fractional number passes as an integer', PM, 'if (typeof value === \'number\') return Number.isSafeInteger(value) ? value : null;', 'if (typeof value === \'number\') return value;', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('an infinite number passes as a number', PM, 'if (typeof value === \'number\') return Number.isFinite(value) ? value : null;', 'if (typeof value === \'number\') return value;', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('integer text that is not decimal digits passes', PM, "if (typeof value === 'string' && INTEGER_TEXT.test(value)) {", "if (typeof value === 'string') {", [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('number text that is not a decimal number passes', PM, "if (typeof value === 'string' && NUMBER_TEXT.test(value)) {", "if (typeof value === 'string') {", [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('a value below min passes', PM, 'if (rules.min !== undefined && value < rules.min) return bad(', off + 'return bad(', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('a value above max passes', PM, 'if (rules.max !== undefined && value > rules.max) return bad(', off + 'return bad(', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('a non-string (an object, a link) passes as a string', PM, "if (typeof value !== 'string') return bad('must be a string');", "if (typeof value !== 'string') return { ok: true, value: value as string };", [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('a string over MAX_STRING_LENGTH passes', PM, 'if (value.length > MAX_STRING_LENGTH) {', off + '{', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('anything passes as a boolean', PM, "if (value === false || value === 'false') return { ok: true, value: false };\n      return bad('must be true or false');", 'return { ok: true, value: false };', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('an enum value outside its options passes', PM, '&& options.includes(value)) return { ok: true, value };', ') return { ok: true, value };', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('an image parameter that is not an id passes (a server file name)', PM, 'if (isUuid(value)) return { ok: true, value };', "if (typeof value === 'string') return { ok: true, value };", [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard('a negative seed other than -1 passes', PM, 'if (parsed === null || parsed < 0 || parsed > MAX_SEED) {', 'if (parsed === null) {', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  guard("a seed outside the item's min/max passes", PM, 'return inRange(rules, parsed);', 'return { ok: true, value: parsed };', [TEMPLATE_RULES_TEST, RENDER_TEST]),
+  // The parameter map (validateParameterMap, checkRules).
+  guard('a parameter name that is not a field path passes', PM, 'if (!NAME_PATTERN.test(name)) {', off + '{', [TEMPLATE_RULES_TEST]),
+  guard('an unknown preset is ignored', PM, "        add(`${field}.preset`, `names no known preset (known: ${PARAMETER_PRESETS.map((p) => p.key).join(', ')})`);\n", '', [TEMPLATE_RULES_TEST]),
+  guard('a preset used twice passes', PM, 'if (earlier !== undefined) add(', off + 'add(', [TEMPLATE_RULES_TEST]),
+  guard("an item key differing from its name passes", PM, "if (raw['key'] !== undefined && raw['key'] !== name) {", off + '{', [TEMPLATE_RULES_TEST]),
+  guard("a preset under another parameter name passes", PM, '} else if (preset && name !== preset.key) {', '} else if (preset && (false as boolean)) {', [TEMPLATE_RULES_TEST]),
+  guard('an item without a known type is dropped silently', PM, "      add(`${field}.type`, `must be one of ${PARAMETER_TYPES.join(', ')}`);\n", '', [TEMPLATE_RULES_TEST]),
+  guard("an item contradicting its preset's type passes", PM, '} else if (preset && rawType !== preset.type) {', '} else if (preset && (false as boolean)) {', [TEMPLATE_RULES_TEST]),
+  guard('a category-required parameter of the wrong type passes', PM, 'if (categoryPreset && type !== categoryPreset.type) {', 'if (categoryPreset && (false as boolean)) {', [TEMPLATE_RULES_TEST]),
+  guard('an item naming a node the workflow lacks is dropped silently', PM, '} else if (!Object.hasOwn(workflow, nodeId)) {', '} else ' + off + '{', [TEMPLATE_RULES_TEST]),
+  guard('an item naming an input the node lacks passes', PM, 'if (!Object.hasOwn(node.inputs, inputName)) {', off + '{', [TEMPLATE_RULES_TEST]),
+  guard('an item mapping a linked input passes (rewires the graph)', PM, '} else if (isLink(node.inputs[inputName])) {', '} else ' + off + '{', [TEMPLATE_RULES_TEST]),
+  guard('two items mapping one input pass', PM, 'if (owner !== undefined) add(', off + 'add(', [TEMPLATE_RULES_TEST]),
+  guard('a non-string or oversized label passes', PM, 'if (label !== undefined && (typeof label !== \'string\' || label.length > MAX_LABEL_LENGTH)) {', off + '{', [TEMPLATE_RULES_TEST]),
+  guard('a non-string or oversized description passes', PM, 'if (description !== undefined && (typeof description !== \'string\' || description.length > MAX_DESCRIPTION_LENGTH)) {', off + '{', [TEMPLATE_RULES_TEST]),
+  guard('a non-boolean required passes', PM, "if (required !== undefined && typeof required !== 'boolean') add(", off + 'add(', [TEMPLATE_RULES_TEST]),
+  guard("a default breaking the item's rules is dropped silently", PM, '      else add(`${field}.default`, checked.message);\n', '', [TEMPLATE_RULES_TEST]),
+  guard('a parameter the category requires may be missing', PM, 'if (!Object.hasOwn(input, key)) add(', off + 'add(', [TEMPLATE_RULES_TEST]),
+  guard('min/max on a non-numeric type pass', PM, 'if (type && !NUMERIC_TYPES.includes(type)) {', off + '{', [TEMPLATE_RULES_TEST]),
+  guard('min greater than max passes', PM, 'if (min !== undefined && max !== undefined && min > max) {', off + '{', [TEMPLATE_RULES_TEST]),
+  guard('an enum with an empty option list passes', PM, 'if (!Array.isArray(rawOptions) || rawOptions.length === 0 || ', 'if (!Array.isArray(rawOptions) || ', [TEMPLATE_RULES_TEST]),
+  guard('an enum listing an option twice passes', PM, 'if (repeated !== undefined) {', off + '{', [TEMPLATE_RULES_TEST]),
+  guard('options on a type other than enum pass', PM, '} else if (rawOptions !== undefined) {', '} else ' + off + '{', [TEMPLATE_RULES_TEST]),
+  guard('the catalogue shows node ids and input names', PM, 'const { node_id: nodeId, input_name: inputName, ...visible } = item;', 'const { node_id: nodeId, input_name: inputName } = item;\n    const visible: PublicParameter = { ...item };', [TEMPLATE_RULES_TEST, USE_CASES_TEST]),
+  // Rendering a job's workflow (renderWorkflow, checkConformance, sameValue).
+  guard('an unknown parameter name is ignored', RW, 'if (!Object.hasOwn(map, name) && problems.length < MAX_PROBLEMS) {', off + '{', [RENDER_TEST]),
+  guard('a required parameter may be left out', RW, '      else if (item.required) {', '      else ' + off + '{', [RENDER_TEST]),
+  guard("a value its item refuses reaches the workflow", RW, '    if (!checked.ok) {\n      add(name, item, checked.message);\n      continue;\n    }\n    let final = checked.value;', '    let final = (checked.ok ? checked.value : value) as string | number | boolean;', [RENDER_TEST]),
+  guard("a random seed ignores the item's min/max", RW, 'final = randomSeed(random, item.min, item.max);', 'final = randomSeed(random);', [RENDER_TEST]),
+  guard('conformance: a node left out passes', RW, "if (!Object.hasOwn(submitted, id)) add(`workflow.${id}`", off + "add(`workflow.${id}`", [RENDER_TEST]),
+  guard('conformance: a retyped node passes', RW, "if (got['class_type'] !== want.class_type) {", off + '{', [RENDER_TEST]),
+  guard('conformance: a changed unmapped input passes', RW, 'else if (!sameValue(want.inputs[name], gotInputs[name])) add(', 'else ' + off + 'add(', [RENDER_TEST]),
+  guard('conformance: an input the template lacks passes', RW, "if (!Object.hasOwn(want.inputs, name)) add(inputField(id, name), 'is not in the template');", off + "add(inputField(id, name), 'is not in the template');", [RENDER_TEST]),
+  guard("sameValue: a link's output slot is not compared", RW, 'return String(a[0]) === String(b[0]) && a[1] === b[1];', 'return String(a[0]) === String(b[0]);', [RENDER_TEST, USE_CASES_TEST]),
+  guard('sameValue: a longer array equals its prefix', RW, 'if (!Array.isArray(b) || a.length !== b.length) return false;', 'if (!Array.isArray(b)) return false;', [RENDER_TEST, USE_CASES_TEST]),
+  guard('sameValue: an object with extra keys equals', RW, '    if (keys.length !== Object.keys(b).length) return false;\n', '', [RENDER_TEST, USE_CASES_TEST]),
+  // Template fields (checkNewTemplate, reviseTemplate).
+  guard('an empty name passes', REVISION, 'name.length >= 1 && name.length <= TEMPLATE_NAME_MAX ? good(name)', 'name.length <= TEMPLATE_NAME_MAX ? good(name)', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a name over TEMPLATE_NAME_MAX passes', REVISION, 'name.length >= 1 && name.length <= TEMPLATE_NAME_MAX ? good(name)', 'name.length >= 1 ? good(name)', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a description over TEMPLATE_DESCRIPTION_MAX passes', REVISION, "if (typeof v !== 'string' || v.length > TEMPLATE_DESCRIPTION_MAX) return bad(", "if (typeof v !== 'string') return bad(", [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('an unknown category passes', REVISION, 'category: (v) => (isCategory(v) ? good(v)', 'category: (v) => (true ? good(v as Category)', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a fractional cost passes', REVISION, "typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= TEMPLATE_COST_MAX", "typeof v === 'number' && v >= 0 && v <= TEMPLATE_COST_MAX", [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a negative cost passes (users would earn coins)', REVISION, "typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= TEMPLATE_COST_MAX", "typeof v === 'number' && Number.isInteger(v) && v <= TEMPLATE_COST_MAX", [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a cost over TEMPLATE_COST_MAX passes', REVISION, "typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= TEMPLATE_COST_MAX", "typeof v === 'number' && Number.isInteger(v) && v >= 0", [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('an unknown output type passes', REVISION, '(OUTPUT_TYPES as readonly string[]).includes(v) ? good(v as OutputType)', 'true ? good(v as OutputType)', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a non-boolean isActive passes', REVISION, "isActive: (v) => (typeof v === 'boolean' ? good(v) :", 'isActive: (v) => (true ? good(v as boolean) :', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a field required on create may be left out', REVISION, "if (required.includes(name)) problems.push({ field: name, message: 'is required' });", '', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('the workflow may be left out on create', REVISION, "if (required.length > 0) problems.push({ field: 'workflow', message: 'is required' });", '', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard("an invalid workflow's problems are dropped", REVISION, '    else problems.push(...(graph.details ?? []));\n', '', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a map sent by PATCH or PUT is stored unchecked (nodes or inputs the workflow lacks)', REVISION, "    const map = validateParameterMap(input['parameter_map'], next.workflow, next.category);\n    if (!map.ok) return map;", "    const map = { ok: true as const, value: input['parameter_map'] as WorkflowTemplate['parameterMap'] };", [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a new workflow or category keeps a stored map that no longer fits', REVISION, 'if (!recheck.ok) {', 'if (!recheck.ok && (false as boolean)) {', [USE_CASES_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a new workflow or map overwrites the version queued jobs render', REVISION, 'next.version = current.version + (newVersion ? 1 : 0);', 'next.version = current.version;', [USE_CASES_TEST, REPO_CONTRACT]),
+  guard('names differing only in case are both allowed', 'core/domain/workflow-template.ts', 'name.trim().toLowerCase();', 'name.trim();', [USE_CASES_TEST, REPO_CONTRACT, TEMPLATES_HTTP_TEST]),
+  // Use cases.
+  guard('a new template is published at once', 'core/use-cases/templates/create-template.use-case.ts', 'parameterMap: {}, publishedAt: null,', 'parameterMap: {}, publishedAt: now,', [USE_CASES_TEST, DRAFTS_TEST]),
+  {
+    name: 'templates-admin: a create the name index refused answers success',
+    file: 'core/use-cases/templates/create-template.use-case.ts',
+    find: '    if (!created) return templateNameTaken(fields.name);\n',
+    replace: '',
+    also: [{ file: 'core/use-cases/templates/create-template.use-case.ts', find: '    if (await templates.nameTaken(fields.name)) return templateNameTaken(fields.name);\n', replace: '' }],
+    tests: [USE_CASES_TEST, TEMPLATES_HTTP_TEST],
+  },
+  guard('users get a draft or inactive template by id', 'core/use-cases/templates/get-catalogue-template.use-case.ts', 'if (!template || !isOffered(template)) return templateNotFound();', 'if (!template) return templateNotFound();', [USE_CASES_TEST, DRAFTS_TEST, TEMPLATES_HTTP_TEST]),
+  guard('the catalogue lists drafts and inactive templates', 'core/use-cases/templates/list-catalogue.use-case.ts', 'list({ offeredOnly: true })', 'list()', [USE_CASES_TEST, DRAFTS_TEST, TEMPLATES_HTTP_TEST]),
+  guard('a template no engine server can run may be published', 'core/use-cases/templates/publish-template.use-case.ts', 'return verdict.ok ? ok(undefined) : verdict;', 'return verdict.ok || !verdict.ok ? ok(undefined) : verdict;', [USE_CASES_TEST, 'tests/unit/template-fleet.test.ts']),
+  guard('publishing a published template moves its date and logs again', 'core/use-cases/templates/publish-template.use-case.ts', 'current.publishedAt ?? this.deps.clock.now()', 'this.deps.clock.now()', [USE_CASES_TEST, DRAFTS_TEST]),
+  guard('a change that changes nothing is written and audit-logged', 'core/use-cases/templates/revise-template.service.ts', '    if (!changed) return ok(current);\n', '', [USE_CASES_TEST, DRAFTS_TEST]),
+  {
+    name: "templates-admin: a rename onto another template's name answers success",
+    file: 'core/use-cases/templates/revise-template.service.ts',
+    find: "    if (outcome === 'name_taken') return templateNameTaken(next.name);\n",
+    replace: '',
+    also: [{ file: 'core/use-cases/templates/revise-template.service.ts', find: 'if (templateNameKey(next.name) !== templateNameKey(current.name) && (await templates.nameTaken(next.name, id))) {', replace: 'if (false as boolean) {' }],
+    tests: [USE_CASES_TEST, TEMPLATES_HTTP_TEST],
+  },
+  guard('ready templates come back into a table that once held templates', 'core/use-cases/templates/install-ready-templates.use-case.ts', '        if ((await templates.countEver()) > 0) return;\n', '', [USE_CASES_TEST]),
+  guard('test runs ignore MAX_ACTIVE_JOBS_PER_USER', TEST_RUN_USE_CASE, 'const queueTurn = await turnForJob(tx, this.deps, input.userId);\n      if (queueTurn === null) return null;', 'const queueTurn = (await turnForJob(tx, this.deps, input.userId)) ?? 1;', [TEST_RUNS_UNIT]),
+  // Repositories.
+  guard('SQL findById finds a deleted template', SQL_REPO, '`SELECT * FROM templates WHERE id = ? AND deleted_at IS NULL${lock}`', '`SELECT * FROM templates WHERE id = ?${lock}`', [REPO_CONTRACT]),
+  guard('SQL list includes deleted templates', SQL_REPO, 'where: { deleted_at: null, ...(options.offeredOnly', 'where: { ...(options.offeredOnly', [REPO_CONTRACT]),
+  {
+    name: 'templates-admin: SQL update writes a deleted template',
+    file: SQL_REPO,
+    find: 'await templates.update(changes, { where: { id, deleted_at: null }',
+    replace: 'await templates.update(changes, { where: { id }',
+    also: [{ file: SQL_REPO, find: '(await templates.count({ where: { id, deleted_at: null }', replace: '(await templates.count({ where: { id }' }],
+    tests: [REPO_CONTRACT],
+  },
+  guard("SQL update without a new version changes every version's cost", SQL_REPO, '{ where: { template_id: id, version: next.version }, ...s.options },', '{ where: { template_id: id }, ...s.options },', [REPO_CONTRACT]),
+  guard("SQL soft delete keeps the name taken", SQL_REPO, 'update({ deleted_at: at, active_name: null, updated_at: at }', 'update({ deleted_at: at, updated_at: at }', [REPO_CONTRACT]),
+  guard('SQL soft delete deletes a deleted template again', SQL_REPO, 'updated_at: at }, { where: { id, deleted_at: null }', 'updated_at: at }, { where: { id }', [REPO_CONTRACT]),
+  guard('memory repository finds a deleted template', MEMORY_REPO, 'return template && !template.deletedAt ? template : null;', 'return template ?? null;', [REPO_CONTRACT]),
+  guard("memory nameTaken counts deleted templates' names", MEMORY_REPO, "if (!template.deletedAt && template.id !== exceptId && templateNameKey(template.name) === key) return true;", "if (template.id !== exceptId && templateNameKey(template.name) === key) return true;", [REPO_CONTRACT]),
+  guard('memory nameTaken counts the template being renamed', MEMORY_REPO, "if (!template.deletedAt && template.id !== exceptId && templateNameKey(template.name) === key) return true;", "if (!template.deletedAt && templateNameKey(template.name) === key) return true;", [REPO_CONTRACT, USE_CASES_TEST]),
+  guard('memory list includes deleted templates', MEMORY_REPO, '.filter((template) => !template.deletedAt && (!options.offeredOnly', '.filter((template) => (!options.offeredOnly', [REPO_CONTRACT]),
+  guard('memory list offered-only includes drafts and inactive templates', MEMORY_REPO, '(!options.offeredOnly || isOffered(template))', '(!options.offeredOnly || true)', [REPO_CONTRACT]),
+  guard('memory update writes a deleted template', MEMORY_REPO, "    if (!this.live(next.id)) return 'not_found';\n", '', [REPO_CONTRACT]),
+  guard("memory update takes another template's name", MEMORY_REPO, "    if (await this.nameTaken(next.name, next.id)) return 'name_taken';\n", '', [REPO_CONTRACT]),
+  guard('memory soft delete deletes a deleted template again', MEMORY_REPO, 'const template = this.live(id);\n    if (!template) return false;', 'const template = this.templates.get(id);\n    if (!template) return false;', [REPO_CONTRACT]),
+  guard('memory repository hands out its stored objects', MEMORY_REPO, 'const copy = <T>(value: T): T => structuredClone(value);', 'const copy = <T>(value: T): T => value;', [REPO_CONTRACT]),
+  // Routes.
+  userRoute('GET /workflow-templates/categories', 'Template categories'),
+  userRoute('GET /workflow-templates/parameter-presets', 'Parameter presets, all or those of one category'),
+  userRoute('POST /workflow-templates', 'Create a template (step 1: the parameter map starts empty)'),
+  userRoute('PUT /workflow-templates/:id/parameter-map', 'Replace the parameter map (step 2)'),
+  userRoute('PATCH /workflow-templates/:id', 'Change any fields, validated together'),
+  userRoute('GET /workflow-templates', 'Every template, active or not'),
+  userRoute('GET /workflow-templates/:id', 'One template'),
+  userRoute('DELETE /workflow-templates/:id', 'Delete a template (its versions stay readable for job history)'),
+  guard('the catalogue list open to anonymous callers', 'adapters/http/routes/catalogue.routes.ts', "summary: 'Active templates and their parameters', tag: 'templates', auth: 'access',", "summary: 'Active templates and their parameters', tag: 'templates', auth: 'public',", [TEMPLATES_HTTP_TEST]),
+  guard('a catalogue entry open to anonymous callers', 'adapters/http/routes/catalogue.routes.ts', "summary: 'One active template', tag: 'templates', auth: 'access',", "summary: 'One active template', tag: 'templates', auth: 'public',", [TEMPLATES_HTTP_TEST]),
+  // Presets: the bounds every map using them inherits.
+  guard('the batch_size preset has no upper bound', 'core/domain/parameter-presets.ts', "description: 'How many results one run makes.', default: 1, min: 1, max: 4096,", "description: 'How many results one run makes.', default: 1, min: 1,", [TEMPLATE_RULES_TEST]),
+  guard('the steps preset has no upper bound', 'core/domain/parameter-presets.ts', "default: 20, min: 1, max: 10000,", "default: 20, min: 1,", [TEMPLATE_RULES_TEST]),
+  guard('the duration preset has no upper bound', 'core/domain/parameter-presets.ts', "default: 4, min: 0.5, max: 120,", "default: 4, min: 0.5,", [TEMPLATE_RULES_TEST]),
+  guard('text-to-video no longer requires a duration', 'core/domain/parameter-presets.ts', "'text-to-video': Object.freeze(['prompt', 'duration']),", "'text-to-video': Object.freeze(['prompt']),", [TEMPLATE_RULES_TEST]),
+  guard('the shared presets may be changed by any caller', 'core/domain/parameter-presets.ts', '    Object.freeze(value);\n', '', [TEMPLATE_RULES_TEST]),
+  {
+    name: 'templates-admin: an unknown preset category answers an empty list',
+    file: TEMPLATE_ROUTES,
+    find: 'if (!isCategory(category)) {\n        return sendFail(',
+    replace: 'if (false as boolean) {\n        return sendFail(',
+    also: [{ file: TEMPLATE_ROUTES, find: 'res.json(presetsForCategory(category));', replace: 'res.json(presetsForCategory(category as Parameters<typeof presetsForCategory>[0]));' }],
+    tests: [TEMPLATES_HTTP_TEST],
+  },
+  guard('a test run is not audit-logged', TEST_RUN_USE_CASE, 'await tx.audit.record({', 'void ({', [TEST_RUNS_UNIT]),
+  guard('a parameter named __proto__ is dropped without a word', PM, "    } else if (name === '__proto__') {", "    } else if (false as boolean) {", [TEMPLATE_RULES_TEST]),
 ];
