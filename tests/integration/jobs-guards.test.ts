@@ -21,6 +21,22 @@ const harness = async (t: ExecutionContext, kind: TestDatabase, options: Harness
   return h;
 };
 
+/**
+ * A user with 10 coins submits a job of a 3-coin template; its first attempt runs until the engine is entered
+ * (`inEngine`), then a second delivery takes the job over. The first attempt's outcome is still pending.
+ */
+const takenOverInEngine = async (h: Awaited<ReturnType<typeof harness>>, inEngine: Promise<void>) => {
+  const userId = await h.newUser(10);
+  const submitted = await h.submit.execute({ userId, role: 'user', templateId: await h.addTemplate(3) });
+  if (!submitted.ok) throw new Error(JSON.stringify(submitted));
+  const jobId = submitted.value.job.id;
+  const first = h.run.execute(h.delivery(jobId, 1));
+  await inEngine;
+  const lease = new Date(h.clock.now().getTime() + 60_000);
+  const second = await h.uow.run((tx) => h.lifecycle.start(tx, jobId, 2, lease));
+  return { userId, jobId, first, second };
+};
+
 /** An engine that runs the n-th call by the n-th plan given (the builtin engine runs the real work). */
 const plannedEngine = (plans: ((request: EngineRunRequest) => Promise<EngineRunResult>)[]) => {
   let calls = 0;
@@ -349,14 +365,7 @@ for (const kind of DATABASES) {
         },
       ]),
     });
-    const userId = await h.newUser(10);
-    const submitted = await h.submit.execute({ userId, role: 'user', templateId: await h.addTemplate(3) });
-    if (!submitted.ok) return t.fail(JSON.stringify(submitted));
-    const jobId = submitted.value.job.id;
-    const first = h.run.execute(h.delivery(jobId, 1));
-    await inEngine.opened;
-    const lease = new Date(h.clock.now().getTime() + 60_000);
-    const second = await h.uow.run((tx) => h.lifecycle.start(tx, jobId, 2, lease));
+    const { userId, jobId, first, second } = await takenOverInEngine(h, inEngine.opened);
     t.is(second.kind, 'started', 'a second delivery took the job over');
     t.deepEqual(await first, { action: 'ack' });
     t.true(aborted, "the first attempt's engine call was stopped by its heartbeat");
@@ -380,14 +389,7 @@ for (const kind of DATABASES) {
           },
         ]),
       });
-      const userId = await h.newUser(10);
-      const submitted = await h.submit.execute({ userId, role: 'user', templateId: await h.addTemplate(3) });
-      if (!submitted.ok) return t.fail(JSON.stringify(submitted));
-      const jobId = submitted.value.job.id;
-      const first = h.run.execute(h.delivery(jobId, 1));
-      await inEngine.opened;
-      const lease = new Date(h.clock.now().getTime() + 60_000);
-      const second = await h.uow.run((tx) => h.lifecycle.start(tx, jobId, 2, lease));
+      const { userId, jobId, first, second } = await takenOverInEngine(h, inEngine.opened);
       if (second.kind !== 'started') return t.fail(second.kind);
       endRun.open();
       t.deepEqual(await first, { action: 'ack' }, 'acked: no failure and no retry of its own');
