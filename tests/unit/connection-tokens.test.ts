@@ -99,3 +99,52 @@ test('key rotation: a connection sealed with a removed key is left, and the othe
   t.true((await backend.repos.connections.find(users[0]!, 'YOUTUBE'))!.accessToken.startsWith('v1.k0.'), 'left as it was');
   for (const userId of users.slice(1)) t.true((await backend.repos.connections.find(userId, 'YOUTUBE'))!.accessToken.startsWith('v1.k2.'));
 });
+
+// Pins that a key rotation sealing the same tokens again while a refresh is on its way to the platform does not
+// make the refresh look like another process's: the platform retired the refresh token that was used, so
+// dropping its answer would leave the connection with a dead refresh token and a refused access token.
+test('a refresh that races a key rotation is stored on the new version, not dropped', async (t) => {
+  const backend = await openBackend('memory');
+  const before = new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([OLD]), platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  const userId = await addUser(backend.repos.users);
+  await backend.repos.connections.save(before.sealNew(userId, 'YOUTUBE', { accessToken: 'access-0', refreshToken: 'refresh-0', expiresInSeconds: 3600, accountId: null, scope: null }));
+  const rotatedCipher = new AesGcmTokenCipher([NEW, OLD]);
+  const rotation = new ConnectionTokens({ connections: backend.repos.connections, cipher: rotatedCipher, platforms: platform(async () => t.fail() as never), clock, logger: quietLogger });
+  let refreshes = 0;
+  const refresh = async (token: string) => {
+    refreshes += 1;
+    t.is(token, 'refresh-0');
+    // The hourly rotation runs while the platform answers.
+    t.is(await rotation.resealStale(), 1);
+    return { accessToken: 'access-1', refreshToken: 'refresh-1', expiresInSeconds: 3600, accountId: null, scope: null };
+  };
+  const tokens = new ConnectionTokens({ connections: backend.repos.connections, cipher: rotatedCipher, platforms: platform(refresh), clock, logger: quietLogger });
+  t.is(await tokens.accessToken(userId, 'YOUTUBE', { forceRefresh: true }), 'access-1', 'the refreshed token, not the refused one');
+  t.is(refreshes, 1);
+  const row = (await backend.repos.connections.find(userId, 'YOUTUBE'))!;
+  t.is(row.version, 3, 'the reseal, then the refresh');
+  t.is(rotatedCipher.open(row.accessToken, `${userId}:YOUTUBE:access`), 'access-1');
+  t.is(rotatedCipher.open(row.refreshToken!, `${userId}:YOUTUBE:refresh`), 'refresh-1', 'the refresh token the platform issued is kept');
+  t.true(row.accessToken.startsWith('v1.k2.'));
+});
+
+// Pins that "the same tokens" means both of them: a refresh that stored the same access token with another refresh
+// token is another process's refresh, and the loser does not overwrite it.
+test('two refreshes that got the same access token but different refresh tokens: the first one stored stays', async (t) => {
+  const backend = await openBackend('memory');
+  const cipher = new AesGcmTokenCipher([NEW]);
+  let issued = 0;
+  const refresh = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    issued += 1;
+    return { accessToken: 'access-same', refreshToken: `refresh-${issued}`, expiresInSeconds: 3600, accountId: null, scope: null };
+  };
+  const tokens = new ConnectionTokens({ connections: backend.repos.connections, cipher, platforms: platform(refresh), clock, logger: quietLogger });
+  const userId = await addUser(backend.repos.users);
+  await backend.repos.connections.save(tokens.sealNew(userId, 'YOUTUBE', { accessToken: 'access-same', refreshToken: 'refresh-0', expiresInSeconds: 10, accountId: null, scope: null }));
+  await Promise.all([tokens.accessToken(userId, 'YOUTUBE'), tokens.accessToken(userId, 'YOUTUBE')]);
+  const row = (await backend.repos.connections.find(userId, 'YOUTUBE'))!;
+  t.is(issued, 2);
+  t.is(row.version, 2, 'one refresh stored, not overwritten by the other');
+  t.is(cipher.open(row.refreshToken!, `${userId}:YOUTUBE:refresh`), 'refresh-1');
+});

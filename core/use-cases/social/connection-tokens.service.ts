@@ -73,11 +73,7 @@ export class ConnectionTokens {
       const client = this.deps.platforms.get(platform);
       if (!client) throw new PlatformError('unauthorized', `${platform} is not configured`);
       const refreshed = await client.refresh(this.open(connection, 'refresh'));
-      const replaced = await connections.replaceTokens(userId, platform, connection.version, {
-        ...this.sealed(userId, platform, refreshed, this.open(connection, 'refresh')),
-        updatedAt: clock.now(),
-      });
-      if (replaced) return refreshed.accessToken;
+      if (await this.storeRefreshed(connection, refreshed)) return refreshed.accessToken;
       // Another process refreshed first: use what it stored.
       options = {};
     }
@@ -107,6 +103,36 @@ export class ConnectionTokens {
       if (page.length < batch) return resealed;
       const last = page[page.length - 1]!;
       after = { userId: last.userId, platform: last.platform };
+    }
+  }
+
+  /**
+   * Stores tokens refreshed from `from`, on its version. A key rotation that sealed the same tokens again
+   * meanwhile moved the version without changing them: the refresh is still the news and is stored on the new
+   * version (dropping it would lose a refresh token the platform may already have retired for the one we used).
+   * False when the connection is gone or another process stored other tokens.
+   */
+  private async storeRefreshed(from: SocialConnection, refreshed: PlatformTokens): Promise<boolean> {
+    const { connections, clock } = this.deps;
+    const { userId, platform } = from;
+    const used = { access: this.open(from, 'access'), refresh: this.open(from, 'refresh') };
+    let version = from.version;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const tokens = { ...this.sealed(userId, platform, refreshed, used.refresh), updatedAt: clock.now() };
+      if (await connections.replaceTokens(userId, platform, version, tokens)) return true;
+      const current = await connections.find(userId, platform);
+      if (!current || !this.holds(current, used)) return false;
+      version = current.version;
+    }
+    return false;
+  }
+
+  /** Whether the connection holds exactly these tokens, whichever key sealed them. */
+  private holds(connection: SocialConnection, tokens: { access: string; refresh: string }): boolean {
+    try {
+      return connection.refreshToken !== null && this.open(connection, 'access') === tokens.access && this.open(connection, 'refresh') === tokens.refresh;
+    } catch {
+      return false;
     }
   }
 

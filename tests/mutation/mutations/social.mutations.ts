@@ -329,8 +329,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'social: the loser of a refresh race uses its own token instead of the stored one (audit)',
     file: 'core/use-cases/social/connection-tokens.service.ts',
-    find: '      if (replaced) return refreshed.accessToken;',
-    replace: '      return refreshed.accessToken;',
+    find: '      if (await this.storeRefreshed(connection, refreshed)) return refreshed.accessToken;',
+    replace: '      await this.storeRefreshed(connection, refreshed);\n      return refreshed.accessToken;',
     tests: ['tests/unit/connection-tokens.test.ts'],
   },
   {
@@ -501,5 +501,26 @@ export const MUTATIONS: Mutation[] = [
     find: "      res.setHeader('Cache-Control', 'no-store');\n      res.redirect(302, result.value.url);",
     replace: '      res.redirect(302, result.value.url);',
     tests: ['tests/integration/social-guards.test.ts'],
+  },
+  {
+    name: 'a refresh that raced a key rotation is dropped (the version moved, the tokens did not)',
+    file: 'core/use-cases/social/connection-tokens.service.ts',
+    find: '      version = current.version;\n',
+    replace: '',
+    tests: ['tests/unit/connection-tokens.test.ts'],
+  },
+  {
+    name: "a refresh overwrites the tokens another process's refresh stored",
+    file: 'core/use-cases/social/connection-tokens.service.ts',
+    find: 'if (!current || !this.holds(current, used)) return false;',
+    replace: 'if (!current) return false;',
+    tests: ['tests/unit/connection-tokens.test.ts'],
+  },
+  {
+    name: 'tokens held: the refresh token is not compared',
+    file: 'core/use-cases/social/connection-tokens.service.ts',
+    find: " && this.open(connection, 'refresh') === tokens.refresh;",
+    replace: ';',
+    tests: ['tests/unit/connection-tokens.test.ts'],
   },
 ];
