@@ -56,10 +56,6 @@ export class MemoryPublicationRepository implements PublicationRepository {
     return true;
   }
 
-  async deleteForOutput(outputId: string): Promise<void> {
-    for (const [key, publication] of this.publications) if (publication.outputId === outputId) this.publications.delete(key);
-  }
-
   /** A row whose output or user was deleted is gone (the foreign keys cascade in SQL). */
   private live(outputId: string, platform: SocialPlatform): Publication | undefined {
     const found = this.history.has(outputId) ? this.publications.get(keyOf(outputId, platform)) : undefined;

@@ -137,10 +137,6 @@ export class SequelizePublicationRepository implements PublicationRepository {
     return this.transition(outputId, platform, attemptId, ACTIVE, { ...values, updated_at: now });
   }
 
-  async deleteForOutput(outputId: string): Promise<void> {
-    await this.scope.write((s) => publicationModel(s.sequelize).destroy({ where: { output_id: outputId }, ...s.options }));
-  }
-
   /** One conditional UPDATE: this attempt, in one of `from`; true when it changed the row. */
   private async transition(outputId: string, platform: SocialPlatform, attemptId: string, from: string[], values: Partial<PublicationRow>): Promise<boolean> {
     const [changed] = await this.scope.write((s) =>

@@ -44,11 +44,3 @@ export const USER_EVENT_TYPES: readonly UserEventType[] = [
   'publish.completed',
   'publish.failed',
 ];
-
-/** A stored event read back (from the database or the bus): a known type with a job id, or null. */
-export const asUserEvent = (value: unknown): UserEvent | null => {
-  const event = value as { type?: unknown; jobId?: unknown } | null;
-  if (typeof event !== 'object' || event === null) return null;
-  if (!USER_EVENT_TYPES.includes(event.type as UserEventType) || typeof event.jobId !== 'string') return null;
-  return value as UserEvent;
-};

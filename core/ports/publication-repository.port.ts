@@ -18,8 +18,6 @@ export interface PublicationRepository {
   saveRemoteRef(outputId: string, platform: SocialPlatform, attemptId: string, remoteRef: string, now: Date): Promise<boolean>;
   /** Ends the attempt (from pending or uploading only, and only this attempt): false when it ended already. */
   end(outputId: string, platform: SocialPlatform, attemptId: string, end: PublicationEnd, now: Date): Promise<boolean>;
-  /** Removes every publication of the output (the output is being deleted). */
-  deleteForOutput(outputId: string): Promise<void>;
 }
 
 export const ACTIVE_PUBLICATION: readonly PublicationStatus[] = ['pending', 'uploading'];
