@@ -4,22 +4,23 @@ import nock from 'nock';
 import { AesGcmTokenCipher } from '../../adapters/crypto/aes-gcm-token-cipher.ts';
 import { InProcessEventBus } from '../../adapters/memory/in-process-event-bus.ts';
 import { MemoryObjectStorage } from '../../adapters/memory/memory-object-storage.ts';
+import { TikTokPlatform } from '../../adapters/social/tiktok-platform.ts';
 import { YouTubePlatform } from '../../adapters/social/youtube-platform.ts';
 import { SystemClock } from '../../adapters/system/system-clock.ts';
 import { publishMessage } from '../../core/domain/messages.ts';
 import type { SocialPlatform } from '../../core/domain/social.ts';
 import type { DeliveredMessage } from '../../core/ports/queue.port.ts';
-import type { SocialPlatformClient, SocialPlatforms } from '../../core/ports/social-platform.port.ts';
+import { PlatformError, type SocialPlatformClient, type SocialPlatforms } from '../../core/ports/social-platform.port.ts';
 import { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import { ConnectionTokens } from '../../core/use-cases/social/connection-tokens.service.ts';
-import { PublicationEnds } from '../../core/use-cases/social/publication-ends.service.ts';
+import { PUBLICATION_ERROR_MAX_CHARS, PublicationEnds } from '../../core/use-cases/social/publication-ends.service.ts';
 import { RequestPublication } from '../../core/use-cases/social/request-publication.use-case.ts';
 import { FailDeadLetteredPublication, RunPublication } from '../../core/use-cases/social/run-publication.use-case.ts';
 import { addUser, historyItem } from '../contract/fixtures.ts';
 import { openBackend, type Backend } from '../support/backends.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { quietLogger } from '../support/generation-harness.ts';
-import { GOOGLE_APIS, GOOGLE_OAUTH, sessionUri, SOCIAL_ENV, UPLOAD_PATH, youtubeVideo } from '../support/social-platforms.ts';
+import { GOOGLE_APIS, GOOGLE_OAUTH, sessionUri, SOCIAL_ENV, TIKTOK_API, UPLOAD_PATH, youtubeVideo } from '../support/social-platforms.ts';
 import { startTestApp } from '../support/test-app.ts';
 
 /**
@@ -51,7 +52,11 @@ test.after.always(async () => {
 });
 
 interface WorldOptions {
-  /** The platforms the worker sees (default: the real YouTube client). */
+  /** The platform connected and published to (default YOUTUBE). */
+  platform?: SocialPlatform;
+  /** How long the connection's access token has left (default an hour). */
+  expiresInSeconds?: number;
+  /** The platforms the worker sees (default: the real client of the platform). */
   platforms?: (real: SocialPlatformClient) => SocialPlatforms;
   /** Seal the connection's tokens with this key instead of the worker's. */
   sealKey?: { id: string; key: Buffer };
@@ -59,7 +64,7 @@ interface WorldOptions {
   connected?: boolean;
 }
 
-/** A user with a stored video, a YouTube connection (token-1 / refresh-1, an hour left) and one pending publication. */
+/** A user with a stored video, a connection (YouTube unless told; token-1 / refresh-1, an hour left) and one pending publication. */
 async function world(t: ExecutionContext, db: TestDatabase, options: WorldOptions = {}) {
   const backend = await backendFor(db);
   const storage = new MemoryObjectStorage();
@@ -67,25 +72,29 @@ async function world(t: ExecutionContext, db: TestDatabase, options: WorldOption
   const item = historyItem(userId, randomUUID(), { mimeType: 'video/mp4', fileName: 'clip.mp4', sizeBytes: SIZE });
   await backend.repos.history.add(item);
   await storage.put(item.storageKey, Buffer.alloc(SIZE, 7), { contentType: 'video/mp4' });
-  const real = new YouTubePlatform({ clientId: 'c', clientSecret: 's', timeoutMs: 5000 });
-  const platforms = options.platforms?.(real) ?? { get: () => real, configured: () => ['YOUTUBE' as SocialPlatform] };
+  const platform = options.platform ?? 'YOUTUBE';
+  const real: SocialPlatformClient =
+    platform === 'TIKTOK'
+      ? new TikTokPlatform({ clientKey: 'k', clientSecret: 's', timeoutMs: 5000, pollIntervalMs: 10, pollTimeoutMs: 2000 })
+      : new YouTubePlatform({ clientId: 'c', clientSecret: 's', timeoutMs: 5000 });
+  const platforms = options.platforms?.(real) ?? { get: () => real, configured: () => [platform] };
   const cipher = new AesGcmTokenCipher([KEY]);
   const tokens = new ConnectionTokens({ connections: backend.repos.connections, cipher, platforms, clock, logger: quietLogger });
   if (options.connected !== false) {
     const sealer = options.sealKey ? new ConnectionTokens({ connections: backend.repos.connections, cipher: new AesGcmTokenCipher([options.sealKey]), platforms, clock, logger: quietLogger }) : tokens;
-    await backend.repos.connections.save(sealer.sealNew(userId, 'YOUTUBE', { accessToken: 'token-1', refreshToken: 'refresh-1', expiresInSeconds: 3600, accountId: null, scope: null }));
+    await backend.repos.connections.save(sealer.sealNew(userId, platform, { accessToken: 'token-1', refreshToken: 'refresh-1', expiresInSeconds: options.expiresInSeconds ?? 3600, accountId: null, scope: null }));
   }
   const attemptId = randomUUID();
   const now = clock.now();
-  await backend.repos.publications.request({ outputId: item.id, userId, platform: 'YOUTUBE', status: 'pending', attemptId, title: 'Clip', description: '', privacy: 'private', url: null, error: null, remoteRef: null, createdAt: now, updatedAt: now });
-  const body = publishMessage({ outputId: item.id, userId, platform: 'YOUTUBE', attemptId }, 'local').body;
+  await backend.repos.publications.request({ outputId: item.id, userId, platform, status: 'pending', attemptId, title: 'Clip', description: '', privacy: 'private', url: null, error: null, remoteRef: null, createdAt: now, updatedAt: now });
+  const body = publishMessage({ outputId: item.id, userId, platform, attemptId }, 'local').body;
   const events = new UserEventLog({ bus: new InProcessEventBus(), clock, logger: quietLogger });
   const ends = new PublicationEnds({ uow: backend.uow, events, clock, logger: quietLogger });
   const run = new RunPublication({ publications: backend.repos.publications, history: backend.repos.history, storage, platforms, tokens, ends, clock, logger: quietLogger, maxAttempts: 5, visibilitySeconds: 30 });
   const deadLetters = new FailDeadLetteredPublication({ history: backend.repos.history, ends, logger: quietLogger });
   const message = (attempt: number): DeliveredMessage => ({ id: attemptId, taskType: 'publish', environment: 'local', body, attempt, extendVisibility: async () => undefined });
   const outcome = async () => ({
-    publication: (await backend.repos.publications.find(item.id, 'YOUTUBE'))!,
+    publication: (await backend.repos.publications.find(item.id, platform))!,
     events: (await backend.repos.events.listSince(userId, 0, 100)).map((stored) => stored.event),
   });
   void t;
@@ -221,6 +230,53 @@ for (const db of DATABASES) {
       t.true(nock.isDone(), name);
       nock.cleanAll();
     }
+  });
+
+  // Pins that TikTok refusing the refresh grant (invalid_grant, even in a 200 answer) tells the user, in TikTok's own words, to connect again, while its other OAuth errors do not.
+  test.serial(`[${db}] TikTok refusing the refresh grant ends the publication with its words and "connect TIKTOK again"; another OAuth error does not ask to connect again`, async (t) => {
+    const refreshAnswer = (answer: Record<string, string>) =>
+      nock(TIKTOK_API)
+        .post('/v2/oauth/token/', (body: Record<string, string>) => body.grant_type === 'refresh_token' && body.refresh_token === 'refresh-1')
+        .times(2)
+        .reply(200, { ...answer, log_id: '202401011200000000' });
+
+    const refused = await world(t, db, { platform: 'TIKTOK', expiresInSeconds: 10 });
+    refreshAnswer({ error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.' });
+    t.deepEqual(await refused.run.execute(refused.message(1)), { action: 'ack' }, 'not retried');
+    const ended = await refused.outcome();
+    t.like(ended.publication, { status: 'failed', error: 'TIKTOK refused the authorization (TikTok token refresh: invalid_grant: Refresh token is invalid or expired.); connect TIKTOK again' });
+    t.deepEqual(ended.events.map((e) => e.type), ['publish.failed']);
+    nock.cleanAll();
+
+    const misconfigured = await world(t, db, { platform: 'TIKTOK', expiresInSeconds: 10 });
+    refreshAnswer({ error: 'invalid_client', error_description: 'Client key or secret is incorrect.' });
+    t.deepEqual(await misconfigured.run.execute(misconfigured.message(1)), { action: 'ack' });
+    const { publication } = await misconfigured.outcome();
+    t.is(publication.status, 'failed');
+    t.regex(publication.error ?? '', /^TikTok token refresh: .*invalid_client: Client key or secret is incorrect\.$/);
+    t.notRegex(publication.error ?? '', /connect TIKTOK again/, 'the user can do nothing about the server\'s client key');
+  });
+
+  // Pins that a failed publication's error text is shown, in the stored row and in the publish.failed event alike, without server file paths and cut to its limit.
+  test.serial(`[${db}] a failed publication's error text keeps no server file path and at most ${PUBLICATION_ERROR_MAX_CHARS} characters, in the row and the event`, async (t) => {
+    const path = '/var/lib/media-gen/storage/outputs/ab12/clip.mp4';
+    const failing = {
+      platform: 'YOUTUBE',
+      publish: async () => {
+        throw new PlatformError('rejected', `ENOENT: no such file or directory, open '${path}'; ${'the platform said more. '.repeat(200)}`);
+      },
+    } as unknown as SocialPlatformClient;
+    const w = await world(t, db, { platforms: () => ({ get: () => failing, configured: () => ['YOUTUBE'] }) });
+    t.deepEqual(await w.run.execute(w.message(1)), { action: 'ack' });
+    const { publication, events } = await w.outcome();
+    t.is(publication.status, 'failed');
+    const shown = publication.error ?? '';
+    t.true(shown.startsWith("ENOENT: no such file or directory, open '…/clip.mp4'; the platform said more."), shown.slice(0, 120));
+    t.false(shown.includes('/var/lib'), 'no server path');
+    t.is(shown.length, PUBLICATION_ERROR_MAX_CHARS);
+    t.true(shown.endsWith('…'), 'the cut is marked');
+    t.deepEqual(events.map((e) => e.type), ['publish.failed']);
+    t.is((events[0] as { error?: string }).error, shown, 'the event shows the same text');
   });
 
   // Pins clear, immediate failures for what no retry can fix: the platform no longer configured, the file no longer stored.
