@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
 import test from 'ava';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import type { EngineEvent, EngineRunRequest } from '../../core/ports/workflow-engine.port.ts';
+import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
 import { ComfyClient } from '../../adapters/comfyui/comfy-client.ts';
 import { ComfyEngine, type ComfyEngineOptions } from '../../adapters/comfyui/comfy-engine.ts';
 import { fileBytes, imageAndText, longBlur } from '../contract/workflow-engine.contract.ts';
@@ -73,7 +75,9 @@ test.serial('the server dies mid-job: the attempt fails as transient ENGINE.UNAV
   const result = engine.run(req);
   await running;
   await target.stop();
-  const outcome = await result;
+  // Bounded here, so an attempt that waits forever for the dead server fails this assertion instead of ava's timeout.
+  const outcome = await settledWithin(result, 20_000);
+  if (outcome === 'still waiting') return t.fail('the attempt still waits for a server that is gone');
   if (outcome.ok) return t.fail('succeeded without a server');
   t.is(outcome.error.code, 'ENGINE.UNAVAILABLE');
   t.true(outcome.transient);
@@ -386,4 +390,134 @@ test.serial('a chain of redeliveries whose earliest prompt was interrupted runs 
   if (!outcome.ok) return t.fail(JSON.stringify(outcome.error));
   t.deepEqual(outcome.texts.map((x) => x.text), ['hello engine']);
   t.deepEqual(await historyIds(target), [first.req.runId, third.req.runId], 'the job ran again');
+});
+
+/** A node deaf to interrupts (a custom node stuck in native code, say): it ends only when the test lets it. */
+const stubbornNode = (released: Promise<void>): NodeDef => ({
+  name: 'StubbornWait',
+  displayName: 'Stubborn Wait',
+  description: 'Waits without ever looking for an interrupt.',
+  category: 'testing',
+  pythonModule: 'custom_nodes.stubborn',
+  outputNode: true,
+  inputTypes: () => ({ required: {} }),
+  output: [],
+  run: async () => {
+    await released;
+    return {};
+  },
+});
+
+/** A forwarder that can freeze: its connections stay open but nothing goes through any more (a hung server, not a gone one). */
+const freezable = async (t: { teardown(fn: () => Promise<void>): void }, target: StartedComfyServer): Promise<{ url: string; freeze(): void }> => {
+  let frozen = false;
+  const sockets = new Set<Socket>();
+  const proxy = createServer((client) => {
+    const upstream = connect(target.port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.on('data', (chunk: Buffer) => void (frozen || upstream.write(chunk)));
+    upstream.on('data', (chunk: Buffer) => void (frozen || client.write(chunk)));
+    const drop = (): void => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    for (const socket of [client, upstream]) socket.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+  t.teardown(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  });
+  const address = proxy.address();
+  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, freeze: () => void (frozen = true) };
+};
+
+// Pins that cancelling a running prompt reports the server's own account of the interrupt (the node it stopped at), once the server has ended the prompt.
+test.serial('cancelling a running prompt ends the attempt with the node the server stopped at, once the prompt no longer runs there', async (t) => {
+  const target = await server(t);
+  const engine = engineFor(t, [target.url]);
+  const controller = new AbortController();
+  const { req, running } = request(longBlur(), { signal: controller.signal });
+  const result = engine.run(req);
+  await running;
+  controller.abort();
+  const outcome = await result;
+  if (outcome.ok) return t.fail('an interrupted run succeeded');
+  t.like(outcome.error, { code: 'ENGINE.INTERRUPTED', nodeId: '2', message: 'Interrupted before ImageBlur #2 finished' });
+  t.false(outcome.transient);
+  t.deepEqual(await queueOf(target), { running: [], pending: [] }, 'the prompt no longer runs on the server');
+  t.true((await historyIds(target)).includes(req.runId));
+});
+
+// Pins that a cancel whose delete of the pending prompt comes too late (the prompt started meanwhile) still stops the prompt on the server, and ends only once it has.
+test.serial('a cancel that loses the race with its prompt starting interrupts the prompt instead of leaving it running on the server', async (t) => {
+  const target = await server(t);
+  let waitingId = '';
+  let deletes = 0;
+  // Holds each delete until the prompt it names runs: what happens when the prompt before it ends just as the cancel comes.
+  const late: typeof fetch = async (input, init) => {
+    if (init?.method === 'POST' && String(input).endsWith('/queue')) {
+      deletes += 1;
+      await untilQueue(target, (q) => q.running.includes(waitingId));
+    }
+    return fetch(input, init);
+  };
+  const engine = engineFor(t, [target.url], { jobsPerServer: 2, fetch: late });
+  const first = request(shortBlur(6));
+  const one = engine.run(first.req);
+  await first.running;
+  const controller = new AbortController();
+  const waiting = request(longBlur(), { signal: controller.signal });
+  waitingId = waiting.req.runId;
+  const second = engine.run(waiting.req);
+  await untilQueue(target, (q) => q.pending.includes(waitingId));
+  controller.abort();
+  const cancelled = await second;
+  t.is(deletes, 1, 'the delete was sent, too late to remove the prompt');
+  t.false((await queueOf(target)).running.includes(waitingId), 'the cancelled prompt no longer runs on the server');
+  if (cancelled.ok) return t.fail('a cancelled run succeeded');
+  t.is(cancelled.error.code, 'ENGINE.INTERRUPTED');
+  t.regex(cancelled.error.message, /^Interrupted before \w+ #\d finished$/, 'the server ended it by the interrupt');
+  t.true((await one).ok);
+});
+
+// Pins that a cancel the server never carries out (a node deaf to interrupts) ends the attempt after COMFYUI_TIMEOUT_MS instead of holding the worker until the node is done.
+test.serial('a cancel the server does not confirm in time ends the attempt anyway, saying so', async (t) => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const target = await startComfyProtocolServer({ extraNodes: [stubbornNode(released)] });
+  t.teardown(async () => {
+    release();
+    await target.close();
+  });
+  const engine = engineFor(t, [target.url], { timeoutMs: 1500 });
+  const controller = new AbortController();
+  const { req, running } = request({ '1': { class_type: 'StubbornWait', inputs: {} } }, { signal: controller.signal }, '1');
+  const result = engine.run(req);
+  await running;
+  controller.abort();
+  const outcome = await settledWithin(result, 15_000);
+  if (outcome === 'still waiting') return t.fail('the attempt still waits for an interrupt the server never carries out');
+  if (outcome.ok) return t.fail('a cancelled run succeeded');
+  t.like(outcome.error, { code: 'ENGINE.INTERRUPTED', message: 'Cancelled; the server did not confirm the interrupt in time' });
+  t.false(outcome.transient);
+});
+
+// Pins that a server that stops answering (connections open, no replies) fails the attempt as transient after its timeouts instead of hanging the worker.
+test.serial('a server that hangs mid-job (connections open, no answers) fails the attempt as transient, naming the missing answer', async (t) => {
+  const target = await server(t);
+  const proxy = await freezable(t, target);
+  const engine = engineFor(t, [proxy.url], { timeoutMs: 1000, failoverMs: 1000 });
+  const { req, running } = request(longBlur());
+  const result = engine.run(req);
+  await running;
+  proxy.freeze();
+  const outcome = await settledWithin(result, 15_000);
+  if (outcome === 'still waiting') return t.fail('the attempt still waits for a server that no longer answers');
+  if (outcome.ok) return t.fail('succeeded without answers from the server');
+  t.is(outcome.error.code, 'ENGINE.UNAVAILABLE');
+  t.true(outcome.transient);
+  t.regex(outcome.error.message, /no answer in 1000 ms/);
 });

@@ -160,6 +160,22 @@ for (const db of DATABASES) {
     t.is(legacy.headers.get('deprecation'), 'true');
   });
 
+  // Pins that the content type signed into a link is the one served, over the one the storage recorded for the file.
+  test(`${db}: a signed URL that names a content type serves the file as that type; one that names none, as stored`, async (t) => {
+    const app = appOf();
+    const storage = storageOf(app);
+    const key = `outputs/signed-type-${db}/job/picture.bin`;
+    await storage.put(key, Buffer.from('stored without a useful type'), { contentType: 'application/octet-stream' });
+    const typed = await fetch(local(app, await storage.signedUrl(key, { expiresInSeconds: 120, disposition: 'inline', fileName: 'picture.png', contentType: 'image/png' })));
+    t.is(typed.status, 200);
+    t.is(typed.headers.get('content-type'), 'image/png');
+    t.is(await typed.text(), 'stored without a useful type');
+    const untyped = await fetch(local(app, await storage.signedUrl(key, { expiresInSeconds: 120, disposition: 'inline', fileName: 'picture.bin' })));
+    t.is(untyped.status, 200);
+    t.is(untyped.headers.get('content-type'), 'application/octet-stream');
+    await untyped.arrayBuffer();
+  });
+
   test(`${db}: a tampered or expired signed URL is 403 with the error body; a deleted file is 404`, async (t) => {
     const app = appOf();
     const { client, user } = await signedIn();

@@ -6,17 +6,21 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mock } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import { WsGateway, WS_CLOSE, type SocketClaims } from '../../adapters/ws/ws-gateway.ts';
 import type { UserEvent } from '../../core/domain/user-events.ts';
 import { SESSION_CHANNEL, USER_EVENTS_CHANNEL, type EventBus, type StoredUserEvent } from '../../core/ports/user-events.port.ts';
 import { quietLogger } from '../support/generation-harness.ts';
-import { connectWs, type WsMessage } from '../support/ws-test-client.ts';
+import { connectWs, refusedStatus, type WsMessage } from '../support/ws-test-client.ts';
 
 const USER = 'user-a';
 const AT = new Date('2030-01-01T00:00:00.000Z');
 const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+/** The longest delay setTimeout takes (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const isEvent = (m: WsMessage): boolean => typeof m.seq === 'number';
 const seqsOf = (messages: WsMessage[]): number[] => messages.filter(isEvent).map((m) => m.seq!);
@@ -51,12 +55,18 @@ class StandInBus implements EventBus {
   async close(): Promise<void> {}
 }
 
-async function setup(t: ExecutionContext, tokens: Record<string, Omit<SocketClaims, 'expiresAt'>> = { 'token-a': { userId: USER, sessionId: 'login-1' } }) {
+/** A token's claims; its access token expires `expiresInMs` after it is checked (an hour unless told). */
+type TokenClaims = Omit<SocketClaims, 'expiresAt'> & { expiresInMs?: number };
+
+async function setup(t: ExecutionContext, tokens: Record<string, TokenClaims> = { 'token-a': { userId: USER, sessionId: 'login-1' } }) {
   const bus = new StandInBus();
   const stored: StoredUserEvent[] = [];
   /** While set, each replay read takes its page at once and hands it over only when the gate opens. */
   let gate: Promise<void> | null = null;
   let replayReads = 0;
+  /** While set, each authentication waits for it. */
+  let authGate: Promise<void> | null = null;
+  let authentications = 0;
   const store = {
     /** Stored only: its fan-out is lost. */
     append(event: UserEvent): StoredUserEvent {
@@ -73,7 +83,13 @@ async function setup(t: ExecutionContext, tokens: Record<string, Omit<SocketClai
     fanOut: (one: StoredUserEvent) => bus.publish(USER_EVENTS_CHANNEL, { userId: one.userId, seq: one.seq, event: one.event, createdAt: one.createdAt.toISOString() }),
   };
   const gateway = new WsGateway({
-    authenticate: async (token) => (tokens[token] ? { ...tokens[token]!, expiresAt: new Date(Date.now() + HOUR) } : null),
+    authenticate: async (token) => {
+      authentications += 1;
+      if (authGate) await authGate;
+      const claims = tokens[token];
+      if (!claims) return null;
+      return { userId: claims.userId, sessionId: claims.sessionId, expiresAt: new Date(Date.now() + (claims.expiresInMs ?? HOUR)) };
+    },
     replay: async (userId, since, max) => {
       replayReads += 1;
       const page = stored.filter((one) => one.userId === userId && one.seq > since).slice(0, max);
@@ -110,7 +126,23 @@ async function setup(t: ExecutionContext, tokens: Record<string, Omit<SocketClai
       },
     };
   };
-  return { bus, store, url, holdReplays, connect: (token = 'token-a') => connectWs(url, { bearer: token }) };
+  /** Holds every authentication until the returned function is called; resolves once one has begun. */
+  const holdAuthentication = () => {
+    let open!: () => void;
+    authGate = new Promise<void>((resolve) => (open = resolve));
+    const before = authentications;
+    const started = (async () => {
+      while (authentications === before) await delay(1);
+    })();
+    return {
+      started,
+      release: () => {
+        authGate = null;
+        open();
+      },
+    };
+  };
+  return { bus, store, url, gateway, holdReplays, holdAuthentication, connect: (token = 'token-a') => connectWs(url, { bearer: token }) };
 }
 
 test('a sync replays every stored event after since, over more than one page (500 each)', async (t) => {
@@ -217,4 +249,50 @@ test.serial('a client that does not read is dropped once more than 4 MB wait for
   // Pins: the gateway terminated the socket (no close frame) rather than queueing 30 MB for it.
   t.is(await Promise.race([socket.closed, delay(10_000).then(() => 'still open')]), 1006);
   t.true(seqsOf(socket.messages).length < 300, `${seqsOf(socket.messages).length} events arrived`);
+});
+
+// Pins that an upgrade still being authenticated when the gateway stops is refused with 503 instead of opening a socket on a stopping server.
+test('an upgrade still authenticating when the gateway stops is refused with 503', async (t) => {
+  const { url, gateway, holdAuthentication } = await setup(t);
+  const hold = holdAuthentication();
+  const attempt = refusedStatus(url, { bearer: 'token-a' }).catch((error: unknown) => String(error));
+  await hold.started;
+  const stopped = gateway.stop();
+  hold.release();
+  await stopped;
+  t.deepEqual(await attempt, { status: 503, body: JSON.stringify({ statusCode: 503, error: 'Service Unavailable', message: 'Server shutting down' }) });
+});
+
+// Pins that a token valid for longer than setTimeout's limit (24.8 days, an API key say) keeps its socket open, its expiry timer clamped: no
+// TimeoutOverflowWarning in the operator's log (an overflowing delay becomes 1 ms: the socket would close at once, or its timer spin and warn each ms).
+test('a socket whose token expires in 30 days stays open, and its expiry timer does not overflow', async (t) => {
+  const overflows: string[] = [];
+  const onWarning = (warning: Error): void => void (warning.name === 'TimeoutOverflowWarning' && overflows.push(warning.message));
+  process.on('warning', onWarning);
+  t.teardown(() => void process.off('warning', onWarning));
+  const { connect } = await setup(t, { 'token-long': { userId: USER, sessionId: 'key-1', expiresInMs: 30 * DAY } });
+  const socket = await connect('token-long');
+  socket.send({ type: 'sync' });
+  await socket.waitFor((m) => m.type === 'job.snapshot');
+  t.is(await Promise.race([socket.closed, delay(500).then(() => 'still open')]), 'still open');
+  t.deepEqual(overflows.slice(0, 1), []);
+  await socket.close();
+});
+
+// Pins that an expiry beyond setTimeout's limit closes the socket (4001) when the token expires: not after 24.8 days, not never.
+test.serial('a socket whose token expires in 30 days closes with 4001 after 30 days, not when the first 24.8-day timer fires', async (t) => {
+  const { connect } = await setup(t, { 'token-a': { userId: USER, sessionId: 'login-1' }, 'token-long': { userId: USER, sessionId: 'key-1', expiresInMs: 30 * DAY } });
+  const socket = await connect('token-a');
+  // Fake timers from here: the 30-day expiry is armed by the in-band auth below, on the mocked clock.
+  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+  t.teardown(() => mock.timers.reset());
+  socket.send({ type: 'auth', token: 'token-long' });
+  await socket.waitFor((m) => m.type === 'auth.ok');
+  mock.timers.tick(MAX_TIMER_MS);
+  socket.send({ type: 'sync' });
+  const answer = await Promise.race([socket.closed.then((code) => `closed ${code}`), socket.waitFor((m) => m.type === 'job.snapshot').then(() => 'open')]);
+  t.is(answer, 'open', 'still open after 24.8 of its 30 days');
+  mock.timers.tick(30 * DAY - MAX_TIMER_MS);
+  mock.timers.reset();
+  t.is(await Promise.race([socket.closed, delay(10_000).then(() => 'still open')]), WS_CLOSE.TOKEN_EXPIRED);
 });

@@ -9,6 +9,8 @@ const LOG_UNIT = 'tests/unit/user-event-log.test.ts';
 const STORE_CONTRACT = 'tests/contract/user-event-store.test.ts';
 const WS = 'tests/integration/websocket.test.ts';
 const GATEWAY_UNIT = 'tests/unit/events-ws-gateway.test.ts';
+const FILES_ROUTE = 'adapters/http/routes/files.routes.ts';
+const UPLOADS = 'tests/integration/uploads.test.ts';
 
 export const MUTATIONS: Mutation[] = [
   // The job event feed (Comfy API v2 job streams, ADR 040).
@@ -241,5 +243,69 @@ export const MUTATIONS: Mutation[] = [
     find: 'if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {',
     replace: 'if (false) {',
     tests: [GATEWAY_UNIT],
+  },
+  // Audit: the gateway's stop, its expiry timer, and the files route's reading of a signed link's verdict.
+  {
+    name: 'events: gateway: an upgrade authenticated while the gateway stops is opened instead of refused with 503 (audit)',
+    file: GATEWAY,
+    find: "if (this.stopping) return rejectUpgrade(socket, 503, 'Server shutting down');",
+    replace: '',
+    tests: [GATEWAY_UNIT, WS],
+  },
+  {
+    name: 'events: gateway: a token expiring in more than 24.8 days arms an overflowing timer (1 ms, re-armed and warned about every ms) (audit)',
+    file: GATEWAY,
+    find: '}, Math.min(delay, MAX_TIMER_MS));',
+    replace: '}, delay);',
+    tests: [GATEWAY_UNIT, WS],
+  },
+  {
+    name: 'events: gateway: a token expiring in more than 24.8 days closes its socket after 24.8 days (audit)',
+    file: GATEWAY,
+    find: 'if (delay > MAX_TIMER_MS) this.expireAt(client, expiresAt);\n      else client.ws.close(',
+    replace: 'client.ws.close(',
+    tests: [GATEWAY_UNIT, WS],
+  },
+  {
+    name: 'events: files: an expired signed link is answered as a bad signature (audit)',
+    file: FILES_ROUTE,
+    find: "verdict.reason === 'expired' ?",
+    replace: 'false ?',
+    tests: [UPLOADS],
+  },
+  {
+    name: 'events: files: a bad signature is answered as an expired link (audit)',
+    file: FILES_ROUTE,
+    find: "verdict.reason === 'expired' ?",
+    replace: 'true ?',
+    tests: [UPLOADS],
+  },
+  {
+    name: "events: files: the content type signed into the link is ignored for the stored one (audit)",
+    file: FILES_ROUTE,
+    find: "res.setHeader('Content-Type', verdict.contentType ?? file.contentType);",
+    replace: "res.setHeader('Content-Type', file.contentType);",
+    tests: [UPLOADS],
+  },
+  {
+    name: 'events: files: a signed attachment link is served inline (audit)',
+    file: FILES_ROUTE,
+    find: 'contentDisposition(verdict.disposition, verdict.fileName)',
+    replace: "contentDisposition('inline', verdict.fileName)",
+    tests: [UPLOADS],
+  },
+  {
+    name: "events: files: the signed file name is not the download's name (audit)",
+    file: FILES_ROUTE,
+    find: 'contentDisposition(verdict.disposition, verdict.fileName)',
+    replace: "contentDisposition(verdict.disposition, 'file')",
+    tests: [UPLOADS],
+  },
+  {
+    name: 'events: files: a signed file may be cached past the link\'s expiry (audit)',
+    file: FILES_ROUTE,
+    find: 'max-age=${verdict.remainingSeconds}',
+    replace: 'max-age=86400',
+    tests: [UPLOADS],
   },
 ];
