@@ -7,6 +7,7 @@ export * from './domain/asset-reference.ts';
 export * from './domain/audit.ts';
 export * from './domain/client-error-text.ts';
 export * from './domain/coin.ts';
+export * from './domain/fit-choices.ts';
 export * from './domain/image-type.ts';
 export * from './domain/ids.ts';
 export * from './domain/job.ts';

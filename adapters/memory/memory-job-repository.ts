@@ -1,7 +1,7 @@
 import { sourcesOf, type GenerationJob, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import { serveOrder, type QueueOrder } from '../../core/domain/queue-order.ts';
-import type { JobChanges, JobMove, JobRepository, NewJob, RunningWork } from '../../core/ports/job-repository.port.ts';
+import type { JobChanges, JobMove, JobRepository, NewJob, QueuedAhead, RunningWork } from '../../core/ports/job-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domain/template-stats.ts';
 
@@ -147,12 +147,18 @@ export class MemoryJobRepository implements JobRepository {
     return true;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<QueuedAhead[]> {
     const line = serveOrder([...this.jobs.values()].filter((other) => other.status === 'queued'), order);
     const place = line.findIndex((other) => other.id === job.id);
-    const counts = new Map<string | null, number>();
-    for (const other of line.slice(0, Math.max(0, place))) counts.set(other.templateId, (counts.get(other.templateId) ?? 0) + 1);
-    return [...counts.entries()].map(([templateId, count]) => ({ templateId, count })).sort((a, b) => (a.templateId === null ? -1 : b.templateId === null ? 1 : a.templateId < b.templateId ? -1 : 1));
+    const groups = new Map<string, QueuedAhead>();
+    for (const other of line.slice(0, Math.max(0, place))) {
+      const key = JSON.stringify([other.templateId, other.fitChoices]);
+      const group = groups.get(key) ?? { templateId: other.templateId, fitChoices: other.fitChoices, count: 0 };
+      group.count += 1;
+      groups.set(key, group);
+    }
+    const byTemplate = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+    return [...groups.values()].sort((a, b) => byTemplate(a.templateId, b.templateId) || (a.fitChoices < b.fitChoices ? -1 : a.fitChoices > b.fitChoices ? 1 : 0));
   }
 
   async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
@@ -170,7 +176,7 @@ export class MemoryJobRepository implements JobRepository {
       .filter((job) => job.status === 'running')
       .sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : 1))
       .slice(0, max)
-      .map((job) => ({ templateId: job.templateId, engineServer: job.engineServer, startedAt: new Date(start(job)), retryAt: job.retryAt && new Date(job.retryAt) }));
+      .map((job) => ({ templateId: job.templateId, fitChoices: job.fitChoices, engineServer: job.engineServer, startedAt: new Date(start(job)), retryAt: job.retryAt && new Date(job.retryAt) }));
   }
 
   async listPastStartDeadline(now: Date, max: number): Promise<GenerationJob[]> {

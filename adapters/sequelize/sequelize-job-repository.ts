@@ -2,7 +2,7 @@ import { DataTypes, Op, type Model, type Sequelize, type WhereOptions } from 'se
 import { sourcesOf, type GenerationJob, type JobError, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
 import { pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { QueueOrder } from '../../core/domain/queue-order.ts';
-import type { JobChanges, JobMove, JobRepository, NewJob, RunningWork } from '../../core/ports/job-repository.port.ts';
+import type { JobChanges, JobMove, JobRepository, NewJob, QueuedAhead, RunningWork } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { isUniqueViolation, readPage, selectRows, sqlIn, sqlTime, type SqlScope } from './sql-scope.ts';
 import { failureRateOf, type TemplateStats } from '../../core/domain/template-stats.ts';
@@ -37,6 +37,7 @@ interface JobRow {
   finished_at: Date | null;
   engine_server: number | null;
   retry_at: Date | null;
+  fit_choices: string;
 }
 
 export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
@@ -73,6 +74,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         finished_at: DataTypes.DATE(3),
         engine_server: DataTypes.INTEGER,
         retry_at: DataTypes.DATE(3),
+        fit_choices: DataTypes.STRING(1000),
       },
       { tableName: 'generation_jobs' },
     ),
@@ -108,6 +110,7 @@ const toSummary = (row: Omit<JobRow, 'workflow'>): JobSummary => ({
   finishedAt: row.finished_at ? new Date(row.finished_at) : null,
   engineServer: row.engine_server === null || row.engine_server === undefined ? null : Number(row.engine_server),
   retryAt: row.retry_at ? new Date(row.retry_at) : null,
+  fitChoices: row.fit_choices ?? '',
 });
 
 /** A TEXT column holds 65,535 bytes on MariaDB (a longer value fails the whole write, and the job would stay running). */
@@ -131,7 +134,7 @@ export const errorColumn = (error: JobError): string => {
 const JOB_COLUMNS = [
   'id', 'user_id', 'template_id', 'template_version', 'status', 'progress_value', 'progress_max', 'status_text', 'workflow', 'used_parameters',
   'image_refs', 'output_type', 'paid_coins', 'refunded_coins', 'test_run', 'error', 'text_outputs', 'attempts', 'run_id', 'lease_until',
-  'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at', 'engine_server', 'retry_at',
+  'start_deadline', 'announced_position', 'queue_turn', 'created_at', 'updated_at', 'started_at', 'finished_at', 'engine_server', 'retry_at', 'fit_choices',
 ] as const satisfies readonly (keyof JobRow)[];
 /** Every column but the workflow: what the lists read. */
 const SUMMARY_COLUMNS = JOB_COLUMNS.filter((column) => column !== 'workflow').join(', ');
@@ -158,22 +161,22 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
 });
 
 /**
- * The queued jobs ahead of one, per template (JobRepository.queuedAhead). Arrival order reads the queued jobs
+ * The queued jobs ahead of one, per template and choices (JobRepository.queuedAhead). Arrival order reads the queued jobs
  * created before it and no others (about 2 ms at 5,000 queued on SQLite); owner turns read the queued jobs of an
  * earlier turn, or of its turn and created before it (each job's turn is stored at submit, ADR 047). Either way, a job
  * no longer queued has no place: nothing is ahead of it. Plain SQL on the driver (read for every queued job of a page
  * a client polls), positional parameters: ARRIVED_AHEAD takes [createdAt, createdAt, id, id], TURNS_AHEAD [turn, turn,
  * createdAt, createdAt, id, id].
  */
-const ARRIVED_AHEAD = `SELECT template_id, COUNT(*) AS n FROM generation_jobs
+const ARRIVED_AHEAD = `SELECT template_id, fit_choices, COUNT(*) AS n FROM generation_jobs
   WHERE status = 'queued' AND (created_at < ? OR (created_at = ? AND id < ?))
     AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = ? AND me.status = 'queued')
-  GROUP BY template_id ORDER BY template_id`;
-const TURNS_AHEAD = `SELECT template_id, COUNT(*) AS n FROM generation_jobs
+  GROUP BY template_id, fit_choices ORDER BY template_id, fit_choices`;
+const TURNS_AHEAD = `SELECT template_id, fit_choices, COUNT(*) AS n FROM generation_jobs
   WHERE status = 'queued'
     AND (queue_turn < ? OR (queue_turn = ? AND (created_at < ? OR (created_at = ? AND id < ?))))
     AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = ? AND mine.status = 'queued')
-  GROUP BY template_id ORDER BY template_id`;
+  GROUP BY template_id, fit_choices ORDER BY template_id, fit_choices`;
 
 export class SequelizeJobRepository implements JobRepository {
   constructor(private readonly scope: SqlScope) {}
@@ -214,6 +217,7 @@ export class SequelizeJobRepository implements JobRepository {
       finished_at: null,
       engine_server: null,
       retry_at: null,
+      fit_choices: job.fitChoices,
     };
     try {
       await this.scope.run(INSERT_JOB, JOB_COLUMNS.map((column) => row[column]));
@@ -258,13 +262,13 @@ export class SequelizeJobRepository implements JobRepository {
     return changed === 1;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]> {
+  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<QueuedAhead[]> {
     const createdAt = sqlTime(job.createdAt, this.scope.dialect);
-    const rows = await this.scope.read<{ template_id: string | null; n: number | string }>(
+    const rows = await this.scope.read<{ template_id: string | null; fit_choices: string; n: number | string }>(
       order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD,
       order === 'arrival' ? [createdAt, createdAt, job.id, job.id] : [job.queueTurn, job.queueTurn, createdAt, createdAt, job.id, job.id],
     );
-    return rows.map((row) => ({ templateId: row.template_id, count: Number(row.n) }));
+    return rows.map((row) => ({ templateId: row.template_id, fitChoices: row.fit_choices, count: Number(row.n) }));
   }
 
   async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
@@ -280,13 +284,14 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   async runningWork(max: number): Promise<RunningWork[]> {
-    const rows = await this.scope.read<{ template_id: string | null; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string; retry_at: Date | string | null }>(
-      `SELECT template_id, engine_server, started_at, created_at, retry_at FROM generation_jobs WHERE status = 'running'
+    const rows = await this.scope.read<{ template_id: string | null; fit_choices: string; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string; retry_at: Date | string | null }>(
+      `SELECT template_id, fit_choices, engine_server, started_at, created_at, retry_at FROM generation_jobs WHERE status = 'running'
        ORDER BY started_at ASC, id ASC LIMIT ${Math.max(1, Math.floor(max))}`,
       [],
     );
     return rows.map((row) => ({
       templateId: row.template_id,
+      fitChoices: row.fit_choices,
       engineServer: row.engine_server === null ? null : Number(row.engine_server),
       startedAt: new Date(row.started_at ?? row.created_at),
       retryAt: row.retry_at ? new Date(row.retry_at) : null,

@@ -76,6 +76,11 @@ export interface GenerationJob {
    */
   queueTurn: number;
   /**
+   * Its choices among its template's enum parameters, as `fitChoicesOf` writes them at submit ('' when none, and for
+   * jobs submitted before they were kept): with the template, they decide which servers can run it (ADR 050).
+   */
+  fitChoices: string;
+  /**
    * The engine server its latest attempt was handed to, or that ran it (1-based, as in COMFYUI_URLS); null before it
    * starts and where servers are not told apart (the builtin engine). Run estimates learn per server from it.
    */

@@ -8,9 +8,18 @@ export type NewJob = Omit<
   'refundedCoins' | 'error' | 'textOutputs' | 'attempts' | 'runId' | 'leaseUntil' | 'startedAt' | 'finishedAt' | 'updatedAt' | 'engineServer' | 'retryAt'
 >;
 
+/** A group of queued jobs ahead of one: the same template and the same choices among its enum parameters. */
+export interface QueuedAhead {
+  templateId: string | null;
+  fitChoices: string;
+  count: number;
+}
+
 /** What an estimate needs of a running job. */
 export interface RunningWork {
   templateId: string | null;
+  /** Its choices among its template's enum parameters (`GenerationJob.fitChoices`). */
+  fitChoices: string;
   engineServer: number | null;
   startedAt: Date;
   /** Waiting out a retry delay: when its next attempt is due (`GenerationJob.retryAt`). */
@@ -79,10 +88,11 @@ export interface JobRepository {
   /**
    * The queued jobs ahead of the queued job `job` in the queue's `order` (core/domain/queue-order.ts: `arrival`,
    * created earlier, the lower id first at the same instant; `owner-turns`, by `queueTurn` (fixed at submit, ADR 047),
-   * each turn in arrival order), every user's, counted per template (null: raw workflows), by template id with null
-   * first; empty when `job` is not queued. Queue positions learn from it (ADR 037).
+   * each turn in arrival order), every user's, counted per template (null: raw workflows) and per choices among its
+   * enum parameters (`fitChoices`, ADR 050), by template id with null first, then by choices; empty when `job` is not
+   * queued. Queue positions learn from it (ADR 037).
    */
-  queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<{ templateId: string | null; count: number }[]>;
+  queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<QueuedAhead[]>;
   /**
    * Records `position` as the queued job's last announced queue position: false (nothing written) when the job is
    * not queued or that position was already announced, so each change is announced once across processes.
@@ -95,7 +105,7 @@ export interface JobRepository {
    */
   recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]>;
   /**
-   * The running jobs' template, engine server and start (`startedAt`, else `createdAt`), earliest start first, at most
+   * The running jobs' template, choices (`fitChoices`), engine server and start (`startedAt`, else `createdAt`), earliest start first, at most
    * `max`: the work a queued job's ETA waits for (ADR 037). Only those columns: read on every estimate.
    */
   runningWork(max: number): Promise<RunningWork[]>;

@@ -91,6 +91,7 @@ export const newJob = (userId: string, over: Partial<NewJob> = {}): NewJob => ({
   testRun: false,
   startDeadline: null,
   queueTurn: 1,
+  fitChoices: '',
   createdAt: at(0),
   ...over,
 });

@@ -460,10 +460,10 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     // The job on server 2 waits out a retry delay until second 30.
     t.true(await own.jobs.updateRunning(waiting!.id, waiting!.runId, { retryAt: at(30 * SECOND) }, at(11 * SECOND)));
     t.deepEqual(await own.jobs.runningWork(10), [
-      { templateId: null, engineServer: null, startedAt: at(5 * SECOND), retryAt: null },
-      { templateId: one, engineServer: 2, startedAt: at(10 * SECOND), retryAt: at(30 * SECOND) },
+      { templateId: null, fitChoices: '', engineServer: null, startedAt: at(5 * SECOND), retryAt: null },
+      { templateId: one, fitChoices: '', engineServer: 2, startedAt: at(10 * SECOND), retryAt: at(30 * SECOND) },
     ]);
-    t.deepEqual(await own.jobs.runningWork(1), [{ templateId: null, engineServer: null, startedAt: at(5 * SECOND), retryAt: null }]);
+    t.deepEqual(await own.jobs.runningWork(1), [{ templateId: null, fitChoices: '', engineServer: null, startedAt: at(5 * SECOND), retryAt: null }]);
     t.deepEqual((await own.jobs.findById(waiting!.id))!.retryAt, at(30 * SECOND));
     // Its next attempt starts: no longer waiting.
     t.true(await own.jobs.transition(waiting!.id, { to: 'running', runId: randomUUID(), changes: { startedAt: at(30 * SECOND), retryAt: null } }, at(30 * SECOND)));
@@ -497,26 +497,63 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     const late = await put('queued', { userId: c, templateId: t2, createdAt: time(6_000), queueTurn: 1 });
 
     t.deepEqual(await own.jobs.queuedAhead(me, 'arrival'), [
-      { templateId: null, count: 1 },
-      { templateId: t1, count: 2 },
-      { templateId: t2, count: 2 },
+      { templateId: null, fitChoices: '', count: 1 },
+      { templateId: t1, fitChoices: '', count: 2 },
+      { templateId: t2, fitChoices: '', count: 2 },
     ]);
     // Turn 1: A@1000, B@2000, C@6000; turn 2: B@2500, A@3000; turn 3: me. A@4000 (turn 4) comes after, lower id or not.
     t.deepEqual(await own.jobs.queuedAhead(me, 'owner-turns'), [
-      { templateId: null, count: 1 },
-      { templateId: t1, count: 2 },
-      { templateId: t2, count: 2 },
+      { templateId: null, fitChoices: '', count: 1 },
+      { templateId: t1, fitChoices: '', count: 2 },
+      { templateId: t2, fitChoices: '', count: 2 },
     ]);
     t.deepEqual(await own.jobs.queuedAhead(late, 'arrival'), [
-      { templateId: null, count: 1 },
-      { templateId: t1, count: 4 },
-      { templateId: t2, count: 2 },
+      { templateId: null, fitChoices: '', count: 1 },
+      { templateId: t1, fitChoices: '', count: 4 },
+      { templateId: t2, fitChoices: '', count: 2 },
     ]);
-    t.deepEqual(await own.jobs.queuedAhead(late, 'owner-turns'), [{ templateId: t1, count: 2 }], "C's first job waits only for the first jobs of A and B");
+    t.deepEqual(await own.jobs.queuedAhead(late, 'owner-turns'), [{ templateId: t1, fitChoices: '', count: 2 }], "C's first job waits only for the first jobs of A and B");
     for (const order of ['arrival', 'owner-turns'] as const) {
       t.deepEqual(await own.jobs.queuedAhead(started, order), [], `${order}: a job no longer queued has no place`);
       t.deepEqual(await own.jobs.queuedAhead({ id: randomUUID(), createdAt: time(0), queueTurn: 1 }, order), [], `${order}: an unknown job has none`);
     }
+  });
+
+  test(`${name}: queuedAhead counts jobs of one template apart by their choices (case counts), and jobs keep their choices`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const time = (ms: number) => new Date(Date.parse('1980-01-01T00:00:00.000Z') + ms);
+    const userId = await addUser(own.users);
+    const template = randomUUID();
+    const [lower, upper] = [JSON.stringify({ ckpt: 'flux.safetensors' }), JSON.stringify({ ckpt: 'Flux.safetensors' })];
+    const sdxl = JSON.stringify({ ckpt: 'sdxl.safetensors' });
+    const put = async (fitChoices: string, ms: number): Promise<GenerationJob> => {
+      const job = newJob(userId, { templateId: template, fitChoices, createdAt: time(ms) });
+      if (!(await own.jobs.create(job))) throw new Error('job not created');
+      return (await own.jobs.findById(job.id))!;
+    };
+    const first = await put(sdxl, 1_000);
+    t.is(first.fitChoices, sdxl, 'kept as written');
+    await put(lower, 2_000);
+    await put(sdxl, 3_000);
+    await put(upper, 4_000);
+    await put('', 5_000);
+    const last = await put(lower, 6_000);
+    for (const order of ['arrival', 'owner-turns'] as const) {
+      const got = await own.jobs.queuedAhead(last, order);
+      t.deepEqual(
+        [...got].sort((a, b) => (a.fitChoices < b.fitChoices ? -1 : 1)),
+        [
+          { templateId: template, fitChoices: '', count: 1 },
+          { templateId: template, fitChoices: upper, count: 1 },
+          { templateId: template, fitChoices: lower, count: 1 },
+          { templateId: template, fitChoices: sdxl, count: 2 },
+        ],
+        order,
+      );
+    }
+    t.true(await own.jobs.transition(first.id, { to: 'running', runId: randomUUID(), changes: { startedAt: time(7_000) } }, time(7_000)));
+    t.deepEqual((await own.jobs.runningWork(10)).map((work) => work.fitChoices), [sdxl], 'a running job tells its choices too');
+    t.is((await own.jobs.findSummaryForUser(last.id, userId))!.fitChoices, lower);
   });
 
   test(`${name}: announcePosition records a queued job's position once per change, and never for a job not queued`, async (t) => {

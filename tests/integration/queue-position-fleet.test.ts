@@ -74,6 +74,45 @@ for (const db of DATABASES) {
   });
 }
 
+/** An active template that lets its users choose the checkpoint: a (server 1 only) or b (server 2 only). */
+async function templateChoosing(app: TestApp): Promise<string> {
+  const id = randomUUID();
+  const at = new Date();
+  const workflow = { ...imageWorkflow(), '5': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'a.safetensors' } } };
+  const parameterMap = { ...colorMap(), model: { key: 'model', type: 'enum', node_id: '5', input_name: 'ckpt_name', options: ['a.safetensors', 'b.safetensors'], default: 'a.safetensors' } } as ReturnType<typeof colorMap>;
+  const created = await reposOf(app).templates.create({ id, name: `chooses a checkpoint ${id}`, description: null, category: 'text-to-image', workflow, parameterMap, cost: 1, outputType: 'image', isActive: true, version: 1, publishedAt: at, createdAt: at, updatedAt: at });
+  if (!created) throw new Error('template not created');
+  return id;
+}
+
+for (const db of DATABASES) {
+  test.serial(`[${db}] one template, two checkpoints on two servers: a job counts only the jobs that chose a model on its server`, async (t) => {
+    const { app, user, userId } = await fleetApp(t, db);
+    const others = [app.client(), app.client()];
+    for (const other of others) await other.signUp();
+    const template = await templateChoosing(app);
+    const past = Date.now() - 3600_000;
+    await pastSuccess(app, userId, 10_000, new Date(past), template, 1);
+    await pastSuccess(app, userId, 10_000, new Date(past + 60_000), template, 2);
+    const submit = async (client: TestClient, model: string) => {
+      const res = await client.post('/generate', { templateId: template, parameters: { color: 1, model } });
+      if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+      await delay(5);
+      return res.body.id as string;
+    };
+    const a1 = await submit(user, 'a.safetensors');
+    const b1 = await submit(others[0]!, 'b.safetensors');
+    const a2 = await submit(others[1]!, 'a.safetensors');
+    // a1 and b1 each have their server to themselves: 0 ahead, 10 s. a2 waits for a1 on server 1: 1 ahead, 20 s.
+    // (By the template alone, which no server can run with both checkpoints: every job ahead over both slots, b1 1
+    // ahead, 10 / 2 + 10 = 15 s; a2 2 ahead.)
+    t.deepEqual(await estimateOf(user, a1), [0, 10]);
+    t.deepEqual(await estimateOf(others[0]!, b1), [0, 10]);
+    t.deepEqual(await estimateOf(others[1]!, a2), [1, 20]);
+    t.is((await reposOf(app).jobs.findById(b1))!.fitChoices, JSON.stringify({ model: 'b.safetensors' }), 'the choice is kept with the job');
+  });
+}
+
 for (const db of DATABASES) {
   test.serial(`[${db}] a template's run estimate is its median on the servers it can run on, not over the fleet`, async (t) => {
     const { app, user, userId } = await fleetApp(t, db);
@@ -103,7 +142,7 @@ for (const db of DATABASES) {
     const { jobs } = reposOf(app);
     const runningId = randomUUID();
     const startedAt = new Date(Date.now() - 4_000);
-    t.true(await jobs.create({ id: runningId, userId, templateId: a, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, createdAt: startedAt }));
+    t.true(await jobs.create({ id: runningId, userId, templateId: a, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, fitChoices: '', createdAt: startedAt }));
     const runId = randomUUID();
     t.true(await jobs.transition(runningId, { to: 'running', runId, changes: { startedAt } }, startedAt));
     t.true(await jobs.updateRunning(runningId, runId, { engineServer: 1 }, new Date()));

@@ -45,7 +45,7 @@ export async function pastSuccess(where: TestApp | JobRepository, userId: string
   const jobs = 'app' in where ? reposOf(where).jobs : where;
   const id = randomUUID();
   const startedAt = new Date(finishedAt.getTime() - runMs);
-  const created = await jobs.create({ id, userId, templateId, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, createdAt: startedAt });
+  const created = await jobs.create({ id, userId, templateId, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, fitChoices: '', createdAt: startedAt });
   if (!created) throw new Error('history job not created');
   if (!(await jobs.transition(id, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt))) throw new Error('history job not started');
   if (!(await jobs.transition(id, { to: 'succeeded', changes: { finishedAt, ...(server === undefined ? {} : { engineServer: server }) } }, finishedAt))) throw new Error('history job not finished');

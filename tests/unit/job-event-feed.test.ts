@@ -24,7 +24,7 @@ async function setup() {
   const bus = new InProcessEventBus();
   await jobs.create({
     id: JOB, userId: 'alice', templateId: null, templateVersion: null, status: 'running', progress: { value: 0, max: 1 }, statusText: '',
-    workflow: {}, usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 1, testRun: false, startDeadline: null, queueTurn: 1, createdAt: at,
+    workflow: {}, usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 1, testRun: false, startDeadline: null, queueTurn: 1, fitChoices: '', createdAt: at,
   });
   const progress = (jobId: string, value: number): UserEvent => ({ type: 'job.progress', jobId, value, max: 10 });
   // seq 1..6: five of this job, one of another job in between.

@@ -8,7 +8,7 @@ import type { WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { NodeCatalog, ServerCatalogue } from '../../core/ports/node-catalog.port.ts';
 import { QueueEstimates, startAfter } from '../../core/use-cases/generation/queue-estimates.service.ts';
 import type { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
-import { compete, SERVER_FIT_TTL_MS, ServerFit } from '../../core/use-cases/generation/server-fit.service.ts';
+import { compete, FIT_KEPT_MAX, SERVER_FIT_TTL_MS, ServerFit } from '../../core/use-cases/generation/server-fit.service.ts';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
@@ -24,7 +24,9 @@ const FLEET: ServerCatalogue[] = [
   { server: 1, objectInfo: loader(['sdxl.safetensors']) },
   { server: 2, objectInfo: loader(['flux.safetensors']) },
 ];
-const TEMPLATES: Record<string, unknown> = { X: loads('sdxl.safetensors'), Y: loads('flux.safetensors'), Z: saves, NONE: loads('sd15.safetensors') };
+const TEMPLATES: Record<string, unknown> = { X: loads('sdxl.safetensors'), Y: loads('flux.safetensors'), Z: saves, NONE: loads('sd15.safetensors'), E: loads('sdxl.safetensors') };
+/** E lets its users choose the checkpoint: sdxl (server 1 only) or flux (server 2 only). */
+const MAPS: Record<string, unknown> = { E: { ckpt: { key: 'ckpt', type: 'enum', node_id: '1', input_name: 'ckpt_name', options: ['sdxl.safetensors', 'flux.safetensors'], default: 'sdxl.safetensors' } } };
 
 class Catalog implements NodeCatalog {
   reads = 0;
@@ -45,7 +47,7 @@ class Catalog implements NodeCatalog {
 }
 
 const templates = {
-  findById: async (id: string) => (Object.hasOwn(TEMPLATES, id) ? ({ id, workflow: TEMPLATES[id], parameterMap: {} } as unknown as WorkflowTemplate) : null),
+  findById: async (id: string) => (Object.hasOwn(TEMPLATES, id) ? ({ id, workflow: TEMPLATES[id], parameterMap: MAPS[id] ?? {} } as unknown as WorkflowTemplate) : null),
 };
 const clockAt = (ms: { now: number }) => ({ now: () => new Date(ms.now) });
 const fitOn = (catalog: Catalog, time = { now: at(0).getTime() }) => new ServerFit({ nodes: () => catalog, templates, clock: clockAt(time) });
@@ -62,14 +64,22 @@ const QUEUE = [
   { id: 'z1', templateId: 'Z' },
   { id: 'y2', templateId: 'Y' },
   { id: 'r1', templateId: null },
-].map((job, i) => ({ ...job, userId: `u${i}`, createdAt: at(i + 1), queueTurn: 1, status: 'queued' as const, startedAt: null }));
+].map((job, i) => ({ ...job, userId: `u${i}`, createdAt: at(i + 1), queueTurn: 1, fitChoices: '', status: 'queued' as const, startedAt: null }));
 
-/** The jobs ahead of one, grouped by template, as the repository answers. */
-const queuedAhead = async (job: { id: string }) => {
-  const counts = new Map<string | null, number>();
-  for (const ahead of QUEUE.slice(0, QUEUE.findIndex((one) => one.id === job.id))) counts.set(ahead.templateId, (counts.get(ahead.templateId) ?? 0) + 1);
-  return [...counts].map(([templateId, count]) => ({ templateId, count }));
+type Queued = (typeof QUEUE)[number];
+
+/** The jobs ahead of one in `queue`, grouped by template and choices, as the repository answers. */
+const aheadIn = (queue: readonly Queued[]) => async (job: { id: string }) => {
+  const groups = new Map<string, { templateId: string | null; fitChoices: string; count: number }>();
+  for (const ahead of queue.slice(0, queue.findIndex((one) => one.id === job.id))) {
+    const key = JSON.stringify([ahead.templateId, ahead.fitChoices]);
+    const group = groups.get(key) ?? { templateId: ahead.templateId, fitChoices: ahead.fitChoices, count: 0 };
+    group.count += 1;
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 };
+const queuedAhead = aheadIn(QUEUE);
 
 /**
  * By hand, one slot per server (two in all): x1 0 ahead, 10 s; y1 (flux: server 2 only) 0 ahead, 4 s; x2 behind x1
@@ -178,7 +188,7 @@ test('startAfter: the work ahead poured over the slots as the running jobs free 
 });
 
 /** r1 runs template Y on server 2, started 1 s before now (4 s estimate: 3 s left). */
-const RUNNING = [{ templateId: 'Y', engineServer: 2 as number | null, startedAt: at(-1), retryAt: null as Date | null }];
+const RUNNING = [{ templateId: 'Y', fitChoices: '', engineServer: 2 as number | null, startedAt: at(-1), retryAt: null as Date | null }];
 const runningWork = async () => RUNNING;
 
 /**
@@ -212,7 +222,7 @@ test('QueueEstimates without server fit: every running job holds one of the slot
 
 test('QueueEstimates: a running job waiting out a retry delay holds no slot; its next run is ahead of the queued jobs that would start after it is due', async (t) => {
   // One slot. r1 (Y, 4 s) runs, 3 s left; w (X, 10 s) failed an attempt started 20 s ago and runs again in 5 s.
-  const waiting = { id: 'w', status: 'running' as const, templateId: 'X', createdAt: at(-30), startedAt: at(-20), queueTurn: 1, engineServer: null, retryAt: at(5) };
+  const waiting = { id: 'w', status: 'running' as const, templateId: 'X', fitChoices: '', createdAt: at(-30), startedAt: at(-20), queueTurn: 1, engineServer: null, retryAt: at(5) };
   const running = async () => [...RUNNING, { templateId: 'X', engineServer: null, startedAt: at(-20), retryAt: at(5) }];
   const jobs = { queuedAhead, runningWork: running } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
   const queue = new QueueEstimates({ jobs, estimates, clock: { now: () => at(0) }, slots: 1, order: 'arrival' });
@@ -244,4 +254,64 @@ test('QueueEstimates: many running jobs of one template on one server read its e
   const queue = new QueueEstimates({ jobs, estimates: counting, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
   await queue.of(QUEUE[1]!);
   t.deepEqual(asked.sort(), ['Y 2', 'Z 2']);
+});
+
+const SDXL = JSON.stringify({ ckpt: 'sdxl.safetensors' });
+const FLUX = JSON.stringify({ ckpt: 'flux.safetensors' });
+
+test('ServerFit: a job is placed by the model it chose, not by every model its template offers', async (t) => {
+  const fit = fitOn(new Catalog(FLEET));
+  t.is(await fit.of('E'), null, 'the template as a whole: no server has both checkpoints');
+  t.deepEqual(await fit.of('E', SDXL), [1]);
+  t.deepEqual(await fit.of('E', FLUX), [2]);
+  t.is(await fit.of('E', JSON.stringify({ ckpt: 'sd15.safetensors' })), null, 'a choice the template does not offer (it changed since): the template decides');
+  t.is(await fit.of('E', 'not json'), null, 'unreadable choices: the template decides');
+  t.deepEqual(await fit.of('X', SDXL), [1], 'choices of a parameter the template does not have change nothing');
+  // Server 2 has both checkpoints: the template as a whole runs there, and so does a job whose choice it no longer offers.
+  const both = fitOn(new Catalog([FLEET[0]!, { server: 2, objectInfo: loader(['sdxl.safetensors', 'flux.safetensors']) }]));
+  t.deepEqual(await both.of('E'), [2]);
+  t.deepEqual(await both.of('E', SDXL), [1, 2]);
+  t.deepEqual(await both.of('E', JSON.stringify({ ckpt: 'sd15.safetensors' })), [2], 'not offered: placed as the template');
+});
+
+test('ServerFit: at most FIT_KEPT_MAX templates-and-choices are kept; past that, all are read again', async (t) => {
+  const catalog = new Catalog(FLEET);
+  const fit = fitOn(catalog);
+  for (let i = 0; i < FIT_KEPT_MAX; i++) await fit.of('Z', JSON.stringify({ seed: i }));
+  const reads = catalog.reads;
+  await fit.of('Z', JSON.stringify({ seed: 0 }));
+  t.is(catalog.reads, reads, 'still kept');
+  await fit.of('Z', 'one more');
+  await fit.of('Z', JSON.stringify({ seed: 0 }));
+  t.is(catalog.reads, reads + 2, 'the one more made room by forgetting the rest');
+});
+
+/**
+ * E jobs in arrival order, 5 s each (E's estimate), one slot per server. By hand: e1 (sdxl, server 1) 0 ahead, 5 s; e2
+ * (flux, server 2) 0 ahead, 5 s; e3 (sdxl) behind e1, 10 s; e4 (flux) behind e2, 10 s. Placed by the template alone (no
+ * server has both: competing everywhere, over both slots) it would be e2 1 ahead, 2.5 + 5 = 8; e3 2, 10; e4 3, 13.
+ */
+const CHOSEN = [
+  { id: 'e1', fitChoices: SDXL },
+  { id: 'e2', fitChoices: FLUX },
+  { id: 'e3', fitChoices: SDXL },
+  { id: 'e4', fitChoices: FLUX },
+].map((job, i) => ({ ...job, templateId: 'E' as string | null, userId: `u${i}`, createdAt: at(i + 1), queueTurn: 1, status: 'queued' as const, startedAt: null }));
+const BY_CHOICE = { e1: [0, 5], e2: [0, 5], e3: [1, 10], e4: [1, 10] };
+
+test('QueueEstimates: jobs of one template that chose models on different servers do not wait for each other', async (t) => {
+  const fiveSeconds = { runMs: async () => 5_000 } as unknown as RunEstimates;
+  const queue = new QueueEstimates({ jobs: { queuedAhead: aheadIn(CHOSEN) }, estimates: fiveSeconds, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
+  const each: Record<string, number[]> = {};
+  for (const job of CHOSEN) {
+    const { position, etaSeconds } = await queue.of(job);
+    each[job.id] = [position!, etaSeconds!];
+  }
+  t.deepEqual(each, BY_CHOICE);
+  t.deepEqual(Object.fromEntries((await queue.ofQueue(CHOSEN)).map((x) => [x.jobId, [x.position, x.etaSeconds]])), BY_CHOICE);
+  // A running flux job holds server 2 for 5 s more: e2 waits for it, e1 does not.
+  const running = async () => [{ templateId: 'E', fitChoices: FLUX, engineServer: null, startedAt: at(0), retryAt: null }];
+  const busy = new QueueEstimates({ jobs: { queuedAhead: aheadIn(CHOSEN), runningWork: running }, estimates: fiveSeconds, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
+  t.is((await busy.of(CHOSEN[0]!)).etaSeconds, 5);
+  t.is((await busy.of(CHOSEN[1]!)).etaSeconds, 10);
 });

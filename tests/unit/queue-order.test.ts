@@ -10,13 +10,13 @@ const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
  * order on purpose. B had two jobs running when it sent b1; A's a1 had started when it sent a0, so a0 shares a2's turn.
  */
 const JOBS = [
-  { id: 'a3', userId: 'A', createdAt: at(5), queueTurn: 3, templateId: null },
-  { id: 'b1', userId: 'B', createdAt: at(3), queueTurn: 3, templateId: null },
-  { id: 'a1', userId: 'A', createdAt: at(1), queueTurn: 1, templateId: null },
-  { id: 'c1', userId: 'C', createdAt: at(9), queueTurn: 1, templateId: null },
-  { id: 'a2', userId: 'A', createdAt: at(2), queueTurn: 2, templateId: null },
-  { id: 'b2', userId: 'B', createdAt: at(5), queueTurn: 4, templateId: null },
-  { id: 'a0', userId: 'A', createdAt: at(5), queueTurn: 2, templateId: null },
+  { id: 'a3', userId: 'A', createdAt: at(5), queueTurn: 3, templateId: null, fitChoices: '' },
+  { id: 'b1', userId: 'B', createdAt: at(3), queueTurn: 3, templateId: null, fitChoices: '' },
+  { id: 'a1', userId: 'A', createdAt: at(1), queueTurn: 1, templateId: null, fitChoices: '' },
+  { id: 'c1', userId: 'C', createdAt: at(9), queueTurn: 1, templateId: null, fitChoices: '' },
+  { id: 'a2', userId: 'A', createdAt: at(2), queueTurn: 2, templateId: null, fitChoices: '' },
+  { id: 'b2', userId: 'B', createdAt: at(5), queueTurn: 4, templateId: null, fitChoices: '' },
+  { id: 'a0', userId: 'A', createdAt: at(5), queueTurn: 2, templateId: null, fitChoices: '' },
 ];
 
 const ORDERS: Record<QueueOrder, string[]> = {

@@ -9,6 +9,7 @@ import { inputField, isPlainObject, validateWorkflowGraph, type WorkflowGraphOpt
 import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
 import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
 import { checkOnFleet } from '../templates/fleet-check.service.ts';
+import { fitChoicesOf } from '../../domain/fit-choices.ts';
 import type { ActiveTemplates, TemplateForGeneration } from './active-templates.service.ts';
 import type { InputImage, InputImages } from './input-images.service.ts';
 
@@ -50,6 +51,8 @@ export interface PreparedGeneration {
   templateVersion: number | null;
   price: number;
   outputType: 'image' | 'video';
+  /** The job's choices among its template's enum parameters (`fitChoicesOf`); '' for a raw workflow. */
+  fitChoices: string;
 }
 
 const VIDEO_NODES = new Set(['SaveVideo', 'SaveWEBM', 'VHS_VideoCombine']);
@@ -144,7 +147,7 @@ export class PrepareGeneration {
       if (!image) return missingAsset([{ field: inputField(ref.nodeId, ref.inputName), message: NOT_YOURS }]);
       images.push(image);
     }
-    return ok({ workflow: raw, usedParameters: {}, imageRefs, images, templateId: null, templateVersion: null, price: this.deps.raw.cost, outputType });
+    return ok({ workflow: raw, usedParameters: {}, imageRefs, images, templateId: null, templateVersion: null, price: this.deps.raw.cost, outputType, fitChoices: '' });
   }
 
   private async fromTemplate(
@@ -177,6 +180,7 @@ export class PrepareGeneration {
       templateVersion: template.version,
       price: template.cost,
       outputType: template.outputType,
+      fitChoices: fitChoicesOf(template.parameterMap, rendered.value.usedParameters),
     });
   }
 }

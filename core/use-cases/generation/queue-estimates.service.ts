@@ -90,33 +90,33 @@ export class QueueEstimates {
 
   private async estimate(
     job: EstimatedJob,
-    serversOf: (templateId: string | null) => Promise<ServerSet>,
+    serversOf: ServersOf,
     runMs: RunMsOf,
     busyOn: () => Promise<(servers: ServerSet) => Busy>,
   ): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     if (job.status === 'running') {
       // On the server it was handed to, when the engine told; else on the servers its template can run on.
-      const own = await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined);
+      const own = await runMs(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined);
       const started = { startedAt: job.startedAt ?? job.createdAt, retryAt: job.retryAt ?? null };
       return { position: null, etaSeconds: own === null ? null : Math.ceil(leftOf(own, started, this.deps.clock.now().getTime()) / 1000) };
     }
-    const own = await runMs(job.templateId);
-    const mine = await serversOf(job.templateId);
+    const own = await runMs(job.templateId, job.fitChoices);
+    const mine = await serversOf(job.templateId, job.fitChoices);
     const busy = (await busyOn())(mine);
     let position = 0;
     let aheadMs: number | null = 0;
-    for (const { templateId, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
-      if (!compete(mine, await serversOf(templateId))) continue;
+    for (const { templateId, fitChoices, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
+      if (!compete(mine, await serversOf(templateId, fitChoices))) continue;
       position += count;
-      const each = await runMs(templateId);
+      const each = await runMs(templateId, fitChoices);
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
     return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy) };
   }
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
-  async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'templateId' | 'queueTurn'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
+  async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'templateId' | 'queueTurn' | 'fitChoices'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
     const serversOf = this.serverSets();
     const runMs = this.runEstimates(serversOf);
     const busy = await this.busyOn(serversOf, runMs);
@@ -124,7 +124,7 @@ export class QueueEstimates {
     // The jobs already placed, by the servers they can run on (a handful of distinct sets).
     const placed: { servers: ServerSet; count: number; ms: number | null }[] = [];
     for (const job of serveOrder(queue, this.deps.order)) {
-      const [own, mine] = [await runMs(job.templateId), await serversOf(job.templateId)];
+      const [own, mine] = [await runMs(job.templateId, job.fitChoices), await serversOf(job.templateId, job.fitChoices)];
       let position = 0;
       let aheadMs: number | null = 0;
       for (const group of placed) {
@@ -158,14 +158,14 @@ export class QueueEstimates {
    * job without an estimate can only be one when no job has succeeded at all (the estimates fall back to every
    * template's median): the queued job's own estimate is then unknown too, and so is its ETA, whatever this says.
    */
-  private async busyOn(serversOf: (templateId: string | null) => Promise<ServerSet>, runMs: RunMsOf): Promise<(servers: ServerSet) => Busy> {
+  private async busyOn(serversOf: ServersOf, runMs: RunMsOf): Promise<(servers: ServerSet) => Busy> {
     const running: RunningWork[] = (await this.deps.jobs.runningWork?.(RUNNING_READ)) ?? [];
     const now = this.deps.clock.now().getTime();
     const jobs = await Promise.all(
       running.map(async (job) => {
-        const own = (await runMs(job.templateId, job.engineServer ? [job.engineServer] : undefined)) ?? 0;
+        const own = (await runMs(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined)) ?? 0;
         const dueMs = job.retryAt === null ? null : Math.max(0, job.retryAt.getTime() - now);
-        return { dueMs, ms: dueMs === null ? leftOf(own, job, now) : own, server: job.engineServer, servers: await serversOf(job.templateId) };
+        return { dueMs, ms: dueMs === null ? leftOf(own, job, now) : own, server: job.engineServer, servers: await serversOf(job.templateId, job.fitChoices) };
       }),
     );
     return (mine) => {
@@ -177,24 +177,25 @@ export class QueueEstimates {
     };
   }
 
-  /** The servers of each template, each looked up once per call; null for all when servers are not told apart. */
-  private serverSets(): (templateId: string | null) => Promise<ServerSet> {
+  /** The servers of each template and choices, each looked up once per call; null for all when servers are not told apart. */
+  private serverSets(): ServersOf {
     const fit = this.deps.fit;
     if (!fit) return async () => null;
     // The promise is kept, so lookups made at once (one per running job) share one read.
-    const known = new Map<string | null, Promise<ServerSet>>();
-    return (templateId) => {
-      if (!known.has(templateId)) known.set(templateId, fit.servers.of(templateId));
-      return known.get(templateId)!;
+    const known = new Map<string, Promise<ServerSet>>();
+    return (templateId, fitChoices) => {
+      const key = JSON.stringify([templateId, fitChoices]);
+      if (!known.has(key)) known.set(key, fit.servers.of(templateId, fitChoices));
+      return known.get(key)!;
     };
   }
 
-  /** Run estimates by template, on the servers given or else those it can run on, each looked up once per call. */
-  private runEstimates(serversOf: (templateId: string | null) => Promise<ServerSet>): RunMsOf {
+  /** Run estimates by template, on the servers given or else those it can run on with its choices, each looked up once per call. */
+  private runEstimates(serversOf: ServersOf): RunMsOf {
     // The promise is kept, so lookups made at once (many running jobs of one template) share one read.
     const known = new Map<string, Promise<number | null>>();
-    return async (templateId, servers) => {
-      const on = servers === undefined ? await serversOf(templateId) : servers;
+    return async (templateId, fitChoices, servers) => {
+      const on = servers === undefined ? await serversOf(templateId, fitChoices) : servers;
       const key = `${templateId}|${on === null ? '*' : on.join(',')}`;
       if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on));
       return known.get(key)!;
@@ -203,7 +204,7 @@ export class QueueEstimates {
 }
 
 /** What an estimate needs of a job. */
-export type EstimatedJob = Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn'> & { engineServer?: number | null; retryAt?: Date | null };
+export type EstimatedJob = Pick<GenerationJob, 'id' | 'status' | 'templateId' | 'createdAt' | 'startedAt' | 'queueTurn' | 'fitChoices'> & { engineServer?: number | null; retryAt?: Date | null };
 
 /**
  * The running jobs on a set of servers: the time each holds its slot, and for those waiting out a retry delay, when
@@ -221,7 +222,10 @@ interface Busy {
 const leftOf = (own: number, job: { startedAt: Date; retryAt: Date | null }, now: number): number =>
   job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));
 
-/** A template's run estimate on `servers` (default: the servers it can run on). */
-type RunMsOf = (templateId: string | null, servers?: ServerSet) => Promise<number | null>;
+/** A template's run estimate on `servers` (default: the servers a job of it with these choices can run on). */
+type RunMsOf = (templateId: string | null, fitChoices: string, servers?: ServerSet) => Promise<number | null>;
+
+/** The servers a job of this template with these choices can run on (ServerFit), or null. */
+type ServersOf = (templateId: string | null, fitChoices: string) => Promise<ServerSet>;
 
 const sameServers = (a: ServerSet, b: ServerSet): boolean => (a === null || b === null ? a === b : a.length === b.length && a.every((server, i) => server === b[i]));

@@ -70,6 +70,7 @@ export async function queueJob(tx: Transaction, deps: QueueJobDeps, input: JobTo
     leaseUntil: null,
     startDeadline: input.startDeadline,
     queueTurn: input.queueTurn,
+    fitChoices: prepared.fitChoices,
     createdAt: at,
     updatedAt: at,
     startedAt: null,
