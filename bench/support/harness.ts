@@ -138,6 +138,24 @@ export async function startBareExpress(): Promise<Running> {
   return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
 
+/** The second baseline (bench/support/bare-deduct.ts): bare Express doing the deduction's SQLite writes by hand, on a fresh database. */
+export async function startBareDeduct(): Promise<Running & { dataDir: string }> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-bare-deduct-'));
+  const child = spawnTsx('bench/support/bare-deduct.ts', { PORT: String(port), DB_PATH: path.join(dataDir, 'bare.sqlite') });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/hello`, child);
+  return {
+    url,
+    pid: child.pid!,
+    dataDir,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** User + system CPU of a process and all its descendants, in ms (Linux /proc; 0 elsewhere). */
 export function treeCpuMs(pid: number): number {
   try {
