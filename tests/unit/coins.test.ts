@@ -185,3 +185,20 @@ test('GetAuditLog pages newest first', async (t) => {
   t.deepEqual(page.value.items.map((e) => e.details.amount), [3, 2]);
   t.like(page.value, { total: 3, totalPages: 2 });
 });
+
+// Pins that the user the caller's authentication read is used only when it is the deducting user's: another user's
+// record handed in by mistake never becomes the answer, and the balance always comes from the write.
+test('DeductCoins answers with the user the caller read when it is theirs, and reads it when it is not', async (t) => {
+  const { deduct, addUser, users } = setup();
+  const userId = await addUser(100, 'me@example.com', 'Me');
+  const otherId = await addUser(7, 'other@example.com', 'Other');
+  const read = (await users.findById(userId))!;
+  const given = await deduct.execute({ userId, amount: 10, reason: 'image_generation', user: { ...read, displayName: 'As authenticated' } });
+  if (!given.ok) return t.fail(given.message);
+  t.like(given.value, { id: userId, displayName: 'As authenticated', coinBalance: 90 }, 'no second read: the balance from the write');
+  const other = (await users.findById(otherId))!;
+  const mismatched = await deduct.execute({ userId, amount: 10, reason: 'image_generation', user: other });
+  if (!mismatched.ok) return t.fail(mismatched.message);
+  t.like(mismatched.value, { id: userId, email: 'me@example.com', displayName: 'Me', coinBalance: 80 });
+  t.is((await users.findById(otherId))!.coinBalance, 7, "the other user's balance is untouched");
+});

@@ -37,7 +37,8 @@ export const coinRoutes = (deps: CoinRoutesDeps) => (api: ApiRouter) => {
       deps.idempotency.respond(req, res, async (commitWith) => {
         const body = req.body as Record<string, unknown>;
         const toResponse = (user: User) => ({ status: 200, body: userDto(user) });
-        const input = { userId: req.principal!.userId, amount: body.amount, reason: body.reason, relatedEntityId: body.relatedEntityId, alsoCommit: commitWith(toResponse) };
+        const { userId, user } = req.principal!;
+        const input = { userId, user, amount: body.amount, reason: body.reason, relatedEntityId: body.relatedEntityId, alsoCommit: commitWith(toResponse) };
         const result = await deps.deduct.execute(input);
         return result.ok ? toResponse(result.value) : failureResponse(result);
       }),

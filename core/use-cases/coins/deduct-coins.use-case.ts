@@ -22,6 +22,11 @@ export interface DeductCoinsInput {
   relatedEntityId?: unknown;
   /** Writes that must commit with the deduction (see CommitHook). */
   alsoCommit?: CommitHook<User>;
+  /**
+   * The user as the caller's authentication read it for this request (`Authenticated.user`): saves reading it again.
+   * Used only when it is `userId`'s; the balance guard and the answered balance come from the write either way.
+   */
+  user?: User;
 }
 
 export interface DeductCoinsDeps {
@@ -73,7 +78,7 @@ export class DeductCoins {
     const { users, uow, ids, clock } = this.deps;
     const { amount, reason, relatedEntityId } = checked.value;
     // Read before the change: the balance row stays locked only for the update and its ledger row.
-    const user = await users.findById(input.userId);
+    const user = input.user?.id === input.userId ? input.user : await users.findById(input.userId);
     if (!user) return fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');
     const now = clock.now();
     return uow.run(async (tx): Promise<Result<User>> => {

@@ -652,4 +652,11 @@ export const MUTATIONS: Mutation[] = [
     replace: "",
     tests: ["tests/contract/idempotency-store.test.ts"],
   },
+  {
+    name: "deduction: another user's record handed in by the caller becomes the answer",
+    file: 'core/use-cases/coins/deduct-coins.use-case.ts',
+    find: 'const user = input.user?.id === input.userId ? input.user : await users.findById(input.userId);',
+    replace: 'const user = input.user ? input.user : await users.findById(input.userId);',
+    tests: ['tests/unit/coins.test.ts'],
+  },
 ];
