@@ -1,6 +1,7 @@
 import { sourcesOf, type GenerationJob, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import { serveOrder, type QueueOrder } from '../../core/domain/queue-order.ts';
+import { CHOICES_WINDOW } from '../../core/domain/run-estimate.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob, QueuedAhead, RunningWork } from '../../core/ports/job-repository.port.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domain/template-stats.ts';
@@ -161,13 +162,14 @@ export class MemoryJobRepository implements JobRepository {
     return [...groups.values()].sort((a, b) => byTemplate(a.templateId, b.templateId) || (a.fitChoices < b.fitChoices ? -1 : a.fitChoices > b.fitChoices ? 1 : 0));
   }
 
-  async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
+  async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[], fitChoices?: string): Promise<number[]> {
     const ranOn = (job: GenerationJob) => servers === undefined || (job.engineServer !== null && servers.includes(job.engineServer));
-    return [...this.jobs.values()]
+    const byFinish = (a: GenerationJob, b: GenerationJob) => b.finishedAt!.getTime() - a.finishedAt!.getTime() || (a.id < b.id ? 1 : -1);
+    const recent = [...this.jobs.values()]
       .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId) && ranOn(job))
-      .sort((a, b) => b.finishedAt!.getTime() - a.finishedAt!.getTime())
-      .slice(0, max)
-      .map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());
+      .sort(byFinish);
+    const chosen = fitChoices !== undefined ? recent.slice(0, CHOICES_WINDOW).filter((job) => job.fitChoices === fitChoices) : recent;
+    return chosen.slice(0, max).map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());
   }
 
   async runningWork(max: number): Promise<RunningWork[]> {

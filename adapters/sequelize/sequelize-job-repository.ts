@@ -6,6 +6,7 @@ import type { JobChanges, JobMove, JobRepository, NewJob, QueuedAhead, RunningWo
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { isUniqueViolation, readPage, selectRows, sqlIn, sqlTime, type SqlScope } from './sql-scope.ts';
 import { failureRateOf, type TemplateStats } from '../../core/domain/template-stats.ts';
+import { CHOICES_WINDOW } from '../../core/domain/run-estimate.ts';
 
 interface JobRow {
   id: string;
@@ -271,14 +272,21 @@ export class SequelizeJobRepository implements JobRepository {
     return rows.map((row) => ({ templateId: row.template_id, fitChoices: row.fit_choices, count: Number(row.n) }));
   }
 
-  async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]> {
+  async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[], fitChoices?: string): Promise<number[]> {
     // Server numbers are written into the statement: whole numbers only (an empty list matches nothing).
     const onServers = servers === undefined ? '' : ` AND engine_server IN (${servers.map((server) => Math.floor(server)).join(', ') || 'NULL'})`;
-    const rows = await this.scope.read<{ ms: number | string }>(
-      `SELECT ${this.runMs()} AS ms FROM generation_jobs
+    const limit = Math.max(1, Math.floor(max));
+    const recent = `SELECT ${this.runMs()} AS ms, fit_choices, finished_at, id FROM generation_jobs
        WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = ?'}${onServers}
-       ORDER BY finished_at DESC, id DESC LIMIT ${Math.max(1, Math.floor(max))}`,
-      templateId === null ? [] : [templateId],
+       ORDER BY finished_at DESC, id DESC`;
+    const params: unknown[] = templateId === null ? [] : [templateId];
+    // With choices: those among the last CHOICES_WINDOW successes, so a rare choice reads a bounded window.
+    const withChoices = fitChoices !== undefined;
+    const rows = await this.scope.read<{ ms: number | string }>(
+      withChoices
+        ? `SELECT ms FROM (${recent} LIMIT ${CHOICES_WINDOW}) recent WHERE fit_choices = ? ORDER BY finished_at DESC, id DESC LIMIT ${limit}`
+        : `${recent} LIMIT ${limit}`,
+      withChoices ? [...params, fitChoices] : params,
     );
     return rows.map((row) => Number(row.ms));
   }

@@ -6,6 +6,13 @@
  */
 export const RUN_SAMPLE = 20;
 
+/**
+ * A job that made choices among its template's enum parameters (a checkpoint, a resolution, a step count: ADR 050) is
+ * estimated first from the jobs that made the same choices, among its template's last CHOICES_WINDOW successes (a
+ * bounded read however rare the choice).
+ */
+export const CHOICES_WINDOW = 200;
+
 /** The median of `values` (the mean of the middle two for an even count), or null for none. */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;

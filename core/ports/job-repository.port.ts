@@ -101,9 +101,11 @@ export interface JobRepository {
   /**
    * Run times (finishedAt - startedAt, in ms) of the most recent `max` succeeded jobs, newest finish first: of one
    * template, or of every job when `templateId` is null; with `servers`, only of the jobs one of those engine servers
-   * ran (`engineServer`). What queue estimates learn from (ADR 037).
+   * ran (`engineServer`); with `fitChoices`, only of the jobs among those most recent CHOICES_WINDOW successes (of the
+   * template, on those servers) that made these choices (`GenerationJob.fitChoices`, ADR 050). What queue estimates
+   * learn from (ADR 037).
    */
-  recentRunTimes(templateId: string | null, max: number, servers?: readonly number[]): Promise<number[]>;
+  recentRunTimes(templateId: string | null, max: number, servers?: readonly number[], fitChoices?: string): Promise<number[]>;
   /**
    * The running jobs' template, choices (`fitChoices`), engine server and start (`startedAt`, else `createdAt`), earliest start first, at most
    * `max`: the work a queued job's ETA waits for (ADR 037). Only those columns: read on every estimate.

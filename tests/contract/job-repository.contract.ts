@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { JOB_STATUSES, type GenerationJob, type JobStatus } from '../../core/domain/job.ts';
+import { CHOICES_WINDOW } from '../../core/domain/run-estimate.ts';
 import type { JobRepository, NewJob } from '../../core/ports/job-repository.port.ts';
 import type { Repositories } from '../support/backends.ts';
 import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
@@ -403,6 +404,40 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.recentRunTimes(templateId, 2), [6_500, 2_250]);
     t.deepEqual(await jobs.recentRunTimes(randomUUID(), 10), []);
     t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
+  });
+
+  test(`${name}: recentRunTimes with choices gives the successes that made them, among the template's last CHOICES_WINDOW`, async (t) => {
+    // Earlier than the two eras around it: their every-template reads stay their own.
+    const time = (ms: number) => new Date(Date.parse('2050-01-01T00:00:00.000Z') + ms);
+    const userId = await user();
+    const templateId = randomUUID();
+    const [fast, slow] = [JSON.stringify({ quality: 'fast' }), JSON.stringify({ quality: 'slow' })];
+    const ran = async (ms: number, end: number, fitChoices: string, server: number | null = null, status: JobStatus = 'succeeded') => {
+      const job = await running(randomUUID(), { userId, templateId, fitChoices });
+      const finishedAt = time(end * SECOND);
+      const changes = { startedAt: new Date(finishedAt.getTime() - ms), finishedAt, ...(server === null ? {} : { engineServer: server }) };
+      t.true(await jobs.transition(job.id, { to: status, changes }, finishedAt));
+    };
+    await ran(2_000, 10, fast, 1);
+    await ran(20_000, 20, slow, 1);
+    await ran(3_000, 30, fast, 2);
+    await ran(21_000, 40, slow, 2);
+    await ran(99_000, 50, fast, 1, 'failed');
+    await ran(5_000, 60, '');
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, undefined, fast), [3_000, 2_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, undefined, slow), [21_000, 20_000]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 1, undefined, slow), [21_000], 'at most max');
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, [1], slow), [20_000], 'on those servers');
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, undefined, ''), [5_000], 'no choices is a choice of its own');
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, undefined, JSON.stringify({ quality: 'Fast' })), [], 'case counts');
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10), [5_000, 21_000, 3_000, 20_000, 2_000], 'without choices: every success');
+    // Newer successes of slow push the fast ones out of the window, however few of them there are: with 201 successes
+    // the window of 200 leaves out the first fast one; with 203, both fast ones (and the first slow one).
+    for (let i = 0; i < CHOICES_WINDOW - 4; i++) await ran(20_000, 100 + i, slow);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, undefined, fast), [3_000], "the window: the template's last CHOICES_WINDOW successes");
+    await ran(20_000, 400, slow);
+    await ran(20_000, 401, slow);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 10, undefined, fast), []);
   });
 
   test(`${name}: recentRunTimes with servers gives only the successes one of those engine servers ran (engineServer, written when it ends)`, async (t) => {

@@ -8,12 +8,13 @@ import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import { BACKENDS } from '../support/backends.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
-import { generationHarness } from '../support/generation-harness.ts';
+import { colorMap, generationHarness } from '../support/generation-harness.ts';
 import { failOnce, interceptTransactions } from '../support/faults.ts';
 import { addTemplate, pastSuccess, reposOf, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { QueryTypes } from 'sequelize';
 import type { TestClient } from '../support/test-client.ts';
+import type { ParameterMappingItem } from '../../core/domain/parameter-map.ts';
 
 const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
@@ -110,6 +111,36 @@ test('[sqlite] on RabbitMQ (FIFO) position and etaSeconds count in arrival order
     j4: { position: 3, etaSeconds: 39 },
   });
 });
+
+for (const db of DATABASES) {
+  test(`[${db}] a job's run estimate is the median of the jobs that made its choices of the template's enum parameters`, async (t) => {
+    const { app, user, userId } = await schedulingApp(t, db, { WORKER_CONCURRENCY: '2' });
+    // The template lets users pick the image width: 8 (fast, 2 s) or 16 (slow, 20 and 24 s).
+    const size: ParameterMappingItem = { key: 'size', type: 'enum', node_id: '1', input_name: 'width', options: [8, 16], default: 8 };
+    const template = await addTemplate(app, 1, { ...colorMap(), size });
+    const past = Date.now() - 3600_000;
+    const runs: [number, number][] = [[8, 2_000], [16, 20_000], [8, 2_000], [16, 24_000]];
+    for (const [i, [width, ms]] of runs.entries()) await pastSuccess(app, userId, ms, new Date(past + i * 60_000), template, undefined, JSON.stringify({ size: width }));
+    const submit = async (width: number) => {
+      const res = await user.post('/generate', { templateId: template, parameters: { color: 1, size: width } });
+      if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+      await delay(5);
+      return res.body.id as string;
+    };
+    const slow = await submit(16);
+    const fast = await submit(8);
+    // slow: nothing ahead, its own median 22 s (the template's over every choice: 2, 2, 20, 24: 11 s). fast: 2 slots,
+    // the slow job ahead: 22 / 2 + 2 = 13 s.
+    t.deepEqual(await estimateOf(user, slow), { position: 0, etaSeconds: 22 });
+    t.deepEqual(await estimateOf(user, fast), { position: 1, etaSeconds: 13 });
+    const listed = (await user.get('/generate?limit=10')).body.items as { id: string; position: number | null; etaSeconds: number | null }[];
+    t.deepEqual(
+      listed.filter((job) => job.id === fast || job.id === slow).map((job) => [job.id, job.position, job.etaSeconds]),
+      [[fast, 1, 13], [slow, 0, 22]],
+      'a page of both: each estimated by its own choices',
+    );
+  });
+}
 
 for (const db of DATABASES) {
   test(`[${db}] on the database queue (owners in turn) position and etaSeconds follow the documented formula`, async (t) => {

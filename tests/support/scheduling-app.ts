@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
+import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 import type { JobRepository } from '../../core/ports/job-repository.port.ts';
 import type { TestDatabase } from './databases.ts';
 import { colorMap, imageWorkflow } from './generation-harness.ts';
@@ -39,23 +40,23 @@ export const submitRaw = (user: TestClient, extra: Record<string, unknown> = {},
 
 /**
  * A job of `userId` that ran `runMs` and succeeded at `finishedAt` (history the estimates learn from), in the app's
- * repository or a given one; on engine server `server` when given.
+ * repository or a given one; on engine server `server` when given, with choices `fitChoices` (ADR 050).
  */
-export async function pastSuccess(where: TestApp | JobRepository, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null, server?: number): Promise<void> {
+export async function pastSuccess(where: TestApp | JobRepository, userId: string, runMs: number, finishedAt: Date, templateId: string | null = null, server?: number, fitChoices = ''): Promise<void> {
   const jobs = 'app' in where ? reposOf(where).jobs : where;
   const id = randomUUID();
   const startedAt = new Date(finishedAt.getTime() - runMs);
-  const created = await jobs.create({ id, userId, templateId, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, fitChoices: '', createdAt: startedAt });
+  const created = await jobs.create({ id, userId, templateId, templateVersion: null, status: 'queued', progress: { value: 0, max: 1 }, statusText: '', workflow: imageWorkflow(), usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 0, testRun: false, startDeadline: null, queueTurn: 1, fitChoices, createdAt: startedAt });
   if (!created) throw new Error('history job not created');
   if (!(await jobs.transition(id, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt))) throw new Error('history job not started');
   if (!(await jobs.transition(id, { to: 'succeeded', changes: { finishedAt, ...(server === undefined ? {} : { engineServer: server }) } }, finishedAt))) throw new Error('history job not finished');
 }
 
 /** An active text-to-image template with a colour parameter, written straight to the repository. */
-export async function addTemplate(app: TestApp, cost: number): Promise<string> {
+export async function addTemplate(app: TestApp, cost: number, parameterMap: ParameterMap = colorMap()): Promise<string> {
   const id = randomUUID();
   const at = new Date();
-  const created = await reposOf(app).templates.create({ id, name: `template ${id}`, description: null, category: 'text-to-image', workflow: imageWorkflow(), parameterMap: colorMap(), cost, outputType: 'image', isActive: true, version: 1, publishedAt: at, createdAt: at, updatedAt: at });
+  const created = await reposOf(app).templates.create({ id, name: `template ${id}`, description: null, category: 'text-to-image', workflow: imageWorkflow(), parameterMap, cost, outputType: 'image', isActive: true, version: 1, publishedAt: at, createdAt: at, updatedAt: at });
   if (!created) throw new Error('template not created');
   return id;
 }

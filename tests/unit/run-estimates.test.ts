@@ -37,6 +37,29 @@ test("with the servers a template can run on: its median on those servers, else 
   t.is(await estimates.runMs(null, [2]), 700, 'a raw workflow too');
 });
 
+test('with choices among the template\'s enum parameters: the median of the jobs that made them first (on its servers when known), else as without', async (t) => {
+  const slow = JSON.stringify({ quality: 'slow' });
+  const asked: unknown[][] = [];
+  const estimates = new RunEstimates({
+    recentRunTimes: async (templateId: string | null, max: number, servers?: readonly number[], fitChoices?: string) => {
+      asked.push([templateId, servers, fitChoices]);
+      if (fitChoices === slow) return (servers?.includes(2) ? [40_000, 44_000] : [30_000, 34_000]).slice(0, max);
+      if (fitChoices !== undefined) return [];
+      return servers === undefined ? (templateId === null ? [700] : [2_000, 3_000, 30_000]) : [1_000];
+    },
+  });
+  t.is(await estimates.runMs('a', null, slow), 32_000, 'its choices: 30 and 34 s, not the template\'s 3 s');
+  t.is(await estimates.runMs('a', [2], slow), 42_000, 'its choices on its servers');
+  t.is(await estimates.runMs('a', [1], JSON.stringify({ quality: 'fast' })), 1_000, 'choices never run: the template on its servers');
+  t.is(await estimates.runMs('a', null, JSON.stringify({ quality: 'fast' })), 3_000, 'then the template anywhere');
+  asked.length = 0;
+  t.is(await estimates.runMs('a', [1], ''), 1_000, 'no choices: as before');
+  t.deepEqual(asked, [['a', [1], undefined]], 'no choices: no read by choices');
+  asked.length = 0;
+  t.is(await estimates.runMs(null, null, slow), 700, 'a raw workflow has no template to choose in');
+  t.deepEqual(asked, [[null, undefined, undefined]]);
+});
+
 test('Retry-After of a full queue: the head estimate in whole seconds rounded up, at least 1, 10 when unknown', (t) => {
   t.is(queueFullRetryAfter(7_200), 8);
   t.is(queueFullRetryAfter(8_000), 8);

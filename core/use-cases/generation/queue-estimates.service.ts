@@ -196,8 +196,8 @@ export class QueueEstimates {
     const known = new Map<string, Promise<number | null>>();
     return async (templateId, fitChoices, servers) => {
       const on = servers === undefined ? await serversOf(templateId, fitChoices) : servers;
-      const key = `${templateId}|${on === null ? '*' : on.join(',')}`;
-      if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on));
+      const key = JSON.stringify([templateId, fitChoices, on]);
+      if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on, fitChoices));
       return known.get(key)!;
     };
   }
