@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { DATABASES } from '../support/databases.ts';
-import { pastSuccess, RAW_COST, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
+import type { ParameterMappingItem } from '../../core/domain/parameter-map.ts';
+import { colorMap } from '../support/generation-harness.ts';
+import { addTemplate, pastSuccess, RAW_COST, schedulingApp, submitRaw } from '../support/scheduling-app.ts';
 import type { TestClient } from '../support/test-client.ts';
 
 const balanceOf = async (user: TestClient): Promise<number> => (await user.get('/auth/profile')).body.coinBalance;
@@ -42,6 +44,19 @@ for (const db of DATABASES) {
     const [first] = (await user.get('/generate')).body.items.filter((job: { status: string }) => job.status === 'queued');
     t.is((await user.post(`/generate/${first.id}/cancel`)).status, 200);
     t.is((await submitRaw(user)).status, 202);
+  });
+
+  test(`[${db}] the head's run estimate is by the values it chose: Retry-After from the jobs that made its choices`, async (t) => {
+    const { app, user, userId } = await schedulingApp(t, db, { QUEUE_MAX_DEPTH: '1' });
+    const size: ParameterMappingItem = { key: 'size', type: 'enum', node_id: '1', input_name: 'width', options: [8, 16], default: 8 };
+    const template = await addTemplate(app, 1, { ...colorMap(), size });
+    // 8-px jobs took 2 s, 16-px ones 30 s: over the template, 2, 2, 30: 2 s.
+    const past = Date.now() - 3600_000;
+    for (const [i, [width, ms]] of ([[8, 2_000], [16, 30_000], [8, 2_000]] as const).entries()) await pastSuccess(app, userId, ms, new Date(past + i * 60_000), template, undefined, JSON.stringify({ size: width }));
+    t.is((await user.post('/generate', { templateId: template, parameters: { color: 1, size: 16 } })).status, 202);
+    const refused = await user.post('/generate', { templateId: template, parameters: { color: 1, size: 8 } });
+    t.is(refused.status, 429);
+    t.is(refused.headers.get('retry-after'), '30', "the head is a 16-px job: 30 s, not the template's 2 s");
   });
 
   test(`[${db}] with nothing learned yet a full queue asks for 10 s`, async (t) => {

@@ -124,7 +124,7 @@ export class SubmitGeneration {
     const queued = await this.deps.jobs.listByStatus(['queued'], { page: 1, limit: 1 });
     if (queued.total < max) return null;
     const head = queued.items[0];
-    const headRunMs = head && this.deps.estimates ? await this.deps.estimates.runMs(head.templateId) : null;
+    const headRunMs = head && this.deps.estimates ? await this.deps.estimates.runMs(head.templateId, null, head.fitChoices) : null;
     const failure = fail('QUEUE.FULL', `The queue is full (${queued.total} jobs waiting); submit again later`);
     return { failure, retryAfterSeconds: queueFullRetryAfter(headRunMs) };
   }

@@ -782,4 +782,11 @@ export const MUTATIONS: Mutation[] = [
     replace: '.filter(() => true)',
     tests: ['tests/contract/job-repository.test.ts'],
   },
+  {
+    name: "run estimate by choices: a full queue's Retry-After ignores the head's choices",
+    file: 'core/use-cases/generation/submit-generation.use-case.ts',
+    find: 'await this.deps.estimates.runMs(head.templateId, null, head.fitChoices)',
+    replace: 'await this.deps.estimates.runMs(head.templateId)',
+    tests: ['tests/integration/queue-backpressure.test.ts'],
+  },
 ];
