@@ -119,6 +119,9 @@ test.serial('the jobs panel comes from the server: two queued jobs are told apar
   // Submitted elsewhere (another tab): the first runs, the second waits behind it (one job at a time).
   const first = await submit(page, templateIds['Slow blur']!, { prompt: 'first slow blur' });
   const second = await submit(page, templateIds['Slow blur']!, { prompt: 'second slow blur' });
+  // The first has started before the page is read again (on a loaded machine the worker may take a moment), so the
+  // second's place is the one asserted below, not a place behind a first still queued.
+  while ((await statusOf(page, first)) === 'queued') await sleep(50);
   await page.reload();
   await row(page, second).waitFor();
   t.is(await page.locator('.jobs li').count(), 2);
