@@ -72,8 +72,9 @@ export class ConnectionTokens {
       if (!connection.refreshToken) throw new PlatformError('unauthorized', `the ${platform} authorization expired; connect ${platform} again`);
       const client = this.deps.platforms.get(platform);
       if (!client) throw new PlatformError('unauthorized', `${platform} is not configured`);
-      const refreshed = await client.refresh(this.open(connection, 'refresh'));
-      if (await this.storeRefreshed(connection, refreshed)) return refreshed.accessToken;
+      const used = { access, refresh: this.open(connection, 'refresh') };
+      const refreshed = await client.refresh(used.refresh);
+      if (await this.storeRefreshed(connection, used, refreshed)) return refreshed.accessToken;
       // Another process refreshed first: use what it stored.
       options = {};
     }
@@ -107,19 +108,18 @@ export class ConnectionTokens {
   }
 
   /**
-   * Stores tokens refreshed from `from`, on its version. A key rotation that sealed the same tokens again
+   * Stores tokens refreshed from `from` (whose tokens, opened, are `used`), on its version. A key rotation that sealed the same tokens again
    * meanwhile moved the version without changing them: the refresh is still the news and is stored on the new
    * version (dropping it would lose a refresh token the platform may already have retired for the one we used).
    * False when the connection is gone or another process stored other tokens.
    */
-  private async storeRefreshed(from: SocialConnection, refreshed: PlatformTokens): Promise<boolean> {
+  private async storeRefreshed(from: SocialConnection, used: { access: string; refresh: string }, refreshed: PlatformTokens): Promise<boolean> {
     const { connections, clock } = this.deps;
     const { userId, platform } = from;
-    const used = { access: this.open(from, 'access'), refresh: this.open(from, 'refresh') };
+    const sealed = this.sealed(userId, platform, refreshed, used.refresh);
     let version = from.version;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const tokens = { ...this.sealed(userId, platform, refreshed, used.refresh), updatedAt: clock.now() };
-      if (await connections.replaceTokens(userId, platform, version, tokens)) return true;
+      if (await connections.replaceTokens(userId, platform, version, { ...sealed, updatedAt: clock.now() })) return true;
       const current = await connections.find(userId, platform);
       if (!current || !this.holds(current, used)) return false;
       version = current.version;
@@ -130,7 +130,8 @@ export class ConnectionTokens {
   /** Whether the connection holds exactly these tokens, whichever key sealed them. */
   private holds(connection: SocialConnection, tokens: { access: string; refresh: string }): boolean {
     try {
-      return connection.refreshToken !== null && this.open(connection, 'access') === tokens.access && this.open(connection, 'refresh') === tokens.refresh;
+      // `open` throws for a missing token: not the same tokens.
+      return this.open(connection, 'access') === tokens.access && this.open(connection, 'refresh') === tokens.refresh;
     } catch {
       return false;
     }

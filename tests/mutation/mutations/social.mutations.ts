@@ -329,8 +329,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'social: the loser of a refresh race uses its own token instead of the stored one (audit)',
     file: 'core/use-cases/social/connection-tokens.service.ts',
-    find: '      if (await this.storeRefreshed(connection, refreshed)) return refreshed.accessToken;',
-    replace: '      await this.storeRefreshed(connection, refreshed);\n      return refreshed.accessToken;',
+    find: '      if (await this.storeRefreshed(connection, used, refreshed)) return refreshed.accessToken;',
+    replace: '      await this.storeRefreshed(connection, used, refreshed);\n      return refreshed.accessToken;',
     tests: ['tests/unit/connection-tokens.test.ts'],
   },
   {
