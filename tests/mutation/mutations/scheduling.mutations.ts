@@ -789,4 +789,18 @@ export const MUTATIONS: Mutation[] = [
     replace: 'await this.deps.estimates.runMs(head.templateId)',
     tests: ['tests/integration/queue-backpressure.test.ts'],
   },
+  {
+    name: 'fit choices: an object or array as a parameter value is kept as a choice',
+    file: 'core/domain/fit-choices.ts',
+    find: " && (typeof used[name] === 'string' || typeof used[name] === 'number'))",
+    replace: ')',
+    tests: ['tests/unit/fit-choices.test.ts'],
+  },
+  {
+    name: 'fit choices: choices that read as JSON null are narrowed (and throw)',
+    file: 'core/domain/fit-choices.ts',
+    find: "if (typeof choices !== 'object' || choices === null) return map;",
+    replace: "if (typeof choices !== 'object') return map;",
+    tests: ['tests/unit/fit-choices.test.ts'],
+  },
 ];
