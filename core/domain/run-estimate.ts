@@ -21,6 +21,16 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/**
+ * What is left of a run that has gone on for `elapsedMs`, learned from past runs (`runs`, ms): the median of what was
+ * left of the past runs that lasted longer than that (while every past run did, the median less the time run). A run
+ * that has outlasted every past run has no estimate (null): "almost done" would be a guess. No past runs: null.
+ */
+export function remainingMs(runs: readonly number[], elapsedMs: number): number | null {
+  const ran = Math.max(0, elapsedMs);
+  return median(runs.filter((ms) => ms > ran).map((ms) => ms - ran));
+}
+
 /** When nothing is known about run times, a client refused for a full queue is asked to wait this long. */
 export const UNKNOWN_RETRY_AFTER_SECONDS = 10;
 

@@ -67,13 +67,25 @@ async function knownSchedule(t: ExecutionContext, db: TestDatabase, env: Record<
   // (j2's time left is 4 s less the moments the test takes: 5 + left / 2 stays above 6.5 s, so 27 all the same).
   t.is((await user.post(`/generate/${j1}/cancel`)).status, 200);
   const startedAt = new Date(Date.now() - 3_000);
-  t.true(await reposOf(app).jobs.transition(j2, { to: 'running', runId: randomUUID(), changes: { startedAt } }, startedAt));
+  const runId = randomUUID();
+  t.true(await reposOf(app).jobs.transition(j2, { to: 'running', runId, changes: { startedAt } }, startedAt));
   const running = await estimateOf(user, j2);
   t.is(running.position, null);
   t.true(running.etaSeconds === 4 || running.etaSeconds === 3, `4 s left, 3 on a slow machine (got ${running.etaSeconds})`);
   t.deepEqual(await estimateOf(other, j3), { position: 0, etaSeconds: 10 });
   t.deepEqual(await estimateOf(user, j4), { position: 1, etaSeconds: 27 });
   t.deepEqual(await estimateOf(user, j1), { position: null, etaSeconds: null });
+
+  // j2 has run 7 s, past B's median (7 s) but not its 8 s run: 1 s left, not 0; j4: the free slot takes j3's 10 s up to
+  // j2's 1 s, the other 9 s over both: 1 + 4.5 = 5.5, + 20 = 25.5, so 26.
+  t.true(await reposOf(app).jobs.updateRunning(j2, runId, { startedAt: new Date(Date.now() - 7_000) }, new Date()));
+  t.deepEqual(await estimateOf(user, j2), { position: null, etaSeconds: 1 });
+  t.deepEqual(await estimateOf(user, j4), { position: 1, etaSeconds: 26 });
+  // j2 has outlasted both of B's runs: its time left is unknown (null, not "done now"), and its slot counts as free:
+  // j4 10 / 2 + 20 = 25.
+  t.true(await reposOf(app).jobs.updateRunning(j2, runId, { startedAt: new Date(Date.now() - 9_000) }, new Date()));
+  t.deepEqual(await estimateOf(user, j2), { position: null, etaSeconds: null });
+  t.deepEqual(await estimateOf(user, j4), { position: 1, etaSeconds: 25 });
 }
 
 /**

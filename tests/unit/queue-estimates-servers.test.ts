@@ -54,7 +54,7 @@ const fitOn = (catalog: Catalog, time = { now: at(0).getTime() }) => new ServerF
 
 /** Run estimates by template (ms): X 10 s, Y 4 s, Z 6 s, a raw workflow (no template) 2 s. */
 const RUN_MS: Record<string, number> = { X: 10_000, Y: 4_000, Z: 6_000 };
-const estimates = { runMs: async (templateId: string | null) => (templateId === null ? 2_000 : RUN_MS[templateId]!) } as unknown as RunEstimates;
+const estimates = { runs: async (templateId: string | null) => [templateId === null ? 2_000 : RUN_MS[templateId]!] } as unknown as RunEstimates;
 
 /** Arrival order; one user each, so both queue orders agree. */
 const QUEUE = [
@@ -160,9 +160,9 @@ test('without server fit (one server, the builtin engine) every job ahead counts
 test("QueueEstimates asks each template's run estimate on the servers it can run on (once per template and call)", async (t) => {
   const asked: [string | null, readonly number[] | null][] = [];
   const onServers = {
-    runMs: async (templateId: string | null, servers: readonly number[] | null) => {
+    runs: async (templateId: string | null, servers: readonly number[] | null) => {
       asked.push([templateId, servers]);
-      return templateId === null ? 2_000 : RUN_MS[templateId]!;
+      return [templateId === null ? 2_000 : RUN_MS[templateId]!];
     },
   } as unknown as RunEstimates;
   const queue = new QueueEstimates({ jobs: { queuedAhead }, estimates: onServers, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
@@ -248,7 +248,7 @@ test('QueueEstimates: a running job waiting out a retry delay holds no slot; its
 
 test('QueueEstimates: many running jobs of one template on one server read its estimate once, at the same time', async (t) => {
   const asked: string[] = [];
-  const counting = { runMs: async (templateId: string | null, servers: readonly number[] | null) => (asked.push(`${templateId} ${servers}`), templateId === null ? 2_000 : RUN_MS[templateId]!) } as unknown as RunEstimates;
+  const counting = { runs: async (templateId: string | null, servers: readonly number[] | null) => (asked.push(`${templateId} ${servers}`), [templateId === null ? 2_000 : RUN_MS[templateId]!]) } as unknown as RunEstimates;
   const three = async () => [1, 2, 3].map(() => ({ templateId: 'Z', engineServer: 2, startedAt: at(-1), retryAt: null }));
   const jobs = { queuedAhead, runningWork: three } as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
   const queue = new QueueEstimates({ jobs, estimates: counting, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
@@ -300,7 +300,7 @@ const CHOSEN = [
 const BY_CHOICE = { e1: [0, 5], e2: [0, 5], e3: [1, 10], e4: [1, 10] };
 
 test('QueueEstimates: jobs of one template that chose models on different servers do not wait for each other', async (t) => {
-  const fiveSeconds = { runMs: async () => 5_000 } as unknown as RunEstimates;
+  const fiveSeconds = { runs: async () => [5_000] } as unknown as RunEstimates;
   const queue = new QueueEstimates({ jobs: { queuedAhead: aheadIn(CHOSEN) }, estimates: fiveSeconds, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit: { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 } });
   const each: Record<string, number[]> = {};
   for (const job of CHOSEN) {

@@ -34,7 +34,7 @@ for (const [order, expected] of Object.entries(ORDERS) as [QueueOrder, string[]]
   });
 
   test(`QueueEstimates.ofQueue ${order}: positions are places in that order, whatever order the jobs are given in`, async (t) => {
-    const estimates = { runMs: async () => 1_000 } as unknown as RunEstimates;
+    const estimates = { runs: async () => [1_000] } as unknown as RunEstimates;
     const queue = new QueueEstimates({ jobs: { queuedAhead: async () => [] }, estimates, clock: { now: () => at(0) }, slots: 1, order });
     const positions = await queue.ofQueue(JOBS);
     t.deepEqual(Object.fromEntries(positions.map((p) => [p.jobId, p.position])), Object.fromEntries(expected.map((id, i) => [id, i])));

@@ -1,5 +1,6 @@
 import type { GenerationJob } from '../../domain/job.ts';
 import { serveOrder, type QueueOrder } from '../../domain/queue-order.ts';
+import { median, remainingMs } from '../../domain/run-estimate.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { JobRepository, RunningWork } from '../../ports/job-repository.port.ts';
 import type { RunEstimates } from './run-estimates.service.ts';
@@ -8,7 +9,7 @@ import { compete, type ServerFit, type ServerSet } from './server-fit.service.ts
 export interface QueueEstimatesDeps {
   /** `runningWork`: the running jobs whose remaining work the queue waits for (optional: without it, none). */
   jobs: Pick<JobRepository, 'queuedAhead'> & Partial<Pick<JobRepository, 'runningWork'>>;
-  estimates: RunEstimates;
+  estimates: Pick<RunEstimates, 'runs'>;
   clock: Clock;
   /** Jobs that run at once: ComfyUI servers x COMFYUI_JOBS_PER_SERVER, or WORKER_CONCURRENCY for the builtin engine. */
   slots: number;
@@ -63,10 +64,14 @@ export function startAfter(busyMs: readonly number[], slots: number, aheadMs: nu
  * servers' slots (with `fit`: those servers x slots per server, and the running jobs on them: handed to one of them,
  * or of a template that competes when the server is not known) or all of them;
  * a running job waiting out a retry delay (`retryAt`, until its next attempt starts) holds no slot, and its estimate joins
- * the work ahead when it is due before the job would start without it; running: position null, etaSeconds = ceil(max(0, own estimate - time since it started) / 1000 ms), or
- * while it waits out a retry delay ceil((max(0, time until the retry) + own estimate) / 1000 ms); finished: both null.
- * A job's run estimate (`RunEstimates`) is its template's recent median on the servers it can run on (with `fit`; a
- * running job: on the server it was handed to, `engineServer`), else on any server, else every template's.
+ * the work ahead when it is due before the job would start without it; running: position null, etaSeconds =
+ * ceil(left / 1000 ms), left = the median of what was left of its recent runs that lasted longer than it has run so far
+ * (`remainingMs`; while every one did: own estimate - time since it started), null once it has outlasted every one of
+ * them; while it waits out a retry delay ceil((max(0, time until the retry) + own estimate) / 1000 ms); finished: both
+ * null. A running job's left time is also what it holds its slot for (0 once it has outlasted its recent runs).
+ * A job's recent runs (`RunEstimates.runs`) are its template's on the servers it can run on (with `fit`; a running job:
+ * on the server it was handed to, `engineServer`), else on any server, else every template's; its run estimate is
+ * their median.
  */
 export class QueueEstimates {
   constructor(private readonly deps: QueueEstimatesDeps) {}
@@ -81,27 +86,28 @@ export class QueueEstimates {
    */
   async ofMany(jobs: readonly EstimatedJob[]): Promise<QueueEstimate[]> {
     const serversOf = this.serverSets();
-    const runMs = this.runEstimates(serversOf);
+    const runsOf = this.recentRuns(serversOf);
     // Read only when a queued job needs it.
     let busy: Promise<(servers: ServerSet) => Busy> | null = null;
-    const busyOn = () => (busy ??= this.busyOn(serversOf, runMs));
-    return Promise.all(jobs.map((job) => this.estimate(job, serversOf, runMs, busyOn)));
+    const busyOn = () => (busy ??= this.busyOn(serversOf, runsOf));
+    return Promise.all(jobs.map((job) => this.estimate(job, serversOf, runsOf, busyOn)));
   }
 
   private async estimate(
     job: EstimatedJob,
     serversOf: ServersOf,
-    runMs: RunMsOf,
+    runsOf: RunsOf,
     busyOn: () => Promise<(servers: ServerSet) => Busy>,
   ): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     if (job.status === 'running') {
       // On the server it was handed to, when the engine told; else on the servers its template can run on.
-      const own = await runMs(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined);
+      const runs = await runsOf(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined);
       const started = { startedAt: job.startedAt ?? job.createdAt, retryAt: job.retryAt ?? null };
-      return { position: null, etaSeconds: own === null ? null : Math.ceil(leftOf(own, started, this.deps.clock.now().getTime()) / 1000) };
+      const left = leftOf(runs, started, this.deps.clock.now().getTime());
+      return { position: null, etaSeconds: left === null ? null : Math.ceil(left / 1000) };
     }
-    const own = await runMs(job.templateId, job.fitChoices);
+    const own = median(await runsOf(job.templateId, job.fitChoices));
     const mine = await serversOf(job.templateId, job.fitChoices);
     const busy = (await busyOn())(mine);
     let position = 0;
@@ -109,7 +115,7 @@ export class QueueEstimates {
     for (const { templateId, fitChoices, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
       if (!compete(mine, await serversOf(templateId, fitChoices))) continue;
       position += count;
-      const each = await runMs(templateId, fitChoices);
+      const each = median(await runsOf(templateId, fitChoices));
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
     return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy) };
@@ -118,13 +124,13 @@ export class QueueEstimates {
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
   async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'templateId' | 'queueTurn' | 'fitChoices'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
     const serversOf = this.serverSets();
-    const runMs = this.runEstimates(serversOf);
-    const busy = await this.busyOn(serversOf, runMs);
+    const runsOf = this.recentRuns(serversOf);
+    const busy = await this.busyOn(serversOf, runsOf);
     const result: { jobId: string; position: number; etaSeconds: number | null }[] = [];
     // The jobs already placed, by the servers they can run on (a handful of distinct sets).
     const placed: { servers: ServerSet; count: number; ms: number | null }[] = [];
     for (const job of serveOrder(queue, this.deps.order)) {
-      const [own, mine] = [await runMs(job.templateId, job.fitChoices), await serversOf(job.templateId, job.fitChoices)];
+      const [own, mine] = [median(await runsOf(job.templateId, job.fitChoices)), await serversOf(job.templateId, job.fitChoices)];
       let position = 0;
       let aheadMs: number | null = 0;
       for (const group of placed) {
@@ -155,17 +161,18 @@ export class QueueEstimates {
    * The running jobs, read once per call: for a set of servers, the remaining work (ms) of those that hold its slots,
    * and those waiting out a retry delay: when each is due and its run estimate (they hold no slot while they wait, and
    * are taken before the queue once due; see queuedEta). Without `fit`, every running job counts. A running
-   * job without an estimate can only be one when no job has succeeded at all (the estimates fall back to every
-   * template's median): the queued job's own estimate is then unknown too, and so is its ETA, whatever this says.
+   * job that has outlasted its recent runs is taken to free its slot now. A running job without any recent runs can only
+   * be one when no job has succeeded at all (the estimates fall back to every template's): the queued job's own estimate
+   * is then unknown too, and so is its ETA, whatever this says.
    */
-  private async busyOn(serversOf: ServersOf, runMs: RunMsOf): Promise<(servers: ServerSet) => Busy> {
+  private async busyOn(serversOf: ServersOf, runsOf: RunsOf): Promise<(servers: ServerSet) => Busy> {
     const running: RunningWork[] = (await this.deps.jobs.runningWork?.(RUNNING_READ)) ?? [];
     const now = this.deps.clock.now().getTime();
     const jobs = await Promise.all(
       running.map(async (job) => {
-        const own = (await runMs(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined)) ?? 0;
+        const runs = await runsOf(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined);
         const dueMs = job.retryAt === null ? null : Math.max(0, job.retryAt.getTime() - now);
-        return { dueMs, ms: dueMs === null ? leftOf(own, job, now) : own, server: job.engineServer, servers: await serversOf(job.templateId, job.fitChoices) };
+        return { dueMs, ms: (dueMs === null ? leftOf(runs, job, now) : median(runs)) ?? 0, server: job.engineServer, servers: await serversOf(job.templateId, job.fitChoices) };
       }),
     );
     return (mine) => {
@@ -190,14 +197,14 @@ export class QueueEstimates {
     };
   }
 
-  /** Run estimates by template, on the servers given or else those it can run on with its choices, each looked up once per call. */
-  private runEstimates(serversOf: ServersOf): RunMsOf {
+  /** Recent runs by template, on the servers given or else those it can run on with its choices, each looked up once per call. */
+  private recentRuns(serversOf: ServersOf): RunsOf {
     // The promise is kept, so lookups made at once (many running jobs of one template) share one read.
-    const known = new Map<string, Promise<number | null>>();
+    const known = new Map<string, Promise<readonly number[]>>();
     return async (templateId, fitChoices, servers) => {
       const on = servers === undefined ? await serversOf(templateId, fitChoices) : servers;
       const key = JSON.stringify([templateId, fitChoices, on]);
-      if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on, fitChoices));
+      if (!known.has(key)) known.set(key, this.deps.estimates.runs(templateId, on, fitChoices));
       return known.get(key)!;
     };
   }
@@ -216,14 +223,18 @@ interface Busy {
 }
 
 /**
- * What is left of a running job (ms) that `own` estimates: own less the time it has run; while it waits out a retry
- * delay (until its next attempt starts, also when that is overdue), the rest of the wait and then all of own.
+ * What is left of a running job (ms) whose recent runs are `runs`: what was left of those that lasted longer than it has
+ * run (`remainingMs`; null once it has outlasted them all); while it waits out a retry delay (until its next attempt
+ * starts, also when that is overdue), the rest of the wait and then a whole run (their median).
  */
-const leftOf = (own: number, job: { startedAt: Date; retryAt: Date | null }, now: number): number =>
-  job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));
+function leftOf(runs: readonly number[], job: { startedAt: Date; retryAt: Date | null }, now: number): number | null {
+  if (job.retryAt === null) return remainingMs(runs, now - job.startedAt.getTime());
+  const own = median(runs);
+  return own === null ? null : Math.max(0, job.retryAt.getTime() - now) + own;
+}
 
-/** A template's run estimate on `servers` (default: the servers a job of it with these choices can run on). */
-type RunMsOf = (templateId: string | null, fitChoices: string, servers?: ServerSet) => Promise<number | null>;
+/** A template's recent runs on `servers` (default: the servers a job of it with these choices can run on). */
+type RunsOf = (templateId: string | null, fitChoices: string, servers?: ServerSet) => Promise<readonly number[]>;
 
 /** The servers a job of this template with these choices can run on (ServerFit), or null. */
 type ServersOf = (templateId: string | null, fitChoices: string) => Promise<ServerSet>;

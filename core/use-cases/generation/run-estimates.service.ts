@@ -3,24 +3,30 @@ import type { JobRepository } from '../../ports/job-repository.port.ts';
 import type { ServerSet } from './server-fit.service.ts';
 
 /**
- * A job's run estimate in ms (see core/domain/run-estimate.ts): with choices among its template's enum parameters, the
- * recent median of the template's jobs that made the same choices (on the servers it can run on, when those are known);
- * else its template's recent median on the servers it can run on (when known), else its template's recent median on
- * any server, else every template's, else null.
+ * A job's past run times, in ms (see core/domain/run-estimate.ts): with choices among its template's enum parameters,
+ * the recent runs of the template's jobs that made the same choices (on the servers it can run on, when those are
+ * known); else its template's recent runs on the servers it can run on (when known), else its template's recent runs
+ * on any server, else every template's; the first of these that is not empty. Its run estimate is their median.
  */
 export class RunEstimates {
   constructor(private readonly jobs: Pick<JobRepository, 'recentRunTimes'>) {}
 
-  async runMs(templateId: string | null, servers: ServerSet = null, fitChoices = ''): Promise<number | null> {
+  /** The recent runs a job's estimates learn from (empty when no job has succeeded at all). */
+  async runs(templateId: string | null, servers: ServerSet = null, fitChoices = ''): Promise<number[]> {
     if (templateId !== null && fitChoices !== '') {
-      const chosen = median(await this.jobs.recentRunTimes(templateId, RUN_SAMPLE, servers ?? undefined, fitChoices));
-      if (chosen !== null) return chosen;
+      const chosen = await this.jobs.recentRunTimes(templateId, RUN_SAMPLE, servers ?? undefined, fitChoices);
+      if (chosen.length > 0) return chosen;
     }
     if (templateId !== null && servers !== null) {
-      const there = median(await this.jobs.recentRunTimes(templateId, RUN_SAMPLE, servers));
-      if (there !== null) return there;
+      const there = await this.jobs.recentRunTimes(templateId, RUN_SAMPLE, servers);
+      if (there.length > 0) return there;
     }
-    const own = templateId === null ? null : median(await this.jobs.recentRunTimes(templateId, RUN_SAMPLE));
-    return own ?? median(await this.jobs.recentRunTimes(null, RUN_SAMPLE));
+    const own = templateId === null ? [] : await this.jobs.recentRunTimes(templateId, RUN_SAMPLE);
+    return own.length > 0 ? own : this.jobs.recentRunTimes(null, RUN_SAMPLE);
+  }
+
+  /** A job's run estimate: the median of its recent runs, or null when none is known. */
+  async runMs(templateId: string | null, servers: ServerSet = null, fitChoices = ''): Promise<number | null> {
+    return median(await this.runs(templateId, servers, fitChoices));
   }
 }

@@ -14,6 +14,7 @@ const HISTORY_CONTRACT = 'tests/contract/history-repository.test.ts';
 const FIT = 'core/use-cases/generation/server-fit.service.ts';
 const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
 const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
+const REMAINING_UNIT = 'tests/unit/remaining-time.test.ts';
 const FULL_CHECK = '    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };\n';
 
 /** Scheduling (ADR 037): start deadlines (the expired status's one way in, the checks that end a job past its deadline, its refund), backpressure, queue position and ETA. */
@@ -169,7 +170,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "run estimate: no fallback to every template's median",
     file: 'core/use-cases/generation/run-estimates.service.ts',
-    find: '    return own ?? median(await this.jobs.recentRunTimes(null, RUN_SAMPLE));',
+    find: '    return own.length > 0 ? own : this.jobs.recentRunTimes(null, RUN_SAMPLE);',
     replace: '    return own;',
     tests: ['tests/unit/run-estimates.test.ts', POSITION_TEST],
   },
@@ -386,8 +387,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'engine server: a running job estimated on its template\'s servers, not on the one it runs on',
     file: ESTIMATES,
-    find: '      const own = await runMs(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined);\n      const started',
-    replace: '      const own = await runMs(job.templateId, job.fitChoices);\n      const started',
+    find: '      const runs = await runsOf(job.templateId, job.fitChoices, job.engineServer ? [job.engineServer] : undefined);\n      const started',
+    replace: '      const runs = await runsOf(job.templateId, job.fitChoices);\n      const started',
     tests: [FLEET_UNIT],
   },
   {
@@ -414,7 +415,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'run estimate per server: no fallback when nothing ran on those servers yet',
     file: 'core/use-cases/generation/run-estimates.service.ts',
-    find: '      if (there !== null) return there;',
+    find: '      if (there.length > 0) return there;',
     replace: '      return there;',
     tests: ['tests/unit/run-estimates.test.ts'],
   },
@@ -470,8 +471,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'ETA behind running jobs: the time a running job has run not taken off its estimate',
     file: ESTIMATES,
-    find: 'Math.max(0, own - (now - job.startedAt.getTime()))',
-    replace: 'own',
+    find: '  if (job.retryAt === null) return remainingMs(runs, now - job.startedAt.getTime());',
+    replace: '  if (job.retryAt === null) return median(runs);',
     tests: [FLEET_UNIT, FLEET_POSITION_TEST],
   },
   {
@@ -505,15 +506,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'ETA behind running jobs: running jobs of one template each read its estimate again',
     file: ESTIMATES,
-    find: '      if (!known.has(key)) known.set(key, this.deps.estimates.runMs(templateId, on, fitChoices));',
-    replace: '      if (!known.has(key)) known.set(key, Promise.resolve(await this.deps.estimates.runMs(templateId, on, fitChoices)));',
+    find: '      if (!known.has(key)) known.set(key, this.deps.estimates.runs(templateId, on, fitChoices));',
+    replace: '      if (!known.has(key)) known.set(key, Promise.resolve(await this.deps.estimates.runs(templateId, on, fitChoices)));',
     tests: [FLEET_UNIT],
   },
   {
     name: 'job list: each queued job of a page reads the running jobs again',
     file: ESTIMATES,
-    find: 'const busyOn = () => (busy ??= this.busyOn(serversOf, runMs));',
-    replace: 'const busyOn = () => this.busyOn(serversOf, runMs);',
+    find: 'const busyOn = () => (busy ??= this.busyOn(serversOf, runsOf));',
+    replace: 'const busyOn = () => this.busyOn(serversOf, runsOf);',
     tests: [JOB_QUERIES_UNIT],
   },
   {
@@ -547,8 +548,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'retry wait: a waiting job\'s ETA is its estimate less the time since its failed attempt started',
     file: ESTIMATES,
-    find: '  job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));',
-    replace: '  Math.max(0, own - (now - job.startedAt.getTime()));',
+    find: '  if (job.retryAt === null) return remainingMs(runs, now - job.startedAt.getTime());',
+    replace: '  return remainingMs(runs, now - job.startedAt.getTime());',
     tests: [FLEET_UNIT],
   },
   {
@@ -610,8 +611,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'retry wait: an overdue retry counts as started',
     file: ESTIMATES,
-    find: '  job.retryAt !== null ? Math.max(0, job.retryAt.getTime() - now) + own : Math.max(0, own - (now - job.startedAt.getTime()));',
-    replace: '  job.retryAt !== null && job.retryAt.getTime() > now ? job.retryAt.getTime() - now + own : Math.max(0, own - (now - job.startedAt.getTime()));',
+    find: '  if (job.retryAt === null) return remainingMs(runs, now - job.startedAt.getTime());',
+    replace: '  if (job.retryAt === null || job.retryAt.getTime() <= now) return remainingMs(runs, now - job.startedAt.getTime());',
     tests: [FLEET_UNIT],
   },
   {
@@ -722,7 +723,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'run estimate by choices: a job with choices is estimated by its template alone',
     file: 'core/use-cases/generation/run-estimates.service.ts',
-    find: "    if (templateId !== null && fitChoices !== '') {\n      const chosen = median(await this.jobs.recentRunTimes(templateId, RUN_SAMPLE, servers ?? undefined, fitChoices));\n      if (chosen !== null) return chosen;\n    }\n",
+    find: "    if (templateId !== null && fitChoices !== '') {\n      const chosen = await this.jobs.recentRunTimes(templateId, RUN_SAMPLE, servers ?? undefined, fitChoices);\n      if (chosen.length > 0) return chosen;\n    }\n",
     replace: '',
     tests: ['tests/unit/run-estimates.test.ts', 'tests/integration/queue-position.test.ts'],
   },
@@ -736,15 +737,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'run estimate by choices: choices never run borrow nothing (no fallback to the template)',
     file: 'core/use-cases/generation/run-estimates.service.ts',
-    find: '      if (chosen !== null) return chosen;',
+    find: '      if (chosen.length > 0) return chosen;',
     replace: '      return chosen;',
     tests: ['tests/unit/run-estimates.test.ts'],
   },
   {
     name: 'run estimate by choices: the estimates are not asked by choices',
     file: ESTIMATES,
-    find: 'known.set(key, this.deps.estimates.runMs(templateId, on, fitChoices));',
-    replace: 'known.set(key, this.deps.estimates.runMs(templateId, on));',
+    find: 'known.set(key, this.deps.estimates.runs(templateId, on, fitChoices));',
+    replace: 'known.set(key, this.deps.estimates.runs(templateId, on));',
     tests: ['tests/integration/queue-position.test.ts'],
   },
   {
@@ -802,5 +803,40 @@ export const MUTATIONS: Mutation[] = [
     find: "if (typeof choices !== 'object' || choices === null) return map;",
     replace: "if (typeof choices !== 'object') return map;",
     tests: ['tests/unit/fit-choices.test.ts'],
+  },
+  {
+    name: 'remaining time: a past run exactly as long as the job has run counts as still going',
+    file: 'core/domain/run-estimate.ts',
+    find: 'runs.filter((ms) => ms > ran)',
+    replace: 'runs.filter((ms) => ms >= ran)',
+    tests: [REMAINING_UNIT],
+  },
+  {
+    name: 'remaining time: a start after now (clocks apart) adds to the time left',
+    file: 'core/domain/run-estimate.ts',
+    find: '  const ran = Math.max(0, elapsedMs);',
+    replace: '  const ran = elapsedMs;',
+    tests: [REMAINING_UNIT],
+  },
+  {
+    name: 'remaining time: the median less the time run (0 past the median), not the runs that lasted longer',
+    file: 'core/domain/run-estimate.ts',
+    find: '  return median(runs.filter((ms) => ms > ran).map((ms) => ms - ran));',
+    replace: '  const own = median(runs);\n  return own === null ? null : Math.max(0, own - ran);',
+    tests: [REMAINING_UNIT, POSITION_TEST],
+  },
+  {
+    name: 'remaining time: a running job past every recent run reads 0 s left',
+    file: ESTIMATES,
+    find: '      return { position: null, etaSeconds: left === null ? null : Math.ceil(left / 1000) };',
+    replace: '      return { position: null, etaSeconds: Math.ceil((left ?? 0) / 1000) };',
+    tests: [REMAINING_UNIT, POSITION_TEST],
+  },
+  {
+    name: 'remaining time: a running job past every recent run holds its slot for a whole run more',
+    file: ESTIMATES,
+    find: ': median(runs)) ?? 0, server',
+    replace: ': median(runs)) ?? median(runs) ?? 0, server',
+    tests: [REMAINING_UNIT, POSITION_TEST],
   },
 ];
