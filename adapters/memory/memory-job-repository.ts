@@ -148,18 +148,9 @@ export class MemoryJobRepository implements JobRepository {
     return true;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<QueuedAhead[]> {
+  async queuedAhead(jobs: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>[], order: QueueOrder): Promise<QueuedAhead[][]> {
     const line = serveOrder([...this.jobs.values()].filter((other) => other.status === 'queued'), order);
-    const place = line.findIndex((other) => other.id === job.id);
-    const groups = new Map<string, QueuedAhead>();
-    for (const other of line.slice(0, Math.max(0, place))) {
-      const key = JSON.stringify([other.templateId, other.fitChoices]);
-      const group = groups.get(key) ?? { templateId: other.templateId, fitChoices: other.fitChoices, count: 0 };
-      group.count += 1;
-      groups.set(key, group);
-    }
-    const byTemplate = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
-    return [...groups.values()].sort((a, b) => byTemplate(a.templateId, b.templateId) || (a.fitChoices < b.fitChoices ? -1 : a.fitChoices > b.fitChoices ? 1 : 0));
+    return jobs.map((job) => aheadIn(line, job.id));
   }
 
   async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[], fitChoices?: string): Promise<number[]> {
@@ -196,4 +187,18 @@ export class MemoryJobRepository implements JobRepository {
       .slice(0, max)
       .map(copy);
   }
+}
+
+/** The queued jobs ahead of `id` in `line` (the queued jobs in the queue's order), per template and choices, sorted as the SQL store sorts them; none when `id` is not in line. */
+function aheadIn(line: readonly GenerationJob[], id: string): QueuedAhead[] {
+  const place = line.findIndex((other) => other.id === id);
+  const groups = new Map<string, QueuedAhead>();
+  for (const other of line.slice(0, Math.max(0, place))) {
+    const key = JSON.stringify([other.templateId, other.fitChoices]);
+    const group = groups.get(key) ?? { templateId: other.templateId, fitChoices: other.fitChoices, count: 0 };
+    group.count += 1;
+    groups.set(key, group);
+  }
+  const byTemplate = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+  return [...groups.values()].sort((a, b) => byTemplate(a.templateId, b.templateId) || (a.fitChoices < b.fitChoices ? -1 : a.fitChoices > b.fitChoices ? 1 : 0));
 }

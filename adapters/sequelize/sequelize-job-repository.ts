@@ -162,22 +162,18 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
 });
 
 /**
- * The queued jobs ahead of one, per template and choices (JobRepository.queuedAhead). Arrival order reads the queued jobs
- * created before it and no others (about 2 ms at 5,000 queued on SQLite); owner turns read the queued jobs of an
- * earlier turn, or of its turn and created before it (each job's turn is stored at submit, ADR 047). Either way, a job
- * no longer queued has no place: nothing is ahead of it. Plain SQL on the driver (read for every queued job of a page
- * a client polls), positional parameters: ARRIVED_AHEAD takes [createdAt, createdAt, id, id], TURNS_AHEAD [turn, turn,
- * createdAt, createdAt, id, id].
+ * The queued jobs ahead of each of a page of jobs, per template and choices (JobRepository.queuedAhead), in one read:
+ * every queued job's group, with per page job i a column a<i> counting the group's jobs ahead of it and q<i> telling
+ * whether it is itself still queued (a job no longer queued has no place: nothing is ahead of it). Arrival order:
+ * created before it, the lower id first at the same instant (ARRIVED_BEFORE, parameters [createdAt, createdAt, id]);
+ * owner turns: an earlier turn, or its turn and arrived before it (each job's turn is stored at submit, ADR 047;
+ * TURN_BEFORE, [turn, turn, createdAt, createdAt, id]). The statement for n jobs is the one for the next power of two
+ * (the last job repeated), so a handful of shapes are prepared, and at most AHEAD_BATCH jobs go in one statement. Plain
+ * SQL on the driver: read for the queued jobs of every page a client polls.
  */
-const ARRIVED_AHEAD = `SELECT template_id, fit_choices, COUNT(*) AS n FROM generation_jobs
-  WHERE status = 'queued' AND (created_at < ? OR (created_at = ? AND id < ?))
-    AND EXISTS (SELECT 1 FROM generation_jobs me WHERE me.id = ? AND me.status = 'queued')
-  GROUP BY template_id, fit_choices ORDER BY template_id, fit_choices`;
-const TURNS_AHEAD = `SELECT template_id, fit_choices, COUNT(*) AS n FROM generation_jobs
-  WHERE status = 'queued'
-    AND (queue_turn < ? OR (queue_turn = ? AND (created_at < ? OR (created_at = ? AND id < ?))))
-    AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = ? AND mine.status = 'queued')
-  GROUP BY template_id, fit_choices ORDER BY template_id, fit_choices`;
+const ARRIVED_BEFORE = '(created_at < ? OR (created_at = ? AND id < ?))';
+const TURN_BEFORE = '(queue_turn < ? OR (queue_turn = ? AND (created_at < ? OR (created_at = ? AND id < ?))))';
+export const AHEAD_BATCH = 128;
 
 export class SequelizeJobRepository implements JobRepository {
   constructor(private readonly scope: SqlScope) {}
@@ -263,13 +259,31 @@ export class SequelizeJobRepository implements JobRepository {
     return changed === 1;
   }
 
-  async queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<QueuedAhead[]> {
-    const createdAt = sqlTime(job.createdAt, this.scope.dialect);
-    const rows = await this.scope.read<{ template_id: string | null; fit_choices: string; n: number | string }>(
-      order === 'arrival' ? ARRIVED_AHEAD : TURNS_AHEAD,
-      order === 'arrival' ? [createdAt, createdAt, job.id, job.id] : [job.queueTurn, job.queueTurn, createdAt, createdAt, job.id, job.id],
+  async queuedAhead(jobs: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>[], order: QueueOrder): Promise<QueuedAhead[][]> {
+    const answers: QueuedAhead[][] = [];
+    for (let start = 0; start < jobs.length; start += AHEAD_BATCH) answers.push(...(await this.aheadOf(jobs.slice(start, start + AHEAD_BATCH), order)));
+    return answers;
+  }
+
+  private async aheadOf(jobs: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>[], order: QueueOrder): Promise<QueuedAhead[][]> {
+    // 1 to AHEAD_BATCH jobs: queuedAhead never hands over an empty slice.
+    const padded = [...jobs, ...new Array<(typeof jobs)[number]>(2 ** Math.ceil(Math.log2(jobs.length)) - jobs.length).fill(jobs[jobs.length - 1]!)];
+    const before = order === 'arrival' ? ARRIVED_BEFORE : TURN_BEFORE;
+    const columns = padded.map((_, i) => `SUM(CASE WHEN ${before} THEN 1 ELSE 0 END) AS a${i}, MAX(CASE WHEN id = ? THEN 1 ELSE 0 END) AS q${i}`);
+    const params = padded.flatMap((job) => {
+      const createdAt = sqlTime(job.createdAt, this.scope.dialect);
+      return [...(order === 'arrival' ? [] : [job.queueTurn, job.queueTurn]), createdAt, createdAt, job.id, job.id];
+    });
+    const rows = await this.scope.read<Record<string, unknown> & { template_id: string | null; fit_choices: string }>(
+      `SELECT template_id, fit_choices, ${columns.join(', ')} FROM generation_jobs WHERE status = 'queued'
+       GROUP BY template_id, fit_choices ORDER BY template_id, fit_choices`,
+      params,
     );
-    return rows.map((row) => ({ templateId: row.template_id, fitChoices: row.fit_choices, count: Number(row.n) }));
+    return jobs.map((_, i) =>
+      rows.some((row) => Number(row[`q${i}`]) === 1)
+        ? rows.flatMap((row) => (Number(row[`a${i}`]) > 0 ? [{ templateId: row.template_id, fitChoices: row.fit_choices, count: Number(row[`a${i}`]) }] : []))
+        : [],
+    );
   }
 
   async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[], fitChoices?: string): Promise<number[]> {

@@ -86,13 +86,14 @@ export interface JobRepository {
   /** Jobs in one of `statuses` that were paid and have refunded nothing (the reconciler's first check), oldest change first. */
   listUnrefunded(statuses: readonly JobStatus[], max: number): Promise<GenerationJob[]>;
   /**
-   * The queued jobs ahead of the queued job `job` in the queue's `order` (core/domain/queue-order.ts: `arrival`,
+   * The queued jobs ahead of a queued job `job` in the queue's `order` (core/domain/queue-order.ts: `arrival`,
    * created earlier, the lower id first at the same instant; `owner-turns`, by `queueTurn` (fixed at submit, ADR 047),
    * each turn in arrival order), every user's, counted per template (null: raw workflows) and per choices among its
    * enum parameters (`fitChoices`, ADR 050), by template id with null first, then by choices; empty when `job` is not
-   * queued. Queue positions learn from it (ADR 037).
+   * queued. Queue positions learn from it (ADR 037). Asked for several jobs at once (a page of the job list): one
+   * answer per job, in the order given, from one read.
    */
-  queuedAhead(job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: QueueOrder): Promise<QueuedAhead[]>;
+  queuedAhead(jobs: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>[], order: QueueOrder): Promise<QueuedAhead[][]>;
   /**
    * Records `position` as the queued job's last announced queue position: false (nothing written) when the job is
    * not queued or that position was already announced, so each change is announced once across processes.

@@ -24,6 +24,12 @@ const created = (job: NewJob): GenerationJob => ({
 });
 
 const ids = (jobs: readonly { id: string }[]) => jobs.map((job) => job.id);
+/** The queued jobs ahead of one job, asked alone (one answer for one job). */
+const aheadOf = async (own: Repositories, job: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>, order: 'arrival' | 'owner-turns') => {
+  const answers = await own.jobs.queuedAhead([job], order);
+  if (answers.length !== 1) throw new Error(`${answers.length} answers for one job`);
+  return answers[0]!;
+};
 /** A job as the lists give it: without its workflow. */
 const summaryOf = ({ workflow: _workflow, ...rest }: GenerationJob) => rest;
 
@@ -531,27 +537,93 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await put('queued', { userId: a, templateId: t1, createdAt: time(5_000), queueTurn: 5 });
     const late = await put('queued', { userId: c, templateId: t2, createdAt: time(6_000), queueTurn: 1 });
 
-    t.deepEqual(await own.jobs.queuedAhead(me, 'arrival'), [
+    t.deepEqual(await aheadOf(own, me, 'arrival'), [
       { templateId: null, fitChoices: '', count: 1 },
       { templateId: t1, fitChoices: '', count: 2 },
       { templateId: t2, fitChoices: '', count: 2 },
     ]);
     // Turn 1: A@1000, B@2000, C@6000; turn 2: B@2500, A@3000; turn 3: me. A@4000 (turn 4) comes after, lower id or not.
-    t.deepEqual(await own.jobs.queuedAhead(me, 'owner-turns'), [
+    t.deepEqual(await aheadOf(own, me, 'owner-turns'), [
       { templateId: null, fitChoices: '', count: 1 },
       { templateId: t1, fitChoices: '', count: 2 },
       { templateId: t2, fitChoices: '', count: 2 },
     ]);
-    t.deepEqual(await own.jobs.queuedAhead(late, 'arrival'), [
+    t.deepEqual(await aheadOf(own, late, 'arrival'), [
       { templateId: null, fitChoices: '', count: 1 },
       { templateId: t1, fitChoices: '', count: 4 },
       { templateId: t2, fitChoices: '', count: 2 },
     ]);
-    t.deepEqual(await own.jobs.queuedAhead(late, 'owner-turns'), [{ templateId: t1, fitChoices: '', count: 2 }], "C's first job waits only for the first jobs of A and B");
+    t.deepEqual(await aheadOf(own, late, 'owner-turns'), [{ templateId: t1, fitChoices: '', count: 2 }], "C's first job waits only for the first jobs of A and B");
     for (const order of ['arrival', 'owner-turns'] as const) {
-      t.deepEqual(await own.jobs.queuedAhead(started, order), [], `${order}: a job no longer queued has no place`);
-      t.deepEqual(await own.jobs.queuedAhead({ id: randomUUID(), createdAt: time(0), queueTurn: 1 }, order), [], `${order}: an unknown job has none`);
+      t.deepEqual(await aheadOf(own, started, order), [], `${order}: a job no longer queued has no place`);
+      t.deepEqual(await aheadOf(own, { id: randomUUID(), createdAt: time(0), queueTurn: 1 }, order), [], `${order}: an unknown job has none`);
     }
+  });
+
+  test(`${name}: queuedAhead for many jobs at once: one answer each, in the order asked, as when asked alone (pinned by hand)`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const time = (ms: number) => new Date(Date.parse('1980-01-01T00:00:00.000Z') + ms);
+    const [a, b] = [await addUser(own.users), await addUser(own.users)];
+    const template = randomUUID();
+    const put = async (status: JobStatus, over: Partial<NewJob>): Promise<GenerationJob> => {
+      const job = newJob(over.userId!, { status, ...over });
+      if (!(await own.jobs.create(job))) throw new Error('job not created');
+      return (await own.jobs.findById(job.id))!;
+    };
+    // Arrival: a1 (raw), b1, a2, b2, a3 (template); turns: a1 1, b1 1, a2 2, b2 2, a3 3. b2 has started.
+    const a1 = await put('queued', { userId: a, templateId: null, createdAt: time(1_000), queueTurn: 1 });
+    const a2 = await put('queued', { userId: a, templateId: template, createdAt: time(2_000), queueTurn: 2 });
+    const b1 = await put('queued', { userId: b, templateId: template, createdAt: time(1_500), queueTurn: 1 });
+    const b2 = await put('queued', { userId: b, templateId: template, createdAt: time(2_500), queueTurn: 2 });
+    const a3 = await put('queued', { userId: a, templateId: template, createdAt: time(3_000), queueTurn: 3 });
+    const late = await put('queued', { userId: b, templateId: null, createdAt: time(4_000), queueTurn: 1 });
+    t.true(await own.jobs.transition(b2.id, { to: 'running', runId: randomUUID(), changes: { startedAt: time(5_000) } }, time(5_000)));
+    const unknown = { id: randomUUID(), createdAt: time(3_500), queueTurn: 1 };
+    const raw = (count: number) => ({ templateId: null, fitChoices: '', count });
+    const made = (count: number) => ({ templateId: template, fitChoices: '', count });
+    // Asked out of the queue's order, with a started and an unknown job among them, and one job twice.
+    const asked = [a3, unknown, b2, a1, late, a2, b1, a3];
+    t.deepEqual(await own.jobs.queuedAhead(asked, 'arrival'), [
+      [raw(1), made(2)], // a3: a1, b1, a2 (b2 started)
+      [],
+      [],
+      [],
+      [raw(1), made(3)], // late: a1, b1, a2, a3
+      [raw(1), made(1)], // a2: a1, b1
+      [raw(1)], // b1: a1
+      [raw(1), made(2)],
+    ]);
+    t.deepEqual(await own.jobs.queuedAhead(asked, 'owner-turns'), [
+      [raw(2), made(2)], // a3 (turn 3): a1, b1, late (turn 1), a2
+      [],
+      [],
+      [],
+      [raw(1), made(1)], // late (turn 1, after b1): a1, b1
+      [raw(2), made(1)], // a2 (turn 2): a1, b1, late
+      [raw(1)],
+      [raw(2), made(2)],
+    ]);
+    for (const order of ['arrival', 'owner-turns'] as const) {
+      const each = [];
+      for (const job of asked) each.push(await aheadOf(own, job, order));
+      t.deepEqual(await own.jobs.queuedAhead(asked, order), each, `${order}: as when asked one by one`);
+      t.deepEqual(await own.jobs.queuedAhead([], order), [], `${order}: none asked, none answered`);
+    }
+  });
+
+  test(`${name}: queuedAhead for more jobs than one statement takes: every one answered`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const queued: GenerationJob[] = [];
+    for (let i = 0; i < 131; i++) {
+      const job = newJob(userId, { templateId: null, createdAt: new Date(Date.parse('1980-01-01T00:00:00.000Z') + i * 1_000), queueTurn: 1 });
+      if (!(await own.jobs.create(job))) throw new Error('job not created');
+      queued.push((await own.jobs.findById(job.id))!);
+    }
+    // Newest first, as a page lists them: the i-th asked has 130 - i jobs ahead.
+    const answers = await own.jobs.queuedAhead([...queued].reverse(), 'arrival');
+    t.is(answers.length, 131);
+    t.deepEqual(answers.map((groups) => groups.reduce((sum, group) => sum + group.count, 0)), queued.map((_, i) => 130 - i));
   });
 
   test(`${name}: queuedAhead counts jobs of one template apart by their choices (case counts), and jobs keep their choices`, async (t) => {
@@ -574,7 +646,7 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await put('', 5_000);
     const last = await put(lower, 6_000);
     for (const order of ['arrival', 'owner-turns'] as const) {
-      const got = await own.jobs.queuedAhead(last, order);
+      const got = await aheadOf(own, last, order);
       t.deepEqual(
         [...got].sort((a, b) => (a.fitChoices < b.fitChoices ? -1 : 1)),
         [

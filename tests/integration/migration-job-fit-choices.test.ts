@@ -36,7 +36,7 @@ for (const name of DATABASES) {
       const jobs = new SequelizeJobRepository(bareScope(sequelize, dialect));
       t.is((await jobs.findById(old))!.fitChoices, '');
       t.is((await jobs.findById(later))!.fitChoices, chosen);
-      const ahead = await jobs.queuedAhead((await jobs.findById(last))!, 'arrival');
+      const [ahead] = await jobs.queuedAhead([(await jobs.findById(last))!], 'arrival');
       t.deepEqual([...ahead].sort((a, b) => (a.fitChoices < b.fitChoices ? -1 : 1)), [
         { templateId: null, fitChoices: '', count: 1 },
         { templateId: null, fitChoices: chosen, count: 1 },

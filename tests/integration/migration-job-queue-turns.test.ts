@@ -47,8 +47,8 @@ for (const name of DATABASES) {
       const first = (await jobs.findById(waiting))!;
       const second = (await jobs.findById(unlisted))!;
       t.deepEqual([first.queueTurn, second.queueTurn, first.paidCoins], [3, 1, 7]);
-      t.deepEqual(await jobs.queuedAhead(second, 'owner-turns'), [], 'turn 1 goes first');
-      t.deepEqual(await jobs.queuedAhead(first, 'owner-turns'), [{ templateId: null, fitChoices: '', count: 1 }]);
+      t.deepEqual(await jobs.queuedAhead([second], 'owner-turns'), [[]], 'turn 1 goes first');
+      t.deepEqual(await jobs.queuedAhead([first], 'owner-turns'), [[{ templateId: null, fitChoices: '', count: 1 }]]);
     });
 
     await jobQueueTurns.down(qi, dialect);

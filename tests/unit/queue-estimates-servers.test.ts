@@ -68,17 +68,18 @@ const QUEUE = [
 
 type Queued = (typeof QUEUE)[number];
 
-/** The jobs ahead of one in `queue`, grouped by template and choices, as the repository answers. */
-const aheadIn = (queue: readonly Queued[]) => async (job: { id: string }) => {
-  const groups = new Map<string, { templateId: string | null; fitChoices: string; count: number }>();
-  for (const ahead of queue.slice(0, queue.findIndex((one) => one.id === job.id))) {
-    const key = JSON.stringify([ahead.templateId, ahead.fitChoices]);
-    const group = groups.get(key) ?? { templateId: ahead.templateId, fitChoices: ahead.fitChoices, count: 0 };
-    group.count += 1;
-    groups.set(key, group);
-  }
-  return [...groups.values()];
-};
+/** The jobs ahead of each of `jobs` in `queue`, grouped by template and choices, as the repository answers. */
+const aheadIn = (queue: readonly Queued[]) => async (jobs: readonly { id: string }[]) =>
+  jobs.map((job) => {
+    const groups = new Map<string, { templateId: string | null; fitChoices: string; count: number }>();
+    for (const ahead of queue.slice(0, queue.findIndex((one) => one.id === job.id))) {
+      const key = JSON.stringify([ahead.templateId, ahead.fitChoices]);
+      const group = groups.get(key) ?? { templateId: ahead.templateId, fitChoices: ahead.fitChoices, count: 0 };
+      group.count += 1;
+      groups.set(key, group);
+    }
+    return [...groups.values()];
+  });
 const queuedAhead = aheadIn(QUEUE);
 
 /**

@@ -35,7 +35,7 @@ for (const [order, expected] of Object.entries(ORDERS) as [QueueOrder, string[]]
 
   test(`QueueEstimates.ofQueue ${order}: positions are places in that order, whatever order the jobs are given in`, async (t) => {
     const estimates = { runs: async () => [1_000] } as unknown as RunEstimates;
-    const queue = new QueueEstimates({ jobs: { queuedAhead: async () => [] }, estimates, clock: { now: () => at(0) }, slots: 1, order });
+    const queue = new QueueEstimates({ jobs: { queuedAhead: async (jobs: readonly unknown[]) => jobs.map(() => []) }, estimates, clock: { now: () => at(0) }, slots: 1, order });
     const positions = await queue.ofQueue(JOBS);
     t.deepEqual(Object.fromEntries(positions.map((p) => [p.jobId, p.position])), Object.fromEntries(expected.map((id, i) => [id, i])));
     t.deepEqual(positions.map((p) => p.etaSeconds), [1, 2, 3, 4, 5, 6, 7], 'each ETA adds the run estimates ahead (1 s each, one slot)');

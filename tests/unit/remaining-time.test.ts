@@ -25,7 +25,7 @@ test('remainingMs: the median of what was left of the runs that lasted longer', 
 
 const jobs = (running: { startedAt: Date }[]) =>
   ({
-    queuedAhead: async () => [],
+    queuedAhead: async (jobs: readonly unknown[]) => jobs.map(() => []),
     runningWork: async () => running.map((job) => ({ templateId: 'X', fitChoices: '', engineServer: null, retryAt: null, ...job })),
   }) as unknown as ConstructorParameters<typeof QueueEstimates>[0]['jobs'];
 const estimates = { runs: async () => RUNS };

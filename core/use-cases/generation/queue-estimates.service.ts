@@ -2,7 +2,7 @@ import type { GenerationJob } from '../../domain/job.ts';
 import { serveOrder, type QueueOrder } from '../../domain/queue-order.ts';
 import { median, remainingMs } from '../../domain/run-estimate.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { JobRepository, RunningWork } from '../../ports/job-repository.port.ts';
+import type { JobRepository, QueuedAhead, RunningWork } from '../../ports/job-repository.port.ts';
 import type { RunEstimates } from './run-estimates.service.ts';
 import { compete, type ServerFit, type ServerSet } from './server-fit.service.ts';
 
@@ -82,23 +82,25 @@ export class QueueEstimates {
 
   /**
    * The same numbers for several jobs at once (a page of the job list): the running jobs, each template's servers
-   * and each estimate are read once for all of them; only the queued jobs ahead are read per queued job.
+   * and each estimate are read once for all of them, and so are the queued jobs ahead of each of its queued jobs.
    */
   async ofMany(jobs: readonly EstimatedJob[]): Promise<QueueEstimate[]> {
     const serversOf = this.serverSets();
     const runsOf = this.recentRuns(serversOf);
-    // Read only when a queued job needs it.
-    let busy: Promise<(servers: ServerSet) => Busy> | null = null;
-    const busyOn = () => (busy ??= this.busyOn(serversOf, runsOf));
-    return Promise.all(jobs.map((job) => this.estimate(job, serversOf, runsOf, busyOn)));
+    // Read only when a queued job needs them.
+    const queued = jobs.filter((job) => job.status === 'queued');
+    const aheadOf = new Map<EstimatedJob, QueuedAhead[]>();
+    let busy: ((servers: ServerSet) => Busy) | null = null;
+    if (queued.length > 0) {
+      const [ahead, busyNow] = await Promise.all([this.deps.jobs.queuedAhead(queued, this.deps.order), this.busyOn(serversOf, runsOf)]);
+      queued.forEach((job, i) => aheadOf.set(job, ahead[i]!));
+      busy = busyNow;
+    }
+    return Promise.all(jobs.map((job) => this.estimate(job, serversOf, runsOf, aheadOf.get(job) ?? [], busy)));
   }
 
-  private async estimate(
-    job: EstimatedJob,
-    serversOf: ServersOf,
-    runsOf: RunsOf,
-    busyOn: () => Promise<(servers: ServerSet) => Busy>,
-  ): Promise<QueueEstimate> {
+  /** `ahead` and `busy`: the queued jobs ahead of `job` and the running work, read for every queued job at once (`ofMany`). */
+  private async estimate(job: EstimatedJob, serversOf: ServersOf, runsOf: RunsOf, ahead: readonly QueuedAhead[], busy: ((servers: ServerSet) => Busy) | null): Promise<QueueEstimate> {
     if (job.status !== 'queued' && job.status !== 'running') return { position: null, etaSeconds: null };
     if (job.status === 'running') {
       // On the server it was handed to, when the engine told; else on the servers its template can run on.
@@ -109,16 +111,16 @@ export class QueueEstimates {
     }
     const own = median(await runsOf(job.templateId, job.fitChoices));
     const mine = await serversOf(job.templateId, job.fitChoices);
-    const busy = (await busyOn())(mine);
     let position = 0;
     let aheadMs: number | null = 0;
-    for (const { templateId, fitChoices, count } of await this.deps.jobs.queuedAhead(job, this.deps.order)) {
+    for (const { templateId, fitChoices, count } of ahead) {
       if (!compete(mine, await serversOf(templateId, fitChoices))) continue;
       position += count;
       const each = median(await runsOf(templateId, fitChoices));
       aheadMs = aheadMs === null || each === null ? null : aheadMs + count * each;
     }
-    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy) };
+    // A queued job: ofMany read the running work.
+    return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy!(mine)) };
   }
 
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
