@@ -81,8 +81,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.get('x-request-id');
-    req.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    // req.headers, not req.get() (a lookup that only adds the Referer alias): the same value, Node joins a repeated one.
+    const incoming = req.headers['x-request-id'];
+    req.requestId = typeof incoming === 'string' && incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -114,7 +115,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     cors({
       origin: (origin, callback) => callback(null, !origin || options.corsOrigins.includes(origin)),
       credentials: true,
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'Deprecation', 'Link', 'Idempotent-Replayed'],
+      // One string, not an array that cors joins again on every request (the header's value is the same).
+      exposedHeaders: 'X-Request-Id,Retry-After,Deprecation,Link,Idempotent-Replayed',
     }),
   );
   app.use(cookieParser());
