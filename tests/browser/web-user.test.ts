@@ -132,7 +132,7 @@ test.serial('the jobs panel comes from the server: two queued jobs are told apar
   // The server reports its place (ADR 037): nothing queued ahead (the first runs), and no ETA before any run is known.
   const queue = await row(page, second).locator('.job-queue').textContent();
   t.regex(queue ?? '', /position 0/);
-  t.notRegex(queue ?? '', /starts in/, 'no ETA while no run time is known');
+  t.notRegex(queue ?? '', /done in/, 'no ETA while no run time is known');
   // Elapsed time ticks on its own.
   const elapsed = row(page, second).locator('.job-elapsed');
   const before = await elapsed.textContent();
@@ -169,26 +169,58 @@ test.serial('the jobs panel comes from the server: two queued jobs are told apar
   t.deepEqual(problems.problems, []);
 });
 
-test.serial('queue position and ETA show when the server reports them', async (t) => {
-  const { page } = user;
-  const blocker = await submit(page, templateIds['Slow blur']!, { prompt: 'blocking the worker' });
-  const waiting = await submit(page, templateIds['Slow blur']!, { prompt: 'waiting its turn' });
-  // The list as a server that reports queue positions (a field other branches add) would send it.
-  await page.route('**/api/v1/generate?limit=50', async (route) => {
-    const response = await route.fetch();
-    const body = (await response.json()) as { items: { id: string; position?: number; etaSeconds?: number }[] };
-    for (const item of body.items) if (item.id === waiting) Object.assign(item, { position: 2, etaSeconds: 95 });
-    await route.fulfill({ response, json: body });
-  });
-  await page.reload();
-  await row(page, waiting).locator('.job-queue').waitFor();
-  t.is(await row(page, waiting).locator('.job-queue').textContent(), 'position 2, starts in about 1 min 35 s');
-  await page.unrouteAll({ behavior: 'ignoreErrors' });
-  for (const id of [waiting, blocker]) {
-    await row(page, id).getByRole('button', { name: /^Cancel/ }).click();
-    await row(page, id).locator('.job-status', { hasText: 'Cancelled' }).waitFor();
+test.serial('queue position and ETA show when the server reports them, and count down', async (t) => {
+  // The user's session on a page whose clock the test holds: the countdown is checked second by second, not by waiting.
+  const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: DESKTOP, storageState: await user.context.storageState() });
+  await problems.watch(context);
+  try {
+    const page = await context.newPage();
+    const start = Date.parse('2026-11-27T12:00:00Z');
+    await page.clock.install({ time: start });
+    await page.clock.pauseAt(start);
+    const blocker = await submit(page, templateIds['Slow blur']!, { prompt: 'blocking the worker' });
+    const waiting = await submit(page, templateIds['Slow blur']!, { prompt: 'waiting its turn' });
+    while ((await statusOf(page, blocker)) === 'queued') await sleep(50);
+    // The list with figures of our choosing: the queued job done in 95 s, the running one 40 s from its end.
+    await page.route('**/api/v1/generate?limit=50', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { items: { id: string; position?: number; etaSeconds?: number }[] };
+      for (const item of body.items) if (item.id === waiting) Object.assign(item, { position: 2, etaSeconds: 95 });
+      for (const item of body.items) if (item.id === blocker) Object.assign(item, { etaSeconds: 40 });
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto('/');
+    const queueOf = (id: string) => row(page, id).locator('.job-queue');
+    await queueOf(waiting).waitFor();
+    // ETA is when the job should be done (not when it starts).
+    t.is(await queueOf(waiting).textContent(), 'position 2, done in about 1 min 35 s');
+    t.is(await queueOf(blocker).textContent(), 'about 40 s left');
+    await page.clock.fastForward(1_000);
+    t.is(await queueOf(waiting).textContent(), 'position 2, done in about 1 min 34 s', 'a second later, a second less');
+    t.is(await queueOf(blocker).textContent(), 'about 39 s left');
+    // Once the expected end has passed, the row says nothing of it rather than "0 s".
+    await page.clock.fastForward(40_000);
+    t.is(await queueOf(blocker).textContent(), '');
+    t.true(await queueOf(blocker).isHidden());
+    t.is(await queueOf(waiting).textContent(), 'position 2, done in about 54 s');
+    await page.clock.fastForward(55_000);
+    t.is(await queueOf(waiting).textContent(), 'position 2');
+    // A job that starts while the page is open (the blocker ends): its time left is read from the server, since the
+    // start event carries none.
+    await page.route(`**/api/v1/generate/${waiting}`, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { status: string; etaSeconds?: number };
+      await route.fulfill({ response, json: body.status === 'running' ? { ...body, etaSeconds: 30 } : body });
+    });
+    await queueOf(waiting).filter({ hasText: /^about 30 s left$/ }).waitFor({ timeout: 60_000 });
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    await row(page, waiting).getByRole('button', { name: /^Cancel/ }).click();
+    await row(page, waiting).locator('.job-status', { hasText: 'Cancelled' }).waitFor();
+    t.is(await queueOf(waiting).textContent(), '', 'an ended job shows no estimate');
+    t.deepEqual(problems.problems, []);
+  } finally {
+    await context.close();
   }
-  t.deepEqual(problems.problems, []);
 });
 
 test.serial('a queued job whose start deadline passes turns into an expired row on its job.expired event, with its refund', async (t) => {

@@ -37,7 +37,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'admin jobs: the server column shows nothing',
     file: BUNDLE,
-    find: 'e("td",null,f.engineServer===null?"—":`server ${f.engineServer}`),',
+    find: 'e("td",null,g.engineServer===null?"—":`server ${g.engineServer}`),',
     replace: '',
     also: [
       { file: 'web/src/pages/admin-console.ts', find: "              h('td', null, job.engineServer === null ? '—' : `server ${job.engineServer}`),\n", replace: '' },
@@ -45,5 +45,49 @@ export const MUTATIONS: Mutation[] = [
       { file: BUNDLE, find: '"Coins","Server","Actions"', replace: '"Coins","Actions"' },
     ],
     tests: ['tests/browser/template-test-runs.test.ts'],
+  },
+  {
+    name: "jobs panel: a running job's time left is not shown",
+    file: BUNDLE,
+    find: ',this.job.status==="running"&&s>0&&a.push(`about ${Ne(s)} left`)',
+    replace: '',
+    also: [{ file: JOBS_PANEL, find: "    if (this.job.status === 'running' && left > 0) parts.push(`about ${duration(left)} left`);\n", replace: '' }],
+    tests: ['tests/browser/web-user.test.ts'],
+  },
+  {
+    name: 'jobs panel: the ETA is not counted down between reports',
+    file: BUNDLE,
+    find: ',this.active&&this.showQueue(t)}expect',
+    replace: '}expect',
+    also: [{ file: JOBS_PANEL, find: '    if (this.active) this.showQueue(now);\n', replace: '' }],
+    tests: ['tests/browser/web-user.test.ts'],
+  },
+  {
+    name: 'jobs panel: an ETA that has passed is shown as 0 s',
+    file: BUNDLE,
+    find: 'this.job.status==="queued"&&s>0&&a.push(`done in',
+    replace: 'this.job.status==="queued"&&this.doneAt!==null&&a.push(`done in',
+    also: [
+      { file: BUNDLE, find: 'this.job.status==="running"&&s>0&&a.push(', replace: 'this.job.status==="running"&&this.doneAt!==null&&a.push(' },
+      { file: JOBS_PANEL, find: "if (this.job.status === 'queued' && left > 0) parts.push(`done in", replace: "if (this.job.status === 'queued' && this.doneAt !== null) parts.push(`done in" },
+      { file: JOBS_PANEL, find: "if (this.job.status === 'running' && left > 0) parts.push(", replace: "if (this.job.status === 'running' && this.doneAt !== null) parts.push(" },
+    ],
+    tests: ['tests/browser/web-user.test.ts'],
+  },
+  {
+    name: 'jobs panel: a job that starts while the page is open never gets its time left',
+    file: BUNDLE,
+    find: 'this.showQueue(),this.readRunningEta();break;',
+    replace: 'this.showQueue();break;',
+    also: [{ file: JOBS_PANEL, find: '        void this.readRunningEta();\n', replace: '' }],
+    tests: ['tests/browser/web-user.test.ts'],
+  },
+  {
+    name: 'jobs panel: an ETA report is not taken (the first one stands)',
+    file: BUNDLE,
+    find: 'this.doneAt=typeof t=="number"?a+t*1e3:null}',
+    replace: 'this.doneAt??=typeof t=="number"?a+t*1e3:null}',
+    also: [{ file: JOBS_PANEL, find: "    this.doneAt = typeof etaSeconds === 'number' ? now + etaSeconds * 1000 : null;", replace: "    this.doneAt ??= typeof etaSeconds === 'number' ? now + etaSeconds * 1000 : null;" }],
+    tests: ['tests/browser/web-user.test.ts'],
   },
 ];

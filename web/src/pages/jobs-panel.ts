@@ -17,9 +17,9 @@ export interface Job {
   testRun?: boolean;
   createdAt: string;
   updatedAt: string;
-  /** Queue position and expected wait, where the server reports them (optional fields). */
+  /** Queue position, and seconds until the job should be done (queued or running), where the server reports them. */
   position?: number;
-  etaSeconds?: number;
+  etaSeconds?: number | null;
 }
 
 /** How many of the user's latest jobs are read on load; endings older than RECENT_MS are left out. */
@@ -55,6 +55,8 @@ class JobRow {
   private readonly message: HTMLElement;
   private job: Job;
   private outputsShown = false;
+  /** When the server expects the job to be done (ms since the epoch), counted down between its reports; null: unknown. */
+  private doneAt: number | null = null;
 
   constructor(
     job: Job,
@@ -98,13 +100,15 @@ class JobRow {
       case 'job.queued':
       case 'job.queue':
         if (typeof event.position === 'number') this.job = { ...this.job, position: event.position };
-        if (typeof event.etaSeconds === 'number') this.job = { ...this.job, etaSeconds: event.etaSeconds };
+        this.expect(event.etaSeconds);
         this.showQueue();
         break;
       case 'job.started':
-        this.job = { ...this.job, status: 'running', position: undefined, etaSeconds: undefined };
+        // Until the server says what is left of it, its queued estimate (also a time until done) stands.
+        this.job = { ...this.job, status: 'running', position: undefined };
         this.text.textContent = 'Started';
         this.showQueue();
+        void this.readRunningEta();
         break;
       case 'job.status':
         this.text.textContent = String(event.text ?? '');
@@ -136,6 +140,7 @@ class JobRow {
   fromJob(job: Job): void {
     const wasActive = this.active;
     this.job = job;
+    this.expect(job.etaSeconds);
     this.bar.max = job.progress.max || 1;
     this.bar.value = job.progress.value;
     if (job.status === 'queued') this.text.textContent = job.statusText ?? 'Queued';
@@ -145,16 +150,39 @@ class JobRow {
     this.tick();
   }
 
-  /** Elapsed time: running on while the job is active, frozen at its last change once it ended. */
+  /** Elapsed time: running on while the job is active, frozen at its last change once it ended; the expected rest counts down. */
   tick(now = Date.now()): void {
     const until = this.active ? now : new Date(this.job.updatedAt).getTime();
     this.elapsed.textContent = `${duration((until - new Date(this.job.createdAt).getTime()) / 1000)}${this.active ? ' so far' : ''}`;
+    if (this.active) this.showQueue(now);
   }
 
-  private showQueue(): void {
+  /** `etaSeconds` as the server sent it: a number of seconds, or null (or missing) when it knows none. */
+  private expect(etaSeconds: unknown, now = Date.now()): void {
+    this.doneAt = typeof etaSeconds === 'number' ? now + etaSeconds * 1000 : null;
+  }
+
+  /** A job that just started: the server's estimate of what is left of it (the start event carries none). */
+  private async readRunningEta(): Promise<void> {
+    try {
+      // A job that ended meanwhile has no estimate, and an ended row shows none.
+      this.expect((await api.get<Job>(`/generate/${this.job.id}`)).etaSeconds);
+      this.showQueue();
+    } catch {
+      // Only an estimate: the row shows none.
+    }
+  }
+
+  /**
+   * Queued: its place and when it should be done; running: what should be left of it. Counted down from the server's
+   * last report; nothing once that time has passed (a job later than expected is not shown as "0 s").
+   */
+  private showQueue(now = Date.now()): void {
     const parts: string[] = [];
+    const left = this.doneAt === null ? 0 : Math.ceil((this.doneAt - now) / 1000);
     if (this.job.status === 'queued' && typeof this.job.position === 'number') parts.push(`position ${this.job.position}`);
-    if (this.job.status === 'queued' && typeof this.job.etaSeconds === 'number') parts.push(`starts in about ${duration(this.job.etaSeconds)}`);
+    if (this.job.status === 'queued' && left > 0) parts.push(`done in about ${duration(left)}`);
+    if (this.job.status === 'running' && left > 0) parts.push(`about ${duration(left)} left`);
     this.queue.textContent = parts.join(', ');
     this.queue.hidden = parts.length === 0;
   }
