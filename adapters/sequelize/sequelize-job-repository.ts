@@ -4,7 +4,7 @@ import { pageOf, type Page, type PageRequest } from '../../core/domain/paginatio
 import type { QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob, QueuedAhead, RunningWork } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
-import { isUniqueViolation, readPage, selectRows, sqlIn, sqlTime, type SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, paddedToPowerOfTwo, readPage, selectRows, sqlIn, sqlTime, type SqlScope } from './sql-scope.ts';
 import { failureRateOf, type TemplateStats } from '../../core/domain/template-stats.ts';
 import { CHOICES_WINDOW } from '../../core/domain/run-estimate.ts';
 
@@ -165,8 +165,8 @@ const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
  * The queued jobs ahead of one, per template and choices (JobRepository.queuedAhead). Arrival order reads the queued jobs
  * created before it and no others (about 2 ms at 5,000 queued on SQLite); owner turns read the queued jobs of an
  * earlier turn, or of its turn and created before it (each job's turn is stored at submit, ADR 047). Either way, a job
- * no longer queued has no place: nothing is ahead of it (the EXISTS does not depend on the rows read, so both
- * databases evaluate it once, and a job not queued reads nothing more). Plain SQL on the driver, positional
+ * no longer queued has no place: nothing is ahead of it (the EXISTS does not depend on the rows read: SQLite evaluates
+ * it once, before the scan, so a job not queued reads nothing more). Plain SQL on the driver, positional
  * parameters: ARRIVED_AHEAD takes [createdAt, createdAt, id, id], TURNS_AHEAD [turn, turn, createdAt, createdAt, id, id].
  * Several jobs (the queued jobs of a page a client polls) are asked in one statement: one such SELECT per job, tagged
  * with its place (`asked`), joined by UNION ALL. The number of SELECTs is padded to the next power of two with a job
@@ -181,7 +181,7 @@ const TURNS_AHEAD = (asked: number) => `SELECT ${asked} AS asked, template_id, f
     AND (queue_turn < ? OR (queue_turn = ? AND (created_at < ? OR (created_at = ? AND id < ?))))
     AND EXISTS (SELECT 1 FROM generation_jobs mine WHERE mine.id = ? AND mine.status = 'queued')
   GROUP BY template_id, fit_choices`;
-export const AHEAD_BATCH = 128;
+const AHEAD_BATCH = 128;
 /** Stands in for the jobs that pad a statement: no job has the empty id, so its SELECT reads nothing. */
 const PADDING: Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'> = { id: '', createdAt: new Date(0), queueTurn: 0 };
 
@@ -276,9 +276,7 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   private async aheadOf(jobs: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'queueTurn'>[], order: QueueOrder): Promise<QueuedAhead[][]> {
-    let size = 1;
-    while (size < jobs.length) size *= 2;
-    const asked = [...jobs, ...new Array<typeof PADDING>(size - jobs.length).fill(PADDING)];
+    const asked = paddedToPowerOfTwo(jobs, PADDING);
     const rows = await this.scope.read<{ asked: number | string; template_id: string | null; fit_choices: string; n: number | string }>(
       `${asked.map((_, i) => (order === 'arrival' ? ARRIVED_AHEAD(i) : TURNS_AHEAD(i))).join('\nUNION ALL\n')}\nORDER BY template_id, fit_choices`,
       asked.flatMap((job) => {

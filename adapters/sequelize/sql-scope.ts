@@ -64,10 +64,15 @@ export const isUniqueViolation = (error: unknown): boolean =>
  */
 export function sqlIn(values: readonly unknown[]): { sql: string; params: unknown[] } {
   if (values.length === 0) throw new Error('sqlIn needs at least one value');
+  const params = paddedToPowerOfTwo(values, values[values.length - 1]);
+  return { sql: `IN (${params.map(() => '?').join(', ')})`, params };
+}
+
+/** `values` and as many `filler`s as take its length to the next power of two: a statement built per value comes in a handful of shapes. */
+export function paddedToPowerOfTwo<T>(values: readonly T[], filler: T): T[] {
   let size = 1;
   while (size < values.length) size *= 2;
-  const params = [...values, ...new Array<unknown>(size - values.length).fill(values[values.length - 1])];
-  return { sql: `IN (${params.map(() => '?').join(', ')})`, params };
+  return [...values, ...new Array<T>(size - values.length).fill(filler)];
 }
 
 /**

@@ -124,8 +124,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'sqlIn: the padding adds a value that is not in the list',
     file: 'adapters/sequelize/sql-scope.ts',
-    find: '.fill(values[values.length - 1])];',
-    replace: '.fill(null)];',
+    find: 'paddedToPowerOfTwo(values, values[values.length - 1]);',
+    replace: 'paddedToPowerOfTwo(values, null as unknown);',
     tests: ['tests/unit/sql-in.test.ts'],
   },
 ];
