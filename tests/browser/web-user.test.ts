@@ -175,9 +175,11 @@ test.serial('queue position and ETA show when the server reports them, and count
   await problems.watch(context);
   try {
     const page = await context.newPage();
-    const start = Date.parse('2026-11-27T12:00:00Z');
+    // Paused a minute past the installed time: the installed clock runs until paused, and pausing at a time it has
+    // already passed is refused ("Cannot fast-forward to the past", seen in CI with the same time for both).
+    const start = Date.now();
     await page.clock.install({ time: start });
-    await page.clock.pauseAt(start);
+    await page.clock.pauseAt(start + 60_000);
     const blocker = await submit(page, templateIds['Slow blur']!, { prompt: 'blocking the worker' });
     const waiting = await submit(page, templateIds['Slow blur']!, { prompt: 'waiting its turn' });
     while ((await statusOf(page, blocker)) === 'queued') await sleep(50);

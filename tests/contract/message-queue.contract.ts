@@ -73,13 +73,13 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { jobId: 'j1', nested: { a: [1, 2] } } });
     const seen: DeliveredMessage[] = [];
     // A visibility the ack fits in under a loaded run (SQS treats a receipt within 250 ms of expiry as lost; 1 s was
-    // seen to expire before the ack on a machine with a load average of 11).
-    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 2 }, async (message) => {
+    // seen to expire before the ack on a machine with a load average of 11, and 2 s once in a full CI run on SQS FIFO).
+    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 4 }, async (message) => {
       seen.push(message);
       return { action: 'ack' };
     });
     await waitFor(() => seen.length === 1, 'the delivery');
-    await sleep(2200); // longer than the visibility: an acked message never comes back
+    await sleep(4200); // longer than the visibility: an acked message never comes back
     await consumer.stop();
     t.is(seen.length, 1);
     t.like(seen[0], { id: messageId, taskType: 'generation', environment, attempt: 1 });
