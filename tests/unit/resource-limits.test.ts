@@ -82,3 +82,66 @@ test('POST /generate: a 16384² × 4096 canvas is refused with 400 before anythi
   t.is(await h.pendingMessages(), 0);
   t.like(await h.submit.execute({ userId: adminId, role: 'admin', workflow: canvas(64, 64) }), { ok: true });
 });
+
+test('shapes are followed through every sizing node: ImageScale (fixed, one side 0, both 0), ImageScaleBy, ImageBlend, ImageBatch and ImageFromBatch', (t) => {
+  const empty = (width: number, height: number, batch_size = 1) => ({ class_type: 'EmptyImage', inputs: { width, height, batch_size, color: 0 } });
+  const scale = (source: string, width: number, height: number) => ({ class_type: 'ImageScale', inputs: { image: [source, 0], upscale_method: 'nearest-exact', width, height, crop: 'disabled' } });
+  const found = (graph: WorkflowGraph) => checkResourceLimits(graph, L).map((p) => `${p.field}: ${p.message}`);
+  // Fixed size: the target counts, not the source.
+  t.deepEqual(found({ '1': empty(64, 64), '2': scale('1', 16384, 8192) }), ['workflow.2: ImageScale #2 makes 16384×8192 images (134217728 pixels), above the pixel limit per image (67108864)']);
+  t.deepEqual(found({ '1': empty(16384, 16384), '2': scale('1', 64, 64) }).map((p) => p.split(':')[0]), ['workflow.1']);
+  // One side 0 keeps the source's aspect ratio (1024×512 here); both 0 keep the source's size.
+  t.deepEqual(found({ '1': empty(1024, 512), '2': scale('1', 0, 8192) }), ['workflow.2: ImageScale #2 makes 16384×8192 images (134217728 pixels), above the pixel limit per image (67108864)']);
+  t.deepEqual(found({ '1': empty(1024, 512), '2': scale('1', 0, 4096) }), []);
+  t.deepEqual(found({ '1': empty(512, 1024), '2': scale('1', 8192, 0) }), ['workflow.2: ImageScale #2 makes 8192×16384 images (134217728 pixels), above the pixel limit per image (67108864)']);
+  t.deepEqual(found({ '1': empty(512, 1024), '2': scale('1', 4096, 0) }), []);
+  t.deepEqual(found({ '1': empty(1024, 512), '2': scale('1', 0, 0), '3': { class_type: 'ImageScaleBy', inputs: { image: ['2', 0], upscale_method: 'bilinear', scale_by: 16 } } }), [
+    'workflow.3: ImageScaleBy #3 makes 16384×8192 images (134217728 pixels), above the pixel limit per image (67108864)',
+  ]);
+  // ImageBlend passes its first image's shape on.
+  t.deepEqual(found({ '1': empty(64, 64), '2': scale('1', 16384, 8192), '3': { class_type: 'ImageBlend', inputs: { image1: ['2', 0], image2: ['1', 0], blend_factor: 0.5, blend_mode: 'normal' } } }).map((p) => p.split(':')[0]), ['workflow.2', 'workflow.3']);
+  // Batches add up; ImageFromBatch takes at most its length of them.
+  const batches: WorkflowGraph = {
+    '1': empty(16, 16, 10),
+    '2': { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 40 } },
+    '3': { class_type: 'ImageBatch', inputs: { image1: ['2', 0], image2: ['2', 0] } },
+    '4': { class_type: 'ImageFromBatch', inputs: { image: ['3', 0], batch_index: 0, length: 64 } },
+    '5': { class_type: 'ImageInvert', inputs: { image: ['4', 0] } },
+  };
+  t.deepEqual(found(batches), ['workflow.3: ImageBatch #3 makes a batch of 800 images, above the frame limit (600)']);
+  t.deepEqual(found({ ...batches, '4': { class_type: 'ImageFromBatch', inputs: { image: ['3', 0], batch_index: 0, length: 65 } } }).map((p) => p.split(':')[0]), ['workflow.3', 'workflow.4.inputs.length']);
+});
+
+test('limits are inclusive: a workflow exactly at each limit passes, one above it does not', (t) => {
+  const fields = (graph: WorkflowGraph) => checkResourceLimits(graph, L).map((p) => p.field);
+  t.deepEqual(fields(canvas(16, 16, 64)), []);
+  t.deepEqual(fields(canvas(16, 16, 65)), ['workflow.1.inputs.batch_size']);
+  const frames = (amount: number): WorkflowGraph => ({
+    '1': { class_type: 'EmptyImage', inputs: { width: 16, height: 16, batch_size: 10, color: 0 } },
+    '2': { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount } },
+    '3': { class_type: 'CreateVideo', inputs: { images: ['2', 0], fps: 5 } },
+  });
+  t.deepEqual(fields(frames(60)), [], '600 frames at 5 fps: 120 s');
+  t.deepEqual(fields(frames(61)), ['workflow.2', 'workflow.3', 'workflow.3.inputs.fps']);
+  // Output bytes count 3 per pixel: two 8192² images are 384 MB, under 512 MB, and pass a limit of exactly their size.
+  t.deepEqual(fields(canvas(8192, 8192, 2)), []);
+  t.deepEqual(checkResourceLimits(canvas(8192, 8192, 2), { ...L, maxOutputBytes: 8192 * 8192 * 3 * 2 }), []);
+  t.deepEqual(checkResourceLimits(canvas(8192, 8192, 2), { ...L, maxOutputBytes: 8192 * 8192 * 3 * 2 - 1 }).map((p) => p.field), ['workflow']);
+  t.deepEqual(checkResourceLimits(canvas(16, 16), { ...L, maxWorkflowNodes: 2 }), []);
+  t.deepEqual(checkResourceLimits(canvas(16, 16), { ...L, maxWorkflowNodes: 1 }).map((p) => p.field), ['workflow']);
+});
+
+test('audio: an EmptyAudio longer than the video length limit is refused; at the limit it passes', (t) => {
+  const audio = (duration: number): WorkflowGraph => ({ '1': { class_type: 'EmptyAudio', inputs: { duration, sample_rate: 44100, channels: 2 } } });
+  t.deepEqual(checkResourceLimits(audio(120), L), []);
+  t.deepEqual(checkResourceLimits(audio(121), L), [{ field: 'workflow.1.inputs.duration', message: 'EmptyAudio #1: duration 121 s is above the video length limit (120 s)' }]);
+});
+
+test('a cycle in the graph reads as an unknown shape, not an endless walk', (t) => {
+  const cycle: WorkflowGraph = {
+    '1': { class_type: 'ImageInvert', inputs: { image: ['2', 0] } },
+    '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
+    '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'x' } },
+  };
+  t.deepEqual(checkResourceLimits(cycle, L), []);
+});

@@ -561,4 +561,42 @@ export const MUTATIONS: Mutation[] = [
     replace: 'return refused;',
     tests: ['tests/integration/fairness.test.ts'],
   },
+  ...resourceLimitMutations(),
 ];
+
+/** The submit-time resource caps (core/domain/resource-limits.ts): each comparison, each shape rule, the cycle stop. */
+function resourceLimitMutations(): Mutation[] {
+  const file = 'core/domain/resource-limits.ts';
+  const tests = ['tests/unit/resource-limits.test.ts'];
+  const entry = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `resource limits: ${name}`, file, find, replace, ...(also ? { also } : {}), tests });
+  return [
+    entry('node count not checked', 'if (ids.length > limits.maxWorkflowNodes) {', 'if (false) {'),
+    entry('node count limit exclusive', 'if (ids.length > limits.maxWorkflowNodes) {', 'if (ids.length >= limits.maxWorkflowNodes) {'),
+    entry('batch inputs not checked', 'if (v !== null && v > limits.maxBatchSize) {', 'if (false) {'),
+    entry('batch limit exclusive', 'if (v !== null && v > limits.maxBatchSize) {', 'if (v !== null && v >= limits.maxBatchSize) {'),
+    entry('a length input not counted as a batch', "const BATCH_INPUTS = ['batch_size', 'amount', 'length'];", "const BATCH_INPUTS = ['batch_size', 'amount'];"),
+    entry('pixels not checked', 'if (pixels > limits.maxImagePixels) {', 'if (false) {'),
+    entry('pixel limit exclusive', 'if (pixels > limits.maxImagePixels) {', 'if (pixels >= limits.maxImagePixels) {'),
+    entry('frames not checked', 'if (shape.frames > limits.maxFrames) {', 'if (false) {'),
+    entry('frame limit exclusive', 'if (shape.frames > limits.maxFrames) {', 'if (shape.frames >= limits.maxFrames) {'),
+    entry('video seconds not checked', 'shape.frames / fps > limits.maxVideoSeconds) {', 'false) {'),
+    entry('video seconds limit exclusive', 'shape.frames / fps > limits.maxVideoSeconds) {', 'shape.frames / fps >= limits.maxVideoSeconds) {'),
+    entry('audio duration not checked', 'if (duration !== null && duration > limits.maxVideoSeconds) {', 'if (false) {'),
+    entry('audio duration limit exclusive', 'if (duration !== null && duration > limits.maxVideoSeconds) {', 'if (duration !== null && duration >= limits.maxVideoSeconds) {'),
+    entry('saved images not added to the output size', 'if (input) outputBytes += input.width * input.height * 3 * input.frames;', ''),
+    entry('output size not checked', 'if (outputBytes > limits.maxOutputBytes) {', 'if (false) {'),
+    entry('output size limit exclusive', 'if (outputBytes > limits.maxOutputBytes) {', 'if (outputBytes >= limits.maxOutputBytes) {'),
+    entry('ImageScale: a fixed size ignored (scaled by the source ratio)', '        if (w > 0 && h > 0) return { width: w, height: h, frames: input?.frames ?? 1 };\n', ''),
+    entry('ImageScale: both sides 0 not read as the source size', '        if (w === 0 && h === 0) return input;\n', ''),
+    entry('ImageScale: width 0 not derived from the ratio', 'width: Math.round((input.width * h) / input.height)', 'width: h'),
+    entry('ImageScale: height 0 not derived from the ratio', 'height: Math.round((input.height * w) / input.width)', 'height: w'),
+    entry('ImageScaleBy: the factor ignored', 'width: Math.round(input.width * s), height: Math.round(input.height * s)', 'width: input.width, height: input.height'),
+    entry('RepeatImageBatch: the amount ignored', 'frames: input.frames * amount }', 'frames: input.frames }'),
+    entry('ImageBatch: only the first batch counted', 'frames: a.frames + b.frames', 'frames: a.frames'),
+    entry('ImageFromBatch: its length ignored', 'frames: Math.min(input.frames, length)', 'frames: input.frames'),
+    entry("same-shape nodes: an image1 input not followed", "from('image') ?? from('image1') ?? from('images')", "from('image') ?? from('images')"),
+    entry('a cycle walked without end (both stops gone)', '    this.shapes.set(id, null); // a cycle reads as unknown', '    // a cycle reads as unknown', [
+      { file, find: 'const found = depth > 256 ? null : this.compute(id, depth);', replace: 'const found = this.compute(id, depth);' },
+    ]),
+  ];
+}
