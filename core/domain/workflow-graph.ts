@@ -26,7 +26,8 @@ export const outputNodeIds = (graph: WorkflowGraph, outputNodeTypes?: readonly s
   Object.keys(graph).filter((id) => isOutputNodeType(graph[id]!.class_type, outputNodeTypes));
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (typeof value !== 'object' || value === null) return false;
+  // An array's prototype is Array.prototype: refused here with every other class instance.
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
 };

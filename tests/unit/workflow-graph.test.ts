@@ -79,6 +79,16 @@ test('counts bytes, not characters, against the size limit', (t) => {
   rejects(t, validateWorkflowGraph(input), 'workflow', 'bytes as JSON');
 });
 
+test('the size limit is exact in UTF-8 bytes for 1-, 2-, 3- and 4-byte characters: at the limit passes, a byte less does not', (t) => {
+  for (const text of ['a', 'é', '€', '😀', 'aé€😀']) {
+    const input = chain();
+    (input['3'] as { inputs: Record<string, unknown> }).inputs['filename_prefix'] = text.repeat(50);
+    const bytes = Buffer.byteLength(JSON.stringify(input));
+    t.true(validateWorkflowGraph(input, { maxBytes: bytes }).ok, `${text}: ${bytes} bytes at a limit of ${bytes}`);
+    rejects(t, validateWorkflowGraph(input, { maxBytes: bytes - 1 }), 'workflow', `is ${bytes} bytes as JSON; at most ${bytes - 1} are allowed`);
+  }
+});
+
 test('rejects a node that is not an object', (t) => {
   rejects(t, validateWorkflowGraph({ ...chain(), '5': 'SaveImage' }), 'workflow.5', 'must be an object with class_type and inputs');
 });

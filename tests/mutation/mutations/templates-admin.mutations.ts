@@ -328,4 +328,39 @@ export const MUTATIONS: Mutation[] = [
   },
   guard('a test run is not audit-logged', TEST_RUN_USE_CASE, 'await tx.audit.record({', 'void ({', [TEST_RUNS_UNIT]),
   guard('a parameter named __proto__ is dropped without a word', PM, "    } else if (name === '__proto__') {", "    } else if (false as boolean) {", [TEMPLATE_RULES_TEST]),
+  ...workflowGraphMutations(),
 ];
+
+/** The shape check of a workflow graph (core/domain/workflow-graph.ts), which every template and raw workflow passes before it is stored or run. */
+function workflowGraphMutations(): Mutation[] {
+  const file = 'core/domain/workflow-graph.ts';
+  const tests = ['tests/unit/workflow-graph.test.ts'];
+  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `workflow graph: ${name}`, file, find, replace, tests });
+  return [
+    entry('a non-object workflow let through', "  if (!isPlainObject(input)) {\n    return validationFailed([{ field: 'workflow', message: 'must be an object", "  if (false) {\n    return validationFailed([{ field: 'workflow', message: 'must be an object"),
+    entry('an array or class instance accepted as a plain object', 'return proto === Object.prototype || proto === null;', 'return true;'),
+    entry('an empty graph accepted', 'if (nodeCount === 0) return validationFailed(', 'if (false) return validationFailed('),
+    entry('the node count not limited', 'if (nodeCount > maxNodes) {', 'if (false) {'),
+    entry('the node count limit exclusive', 'if (nodeCount > maxNodes) {', 'if (nodeCount >= maxNodes) {'),
+    entry('the size not limited', 'if (size > maxBytes) {', 'if (false) {'),
+    entry('the size limit exclusive', 'if (size > maxBytes) {', 'if (size >= maxBytes) {'),
+    entry('2-byte characters counted as 1', 'else if (code < 0x800) bytes += 2;', 'else if (code < 0x800) bytes += 1;'),
+    entry('a surrogate pair counted as two 3-byte characters', "    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {\n      bytes += 4;\n      i++;\n    } else bytes += 3;", '    else bytes += 3;'),
+    entry('a node that is not an object let through', "    if (!isPlainObject(raw)) {\n      problems.add(`workflow.${id}`, 'must be an object with class_type and inputs');\n      continue;\n    }\n", ''),
+    entry('an empty class_type accepted', "if (typeof classType !== 'string' || classType.trim() === '') {", "if (typeof classType !== 'string') {"),
+    entry('node types outside the allowed list accepted', '} else if (allowed && !allowed.has(classType)) {', '} else if (false) {'),
+    entry('non-object inputs accepted', "    if (!isPlainObject(inputs)) {\n      problems.add(`workflow.${id}.inputs`", "    if (inputs === undefined) {\n      problems.add(`workflow.${id}.inputs`"),
+    entry('_meta dropped', '    if (isPlainObject(meta)) node._meta = meta;\n', ''),
+    entry('an array that is not a link accepted', "      if (!isLink(value)) {\n        problems.add(", "      if (false) {\n        problems.add("),
+    entry('a negative output index accepted', 'if (value[1] < 0) {', 'if (false) {'),
+    entry('a link to a missing node accepted', 'if (!Object.hasOwn(copy, source)) {', 'if (false) {'),
+    entry('numeric link sources not normalised to strings', '      inputs[name] = [source, value[1]];\n', ''),
+    entry('cycles not looked for', '  if (!problems.full) findCycles(graph, problems);', ''),
+    entry('a cycle not reported', "        problems.add(inputField(frame.id, inputName), `is part of a cycle: ${path}`);", ''),
+    entry('a shared node read as a cycle (finished nodes not told apart)', 'if (state === GREY) {', 'if (state !== WHITE) {'),
+    entry('a graph without an output node accepted', 'if (outputNodeIds(graph, outputTypes).length === 0) {', 'if (false) {'),
+    entry('Preview nodes not counted as outputs', "classType.startsWith('Save') || BUILTIN_OUTPUT_NODE_TYPES.includes(classType) ||", "classType.startsWith('Save') ||"),
+    entry('configured output node types ignored', '(extra?.includes(classType) ?? false)', 'false'),
+    entry('problems not capped', 'return this.list.length >= MAX_PROBLEMS;', 'return false;'),
+  ];
+}
