@@ -40,7 +40,7 @@ export function canonicalJson(value: unknown): string {
     if (Array.isArray(current)) {
       stack.push({ text: ']' });
       for (let i = current.length - 1; i >= 0; i--) {
-        stack.push({ value: current[i] ?? null });
+        stack.push({ value: current[i] });
         if (i > 0) stack.push({ text: ',' });
       }
       stack.push({ text: '[' });

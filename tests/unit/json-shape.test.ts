@@ -25,6 +25,9 @@ test('jsonDepth counts containers, not scalars, and stops at the limit', (t) => 
   t.is(jsonDepth('text'), 0);
   t.is(jsonDepth({}), 1);
   t.is(jsonDepth({ a: [1, { b: 2 }] }), 3);
+  // The deepest branch counts wherever it is, not the last one walked.
+  t.is(jsonDepth([[], [[]]]), 3);
+  t.is(jsonDepth([[[]], []]), 3);
   t.is(jsonDepth(nested(JSON_DEPTH_MAX)), JSON_DEPTH_MAX);
   t.is(jsonDepth(nested(JSON_DEPTH_MAX + 1)), Infinity);
 });

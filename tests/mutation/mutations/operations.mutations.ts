@@ -86,4 +86,21 @@ export const MUTATIONS: Mutation[] = [
     replace: "'succeeded'",
     tests: ['tests/integration/worker-logs.test.ts'],
   },
+  ...jsonShapeMutations(),
 ];
+
+/** Request bodies: the nesting limit every route relies on, and the canonical form idempotency keys are compared by. */
+function jsonShapeMutations(): Mutation[] {
+  const file = 'adapters/http/json-shape.ts';
+  const unit = 'tests/unit/json-shape.test.ts';
+  return [
+    { name: 'request bodies: nested deeper than the limit let through', file: 'adapters/http/http-app.ts', find: 'if (jsonDepth(req.body) > JSON_DEPTH_MAX) throw new HttpError(400', replace: 'if (false) throw new HttpError(400', tests: ['tests/integration/abuse.test.ts'] },
+    { name: 'json depth: the limit not applied', file, find: '    if (here > limit) return Infinity;\n', replace: '', tests: [unit] },
+    { name: 'json depth: the limit exclusive', file, find: '    if (here > limit) return Infinity;\n', replace: '    if (here >= limit) return Infinity;\n', tests: [unit] },
+    { name: 'json depth: the deepest level not kept', file, find: '    if (here > deepest) deepest = here;\n', replace: '    deepest = here;\n', tests: [unit] },
+    { name: 'json depth: containers inside arrays not walked', file, find: 'for (const inner of Array.isArray(current) ? current : Object.values(current as Record<string, unknown>)) {', replace: 'for (const inner of Array.isArray(current) ? [] : Object.values(current as Record<string, unknown>)) {', tests: [unit] },
+    { name: 'canonical json: keys not sorted', file, find: "        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));", replace: ';', tests: [unit] },
+    { name: 'canonical json: undefined members kept', file, find: '        .filter(([, inner]) => inner !== undefined)\n', replace: '', tests: [unit] },
+    { name: 'canonical json: undefined (a missing body, an array hole) not written as null', file, find: 'const current = work.value ?? null;', replace: 'const current = work.value;', tests: [unit] },
+  ];
+}
