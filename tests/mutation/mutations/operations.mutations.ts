@@ -87,6 +87,7 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/worker-logs.test.ts'],
   },
   ...jsonShapeMutations(),
+  ...configReaderMutations(),
 ];
 
 /** Request bodies: the nesting limit every route relies on, and the canonical form idempotency keys are compared by. */
@@ -102,5 +103,29 @@ function jsonShapeMutations(): Mutation[] {
     { name: 'canonical json: keys not sorted', file, find: "        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));", replace: ';', tests: [unit] },
     { name: 'canonical json: undefined members kept', file, find: '        .filter(([, inner]) => inner !== undefined)\n', replace: '', tests: [unit] },
     { name: 'canonical json: undefined (a missing body, an array hole) not written as null', file, find: 'const current = work.value ?? null;', replace: 'const current = work.value;', tests: [unit] },
+  ];
+}
+
+/** The configuration reader every section is built from (bootstrap/config/reader.ts). */
+function configReaderMutations(): Mutation[] {
+  const file = 'bootstrap/config/reader.ts';
+  const tests = ['tests/unit/config-reader.test.ts'];
+  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `config reader: ${name}`, file, find, replace, tests });
+  return [
+    entry('a blank value read as set', "return value === undefined || value.trim() === '' ? undefined : value.trim();", 'return value;'),
+    entry('a missing required value not reported', '      this.problems.push(`${name} is required ${why}`);\n', ''),
+    entry('a fraction accepted as an integer', 'if (!Number.isInteger(parsed) || parsed < min || parsed > max) {', 'if (parsed < min || parsed > max) {'),
+    entry('an integer below the minimum accepted', 'if (!Number.isInteger(parsed) || parsed < min || parsed > max) {', 'if (!Number.isInteger(parsed) || parsed > max) {'),
+    entry('an integer above the maximum accepted', 'if (!Number.isInteger(parsed) || parsed < min || parsed > max) {', 'if (!Number.isInteger(parsed) || parsed < min) {'),
+    entry('the integer range exclusive', 'if (!Number.isInteger(parsed) || parsed < min || parsed > max) {', 'if (!Number.isInteger(parsed) || parsed <= min || parsed >= max) {'),
+    entry('a boolean not case-insensitive', 'const value = this.raw(name)?.toLowerCase();', 'const value = this.raw(name);'),
+    entry('an unknown boolean not reported', "    this.problems.push(`${name} must be true or false (got \"${value}\")`);\n", ''),
+    entry('a value outside oneOf accepted', '    if (!(allowed as readonly string[]).includes(value)) {', '    if (false) {'),
+    entry('list items not trimmed', '      .map((item) => item.trim())\n', ''),
+    entry('empty list items kept', '      .filter((item) => item.length > 0);', ';'),
+    entry('a malformed duration not reported', '    if (!match) {\n      this.problems.push(', '    if (!match) {\n      return fallbackSeconds;\n      this.problems.push('),
+    entry('a duration under one second accepted', '    if (seconds < 1) {', '    if (false) {'),
+    entry('duration units ignored', "const seconds = Number(match[1]) * UNIT_SECONDS[match[2] ?? 's']!;", 'const seconds = Number(match[1]);'),
+    entry('a URL with another protocol accepted', '      if (!protocols.includes(parsed.protocol)) {', '      if (false) {'),
   ];
 }
