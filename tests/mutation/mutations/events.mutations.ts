@@ -308,4 +308,22 @@ export const MUTATIONS: Mutation[] = [
     replace: 'max-age=86400',
     tests: [UPLOADS],
   },
+  ...progressRelayMutations(),
 ];
+
+/** What a running attempt's engine events write (core/use-cases/generation/progress-relay.service.ts). */
+function progressRelayMutations(): Mutation[] {
+  const file = 'core/use-cases/generation/progress-relay.service.ts';
+  const tests = ['tests/unit/progress-relay.test.ts'];
+  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `progress relay: ${name}`, file, find, replace, tests });
+  return [
+    entry('progress not thinned', '    if (event.value < event.max && now - this.last < this.deps.intervalMs) return;\n', ''),
+    entry("a bar's last step thinned away too", 'if (event.value < event.max && now - this.last < this.deps.intervalMs) return;', 'if (now - this.last < this.deps.intervalMs) return;'),
+    entry('the time of the last sent step not kept', '    this.last = now;\n', ''),
+    entry('events other than progress read as progress', "    if (event.type !== 'progress') return;\n", "    if (event.type === 'executing') { /* read as progress */ }\n"),
+    entry('progress of an attempt that lost the job still reported', "      if (!(await tx.jobs.updateRunning(job.id, runId, { progress: { value: event.value, max: event.max } }, this.deps.clock.now()))) return;", "      await tx.jobs.updateRunning(job.id, runId, { progress: { value: event.value, max: event.max } }, this.deps.clock.now());"),
+    entry('status of an attempt that lost the job still reported', '      if (!(await tx.jobs.updateRunning(job.id, runId, { statusText: text }, this.deps.clock.now()))) return;', '      await tx.jobs.updateRunning(job.id, runId, { statusText: text }, this.deps.clock.now());'),
+    entry('the node of a progress step dropped', '...(event.nodeId ? { node: event.nodeId } : {})', ''),
+    entry('one failed write stops every later one', '    this.chain = next.catch((error: unknown) =>', '    this.chain = next;\n    void next.catch((error: unknown) =>'),
+  ];
+}
