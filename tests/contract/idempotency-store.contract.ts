@@ -130,6 +130,37 @@ export function idempotencyStoreContract(name: string, make: MakeBackend): void 
     t.deepEqual(await fixture.store.find(old.userId, old.key), { ...renewed, response: null, completedAt: null });
   });
 
+  // Between a look and the takeover, the holder may release the key (or a purge delete it): replace updates what was
+  // seen, it never inserts; the caller claims afresh.
+  test(`${name}: replace of a record that is gone since it was seen is refused and stores nothing`, async (t) => {
+    const claim = claimOf();
+    await fixture.store.claim(claim);
+    const seen = (await fixture.store.find(claim.userId, claim.key))!;
+    await fixture.store.release(claim);
+    t.false(await fixture.store.replace(seen, { ...claim, token: randomUUID() }));
+    t.is(await fixture.store.find(claim.userId, claim.key), null);
+    t.true((await fixture.store.claim({ ...claim, token: randomUUID() })).claimed, 'the key is free to claim');
+  });
+
+  // As JSON in a row: what is read or stored is a copy, so a caller editing a response it stored or read (or a record
+  // a lost claim handed back) changes nothing remembered.
+  test(`${name}: records and responses are copies: editing what was stored or read changes nothing kept`, async (t) => {
+    const claim = claimOf();
+    await fixture.store.claim(claim);
+    const response = { status: 200, body: { coinBalance: 5, items: [1, 2] } };
+    t.true(await fixture.store.complete(claim, response, at(1)));
+    response.body.coinBalance = 999;
+    response.body.items.push(3);
+    const read = (await fixture.store.find(claim.userId, claim.key))!;
+    t.deepEqual(read.response, { status: 200, body: { coinBalance: 5, items: [1, 2] } }, 'the stored response is not the caller\'s object');
+    (read.response!.body as { coinBalance: number }).coinBalance = 0;
+    read.completedAt = null;
+    const lost = await fixture.store.claim({ ...claim, token: randomUUID() });
+    if (lost.claimed) return t.fail('the key was free');
+    (lost.existing.response!.body as { coinBalance: number }).coinBalance = -1;
+    t.deepEqual(await fixture.store.find(claim.userId, claim.key), { ...claim, response: { status: 200, body: { coinBalance: 5, items: [1, 2] } }, completedAt: at(1) });
+  });
+
   test(`${name}: purgeExpired removes records whose expiry has come, and only those`, async (t) => {
     // Long before every other test's records (they run concurrently and must not be purged).
     const Y2K = new Date('2000-01-01T00:00:00.000Z').getTime();

@@ -80,6 +80,35 @@ export function sessionRepositoryContract(name: string, make: MakeBackend): void
     await sessions.revokeFamily(randomUUID(), at(11));
   });
 
+  // A second logout (or a reuse detected after one) must not move the first revocation time: it is when the login ended.
+  test(`${name}: revoking a family again keeps each token's first revocation time, and revokes a token added since`, async (t) => {
+    const userId = await addUser(repos.users);
+    const familyId = randomUUID();
+    const first = token(userId, familyId, at(1));
+    await sessions.create(first);
+    await sessions.revokeFamily(familyId, at(5));
+    const later = token(userId, familyId, at(6));
+    await sessions.create(later);
+    await sessions.revokeFamily(familyId, at(9));
+    t.deepEqual((await read(first)).revokedAt, at(5));
+    t.deepEqual((await read(later)).revokedAt, at(9));
+  });
+
+  // As a row read from the database: a record read earlier does not change under later writes, nor does editing it write.
+  test(`${name}: a token read is a snapshot, neither changed by later writes nor writing back when edited`, async (t) => {
+    const userId = await addUser(repos.users);
+    const session = token(userId);
+    await sessions.create(session);
+    const before = await read(session);
+    t.true(await sessions.markRotated(session.id, at(10)));
+    await sessions.revokeFamily(session.familyId, at(11));
+    t.deepEqual(before, { ...session, rotatedAt: null, revokedAt: null });
+    const after = await read(session);
+    after.revokedAt = null;
+    after.rotatedAt = null;
+    t.like(await read(session), { rotatedAt: at(10), revokedAt: at(11) });
+  });
+
   test(`${name}: loginState is revoked only for a family that was revoked (rotated or not), no-user for an unknown user`, async (t) => {
     const userId = await addUser(repos.users);
     const familyId = randomUUID();

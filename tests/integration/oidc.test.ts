@@ -120,6 +120,9 @@ for (const db of DATABASES) {
       [{ email: owner.email, email_verified: false }, owner.email],
       [{ email: stranger, email_verified: false }, stranger],
       [{ email: stranger }, stranger],
+      // The string "false" some providers send is a refusal, not a truthy value.
+      [{ email: owner.email, email_verified: 'false' }, owner.email],
+      [{ email: stranger, email_verified: 'yes' }, stranger],
     ] as const) {
       const sub = account(setup().idp, claims);
       const client = setup().app.client();
@@ -143,6 +146,46 @@ for (const db of DATABASES) {
     const later = setup().app.client();
     await signIn(later, account(setup().idp, { email: 'later-admin@example.com', email_verified: true }));
     t.like((await later.get('/auth/profile')).body, { id, role: 'admin' });
+  });
+
+  test(`${db}: a login whose provider sends email_verified as the string "true" links the existing password user`, async (t) => {
+    const user = await setup().app.client().signUp();
+    const sub = account(setup().idp, { email: user.email, email_verified: 'true' });
+    const client = setup().app.client();
+    t.is((await signIn(client, sub)).headers.get('location'), `${FRONTEND}/`);
+    t.is((await client.get('/auth/profile')).body.id, user.id);
+  });
+
+  // The state cookie binds a login to its browser: scripts must not read it (HttpOnly), it goes to the API only, is sent on
+  // the provider's top-level redirect back (Lax) and lives as long as a pending login; the callback spends it.
+  test(`${db}: the state cookie is HttpOnly, Lax and scoped to /api, on a login and on a link; every callback clears it`, async (t) => {
+    const attributesOf = (res: TestResponse) => {
+      const cookie = res.headers.getSetCookie().find((header) => header.startsWith('oidc_state='));
+      return cookie ? cookie.split(';').slice(1).map((part) => part.trim().toLowerCase()) : null;
+    };
+    const client = setup().app.client();
+    const started = await client.get('/auth/acme');
+    const user = setup().app.client();
+    await user.signUp();
+    const linking = await user.post('/auth/acme/link');
+    for (const res of [started, linking]) {
+      const attributes = attributesOf(res);
+      if (!attributes) return t.fail('no state cookie set');
+      t.true(attributes.includes('httponly'), attributes.join('; '));
+      t.true(attributes.includes('samesite=lax'), attributes.join('; '));
+      t.true(attributes.includes('path=/api'), attributes.join('; '));
+      t.true(attributes.some((attribute) => /^max-age=\d+$/.test(attribute) && Number(attribute.slice(8)) > 0), attributes.join('; '));
+    }
+
+    const sub = account(setup().idp, { email: `k-${randomUUID()}@example.com`, email_verified: true });
+    t.true(client.cookies.has('oidc_state'));
+    t.is((await callback(client, await setup().idp.authorize(new URL(started.headers.get('location')!).href, sub))).headers.get('location'), `${FRONTEND}/`);
+    t.false(client.cookies.has('oidc_state'), 'cleared after a sign-in');
+    const refused = setup().app.client();
+    const back = await setup().idp.authorize((await begin(refused)).href, sub);
+    back.searchParams.set('state', 'not-the-state');
+    t.is(errorOf(await callback(refused, back)), 'invalid_state');
+    t.false(refused.cookies.has('oidc_state'), 'cleared after a refusal');
   });
 
   test(`${db}: a tampered state is refused`, async (t) => {

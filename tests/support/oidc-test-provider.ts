@@ -4,7 +4,8 @@ import { freePort } from './test-app.ts';
 
 export interface TestAccount {
   email?: string;
-  email_verified?: boolean;
+  /** Some providers send the string "true" or "false". */
+  email_verified?: boolean | string;
   name?: string;
 }
 
@@ -21,9 +22,9 @@ export interface OidcTestProvider {
   close(): Promise<void>;
 }
 
-/** oidc-provider in this process: one confidential client with these redirect URIs. */
-export async function startOidcProvider(redirectUris: string[]): Promise<OidcTestProvider> {
-  const port = await freePort();
+/** oidc-provider in this process: one confidential client with these redirect URIs (on `port`, or a free one). */
+export async function startOidcProvider(redirectUris: string[], port?: number): Promise<OidcTestProvider> {
+  port ??= await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const accounts = new Map<string, TestAccount>();
   const clientId = 'media-gen-test';

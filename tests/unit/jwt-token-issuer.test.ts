@@ -37,3 +37,35 @@ test('a verified token does not vouch for another text: a changed payload or sig
   const unsigned = jwt.sign({ ...claims }, '', { algorithm: 'none' });
   t.is(issuer.verifyAccessToken(unsigned), null, 'alg none');
 });
+
+/** A token signed with the issuer's own secret, with these claims and options: only what the issuer checks beyond the signature can refuse it. */
+const signed = (claims: Record<string, unknown>, options: jwt.SignOptions = {}): string =>
+  jwt.sign({ sub: 'user-1', role: 'user', sid: 'family-1', jti: 'token-1', iat: START / 1000, exp: START / 1000 + 60, ...claims }, SECRET, { algorithm: 'HS256', issuer: 'iss', audience: 'aud', ...options });
+
+test('the claims checked beyond the signature: a well-formed token passes, one with another issuer, audience or HMAC algorithm does not', (t) => {
+  const issuer = issuerAt({ ms: START });
+  t.like(issuer.verifyAccessToken(signed({})), { userId: 'user-1', role: 'user', sessionId: 'family-1', tokenId: 'token-1' }, 'the baseline passes');
+  t.is(issuer.verifyAccessToken(signed({}, { issuer: 'another-service' })), null, 'another issuer');
+  t.is(issuer.verifyAccessToken(signed({}, { audience: 'another-audience' })), null, 'another audience');
+  // The same secret under HS384/HS512: only HS256 is ours, so a token minted elsewhere with the shared secret is not taken.
+  t.is(issuer.verifyAccessToken(signed({}, { algorithm: 'HS384' })), null, 'HS384');
+  t.is(issuer.verifyAccessToken(signed({}, { algorithm: 'HS512' })), null, 'HS512');
+});
+
+test('a correctly signed token without an expiry, a subject, a token id or a known role is refused, on first sight and after', (t) => {
+  const issuer = issuerAt({ ms: START });
+  // jsonwebtoken accepts a token without exp as never expiring: the issuer must not.
+  const cases: [string, string][] = [
+    ['no exp', jwt.sign({ sub: 'user-1', role: 'user', sid: 'family-1', jti: 'token-1', iat: START / 1000 }, SECRET, { algorithm: 'HS256', issuer: 'iss', audience: 'aud' })],
+    ['no sub', signed({ sub: undefined })],
+    ['numeric sub', signed({ sub: 42 })],
+    ['no jti', signed({ jti: undefined })],
+    ['role owner', signed({ role: 'owner' })],
+    ['no role', signed({ role: undefined })],
+  ];
+  for (const [label, token] of cases) {
+    t.is(issuer.verifyAccessToken(token), null, label);
+    t.is(issuer.verifyAccessToken(token), null, `${label}, again`);
+  }
+  t.like(issuer.verifyAccessToken(signed({ role: 'admin', sid: undefined })), { role: 'admin', sessionId: null }, 'an admin token without sid passes, with no session');
+});

@@ -65,3 +65,26 @@ test('TOKEN_ENCRYPTION_KEY: hex or base64 keys, ids given or derived; problems n
     if ('problem' in result) t.false(result.problem.includes(hex.slice(0, 16)));
   }
 });
+
+// Sealed text is read strictly: only the v1 layout of five parts with a 12-byte IV. A future layout, a text with parts
+// appended, or an IV of another length (GCM takes any) is refused before any key is used.
+test('a sealed text of another version, with a part appended, or with an IV of another length does not open', (t) => {
+  const cipher = new AesGcmTokenCipher([NEW]);
+  const sealed = cipher.seal('token', 'c');
+  t.is(cipher.open(sealed, 'c'), 'token', 'the baseline opens');
+  const parts = sealed.split('.');
+  t.throws(() => cipher.open(['v2', ...parts.slice(1)].join('.'), 'c'), { message: 'not a sealed token' }, 'version v2');
+  t.throws(() => cipher.open(`${sealed}.appended`, 'c'), { message: 'not a sealed token' }, 'six parts');
+  for (const bytes of [8, 16]) {
+    const iv = [...parts];
+    iv[2] = Buffer.concat([Buffer.from(parts[2]!, 'base64url'), Buffer.alloc(4)]).subarray(0, bytes).toString('base64url');
+    t.throws(() => cipher.open(iv.join('.'), 'c'), { message: 'not a sealed token' }, `${bytes}-byte IV`);
+  }
+});
+
+test('a cipher is refused at construction without a key, or with a key that is not 32 bytes', (t) => {
+  t.throws(() => new AesGcmTokenCipher([]), { message: 'AesGcmTokenCipher needs at least one key' });
+  for (const length of [16, 31, 33]) {
+    t.throws(() => new AesGcmTokenCipher([NEW, { id: 'short', key: Buffer.alloc(length, 3) }]), { message: 'AES-256-GCM keys are 32 bytes' }, `${length} bytes`);
+  }
+});
