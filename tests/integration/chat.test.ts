@@ -123,6 +123,29 @@ test.serial('the daily budget counts answered prompts only; beyond it 429 until 
   const now = new Date();
   const toMidnight = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
   t.true(Math.abs(Number(over.headers.get('retry-after')) - toMidnight) < 30);
+  // The budget is each user's own: another user's first prompt of the day is answered.
+  openai().reply(200, { choices: [{ message: { content: 'mine' } }] });
+  const other = await (await signedIn('openai')).post('/llm/chat', { prompt: 'first of mine' });
+  t.is(other.status, 200);
+  t.deepEqual(other.body, { response: 'mine' });
+});
+
+test.serial('prompts sent together cannot overrun the daily budget; the refused one and the failed one give their places back', async (t) => {
+  const client = await signedIn('openai');
+  // Each answer takes a while, so all three are past their checks before any is answered: two take the budget's two
+  // places, the third is refused. One of the two then fails upstream.
+  openai().reply(slowly(300, { choices: [{ message: { content: 'ok' } }] }));
+  openai().reply(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return [502, 'bad gateway'];
+  });
+  const statuses = (await Promise.all(['a', 'b', 'c'].map((prompt) => client.post('/llm/chat', { prompt })))).map((res) => res.status).sort();
+  t.deepEqual(statuses, [200, 429, 502]);
+  // One prompt answered so far: one place is left, then none.
+  openai().reply(200, { choices: [{ message: { content: 'ok' } }] });
+  t.is((await client.post('/llm/chat', { prompt: 'later' })).status, 200);
+  t.is((await client.post('/llm/chat', { prompt: 'one too many' })).status, 429);
+  nock.cleanAll();
 });
 
 test.serial('Accept: text/event-stream streams the pieces as server-sent events, then the whole answer (both adapters)', async (t) => {

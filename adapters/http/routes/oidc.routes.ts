@@ -26,7 +26,9 @@ export const OIDC_STATE_COOKIE = 'oidc_state';
 const stateCookie = (policy: CookiePolicy): CookieOptions => ({
   httpOnly: true,
   path: '/api',
-  // Lax still sends it on the provider's top-level redirect back to us.
+  // Either way it comes back on the provider's top-level redirect to the callback. Secure mode uses None like the
+  // session cookies: a single-page app on another site starts a link with a cross-site fetch, and browsers refuse a
+  // Lax cookie set by a cross-site response.
   ...(policy.secure ? { secure: true, sameSite: 'none' } : { secure: false, sameSite: 'lax' }),
 });
 

@@ -36,18 +36,27 @@ export class Chat {
     const rate = await cache.increment(`llm:rate:${input.userId}`, 60);
     if (rate.count > perMinute) return limited(`At most ${perMinute} prompts a minute`, rate.ttlSeconds);
     const now = clock.now();
+    // The prompt takes its place in the budget before the call, so prompts sent together cannot all pass a check
+    // made before any of them was answered; the place is given back when refused or when the model does not answer.
     const budgetKey = `llm:budget:${input.userId}:${now.toISOString().slice(0, 10)}`;
-    const used = await cache.counter(budgetKey);
-    if (used && used.count >= dailyPrompts) return limited(`The daily budget of ${dailyPrompts} prompts is used up`, secondsToMidnight(now));
-
-    const outcome = await model.generate(input.prompt, input.onText ? { onText: input.onText } : {});
-    if (!outcome.ok) {
-      return outcome.reason === 'timeout'
-        ? fail('UPSTREAM.TIMEOUT', 'The language model did not answer in time')
-        : fail('UPSTREAM.FAILED', 'The language model failed to answer');
+    const taken = await cache.increment(budgetKey, secondsToMidnight(now));
+    if (taken.count > dailyPrompts) {
+      await cache.decrement(budgetKey);
+      return limited(`The daily budget of ${dailyPrompts} prompts is used up`, secondsToMidnight(now));
     }
-    await cache.increment(budgetKey, secondsToMidnight(now));
-    return ok({ response: outcome.response });
+    let answered = false;
+    try {
+      const outcome = await model.generate(input.prompt, input.onText ? { onText: input.onText } : {});
+      if (!outcome.ok) {
+        return outcome.reason === 'timeout'
+          ? fail('UPSTREAM.TIMEOUT', 'The language model did not answer in time')
+          : fail('UPSTREAM.FAILED', 'The language model failed to answer');
+      }
+      answered = true;
+      return ok({ response: outcome.response });
+    } finally {
+      if (!answered) await cache.decrement(budgetKey);
+    }
   }
 }
 
