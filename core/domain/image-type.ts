@@ -17,8 +17,8 @@ const JPEG = [0xff, 0xd8, 0xff];
 const RIFF = [0x52, 0x49, 0x46, 0x46];
 const WEBP = [0x57, 0x45, 0x42, 0x50];
 
-const startsWith = (bytes: Uint8Array, signature: number[], offset = 0): boolean =>
-  bytes.length >= offset + signature.length && signature.every((byte, index) => bytes[offset + index] === byte);
+/** A byte past the end reads as undefined, which equals no signature byte: a short buffer does not match. */
+const startsWith = (bytes: Uint8Array, signature: number[], offset = 0): boolean => signature.every((byte, index) => bytes[offset + index] === byte);
 
 /** The real type from the magic bytes: PNG `89 50 4E 47 0D 0A 1A 0A`, JPEG `FF D8 FF`, WebP `RIFF....WEBP`. */
 export function sniffImageType(bytes: Uint8Array): ImageMimeType | null {

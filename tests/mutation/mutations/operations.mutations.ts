@@ -88,6 +88,7 @@ export const MUTATIONS: Mutation[] = [
   },
   ...jsonShapeMutations(),
   ...configReaderMutations(),
+  ...paginationMutations(),
 ];
 
 /** Request bodies: the nesting limit every route relies on, and the canonical form idempotency keys are compared by. */
@@ -127,5 +128,22 @@ function configReaderMutations(): Mutation[] {
     entry('a duration under one second accepted', '    if (seconds < 1) {', '    if (false) {'),
     entry('duration units ignored', "const seconds = Number(match[1]) * UNIT_SECONDS[match[2] ?? 's']!;", 'const seconds = Number(match[1]);'),
     entry('a URL with another protocol accepted', '      if (!protocols.includes(parsed.protocol)) {', '      if (false) {'),
+  ];
+}
+
+/** Every list's page and limit (core/domain/pagination.ts). */
+function paginationMutations(): Mutation[] {
+  const file = 'core/domain/pagination.ts';
+  const tests = ['tests/unit/pagination.test.ts'];
+  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `pagination: ${name}`, file, find, replace, tests });
+  return [
+    entry('an empty value refused instead of the default', "if (value === undefined || value === '') return fallback;", 'if (value === undefined) return fallback;'),
+    entry('a value that is not an integer taken', "  if (typeof text !== 'string' || !/^-?\\d+$/.test(text)) {", "  if (typeof text !== 'string') {"),
+    entry('the integer pattern not anchored', '!/^-?\\d+$/.test(text)', '!/-?\\d+/.test(text)'),
+    entry('a value out of range taken', '  if (parsed < min || parsed > max) {', '  if (false) {'),
+    entry('the range exclusive', '  if (parsed < min || parsed > max) {', '  if (parsed <= min || parsed >= max) {'),
+    entry('a number given as a number refused', "const text = typeof value === 'number' ? String(value) : value;", 'const text = value;'),
+    entry('the last partial page not counted', 'totalPages: Math.ceil(total / request.limit),', 'totalPages: Math.floor(total / request.limit),'),
+    entry('the offset off by a page', 'export const offsetOf = (request: PageRequest): number => (request.page - 1) * request.limit;', 'export const offsetOf = (request: PageRequest): number => request.page * request.limit;'),
   ];
 }

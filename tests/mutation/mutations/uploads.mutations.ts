@@ -388,4 +388,21 @@ export const MUTATIONS: Mutation[] = [
     replace: "if (!file) throw new Error('File not found');",
     tests: ['tests/integration/uploads.test.ts'],
   },
+  ...imageTypeMutations(),
 ];
+
+/** What an uploaded file is, from its leading bytes and from its claim (core/domain/image-type.ts). */
+function imageTypeMutations(): Mutation[] {
+  const file = 'core/domain/image-type.ts';
+  const tests = ['tests/unit/image-type.test.ts'];
+  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `image type: ${name}`, file, find, replace, tests });
+  return [
+    entry('only the first byte of a signature compared', 'signature.every((byte, index) => bytes[offset + index] === byte)', 'bytes[offset] === signature[0]'),
+    entry('RIFF of any kind taken for WebP', "if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8)) return 'image/webp';", "if (startsWith(bytes, RIFF)) return 'image/webp';"),
+    entry('WEBP without RIFF taken for WebP', "if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8)) return 'image/webp';", "if (startsWith(bytes, WEBP, 8)) return 'image/webp';"),
+    entry('a claim not case-insensitive', ".split(';')[0]!.trim().toLowerCase();", ".split(';')[0]!.trim();"),
+    entry('a claim with parameters not read by its type', "const base = (claimed ?? '').split(';')[0]!.trim()", "const base = (claimed ?? '').trim()"),
+    entry('a generic claim read as another type', "if (base === '' || base === 'application/octet-stream') return 'unspecified';", "if (base === '') return 'unspecified';"),
+    entry('image/jpg not an alias of JPEG', "  'image/jpg': 'image/jpeg',\n", ''),
+  ];
+}
