@@ -52,7 +52,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     const authenticateKey = container.get<AuthenticateApiKey>(TOKENS.AuthenticateApiKey);
     const features = () =>
       mergeFeatures(container.isBound(TOKENS.FeatureContribution) ? container.getAll<FeatureContribution>(TOKENS.FeatureContribution) : []);
-    const modules = [healthRoutes({ version: VERSION, checks, readiness }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
+    const modules = [healthRoutes({ version: VERSION, checks, readiness, timeoutMs: config.network.healthCheckTimeoutMs }), featuresRoutes(features), ...container.getAll<RouteModule>(TOKENS.RouteModule)];
     const metrics = container.get<PromMetrics | null>(TOKENS.Metrics);
     const metricsToken = config.observability.metrics.token;
     const built = createHttpApp({

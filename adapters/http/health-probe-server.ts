@@ -14,12 +14,12 @@ function send(res: ServerResponse, statusCode: number, body: unknown): void {
  * The HEALTH_PORT listener: only the live and ready probes, for a process without the HTTP API (a worker), so a
  * supervisor or Kubernetes can probe it. Plain node:http: nothing else is served here, so nothing else is exposed.
  */
-export function createHealthProbeServer(readiness: HealthChecks): Server {
+export function createHealthProbeServer(readiness: HealthChecks, timeoutMs: number): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === PROBE_PATHS.live) return send(res, 200, LIVE_ANSWER);
     if (req.method !== 'GET' || path !== PROBE_PATHS.ready) return send(res, 404, errorBody(404, `No route for ${req.method} ${path}`));
-    readinessAnswer(readiness).then(
+    readinessAnswer(readiness, timeoutMs).then(
       (answer) => send(res, answer.statusCode, answer.body),
       () => send(res, 500, errorBody(500, 'Readiness could not be evaluated')),
     );

@@ -6,11 +6,13 @@ const DEFAULT_TRUST_PROXY = 'loopback';
 /** What Express's `trust proxy` setting takes: all or nothing, a hop count, or addresses, subnets and the names loopback, linklocal, uniquelocal. */
 export type TrustProxy = boolean | number | string;
 
-/** Which proxies' X-Forwarded-For this process believes (TRUST_PROXY), and the workers' probe port (HEALTH_PORT). */
+/** Which proxies' X-Forwarded-For this process believes (TRUST_PROXY), the workers' probe port (HEALTH_PORT) and how long a health check may take (HEALTH_CHECK_TIMEOUT_MS). */
 export interface NetworkConfig {
   trustProxy: TrustProxy;
   /** null: no health listener (the api role serves the probes on PORT anyway). */
   healthPort: number | null;
+  /** A check slower than this counts as failed in the health and readiness answers (default 3000). */
+  healthCheckTimeoutMs: number;
 }
 
 /**
@@ -38,5 +40,6 @@ export function readNetwork(read: Reader): NetworkConfig {
   const parsed = parseTrustProxy(raw);
   if (!parsed.ok) read.problems.push(parsed.problem);
   const healthPort = read.raw('HEALTH_PORT') === undefined ? null : read.int('HEALTH_PORT', 0, 0, 65535);
-  return { trustProxy: parsed.ok ? parsed.value : DEFAULT_TRUST_PROXY, healthPort };
+  const healthCheckTimeoutMs = read.int('HEALTH_CHECK_TIMEOUT_MS', 3000, 100, 60_000);
+  return { trustProxy: parsed.ok ? parsed.value : DEFAULT_TRUST_PROXY, healthPort, healthCheckTimeoutMs };
 }

@@ -33,7 +33,7 @@ export function bindHealthProbes(container: Container, config: Readonly<Config>)
       name: 'health-probes',
       roles: ['api', 'worker'],
       async start() {
-        const listening = createHealthProbeServer(healthChecksOf(container).readiness);
+        const listening = createHealthProbeServer(healthChecksOf(container).readiness, config.network.healthCheckTimeoutMs);
         await new Promise<void>((resolve, reject) => {
           listening.once('error', reject);
           listening.listen(port, config.host, () => resolve());

@@ -6,15 +6,16 @@ export type HealthChecks = Record<string, () => Promise<void | Record<string, un
 
 type CheckResult = { status: string; details?: Record<string, unknown> };
 
-const CHECK_TIMEOUT_MS = 3000;
+/** How long one check may take before it counts as failed (HEALTH_CHECK_TIMEOUT_MS). */
+export const DEFAULT_CHECK_TIMEOUT_MS = 3000;
 
-async function runCheck(check: () => Promise<void | Record<string, unknown>>): Promise<CheckResult> {
+async function runCheck(check: () => Promise<void | Record<string, unknown>>, timeoutMs: number): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const details = await Promise.race([
       check(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
       }),
     ]);
     return details ? { status: 'ok', details } : { status: 'ok' };
@@ -27,9 +28,9 @@ async function runCheck(check: () => Promise<void | Record<string, unknown>>): P
 }
 
 /** Runs every check at once: each one's status ("ok" or its error), what some found, and whether all passed. */
-export async function evaluateChecks(checks: HealthChecks): Promise<{ healthy: boolean; checks: Record<string, string>; details: Record<string, unknown> }> {
+export async function evaluateChecks(checks: HealthChecks, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<{ healthy: boolean; checks: Record<string, string>; details: Record<string, unknown> }> {
   const names = Object.keys(checks);
-  const results = await Promise.all(names.map((name) => runCheck(checks[name]!)));
+  const results = await Promise.all(names.map((name) => runCheck(checks[name]!, timeoutMs)));
   return {
     healthy: results.every((result) => result.status === 'ok'),
     checks: Object.fromEntries(names.map((name, index) => [name, results[index]!.status])),
@@ -40,14 +41,14 @@ export async function evaluateChecks(checks: HealthChecks): Promise<{ healthy: b
 /** The probes' answers (also served by the worker's HEALTH_PORT listener): live needs nothing but a turning event loop. */
 export const LIVE_ANSWER = { status: 'ok' } as const;
 
-export async function readinessAnswer(checks: HealthChecks): Promise<{ statusCode: 200 | 503; body: { status: 'ready' | 'unready'; checks: Record<string, string> } }> {
-  const result = await evaluateChecks(checks);
+export async function readinessAnswer(checks: HealthChecks, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<{ statusCode: 200 | 503; body: { status: 'ready' | 'unready'; checks: Record<string, string> } }> {
+  const result = await evaluateChecks(checks, timeoutMs);
   return { statusCode: result.healthy ? 200 : 503, body: { status: result.healthy ? 'ready' : 'unready', checks: result.checks } };
 }
 
-export const healthRoutes = (deps: { version: string; checks: HealthChecks; readiness: HealthChecks }) => (api: ApiRouter) => {
+export const healthRoutes = (deps: { version: string; checks: HealthChecks; readiness: HealthChecks; timeoutMs: number }) => (api: ApiRouter) => {
   const handler = async (_req: Request, res: Response) => {
-    const { healthy, checks, details } = await evaluateChecks(deps.checks);
+    const { healthy, checks, details } = await evaluateChecks(deps.checks, deps.timeoutMs);
     const body = { status: healthy ? 'ok' : 'degraded', version: deps.version, checks, ...(Object.keys(details).length > 0 ? { details } : {}) };
     res.status(healthy ? 200 : 503).json(body);
   };
@@ -101,7 +102,7 @@ export const healthRoutes = (deps: { version: string; checks: HealthChecks; read
       },
     },
     async (_req: Request, res: Response) => {
-      const answer = await readinessAnswer(deps.readiness);
+      const answer = await readinessAnswer(deps.readiness, deps.timeoutMs);
       res.status(answer.statusCode).json(answer.body);
     },
   );

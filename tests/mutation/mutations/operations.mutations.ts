@@ -89,6 +89,27 @@ export const MUTATIONS: Mutation[] = [
   ...jsonShapeMutations(),
   ...configReaderMutations(),
   ...paginationMutations(),
+  {
+    name: 'health: every check given the default timeout, not HEALTH_CHECK_TIMEOUT_MS',
+    file: 'adapters/http/routes/health.routes.ts',
+    find: 'names.map((name) => runCheck(checks[name]!, timeoutMs))',
+    replace: 'names.map((name) => runCheck(checks[name]!, DEFAULT_CHECK_TIMEOUT_MS))',
+    tests: ['tests/unit/health-checks.test.ts'],
+  },
+  {
+    name: 'health: HEALTH_CHECK_TIMEOUT_MS not read',
+    file: 'bootstrap/config/network.ts',
+    find: "const healthCheckTimeoutMs = read.int('HEALTH_CHECK_TIMEOUT_MS', 3000, 100, 60_000);",
+    replace: 'const healthCheckTimeoutMs = 3000;',
+    tests: ['tests/unit/health-checks.test.ts'],
+  },
+  {
+    name: 'health: a failing check reported with its stack (more than its first line)',
+    file: 'adapters/http/routes/health.routes.ts',
+    find: "return { status: (error as Error).message?.split('\\n')[0]?.slice(0, 200) || 'failed' };",
+    replace: "return { status: (error as Error).message || 'failed' };",
+    tests: ['tests/unit/health-checks.test.ts'],
+  },
 ];
 
 /** Request bodies: the nesting limit every route relies on, and the canonical form idempotency keys are compared by. */
