@@ -368,6 +368,8 @@ test.serial('an expired access token is refreshed transparently, for requests an
       if (response.url().endsWith('/auth/refresh')) refreshes.push(response.status());
       else if (response.status() === 401) unauthorized.push(response.url());
     });
+    let sockets = 0;
+    page.on('websocket', () => (sockets += 1));
     await signUp(page, `r-${Date.now()}@example.com`);
     await page.waitForTimeout(2600);
     await page.getByRole('link', { name: 'History' }).click();
@@ -381,7 +383,9 @@ test.serial('an expired access token is refreshed transparently, for requests an
     await page.locator('[aria-label="Outputs of this session"] img').first().waitFor();
     t.true(refreshes.length >= 2, `refreshes: ${JSON.stringify(refreshes)}`);
     t.deepEqual(expected.problems, []);
-    t.true(unauthorized.length >= 1, 'the token did expire');
+    // The token did expire: a request got 401, or the socket was closed for it (4001) and opened again. Which one finds
+    // it first depends on timing (on a loaded machine the socket did, and no request saw a 401).
+    t.true(unauthorized.length >= 1 || sockets >= 2, `the token did expire: 401s ${JSON.stringify(unauthorized)}, sockets ${sockets}`);
   } finally {
     await context.close();
     await short.close();
