@@ -700,4 +700,19 @@ export const MUTATIONS: Mutation[] = [
     replace: "",
     tests: ["tests/integration/oidc.test.ts"],
   },
+  ...passwordHasherMutations(),
 ];
+
+/** Password hashes (adapters/crypto/scrypt-password-hasher.ts). Not listed: `stored !== null` after the dummy hash, whose password is random and unknown, so no test can reach it; it stays as a second lock. */
+function passwordHasherMutations(): Mutation[] {
+  const file = 'adapters/crypto/scrypt-password-hasher.ts';
+  const tests = ['tests/unit/scrypt-password-hasher.test.ts'];
+  const entry = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `password hash: ${name}`, file, find, replace, ...(also ? { also } : {}), tests });
+  return [
+    entry("another scheme's prefix read as scrypt", "if (parts.length !== 6 || parts[0] !== 'scrypt') return false;", 'if (parts.length !== 6) return false;'),
+    entry('a stored value of another number of parts read', "if (parts.length !== 6 || parts[0] !== 'scrypt') return false;", "if (parts[0] !== 'scrypt') return false;"),
+    entry('the stored parameters ignored for the configured ones', '      N: Number(N),\n      r: Number(r),\n      p: Number(p),', '      N: this.params.N,\n      r: this.params.r,\n      p: this.params.p,'),
+    entry('no fresh salt per hash', '    const salt = randomBytes(16);', '    const salt = Buffer.alloc(16);'),
+    entry('a hash slot never given back (later hashes wait forever)', '    else running--;', '    else void running;'),
+  ];
+}
