@@ -10,10 +10,7 @@ interface OutboxRow {
   publishedAt: Date | null;
   leaseToken: string | null;
   leaseUntil: Date | null;
-  seq: number;
 }
-
-let sequence = 0;
 
 /** The relays of this process that want to hear of committed entries. */
 export class MemoryOutboxSignal {
@@ -58,7 +55,6 @@ export class MemoryOutbox implements Outbox {
       publishedAt: null,
       leaseToken: null,
       leaseUntil: null,
-      seq: (sequence += 1),
     });
     this.afterCommit(() => this.signal.notify());
   }
@@ -66,7 +62,8 @@ export class MemoryOutbox implements Outbox {
   async lease(max: number, lease: OutboxLease, now: Date): Promise<OutboxEntry[]> {
     const taken = [...this.rows.values()]
       .filter((row) => isFree(row, now))
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.seq - b.seq)
+      // As the SQL outbox: oldest first, entries of one instant by id.
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, Math.max(0, max));
     for (const row of taken) Object.assign(row, { leaseToken: lease.token, leaseUntil: lease.until });
     return taken.map((row) => ({ id: row.id, message: JSON.parse(row.message) as OutgoingMessage, createdAt: row.createdAt }));

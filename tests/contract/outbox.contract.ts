@@ -31,6 +31,23 @@ export function outboxContract(name: string, make: MakeBackend): void {
     t.deepEqual(await outbox.lease(10, leaseOf(now), now), []);
   });
 
+  test(`${name}: entries of one instant are leased by id (the first ones when a lease takes fewer), whatever order they were added in`, async (t) => {
+    const { repos, outbox } = await freshBackend(t, make);
+    const now = at('10:01:00.000');
+    const instant = at('10:00:01.000');
+    for (const [id, n] of [[C, 3], [A, 1], [B, 2]] as const) await repos.outbox.add(entry(id, instant, n));
+    t.deepEqual(ids(await outbox.lease(2, leaseOf(now), now)), [A, B]);
+    t.deepEqual(ids(await outbox.lease(10, leaseOf(now), now)), [C]);
+  });
+
+  test(`${name}: an entry id is added once: a second add is refused and the first entry stays as it was`, async (t) => {
+    const { repos, outbox } = await freshBackend(t, make);
+    const now = at('10:01:00.000');
+    await repos.outbox.add(entry(A, at('10:00:01.000'), 1));
+    await t.throwsAsync(repos.outbox.add(entry(A, at('10:00:02.000'), 2)));
+    t.deepEqual(await outbox.lease(10, leaseOf(now), now), [entry(A, at('10:00:01.000'), 1)]);
+  });
+
   test(`${name}: markPublished with the lease's token marks the entry once; a published entry is never leased again`, async (t) => {
     const { repos, outbox } = await freshBackend(t, make);
     const now = at('10:01:00.000');
