@@ -30,3 +30,20 @@ export const MUTATIONS: Mutation[] = [
   entry('a recently published entry purged', '      if (row.publishedAt !== null && row.publishedAt < before) {', '      if (row.publishedAt !== null) {'),
   entry('no notification after the adding transaction commits', '    this.afterCommit(() => this.signal.notify());\n', ''),
 ];
+
+/** The queue message catalogue (core/domain/messages.ts) and the admin view of a message (core/domain/queue-view.ts). */
+const MESSAGES = 'core/domain/messages.ts';
+const VIEW = 'core/domain/queue-view.ts';
+const unit = ['tests/unit/queue-messages.test.ts'];
+MUTATIONS.push(
+  { name: 'messages: a generation message without its fairness turn', file: MESSAGES, find: '  fairnessTurn: job.queueTurn,\n', replace: '', tests: unit },
+  { name: 'messages: a generation job id that is not a UUID taken', file: MESSAGES, find: 'return isUuid(jobId) ? jobId.toLowerCase() : null;', replace: 'return typeof jobId === "string" ? jobId.toLowerCase() : null;', tests: unit },
+  { name: 'messages: a generation job id not lowercased', file: MESSAGES, find: 'return isUuid(jobId) ? jobId.toLowerCase() : null;', replace: 'return isUuid(jobId) ? jobId : null;', tests: unit },
+  { name: 'messages: a publish body naming two platforms taken by its first', file: MESSAGES, find: 'Array.isArray(value.platforms) && value.platforms.length === 1 ?', replace: 'Array.isArray(value.platforms) ?', tests: unit },
+  { name: 'messages: a publish body without a valid output id taken', file: MESSAGES, find: '  if (!platform || !isUuid(value.outputId) || !isUuid(value.userId) || !isUuid(value.attemptId)) return null;', replace: '  if (!platform || !isUuid(value.userId) || !isUuid(value.attemptId)) return null;', tests: unit },
+  { name: 'messages: a publish body without a valid user id taken', file: MESSAGES, find: '  if (!platform || !isUuid(value.outputId) || !isUuid(value.userId) || !isUuid(value.attemptId)) return null;', replace: '  if (!platform || !isUuid(value.outputId) || !isUuid(value.attemptId)) return null;', tests: unit },
+  { name: 'messages: a publish body without a valid attempt id taken', file: MESSAGES, find: '  if (!platform || !isUuid(value.outputId) || !isUuid(value.userId) || !isUuid(value.attemptId)) return null;', replace: '  if (!platform || !isUuid(value.outputId) || !isUuid(value.userId)) return null;', tests: unit },
+  { name: 'queue view: the job id read from a message that is not a generation', file: VIEW, find: "jobId: message.attributes['TaskType'] === 'generation' ? stringField(message.body, 'jobId') : null,", replace: "jobId: stringField(message.body, 'jobId'),", tests: unit },
+  { name: 'queue view: the body summary not cut', file: VIEW, find: 'summary: json.length > SUMMARY_CHARS ? `${json.slice(0, SUMMARY_CHARS - 1)}…` : json,', replace: 'summary: json,', tests: unit },
+  { name: 'queue view: a body of exactly the limit cut', file: VIEW, find: 'summary: json.length > SUMMARY_CHARS ?', replace: 'summary: json.length >= SUMMARY_CHARS ?', tests: unit },
+);
