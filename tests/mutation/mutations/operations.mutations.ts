@@ -89,6 +89,7 @@ export const MUTATIONS: Mutation[] = [
   ...jsonShapeMutations(),
   ...configReaderMutations(),
   ...paginationMutations(),
+  ...storageConfigMutations(),
   {
     name: 'health: every check given the default timeout, not HEALTH_CHECK_TIMEOUT_MS',
     file: 'adapters/http/routes/health.routes.ts',
@@ -166,5 +167,24 @@ function paginationMutations(): Mutation[] {
     entry('a number given as a number refused', "const text = typeof value === 'number' ? String(value) : value;", 'const text = value;'),
     entry('the last partial page not counted', 'totalPages: Math.ceil(total / request.limit),', 'totalPages: Math.floor(total / request.limit),'),
     entry('the offset off by a page', 'export const offsetOf = (request: PageRequest): number => (request.page - 1) * request.limit;', 'export const offsetOf = (request: PageRequest): number => request.page * request.limit;'),
+  ];
+}
+
+/** Object storage settings (bootstrap/config/storage.ts). */
+function storageConfigMutations(): Mutation[] {
+  const file = 'bootstrap/config/storage.ts';
+  const tests = ['tests/unit/storage-config.test.ts'];
+  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `storage config: ${name}`, file, find, replace, tests });
+  return [
+    entry('S3_BUCKET not required', "bucket: read.required('S3_BUCKET', 'when STORAGE_DRIVER=s3'),", "bucket: read.string('S3_BUCKET', ''),"),
+    entry('path-style URLs by default without an endpoint', "forcePathStyle: read.bool('S3_FORCE_PATH_STYLE', Boolean(read.raw('S3_ENDPOINT'))),", "forcePathStyle: read.bool('S3_FORCE_PATH_STYLE', true),"),
+    entry('S3_PUBLIC_ENDPOINT ignored', "          ...(read.raw('S3_PUBLIC_ENDPOINT') ? { publicEndpoint: read.raw('S3_PUBLIC_ENDPOINT')! } : {}),\n", ''),
+    entry('a short signing key accepted', "read.raw('STORAGE_SIGNING_KEY')!.length < 32) {", "read.raw('STORAGE_SIGNING_KEY')!.length < 31) {"),
+    entry('a signing key of its own replaced by the derived one', "if (storage.driver === 'local' && !storage.signingKey) {", "if (storage.driver === 'local') {"),
+    entry('the JWT secret itself used as the signing key', "storage.signingKey = createHmac('sha256', jwtSecret).update('media-gen:storage-url-signing:v1').digest('base64url');", 'storage.signingKey = jwtSecret;'),
+    entry('an unknown S3_SSE accepted', "  if (sse !== 'AES256' && sse !== 'aws:kms') {", '  if (false) {'),
+    entry('a KMS key without S3_SSE accepted', "    if (kmsKeyId) read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');\n", ''),
+    entry('a KMS key with AES256 accepted', "  if (kmsKeyId && sse !== 'aws:kms') read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');\n", ''),
+    entry('a KMS key passed on with AES256', "...(kmsKeyId && sse === 'aws:kms' ? { kmsKeyId } : {})", '...(kmsKeyId ? { kmsKeyId } : {})'),
   ];
 }
