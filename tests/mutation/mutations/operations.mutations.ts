@@ -90,6 +90,7 @@ export const MUTATIONS: Mutation[] = [
   ...configReaderMutations(),
   ...paginationMutations(),
   ...storageConfigMutations(),
+  ...integrationConfigMutations(),
   {
     name: 'health: every check given the default timeout, not HEALTH_CHECK_TIMEOUT_MS',
     file: 'adapters/http/routes/health.routes.ts',
@@ -186,5 +187,26 @@ function storageConfigMutations(): Mutation[] {
     entry('a KMS key without S3_SSE accepted', "    if (kmsKeyId) read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');\n", ''),
     entry('a KMS key with AES256 accepted', "  if (kmsKeyId && sse !== 'aws:kms') read.problems.push('S3_SSE_KMS_KEY_ID needs S3_SSE=aws:kms');\n", ''),
     entry('a KMS key passed on with AES256', "...(kmsKeyId && sse === 'aws:kms' ? { kmsKeyId } : {})", '...(kmsKeyId ? { kmsKeyId } : {})'),
+  ];
+}
+
+/** Social platform and OpenID Connect settings (bootstrap/config/social.ts, bootstrap/config/oidc.ts). */
+function integrationConfigMutations(): Mutation[] {
+  const social = 'bootstrap/config/social.ts';
+  const oidc = 'bootstrap/config/oidc.ts';
+  const socialTests = ['tests/unit/social-config.test.ts'];
+  const oidcTests = ['tests/unit/integrations-config.test.ts'];
+  return [
+    { name: 'social config: a platform with only one of its values turned on', file: social, find: "    if (!id || !secret) {\n      read.problems.push(", replace: "    if (!id && !secret) {\n      read.problems.push(", tests: socialTests },
+    { name: 'social config: a malformed TOKEN_ENCRYPTION_KEY accepted', file: social, find: "    if ('problem' in parsed) read.problems.push(`TOKEN_ENCRYPTION_KEY: ${parsed.problem}`);\n", replace: '', tests: socialTests },
+    { name: 'social config: no TOKEN_ENCRYPTION_KEY required with a platform in production', file: social, find: "    else read.problems.push(`TOKEN_ENCRYPTION_KEY is required when a social platform", replace: "    else void (`TOKEN_ENCRYPTION_KEY is required when a social platform", tests: socialTests },
+    { name: 'social config: APP_ENV=local makes no key', file: social, find: "    if (appEnv === 'local') tokenEncryptionKey = localSecret(", replace: "    if (appEnv === 'local') void localSecret(", tests: socialTests },
+    { name: 'oidc config: a reserved word taken as a provider name', file: oidc, find: ' || RESERVED_PROVIDER_NAMES.has(name)) {', replace: ') {', tests: oidcTests },
+    { name: 'oidc config: a provider name of any characters taken', file: oidc, find: "    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name) || RESERVED_PROVIDER_NAMES.has(name)) {", replace: '    if (RESERVED_PROVIDER_NAMES.has(name)) {', tests: oidcTests },
+    { name: 'oidc config: an http issuer accepted in production', file: oidc, find: "      if (appEnv === 'production' && issuer.startsWith('http:')) read.problems.push(", replace: "      if (false) read.problems.push(", tests: oidcTests },
+    { name: 'oidc config: scopes without openid accepted', file: oidc, find: "    if (!scopes.includes('openid')) read.problems.push(", replace: '    if (false) read.problems.push(', tests: oidcTests },
+    { name: 'oidc config: a missing issuer not reported', file: oidc, find: "(name === 'google' ? GOOGLE_ISSUER : read.required(`${prefix}ISSUER`, `for the OIDC provider ${name}`))", replace: "(name === 'google' ? GOOGLE_ISSUER : '')", tests: oidcTests },
+    { name: 'oidc config: a missing client id not reported', file: oidc, find: "      clientId: read.required(`${prefix}CLIENT_ID`, `for the OIDC provider ${name}`),", replace: "      clientId: read.string(`${prefix}CLIENT_ID`, ''),", tests: oidcTests },
+    { name: 'oidc config: a missing client secret not reported', file: oidc, find: "      clientSecret: read.required(`${prefix}CLIENT_SECRET`, `for the OIDC provider ${name}`),", replace: "      clientSecret: read.string(`${prefix}CLIENT_SECRET`, ''),", tests: oidcTests },
   ];
 }
