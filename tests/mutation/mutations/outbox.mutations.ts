@@ -47,3 +47,15 @@ MUTATIONS.push(
   { name: 'queue view: the body summary not cut', file: VIEW, find: 'summary: json.length > SUMMARY_CHARS ? `${json.slice(0, SUMMARY_CHARS - 1)}…` : json,', replace: 'summary: json,', tests: unit },
   { name: 'queue view: a body of exactly the limit cut', file: VIEW, find: 'summary: json.length > SUMMARY_CHARS ?', replace: 'summary: json.length >= SUMMARY_CHARS ?', tests: unit },
 );
+
+/** The operators' test message (core/use-cases/diagnostics/publish-test-message.use-case.ts): it must never start real work. */
+const DIAGNOSTIC = 'core/use-cases/diagnostics/publish-test-message.use-case.ts';
+const diagnosticTests = ['tests/unit/publish-test-message.test.ts'];
+MUTATIONS.push(
+  { name: 'test message: a task type workers handle accepted', file: DIAGNOSTIC, find: '    if ((TASK_TYPES as readonly string[]).includes(taskType)) {', replace: '    if (false) {', tests: diagnosticTests },
+  { name: 'test message: an unknown attribute accepted', file: DIAGNOSTIC, find: '        if (!ATTRIBUTE_NAMES.includes(name)) problems.push(', replace: '        if (false) problems.push(', tests: diagnosticTests },
+  { name: 'test message: an attribute over 64 characters accepted', file: DIAGNOSTIC, find: "value.length === 0 || value.length > 64) problems.push(", replace: "value.length === 0) problems.push(", tests: diagnosticTests },
+  { name: 'test message: an empty attribute accepted', file: DIAGNOSTIC, find: "value.length === 0 || value.length > 64) problems.push(", replace: "value.length > 64) problems.push(", tests: diagnosticTests },
+  { name: 'test message: attributes given as a list accepted', file: DIAGNOSTIC, find: "    if (typeof attributes !== 'object' || Array.isArray(attributes)) {", replace: "    if (typeof attributes !== 'object') {", tests: diagnosticTests },
+  { name: 'test message: published despite its problems', file: DIAGNOSTIC, find: '    if (problems.length > 0) return validationFailed(problems);\n', replace: '', tests: diagnosticTests },
+);
