@@ -186,6 +186,9 @@ function suite(db: TestDatabase): void {
     );
     t.true(Math.abs(Date.parse(stats.body.since) - (Date.now() - 3600_000)) < 60_000);
     for (const hours of ['0', '2161', 'x', '1.5']) assertError(t, await admin.get(`/admin/templates/stats?hours=${hours}`), 400);
+    const byDefault = await admin.get('/admin/templates/stats');
+    t.is(byDefault.body.hours, 24, 'the last 24 hours by default');
+    t.is((await admin.get('/admin/templates/stats?hours=2160')).body.hours, 2160, 'up to 90 days');
   });
 
   test(title('GET /admin/fleet with the builtin engine: one builtin entry, and the jobs queued and running'), async (t) => {

@@ -141,3 +141,14 @@ export const MUTATIONS: Mutation[] = [
     tests: [CONSOLE_TEST],
   },
 ];
+
+/** The admin's template statistics window (core/use-cases/admin/template-health.use-case.ts). */
+const TEMPLATE_HEALTH = 'core/use-cases/admin/template-health.use-case.ts';
+MUTATIONS.push(
+  { name: 'template stats: no default window of 24 hours', file: TEMPLATE_HEALTH, find: "input.hours === '' ? 24 : Number(input.hours);", replace: "input.hours === '' ? 1 : Number(input.hours);", tests: [CONSOLE_TEST] },
+  { name: 'template stats: a window of 0 hours accepted', file: TEMPLATE_HEALTH, find: 'if (!Number.isInteger(hours) || hours < 1 || hours > MAX_WINDOW_HOURS)', replace: 'if (!Number.isInteger(hours) || hours < 0 || hours > MAX_WINDOW_HOURS)', tests: [CONSOLE_TEST] },
+  { name: 'template stats: a window over 90 days accepted', file: TEMPLATE_HEALTH, find: 'if (!Number.isInteger(hours) || hours < 1 || hours > MAX_WINDOW_HOURS)', replace: 'if (!Number.isInteger(hours) || hours < 1)', tests: [CONSOLE_TEST] },
+  { name: 'template stats: the longest window refused', file: TEMPLATE_HEALTH, find: 'if (!Number.isInteger(hours) || hours < 1 || hours > MAX_WINDOW_HOURS)', replace: 'if (!Number.isInteger(hours) || hours < 1 || hours >= MAX_WINDOW_HOURS)', tests: [CONSOLE_TEST] },
+  { name: 'template stats: a fractional window accepted', file: TEMPLATE_HEALTH, find: 'if (!Number.isInteger(hours) || hours < 1 || hours > MAX_WINDOW_HOURS)', replace: 'if (Number.isNaN(hours) || hours < 1 || hours > MAX_WINDOW_HOURS)', tests: [CONSOLE_TEST] },
+  { name: 'template stats: the window not the hours asked', file: TEMPLATE_HEALTH, find: 'this.deps.clock.now().getTime() - hours * 3600_000', replace: 'this.deps.clock.now().getTime() - 24 * 3600_000', tests: [CONSOLE_TEST] },
+);
