@@ -329,6 +329,7 @@ export const MUTATIONS: Mutation[] = [
   guard('a test run is not audit-logged', TEST_RUN_USE_CASE, 'await tx.audit.record({', 'void ({', [TEST_RUNS_UNIT]),
   guard('a parameter named __proto__ is dropped without a word', PM, "    } else if (name === '__proto__') {", "    } else if (false as boolean) {", [TEMPLATE_RULES_TEST]),
   ...workflowGraphMutations(),
+  ...categoryInputMutations(),
 ];
 
 /** The shape check of a workflow graph (core/domain/workflow-graph.ts), which every template and raw workflow passes before it is stored or run. */
@@ -362,5 +363,22 @@ function workflowGraphMutations(): Mutation[] {
     entry('Preview nodes not counted as outputs', "classType.startsWith('Save') || BUILTIN_OUTPUT_NODE_TYPES.includes(classType) ||", "classType.startsWith('Save') ||"),
     entry('configured output node types ignored', '(extra?.includes(classType) ?? false)', 'false'),
     entry('problems not capped', 'return this.list.length >= MAX_PROBLEMS;', 'return false;'),
+  ];
+}
+
+/** Which literal inputs can carry a category's prompt, image or duration (core/domain/category-inputs.ts). */
+function categoryInputMutations(): Mutation[] {
+  const file = 'core/domain/category-inputs.ts';
+  const tests = ['tests/unit/category-inputs.test.ts'];
+  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `category inputs: ${name}`, file, find, replace, tests });
+  return [
+    entry('a prompt of any type', "  prompt: (classType, inputName, value) =>\n    typeof value === 'string' &&", '  prompt: (classType, inputName, value) =>'),
+    entry('a prompt not on a prompt input', "(inputName === 'text' || inputName === 'prompt' ||", "(inputName === 'text' ||"),
+    entry('a prompt on the value of any primitive', "(classType.startsWith('PrimitiveString') && inputName === 'value')", "(inputName === 'value')"),
+    entry('any input named image carries an image', "typeof value === 'string' && classType.startsWith('LoadImage') && inputName === 'image'", "typeof value === 'string' && inputName === 'image'"),
+    entry('an image of any type', "image: (classType, inputName, value) => typeof value === 'string' && classType", 'image: (classType, inputName, value) => classType'),
+    entry('a duration of any type', "  duration: (classType, inputName, value) =>\n    typeof value === 'number' &&", '  duration: (classType, inputName, value) =>'),
+    entry('frame counts not read as durations', "['length', 'duration', 'seconds', 'frames', 'num_frames', 'video_frames']", "['length', 'duration', 'seconds']"),
+    entry("any node's amount read as a duration", "(classType === 'RepeatImageBatch' && inputName === 'amount')", "(inputName === 'amount')"),
   ];
 }
