@@ -20,6 +20,8 @@ export class InProcessEventBus implements EventBus {
   async publish(channel: string, payload: unknown): Promise<void> {
     if (this.closed) throw new Error('the event bus is closed');
     const text = JSON.stringify(payload);
+    // As the other buses: refused here, not thrown later where nobody can catch it (JSON.parse of undefined).
+    if (text === undefined) throw new TypeError(`the payload for ${channel} has no JSON form`);
     setImmediate(() => {
       if (this.emitter.listenerCount(channel) > 0) this.emitter.emit(channel, JSON.parse(text));
     });

@@ -164,6 +164,51 @@ export function eventBusContract(name: string, makePair: MakeBusPair): void {
     t.false('missing' in (got[0] as { event: { outputs: object[] } }).event.outputs[0]!);
   });
 
+  test(`${name}: a payload without a JSON form (undefined, a function) is refused by publish; the channel goes on`, async (t) => {
+    const pair = await open(t);
+    const channel = unique('no-json');
+    const got: unknown[] = [];
+    await pair.subscriber.subscribe(channel, (payload) => got.push(payload));
+    await t.throwsAsync(() => pair.publisher.publish(channel, undefined), { instanceOf: TypeError, message: /no JSON form/ });
+    await t.throwsAsync(() => pair.publisher.publish(channel, () => 1), { instanceOf: TypeError, message: /no JSON form/ });
+    await pair.publisher.publish(channel, 'after');
+    await waitFor(() => got.length === 1, 'the next message');
+    t.deepEqual(got, ['after']);
+  });
+
+  test(`${name}: a publish before anything subscribed (nobody listens, nothing declared yet) succeeds; a later subscriber gets what follows`, async (t) => {
+    const pair = await open(t);
+    const channel = unique('early');
+    await pair.publisher.publish(channel, 'nobody listens');
+    await flush(pair);
+    const got: unknown[] = [];
+    await pair.subscriber.subscribe(channel, (payload) => got.push(payload));
+    await pair.publisher.publish(channel, 'heard');
+    await waitFor(() => got.length === 1, 'the message after subscribing');
+    await flush(pair);
+    t.deepEqual(got, ['heard']);
+  });
+
+  test(`${name}: close: a message published just before the close is not handed to a handler once close has returned`, async (t) => {
+    const pair = await open(t);
+    const channel = unique('in-flight');
+    let closed = false;
+    const late: unknown[] = [];
+    await pair.subscriber.subscribe(channel, (payload) => void (closed && late.push(payload)));
+    await pair.publisher.publish(channel, 'in flight');
+    await pair.subscriber.close();
+    closed = true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.deepEqual(late, []);
+  });
+
+  test(`${name}: close: the unsubscribe functions of its handlers, called after the close, resolve`, async (t) => {
+    const pair = await open(t);
+    const leave = await pair.subscriber.subscribe(unique('leave-late'), () => undefined);
+    await pair.subscriber.close();
+    await t.notThrowsAsync(leave());
+  });
+
   test(`${name}: close: the closed end refuses publish and subscribe, and its handlers get nothing more`, async (t) => {
     const pair = await open(t);
     const channel = unique('close');

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import test from 'ava';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
@@ -108,11 +110,17 @@ test('redis: channels are prefixed and carry JSON text; foreign text is reported
   t.regex(errors[0]!, /^user-events: not JSON/);
 });
 
-test('redis: after the subscriber connection is killed, ioredis reconnects and resubscribes; handlers receive again', async (t) => {
+test('redis: after the subscriber connection is killed, ioredis reconnects and resubscribes; handlers receive again, and the reconnect listeners are told once', async (t) => {
   const redis = await rawRedis(t);
   const prefix = testPrefix();
   const name = `mgs-test-${randomBytes(4).toString('hex')}`;
   const subscriber = new RedisEventBus(REDIS_URL, { prefix, connectionName: name });
+  // Registered before the first connection is ready: that one is not a reconnection.
+  let told = 0;
+  subscriber.onReconnect(() => void (told += 1));
+  let toldStopped = 0;
+  const stop = subscriber.onReconnect(() => void (toldStopped += 1));
+  stop();
   const publisher = new RedisEventBus(REDIS_URL, { prefix });
   t.teardown(async () => {
     await subscriber.close();
@@ -123,6 +131,7 @@ test('redis: after the subscriber connection is killed, ioredis reconnects and r
   await subscriber.subscribe('b', (payload) => got.push(-(payload as number)));
   await publisher.publish('a', 1);
   await waitFor(() => got.length === 1, 'the first message');
+  t.is(told, 0, 'the first connection is not announced as a reconnection');
 
   const killed = Number(await redis.client('KILL', 'ID', await clientId(redis, `${name}:sub`)));
   t.is(killed, 1, 'the subscriber connection was killed');
@@ -137,6 +146,38 @@ test('redis: after the subscriber connection is killed, ioredis reconnects and r
   await publisher.publish('b', 7);
   await waitFor(() => got.includes(-7), 'a message on the other channel after the reconnection');
   t.is(await numsub(redis, `${prefix}a`), 1, 'subscribed once again, not twice');
+  await waitFor(() => told === 1, 'the reconnect listener');
+  t.is(told, 1, 'told once of the one reconnection');
+  t.is(toldStopped, 0, 'a listener that stopped listening is not told');
+});
+
+test('redis: a SUBSCRIBE the server refuses fails that subscribe only; once allowed, subscribing to the same channel works', async (t) => {
+  const admin = await rawRedis(t);
+  const prefix = testPrefix();
+  const user = `mgs-test-${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(8).toString('hex');
+  // A Redis user allowed on the `<prefix>open` channel only: a SUBSCRIBE to any other is refused with NOPERM.
+  await admin.acl('SETUSER', user, 'on', `>${password}`, '~*', '+@all', 'resetchannels', `&${prefix}open`);
+  t.teardown(async () => void (await admin.acl('DELUSER', user)));
+  const url = new URL(REDIS_URL);
+  url.username = user;
+  url.password = password;
+  const bus = new RedisEventBus(url.toString(), { prefix });
+  const publisher = new RedisEventBus(REDIS_URL, { prefix });
+  t.teardown(async () => {
+    await bus.close();
+    await publisher.close();
+  });
+  const got: unknown[] = [];
+  await bus.subscribe('open', (payload) => got.push(payload));
+  await t.throwsAsync(() => bus.subscribe('shut', () => undefined), { message: /NOPERM|permission/i });
+  await admin.acl('SETUSER', user, `&${prefix}shut`);
+  // Pins: the refused SUBSCRIBE left nothing behind, so this one is sent again and succeeds.
+  await bus.subscribe('shut', (payload) => got.push(payload));
+  await publisher.publish('shut', 'now allowed');
+  await publisher.publish('open', 'still there');
+  await waitFor(() => got.length === 2, 'both messages');
+  t.deepEqual(got, ['now allowed', 'still there']);
 });
 
 async function clientId(redis: Redis, name: string): Promise<string> {
@@ -170,4 +211,103 @@ test('redis: an unreachable server fails publish and subscribe instead of hangin
   await t.throwsAsync(() => bus.ping());
   t.deepEqual([...new Set(errors)].sort(), ['publisher', 'subscriber'], 'each connection reports its outage once');
   t.is(errors.length, 2);
+});
+
+const run = promisify(execFile);
+
+/** Has the broker close every connection whose client named itself `name` (as a broker restart or a network cut would). */
+async function closeRabbitConnections(name: string): Promise<number> {
+  const { stdout } = await run('rabbitmqctl', ['list_connections', 'pid', 'client_properties', '-q', '--no-table-headers']);
+  const ours = stdout.split('\n').filter((line) => line.includes(`{"connection_name","${name}"}`)).map((line) => line.split('\t')[0]!);
+  for (const pid of ours) await run('rabbitmqctl', ['close_connection', pid, 'test: connection cut']);
+  return ours.length;
+}
+
+test('rabbitmq: after the broker closes the subscriber connection, the bus listens again on every channel, then tells its reconnect listeners once', async (t) => {
+  const prefix = `mgs-test-${randomBytes(4).toString('hex')}`;
+  rabbitPrefixes.push(prefix);
+  const name = `mgs-test-${randomBytes(4).toString('hex')}`;
+  const subscriber = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix, name });
+  const publisher = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix });
+  t.teardown(async () => {
+    await subscriber.close();
+    await publisher.close();
+  });
+  const got: unknown[] = [];
+  let told = 0;
+  // Registered before the first connection: that one is not a reconnection.
+  subscriber.onReconnect(() => {
+    told += 1;
+    // Published the moment the listener hears of it: the new queue must already be bound, or this is lost.
+    void publisher.publish('a', 'published by the listener');
+  });
+  let toldStopped = 0;
+  const stop = subscriber.onReconnect(() => void (toldStopped += 1));
+  stop();
+  await subscriber.open();
+  await publisher.open();
+  await subscriber.subscribe('a', (payload) => got.push(payload));
+  await subscriber.subscribe('b', (payload) => got.push(payload));
+  await publisher.publish('a', 1);
+  await waitFor(() => got.length === 1, 'the first message');
+  t.is(told, 0, 'the first connection is not announced as a reconnection');
+
+  t.is(await closeRabbitConnections(name), 1, 'the subscriber connection was closed by the broker');
+  await waitFor(() => told === 1, 'the reconnect listener', 20_000);
+  await waitFor(() => got.includes('published by the listener'), 'the message published by the listener');
+  await publisher.publish('b', 2);
+  await waitFor(() => got.includes(2), 'a message on the other channel after the reconnection');
+  t.deepEqual(got, [1, 'published by the listener', 2]);
+  t.is(told, 1, 'told once of the one reconnection');
+  t.is(toldStopped, 0, 'a listener that stopped listening is not told');
+});
+
+test('rabbitmq: foreign (non-JSON) text on the exchange is reported, not delivered; the next message is', async (t) => {
+  const prefix = `mgs-test-${randomBytes(4).toString('hex')}`;
+  rabbitPrefixes.push(prefix);
+  const errors: string[] = [];
+  const bus = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix, onHandlerError: (error, channel) => errors.push(`${channel}: ${(error as Error).message}`) });
+  t.teardown(() => bus.close());
+  await bus.open();
+  const got: unknown[] = [];
+  await bus.subscribe('user-events', (payload) => got.push(payload));
+  const connection = await amqp.connect(AMQP_URL);
+  t.teardown(() => connection.close());
+  const channel = await connection.createConfirmChannel();
+  channel.publish(`${prefix}.events`, 'user-events', Buffer.from('not json'));
+  channel.publish(`${prefix}.events`, 'user-events', Buffer.from('{"ok":true}'));
+  await channel.waitForConfirms();
+  await waitFor(() => got.length === 1 && errors.length === 1, 'one delivery and one report');
+  t.deepEqual(got, [{ ok: true }]);
+  t.regex(errors[0]!, /^user-events: not JSON/);
+});
+
+test('rabbitmq: a subscribe that fails (the exchange cannot be declared) leaves nothing behind; once it can, subscribing works and only the new handler gets messages', async (t) => {
+  const prefix = `mgs-test-${randomBytes(4).toString('hex')}`;
+  rabbitPrefixes.push(prefix);
+  const connection = await amqp.connect(AMQP_URL);
+  t.teardown(() => connection.close());
+  const admin = await connection.createChannel();
+  // An exchange of that name but another type: the bus's declaration of it is refused (PRECONDITION_FAILED).
+  await admin.assertExchange(`${prefix}.events`, 'fanout', { durable: false });
+  const subscriber = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix });
+  const publisher = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix });
+  t.teardown(async () => {
+    await subscriber.close();
+    await publisher.close();
+  });
+  await subscriber.open();
+  await publisher.open();
+  const stale: unknown[] = [];
+  await t.throwsAsync(() => subscriber.subscribe('a', (payload) => stale.push(payload)), { message: /PRECONDITION_FAILED|inequivalent/ });
+  await admin.deleteExchange(`${prefix}.events`);
+  const got: unknown[] = [];
+  // Pins: neither the failed listen nor the failed subscription's handler was kept.
+  await subscriber.subscribe('a', (payload) => got.push(payload));
+  await publisher.publish('a', 1);
+  await waitFor(() => got.length === 1, 'the message after subscribing again');
+  await publisher.publish('a', 2);
+  await waitFor(() => got.length === 2, 'the second message');
+  t.deepEqual(got, [1, 2]);
+  t.deepEqual(stale, []);
 });

@@ -67,6 +67,8 @@ async function setup(t: ExecutionContext, tokens: Record<string, TokenClaims> = 
   /** While set, each authentication waits for it. */
   let authGate: Promise<void> | null = null;
   let authentications = 0;
+  /** Replay reads still to fail (a store that is down). */
+  let failingReads = 0;
   const store = {
     /** Stored only: its fan-out is lost. */
     append(event: UserEvent): StoredUserEvent {
@@ -92,6 +94,10 @@ async function setup(t: ExecutionContext, tokens: Record<string, TokenClaims> = 
     },
     replay: async (userId, since, max) => {
       replayReads += 1;
+      if (failingReads > 0) {
+        failingReads -= 1;
+        throw new Error('the event store is down');
+      }
       const page = stored.filter((one) => one.userId === userId && one.seq > since).slice(0, max);
       if (gate) await gate;
       return page;
@@ -142,7 +148,17 @@ async function setup(t: ExecutionContext, tokens: Record<string, TokenClaims> = 
       },
     };
   };
-  return { bus, store, url, gateway, holdReplays, holdAuthentication, connect: (token = 'token-a') => connectWs(url, { bearer: token }) };
+  return {
+    bus,
+    store,
+    url,
+    gateway,
+    holdReplays,
+    holdAuthentication,
+    replayReads: () => replayReads,
+    failNextReplay: () => void (failingReads += 1),
+    connect: (token = 'token-a') => connectWs(url, { bearer: token }),
+  };
 }
 
 test('a sync replays every stored event after since, over more than one page (500 each)', async (t) => {
@@ -296,3 +312,82 @@ test.serial('a socket whose token expires in 30 days closes with 4001 after 30 d
   mock.timers.reset();
   t.is(await Promise.race([socket.closed, delay(10_000).then(() => 'still open')]), WS_CLOSE.TOKEN_EXPIRED);
 });
+
+// Pins that what the bus hands over is checked before it goes out: a payload without a user, an integer seq or an event is not sent.
+test('a malformed user event from the bus is not sent to any socket; the next well-formed one is', async (t) => {
+  const { bus, store, connect } = await setup(t);
+  const socket = await connect();
+  await bus.publish(USER_EVENTS_CHANNEL, { userId: USER, seq: 1 });
+  await bus.publish(USER_EVENTS_CHANNEL, { userId: USER, seq: 1, event: 'job.status' });
+  await bus.publish(USER_EVENTS_CHANNEL, { userId: USER, seq: '1', event: progress(1) });
+  await store.record(progress(1));
+  await socket.waitFor(isEvent);
+  await delay(100);
+  t.deepEqual(socket.messages, [{ ...progress(1), seq: 1 }]);
+  await socket.close();
+});
+
+// Pins that a replay stops reading the store once its socket is gone (no page after page read for nobody).
+test('a socket closed during a sync stops the replay: no further page is read from the store', async (t) => {
+  const { store, connect, holdReplays, replayReads, gateway } = await setup(t);
+  for (let i = 1; i <= 1203; i++) store.append(progress(i));
+  const socket = await connect();
+  const hold = holdReplays();
+  socket.send({ type: 'sync', since: 0 });
+  await hold.started;
+  await socket.close();
+  await waitUntil(() => gateway.size === 0, 'the gateway to see the socket closed');
+  hold.release();
+  await delay(200);
+  t.is(replayReads(), 1, 'only the page read before the socket closed');
+});
+
+// Pins that a sync whose store read fails answers with an error and leaves the socket able to sync again (not stuck "in progress").
+test('a sync whose store read fails gets an error reply; the next sync replays normally', async (t) => {
+  const { store, connect, failNextReplay } = await setup(t);
+  for (let i = 1; i <= 3; i++) store.append(progress(i));
+  const socket = await connect();
+  failNextReplay();
+  socket.send({ type: 'sync', since: 0 });
+  const error = await socket.waitFor((m) => m.type === 'error');
+  t.is(error.message, 'Sync failed; try again');
+  socket.send({ type: 'sync', since: 0 });
+  await socket.waitFor((m) => m.type === 'job.snapshot');
+  t.deepEqual(seqsOf(socket.messages), [1, 2, 3]);
+  t.is(socket.messages.filter((m) => m.type === 'error').length, 1);
+  await socket.close();
+});
+
+// Pins that a closed socket leaves the registry (the count of open sockets, and no fan-out to it).
+test('a closed socket leaves the registry; the other socket of the user stays in it', async (t) => {
+  const { store, connect, gateway } = await setup(t);
+  const first = await connect();
+  const second = await connect();
+  await waitUntil(() => gateway.size === 2, 'two sockets registered');
+  await first.close();
+  await waitUntil(() => gateway.size === 1, 'the closed socket to leave the registry');
+  await store.record(progress(1));
+  t.deepEqual(seqsOf(await second.waitForCount(isEvent, 1)), [1]);
+  t.is(gateway.size, 1);
+  await second.close();
+});
+
+// Pins that a sync resets where the socket stands: events it was sent live before are sent again when the client asks from an earlier seq.
+test('a sync from an earlier seq sends again the events the socket already got live', async (t) => {
+  const { store, connect } = await setup(t);
+  const socket = await connect();
+  for (let i = 1; i <= 3; i++) await store.record(progress(i));
+  await socket.waitForCount(isEvent, 3);
+  socket.send({ type: 'sync', since: 1 });
+  await socket.waitFor((m) => m.type === 'job.snapshot');
+  t.deepEqual(seqsOf(socket.messages), [1, 2, 3, 2, 3]);
+  await socket.close();
+});
+
+async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(5);
+  }
+}

@@ -125,3 +125,47 @@ test('live events that arrive out of order during the replay are delivered in se
   t.deepEqual(got.map((e) => e.seq), [5, 6, 7, 8]);
   await opened.value.close();
 });
+
+// Pins that a stream refused (no such job for this user) leaves no live subscription behind on the bus.
+test('a stream refused as not found leaves no subscription on the bus', async (t) => {
+  const { jobs, events, bus } = await setup();
+  let live = 0;
+  const counting: typeof bus = Object.assign(Object.create(bus) as typeof bus, {
+    async subscribe(channel: string, handler: (payload: unknown) => void) {
+      const unsubscribe = await bus.subscribe(channel, handler);
+      live += 1;
+      return async () => {
+        live -= 1;
+        await unsubscribe();
+      };
+    },
+  });
+  const feed = new JobEventFeed({ bus: counting, store: events, jobs });
+  t.like(await feed.open({ userId: 'bob', jobId: JOB }), { ok: false, code: 'NOT_FOUND' });
+  t.is(live, 0);
+  const opened = await feed.open({ userId: 'alice', jobId: JOB });
+  t.is(live, 1);
+  if (opened.ok) await opened.value.close();
+  t.is(live, 0);
+});
+
+// Pins that a job id given in upper case streams the job's events (stored and published in lower case).
+test('a stream opened with the job id in upper case finds the job and gets its stored and live events', async (t) => {
+  const { jobs, events, bus, progress } = await setup();
+  const lettered = 'abcdef12-3456-4789-8abc-def012345678';
+  await jobs.create({
+    id: lettered, userId: 'alice', templateId: null, templateVersion: null, status: 'running', progress: { value: 0, max: 1 }, statusText: '',
+    workflow: {}, usedParameters: {}, imageRefs: [], outputType: 'image', paidCoins: 1, testRun: false, startDeadline: null, queueTurn: 2, fitChoices: '', createdAt: at,
+  });
+  const stored = await events.append('alice', progress(lettered, 1), at);
+  const feed = new JobEventFeed({ bus, store: events, jobs });
+  const opened = await feed.open({ userId: 'alice', jobId: lettered.toUpperCase(), since: 0 });
+  if (!opened.ok) return t.fail(opened.message);
+  const got: StoredUserEvent[] = [];
+  await opened.value.follow((event) => got.push(event));
+  const live = await events.append('alice', progress(lettered, 2), at);
+  await publish(bus, live);
+  await tick();
+  t.deepEqual(got.map((e) => e.seq), [stored.seq, live.seq]);
+  await opened.value.close();
+});

@@ -309,6 +309,8 @@ export const MUTATIONS: Mutation[] = [
     tests: [UPLOADS],
   },
   ...progressRelayMutations(),
+  ...eventBusMutations(),
+  ...eventPathAuditMutations(),
 ];
 
 /** What a running attempt's engine events write (core/use-cases/generation/progress-relay.service.ts). */
@@ -325,5 +327,117 @@ function progressRelayMutations(): Mutation[] {
     entry('status of an attempt that lost the job still reported', '      if (!(await tx.jobs.updateRunning(job.id, runId, { statusText: text }, this.deps.clock.now()))) return;', '      await tx.jobs.updateRunning(job.id, runId, { statusText: text }, this.deps.clock.now());'),
     entry('the node of a progress step dropped', '...(event.nodeId ? { node: event.nodeId } : {})', ''),
     entry('one failed write stops every later one', '    this.chain = next.catch((error: unknown) =>', '    this.chain = next;\n    void next.catch((error: unknown) =>'),
+  ];
+}
+
+/** The three event buses (tests/contract/event-bus.test.ts holds each to the EventBus contract, and a few adapter-specific cases). */
+function eventBusMutations(): Mutation[] {
+  const tests = ['tests/contract/event-bus.test.ts'];
+  const REDIS = 'adapters/redis/redis-event-bus.ts';
+  const RABBIT = 'adapters/rabbitmq/rabbit-event-bus.ts';
+  const MEMORY = 'adapters/memory/in-process-event-bus.ts';
+  const redis = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `event bus (redis): ${name}`, file: REDIS, find, replace, ...(also ? { also } : {}), tests });
+  const rabbit = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `event bus (rabbitmq): ${name}`, file: RABBIT, find, replace, ...(also ? { also } : {}), tests });
+  const memory = (name: string, find: string, replace: string): Mutation => ({ name: `event bus (in-process): ${name}`, file: MEMORY, find, replace, tests });
+  return [
+    // Redis
+    redis('a second handler of a channel replaces the first', 'if (!entry) {\n      // Commands', '{\n      // Commands'),
+    redis('a message of another channel delivered to a subscriber', 'for (const { handler } of [...entry.subscriptions]) {', 'for (const { handler } of [...this.channels.values()].flatMap((one) => [...one.subscriptions])) {'),
+    redis('a handler that throws stops the handlers after it', '      } catch (error) {\n        this.onHandlerError(error, channel);\n      }', '      } catch (error) {\n        this.onHandlerError(error, channel);\n        break;\n      }'),
+    redis('a handler that rejects is not reported', 'if (returned instanceof Promise) returned.catch((error: unknown) => this.onHandlerError(error, channel));', 'if (returned instanceof Promise) returned.catch(() => undefined);'),
+    redis('foreign (non-JSON) text on a channel is handed to the handlers as a string instead of being reported', '      this.onHandlerError(new Error(`not JSON: ${(error as Error).message}`), channel);\n      return;', '      void error;\n      payload = text;'),
+    redis('listeners are not told of a reconnection', '      for (const listener of this.reconnectListeners) listener();\n    });', '    });'),
+    redis('the first connection is announced as a reconnection', '      if (first) {\n        first = false;\n        return;\n      }\n      for (const listener', '      for (const listener'),
+    redis('a listener that stopped listening is still told of reconnections', 'return () => this.reconnectListeners.delete(listener);', 'return () => false;'),
+    redis('a failed SUBSCRIBE leaves its channel entry behind (every later subscribe to it fails)', '      await remove().catch(() => undefined);\n      throw error;', '      throw error;'),
+    redis('a payload without a JSON form is published as nothing', "if (text === undefined) throw new TypeError(`the payload for ${channel} has no JSON form`);\n    await this.publisher", 'await this.publisher'),
+    redis('every failed reconnection attempt is reported', '    if (!connected) return;\n    connected = false;', '    connected = false;'),
+    // RabbitMQ
+    rabbit('a payload without a JSON form not refused as such', "    if (text === undefined) throw new TypeError(`the payload for ${channel} has no JSON form`);\n    const publisher", '    const publisher'),
+    rabbit('a message of another channel delivered to a subscriber', 'for (const handler of [...set]) {', 'for (const handler of [...this.handlers.values()].flatMap((one) => [...one])) {'),
+    rabbit('a second channel of the process is never bound', 'if (first) await listening.channel.bindQueue(listening.queue, this.exchange, channel);', 'if (false) await listening.channel.bindQueue(listening.queue, this.exchange, channel);'),
+    rabbit('after a reconnection the handlers are not listened for again', 'if (this.handlers.size > 0) this.subscriber = this.listen(model);\n      else this.subscriber = null;', 'this.subscriber = null;'),
+    rabbit('after a reconnection the new queue is bound to no channel', 'for (const name of this.handlers.keys()) await channel.bindQueue(queue, this.exchange, name);', ''),
+    rabbit('listeners are not told of a reconnection', '      for (const listener of this.reconnectListeners) listener();\n    });', '    });'),
+    rabbit('listeners are told of a reconnection before the new queue is bound', '      await this.subscriber?.catch(() => null);\n      for (const listener', '      for (const listener'),
+    rabbit('the first connection is announced as a reconnection', '      if (first) {\n        first = false;\n        return;\n      }\n      await this.subscriber', '      await this.subscriber'),
+    rabbit('a listener that stopped listening is still told of reconnections', 'return () => this.reconnectListeners.delete(listener);', 'return () => false;'),
+    rabbit('a publish before anyone subscribed goes to an exchange never declared', '    if (!this.declaredOn.has(publisher)) {\n      await publisher.assertExchange', '    if (false) {\n      await publisher.assertExchange'),
+    rabbit('foreign (non-JSON) text on the exchange is handed to the handlers as a string instead of being reported', '      report(new Error(`not JSON: ${(error as Error).message}`), channel);\n      return;', '      void error;\n      payload = text;'),
+    rabbit('a handler that throws stops the handlers after it', '      } catch (error) {\n        report(error, channel);\n      }', '      } catch (error) {\n        report(error, channel);\n        break;\n      }'),
+    rabbit('a handler that rejects is not reported', 'if (returned instanceof Promise) returned.catch((error: unknown) => report(error, channel));', 'if (returned instanceof Promise) returned.catch(() => undefined);'),
+    rabbit('a failed subscribe leaves its handler registered', '      await this.remove(channel, entry).catch(() => undefined);\n      throw error;', '      throw error;'),
+    rabbit('a failed listen is kept, so every later subscribe fails too', 'if (this.subscriber === pending) this.subscriber = null;', 'void pending;'),
+    // In-process
+    memory('a closed bus still publishes', "    if (this.closed) throw new Error('the event bus is closed');\n    const text", '    const text'),
+    memory('a closed bus still subscribes', "    if (this.closed) throw new Error('the event bus is closed');\n    const listener", '    const listener'),
+    memory('a handler that throws is not reported', '      } catch (error) {\n        this.onHandlerError(error, channel);\n      }', '      } catch {\n        // swallowed\n      }'),
+    memory('a handler that rejects is not reported', 'if (returned instanceof Promise) returned.catch((error: unknown) => this.onHandlerError(error, channel));', 'if (returned instanceof Promise) returned.catch(() => undefined);'),
+    memory('close leaves the handlers attached (a message published before close is delivered after it)', '    this.emitter.removeAllListeners();\n', ''),
+    memory('unsubscribe leaves the handler attached', '      this.emitter.off(channel, listener);\n', ''),
+    memory('a payload without a JSON form accepted (and thrown later, uncaught, where it is delivered)', "    if (text === undefined) throw new TypeError(`the payload for ${channel} has no JSON form`);\n    setImmediate", '    setImmediate'),
+    memory('a payload is handed over as the same object, not its JSON form', 'this.emitter.emit(channel, JSON.parse(text));', 'this.emitter.emit(channel, payload);'),
+  ];
+}
+
+/** Audit of the event path (core/use-cases/events, adapters/ws): guards no entry above deleted. */
+function eventPathAuditMutations(): Mutation[] {
+  return [
+    {
+      name: 'events: gateway: a malformed user event from the bus is sent to the sockets of its user',
+      file: GATEWAY,
+      find: '    const envelope = asEnvelope(payload);\n    if (!envelope) {',
+      replace: '    const envelope = payload as UserEventEnvelope;\n    if (!envelope) {',
+      tests: [GATEWAY_UNIT],
+    },
+    {
+      name: 'events: gateway: a replay keeps reading the store for a socket that closed',
+      file: GATEWAY,
+      find: '        if (client.ws.readyState !== WebSocket.OPEN) return;\n',
+      replace: '',
+      tests: [GATEWAY_UNIT],
+    },
+    {
+      name: 'events: gateway: a failed sync gets no error reply',
+      file: GATEWAY,
+      find: "      this.sendError(client, 'Sync failed; try again');",
+      replace: '',
+      tests: [GATEWAY_UNIT],
+    },
+    {
+      name: 'events: gateway: a replay whose store read fails leaves the socket syncing for good (every later sync refused)',
+      file: GATEWAY,
+      find: '    } finally {\n      const held = client.held;',
+      replace: '    } catch (error) {\n      throw error;\n    }\n    {\n      const held = client.held;',
+      tests: [GATEWAY_UNIT],
+    },
+    {
+      name: 'events: gateway: a closed socket stays in the registry',
+      file: GATEWAY,
+      find: '      set.delete(client);\n',
+      replace: '',
+      tests: [GATEWAY_UNIT],
+    },
+    {
+      name: 'events: gateway: a sync from an earlier seq skips the events the socket already got live',
+      file: GATEWAY,
+      find: '      client.lastSeq = since; // the client asks',
+      replace: '      void since; // the client asks',
+      tests: [GATEWAY_UNIT],
+    },
+    {
+      name: 'events: feed: a stream refused as not found leaves its bus subscription behind',
+      file: FEED,
+      find: '    if (!job) {\n      await unsubscribe();',
+      replace: '    if (!job) {',
+      tests: [FEED_UNIT],
+    },
+    {
+      name: 'events: feed: a job id in upper case is not normalized (the job is not found, its events never match)',
+      file: FEED,
+      find: 'const jobId = input.jobId.toLowerCase();',
+      replace: 'const jobId = input.jobId;',
+      tests: [FEED_UNIT],
+    },
   ];
 }
