@@ -178,6 +178,15 @@ export function objectStorageContract(name: string, make: () => Promise<ObjectSt
     t.is(await storage.head(key), null);
   });
 
+  test(`${name}: a put without a content type is refused and stores nothing`, async (t) => {
+    const { storage } = fixture;
+    const key = `${prefix()}/untyped.png`;
+    // Pins: every stored output has the type its signed link is served with; none is stored untyped.
+    await t.throwsAsync(() => storage.put(key, Buffer.from('x'), { contentType: '' }), { message: /content type/ });
+    await t.throwsAsync(() => storage.put(key, Readable.from([Buffer.from('x')]), { contentType: '' }), { message: /content type/ });
+    t.is(await storage.head(key), null);
+  });
+
   test(`${name}: bad keys are refused by every operation`, async (t) => {
     const { storage } = fixture;
     for (const key of [...BAD_KEYS, ...OVERSIZED_KEYS, 'a\u001fb', 'a\u007fb']) {

@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import test from 'ava';
-import type { ComfyClient, ComfyHistoryEntry } from '../../adapters/comfyui/comfy-client.ts';
-import { failureOf, readOutputs } from '../../adapters/comfyui/comfy-outputs.ts';
+import sharp from 'sharp';
+import type { ComfyClient, ComfyFileRef, ComfyHistoryEntry } from '../../adapters/comfyui/comfy-client.ts';
+import { failureOf, mimeOf, readOutputs } from '../../adapters/comfyui/comfy-outputs.ts';
 
 /** readOutputs only touches the client when a file is opened. */
 const noClient = {} as ComfyClient;
@@ -30,4 +32,111 @@ test('file items of type input are not taken as outputs; output and temp items a
       ['3', 'preview_00001_.png', 'temp'],
     ],
   );
+});
+
+/** A client whose /view serves `serve(ref)` and remembers the file refs it was asked for. */
+const viewing = (serve: (ref: ComfyFileRef) => Readable) => {
+  const asked: ComfyFileRef[] = [];
+  const client = {
+    view: async (ref: ComfyFileRef) => {
+      asked.push(ref);
+      return serve(ref);
+    },
+  } as unknown as ComfyClient;
+  return { client, asked };
+};
+
+const consume = async (stream: Readable): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+};
+
+const success = { status_str: 'success', completed: true, messages: [] } as ComfyHistoryEntry['status'];
+
+// Pins: an item without a file name is no file (there is nothing to fetch); a value that is not a list (a custom node's
+// dict) is skipped, and the files beside it are still read; an item without a subfolder is fetched from the top folder.
+test('only named file items are outputs; a non-list value is skipped; a missing subfolder is the top folder', async (t) => {
+  const entry = {
+    outputs: {
+      '1': { images: [{ filename: '', subfolder: '', type: 'output' }, { filename: 'kept_00001_.png', type: 'output' }], extra: { note: 'not a list' } },
+    },
+    status: success,
+  } as unknown as ComfyHistoryEntry;
+  const { client, asked } = viewing(() => Readable.from([Buffer.from('bytes')]));
+  const { files } = readOutputs(client, entry);
+  t.deepEqual(files.map((f) => f.fileName), ['kept_00001_.png']);
+  await consume(await files[0]!.open());
+  t.deepEqual(asked, [{ filename: 'kept_00001_.png', subfolder: '', type: 'output' }]);
+});
+
+// Pins: the content type of a signed link comes from the extension, else from the media type the node announced
+// (without its parameters), else it is octet-stream.
+test('the content type comes from the extension, else the announced format without parameters', (t) => {
+  t.is(mimeOf('clip.MP4'), 'video/mp4');
+  t.is(mimeOf('clip.h264', 'video/h264;codecs=avc1'), 'video/h264');
+  t.is(mimeOf('clip.bin', 'h264'), 'application/octet-stream');
+  t.is(mimeOf('clip.bin'), 'application/octet-stream');
+});
+
+// Pins: width and height are known when the stream has ended (the caller reads them right after storing the body),
+// and an animated image is as high as one frame.
+test('an image output knows its size once its stream ended; an animated one is sized by one frame', async (t) => {
+  const still = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#f00' } }).png().toBuffer();
+  const animated = await sharp({ create: { width: 5, height: 12, channels: 4, background: '#0f0', pageHeight: 4 } }).webp({ loop: 0 }).toBuffer();
+  const entry = {
+    outputs: { '9': { images: [{ filename: 'still_00001_.png', subfolder: '', type: 'output' }, { filename: 'anim_00001_.webp', subfolder: '', type: 'output' }] } },
+    status: success,
+  } as ComfyHistoryEntry;
+  const { client } = viewing((ref) => Readable.from([ref.filename.endsWith('.png') ? still : animated]));
+  const [png, webp] = readOutputs(client, entry).files;
+  t.deepEqual(await consume(await png!.open()), still);
+  t.deepEqual([png!.width, png!.height], [8, 6]);
+  await consume(await webp!.open());
+  t.deepEqual([webp!.width, webp!.height], [5, 4]);
+});
+
+// Pins: a /view download that fails mid-file fails the output stream; it must not end as if the file were whole
+// (the store would keep a truncated image as the output the user paid for).
+test('an image download failing mid-file fails the output stream instead of ending it', async (t) => {
+  const entry = { outputs: { '9': { images: [{ filename: 'cut_00001_.png', subfolder: '', type: 'output' }] } }, status: success } as ComfyHistoryEntry;
+  const { client } = viewing(() => {
+    async function* cut() {
+      yield Buffer.from('\x89PNG first bytes');
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new Error('connection reset by the ComfyUI server');
+    }
+    const body = Readable.from(cut());
+    // The client watches its own body too (so a lost error shows here as a stream that never ends, not as a crash).
+    body.on('error', () => undefined);
+    return body;
+  });
+  const stream = await readOutputs(client, entry).files[0]!.open();
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    consume(stream).then(
+      () => 'ended as if whole',
+      (error: Error) => error.message,
+    ),
+    new Promise<string>((resolve) => (timer = setTimeout(() => resolve('neither ended nor failed in 10 s'), 10_000))),
+  ]);
+  clearTimeout(timer);
+  t.is(outcome, 'connection reset by the ComfyUI server');
+});
+
+// Pins: the execution_error and execution_interrupted messages decide the failure and name the node.
+test('execution_error and execution_interrupted messages are failures naming their node', (t) => {
+  const ended = (type: string): ComfyHistoryEntry => ({
+    outputs: {},
+    status: {
+      status_str: 'error',
+      completed: false,
+      messages: [
+        ['execution_start', { prompt_id: 'p' }],
+        [type, { prompt_id: 'p', node_id: '5', node_type: 'KSampler', exception_type: 'RuntimeError', exception_message: ' out of memory\n' }],
+      ],
+    },
+  } as ComfyHistoryEntry);
+  t.deepEqual(failureOf(ended('execution_error')), { code: 'ENGINE.EXECUTION', message: 'KSampler #5 failed: RuntimeError: out of memory', nodeId: '5' });
+  t.deepEqual(failureOf(ended('execution_interrupted')), { code: 'ENGINE.INTERRUPTED', message: 'Interrupted before KSampler #5 finished', nodeId: '5' });
 });

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -144,4 +145,37 @@ test('a URL signing key shorter than 16 characters is refused', (t) => {
   // Pins the minimum length of the HMAC key of signed file URLs.
   t.throws(() => new LocalUrlSigner('fifteen-chars!!', 'http://x'), { message: /at least 16 characters/ });
   t.notThrows(() => new LocalUrlSigner('sixteen-chars!!!', 'http://x'));
+});
+
+/** The signature the signer computes for these fields (as if the URL had been issued with them). */
+const forged = (fields: { key: string; exp: string; disp: string; name: string; type?: string }) => ({
+  ...fields,
+  sig: createHmac('sha256', SECRET)
+    .update([fields.key, fields.exp, fields.disp, fields.name, fields.type ?? ''].map(encodeURIComponent).join('|'))
+    .digest('base64url'),
+});
+
+// Pins: verify checks the fields' shape even when the signature matches: a URL is only ever issued for a good key, a
+// plain number of seconds and a known disposition, so anything else is not one of ours (or a leaked-key forgery).
+test('a signed file URL with a bad key, a non-numeric expiry or an unknown disposition is invalid', (t) => {
+  const signer = new LocalUrlSigner(SECRET, 'http://x');
+  const exp = String(NOW_S + 600);
+  t.true(signer.verify(forged({ key: 'outputs/u/j/a.png', exp, disp: 'inline', name: 'a.png' }), NOW).ok, 'the forging matches the signer');
+  const bad = [
+    { key: '../outside/a.png', exp, disp: 'inline', name: 'a.png' },
+    { key: 'outputs/u/j/.a.png.meta.json', exp, disp: 'inline', name: 'a.png' },
+    { key: 'outputs/u/j/a.png', exp: `${NOW_S + 600}.5`, disp: 'inline', name: 'a.png' },
+    { key: 'outputs/u/j/a.png', exp: '1e12', disp: 'inline', name: 'a.png' },
+    { key: 'outputs/u/j/a.png', exp, disp: 'render', name: 'a.png' },
+  ];
+  for (const fields of bad) t.deepEqual(signer.verify(forged(fields), NOW), { ok: false, reason: 'invalid' }, JSON.stringify(fields));
+});
+
+// Pins: a link signed without a file name downloads under the key's last segment, not unnamed.
+test('a signed URL without a file name is named after the key', async (t) => {
+  const { storage } = makeStorage(t);
+  const url = new URL(await storage.signedUrl('outputs/u/j/ComfyUI_00001_.png', { expiresInSeconds: 60, disposition: 'attachment', fileName: '' }));
+  t.is(url.searchParams.get('name'), 'ComfyUI_00001_.png');
+  const verdict = storage.signer.verify({ key: 'outputs/u/j/ComfyUI_00001_.png', ...Object.fromEntries(url.searchParams) }, NOW);
+  t.like(verdict, { ok: true, fileName: 'ComfyUI_00001_.png', disposition: 'attachment' });
 });
