@@ -158,9 +158,15 @@ export class S3ObjectStorage implements ObjectStorage {
   }
 }
 
+/**
+ * The object is not there. A missing bucket (a misspelt S3_BUCKET) is an error, not a missing object: it would make
+ * every output read as gone and every delete as done while the files stay in the real bucket. HEAD answers a bare 404
+ * for both, so there a missing bucket still reads as a missing object (the health check reports the bucket).
+ */
 const isNotFound = (error: unknown): boolean =>
-  (error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound')) ||
-  (error as { name?: string } | null)?.name === 'NoSuchKey';
+  (error as { name?: string } | null)?.name !== 'NoSuchBucket' &&
+  ((error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound')) ||
+    (error as { name?: string } | null)?.name === 'NoSuchKey');
 
 /** Counts the bytes on their way to the store, and fails the upload when they do not match the announced length. */
 class CountingStream extends Transform {

@@ -152,6 +152,18 @@ test('s3: a store that cannot be reached is an error for get, head and delete, n
   await t.throwsAsync(() => storage.delete('outputs/u/j/kept.png'), undefined, 'delete');
 });
 
+test('s3: a bucket that does not exist (a misspelt S3_BUCKET) is an error for get and delete, not a missing object', async (t) => {
+  const s3 = await startS3StandIn();
+  t.teardown(() => s3.stop());
+  const storage = new S3ObjectStorage({ bucket: `${s3.bucket}-misspelt`, region: 'us-east-1', endpoint: s3.endpoint, credentials: s3.credentials });
+  t.teardown(() => storage.close());
+  await t.throwsAsync(() => storage.get('outputs/u/j/kept.png'), { name: 'NoSuchBucket' }, 'get');
+  await t.throwsAsync(() => storage.delete('outputs/u/j/kept.png'), { name: 'NoSuchBucket' }, 'delete: not done while the file is in the real bucket');
+  // HEAD's 404 has no body to tell a bucket from a key: it reads as missing (the health check names the bucket).
+  t.is(await storage.head('outputs/u/j/kept.png'), null);
+  await t.throwsAsync(() => storage.check());
+});
+
 test('s3: a signed URL serves the content type asked for, and a lifetime under a second is presigned for one', async (t) => {
   const { storage } = await s3Storage(t);
   await storage.put('outputs/u/j/out.bin', Buffer.from('png bytes'), { contentType: 'application/octet-stream' });

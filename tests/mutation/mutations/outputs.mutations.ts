@@ -335,4 +335,11 @@ export const MUTATIONS: Mutation[] = [
     replace: "if (format === 'jpeg') image = image.removeAlpha();",
     tests: ['tests/unit/comfy-protocol-outputs.test.ts'],
   },
+  {
+    name: 's3 storage: a missing bucket reads as a missing object (outputs look gone, deletes look done)',
+    file: 'adapters/s3/s3-object-storage.ts',
+    find: "  (error as { name?: string } | null)?.name !== 'NoSuchBucket' &&\n",
+    replace: '',
+    tests: ['tests/contract/object-storage.test.ts'],
+  },
 ];
