@@ -62,6 +62,11 @@ export class AmqpLink {
     return () => this.listeners.delete(listener);
   }
 
+  /** The connection now, or null while reconnecting (or closed). */
+  get live(): ChannelModel | null {
+    return this.current;
+  }
+
   /** The live connection, waiting up to `timeoutMs` for a reconnection. */
   async connection(timeoutMs = 15_000): Promise<ChannelModel> {
     if (this.closed) throw new Error('the AMQP link is closed');

@@ -25,7 +25,8 @@ interface Subscriber {
  * channel name as routing key; each process listens on an exclusive, server-named queue bound to the channels it
  * has handlers for. Messages are transient and delivery is at most once, as with Redis pub/sub: a process that is
  * away misses what was published meanwhile (user events are stored first, and clients replay them with `sync`).
- * After a reconnection the queue is declared again with every binding.
+ * After a reconnection the queue is declared again with every binding; so it is when only the listening channel closes
+ * (a channel-level error, such as a bind to an exchange deleted under it).
  */
 export class RabbitEventBus implements EventBus {
   private readonly link: AmqpLink;
@@ -143,6 +144,8 @@ export class RabbitEventBus implements EventBus {
   private async listen(model: ChannelModel): Promise<Subscriber> {
     const channel = await model.createChannel();
     channel.on('error', (error: Error) => this.options.logger.warn('event bus channel error', { error: error.message }));
+    // After the handlers of the connection's own 'close' (which a dropped connection fires too) have run.
+    channel.on('close', () => setImmediate(() => void this.channelLost(model, channel)));
     await channel.assertExchange(this.exchange, 'direct', { durable: true });
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
     for (const name of this.handlers.keys()) await channel.bindQueue(queue, this.exchange, name);
@@ -151,6 +154,22 @@ export class RabbitEventBus implements EventBus {
       this.dispatch(message.fields.routingKey, message.content.toString('utf8'));
     }, { noAck: true });
     return { channel, queue };
+  }
+
+  /**
+   * The listening channel closed while its connection stays up (a channel-level error): its queue went with it, so
+   * listen again on a new channel with every binding, then tell the reconnect listeners (messages were missed). A
+   * dropped connection is left to onConnect; a channel already replaced, or our own close, changes nothing.
+   */
+  private async channelLost(model: ChannelModel, channel: Channel): Promise<void> {
+    if (this.closed || this.link.live !== model) return;
+    const pending = this.subscriber;
+    const current = await pending?.catch(() => null);
+    if (!current || current.channel !== channel || this.subscriber !== pending) return;
+    this.options.logger.warn('event bus channel closed; listening again on a new one', {});
+    this.subscriber = this.handlers.size > 0 ? this.listen(model) : null;
+    await this.subscriber?.catch(() => null);
+    for (const listener of this.reconnectListeners) listener();
   }
 
   private dispatch(channel: string, text: string): void {

@@ -262,6 +262,37 @@ test('rabbitmq: after the broker closes the subscriber connection, the bus liste
   t.is(toldStopped, 0, 'a listener that stopped listening is not told');
 });
 
+test('rabbitmq: a channel-level error on the listening channel (a bind to an exchange deleted under it): the bus listens again, tells its reconnect listeners once, and its handlers receive', async (t) => {
+  const prefix = `mgs-test-${randomBytes(4).toString('hex')}`;
+  rabbitPrefixes.push(prefix);
+  const subscriber = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix });
+  const publisher = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix });
+  t.teardown(async () => {
+    await subscriber.close();
+    await publisher.close();
+  });
+  await subscriber.open();
+  await publisher.open();
+  let told = 0;
+  subscriber.onReconnect(() => void (told += 1));
+  const got: unknown[] = [];
+  await subscriber.subscribe('a', (payload) => got.push(payload));
+  const connection = await amqp.connect(AMQP_URL);
+  t.teardown(() => connection.close());
+  const admin = await connection.createChannel();
+  await admin.deleteExchange(`${prefix}.events`);
+  // The bind of a new subscription fails (NOT_FOUND), and the broker closes the listening channel with it.
+  await t.throwsAsync(() => subscriber.subscribe('b', () => undefined), { message: /NOT_FOUND|no exchange/ });
+  await waitFor(() => told === 1, 'the reconnect listener', 20_000);
+  // Listening again declared the exchange anew and bound the handlers it has; a new subscription works too.
+  await subscriber.subscribe('c', (payload) => got.push(payload));
+  await publisher.publish('a', 'to a');
+  await publisher.publish('c', 'to c');
+  await waitFor(() => got.length === 2, 'both messages');
+  t.deepEqual(got.sort(), ['to a', 'to c']);
+  t.is(told, 1);
+});
+
 test('rabbitmq: foreign (non-JSON) text on the exchange is reported, not delivered; the next message is', async (t) => {
   const prefix = `mgs-test-${randomBytes(4).toString('hex')}`;
   rabbitPrefixes.push(prefix);

@@ -353,6 +353,9 @@ function eventBusMutations(): Mutation[] {
     redis('a payload without a JSON form is published as nothing', "if (text === undefined) throw new TypeError(`the payload for ${channel} has no JSON form`);\n    await this.publisher", 'await this.publisher'),
     redis('every failed reconnection attempt is reported', '    if (!connected) return;\n    connected = false;', '    connected = false;'),
     // RabbitMQ
+    rabbit('a closed listening channel (a channel-level error) is not replaced: the bus hears nothing more', "    channel.on('close', () => setImmediate(() => void this.channelLost(model, channel)));\n", ''),
+    rabbit('a closed listening channel replaced without telling the reconnect listeners', '    await this.subscriber?.catch(() => null);\n    for (const listener of this.reconnectListeners) listener();\n  }\n\n  private dispatch', '  }\n\n  private dispatch'),
+    rabbit('a listening channel that closed with its connection is replaced on the dead connection too', 'if (this.closed || this.link.live !== model) return;', 'if (this.closed) return;'),
     rabbit('a payload without a JSON form not refused as such', "    if (text === undefined) throw new TypeError(`the payload for ${channel} has no JSON form`);\n    const publisher", '    const publisher'),
     rabbit('a message of another channel delivered to a subscriber', 'for (const handler of [...set]) {', 'for (const handler of [...this.handlers.values()].flatMap((one) => [...one])) {'),
     rabbit('a second channel of the process is never bound', 'if (first) await listening.channel.bindQueue(listening.queue, this.exchange, channel);', 'if (false) await listening.channel.bindQueue(listening.queue, this.exchange, channel);'),
