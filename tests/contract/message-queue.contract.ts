@@ -48,6 +48,11 @@ export interface QueueCapabilities {
   statsByTaskType?: boolean;
   /** stats() tells the oldest waiting message's age (RabbitMQ and SQS cannot). */
   statsOldestAge?: boolean;
+  /**
+   * A message whose onDeadLetter threw is handed back to the broker at once (RabbitMQ, SQS); the database and
+   * memory queues leave it taken until its visibility runs out.
+   */
+  handsBackFailedDeadLetter?: boolean;
 }
 
 /** Registers the MessageQueue contract for one adapter. */
@@ -99,7 +104,8 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
       seen.push({ id: message.id, attempt: message.attempt, trace: message.trace });
       return message.attempt === 1 ? { action: 'retry', delaySeconds: 0.05 } : { action: 'ack' };
     });
-    await waitFor(() => seen.length === 4, 'both messages twice');
+    // SQS retries after at least 1 s (it counts whole seconds): room for that on a loaded machine.
+    await waitFor(() => seen.length === 4, 'both messages twice', 15_000);
     await consumer.stop();
     const of = (id: string) => seen.filter((s) => s.id === id).sort((a, b) => a.attempt - b.attempt).map((s) => [s.attempt, s.trace]);
     t.deepEqual(of(traced.messageId), [[1, trace], [2, trace]]);
@@ -113,12 +119,13 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     await queue.publish({ taskType: 'generation', environment: local, body: { n: 'other env' } });
     await queue.publish({ taskType: 'publish', environment: production, body: { n: 'other type' } });
     const seen: unknown[] = [];
-    const consumer = await queue.consume({ ...base, taskTypes: ['generation'], environment: production }, async (message) => {
+    // Room for all three at once: a consumer that let the wrong ones through would run them straight away.
+    const consumer = await queue.consume({ ...base, concurrency: 3, taskTypes: ['generation'], environment: production }, async (message) => {
       seen.push(message.body);
       return { action: 'ack' };
     });
     await waitFor(() => seen.length === 1, 'the production generation message');
-    await sleep(200);
+    await sleep(1000); // several receives (SQS pauses 200 ms after one that held only others' messages)
     await consumer.stop();
     t.deepEqual(seen, [{ n: 'wanted' }]);
     t.deepEqual(inEnv(await queue.peek(10_000), local).map((m) => m.body), [{ n: 'other env' }]);
@@ -278,17 +285,24 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     const environment = uniqueEnv('extend');
     await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
     const seen: number[] = [];
+    let extendedAt = 0;
+    let acked = false;
     const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment, visibilitySeconds: 0.3 }, async (message) => {
       seen.push(message.attempt);
       await message.extendVisibility(2);
+      extendedAt = Date.now();
       await sleep(800);
+      acked = true;
       return { action: 'ack' };
     });
-    await waitFor(() => seen.length === 1, 'the delivery');
+    await waitFor(() => acked, 'the ack');
+    // The consumer still running past the extended visibility: had the job been treated as outliving its first
+    // visibility (the message returned, or the ack dropped), the message would have come back by now.
+    await sleep(Math.max(200, extendedAt + 2500 - Date.now()));
     await consumer.stop();
-    await sleep(200);
     t.deepEqual(seen, [1]);
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
   });
 
   // Serial: whether both consumers get a share depends on neither being starved by other tests' load.
@@ -456,6 +470,133 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.is(inEnv(await queue.peek(10_000), environment).length, 1);
   });
 
+  test(`${name}: a message published while its consumer stops (a handler still in flight) is left for the next consumer`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('stopping');
+    const first = await queue.publish({ taskType: 'generation', environment, body: { n: 'in flight' } });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    t.teardown(() => release());
+    const handled: string[] = [];
+    const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment }, async (message) => {
+      handled.push(message.id);
+      if (message.id === first.messageId) await gate;
+      return { action: 'ack' };
+    });
+    await waitFor(() => handled.length === 1, 'the first delivery');
+    const stopping = consumer.stop();
+    const late = await queue.publish({ taskType: 'generation', environment, body: { n: 'late' } });
+    // A free slot and a receive still waiting (long polling, a prefetch): long enough for the late message to reach it.
+    await sleep(1500);
+    release();
+    await stopping;
+    t.deepEqual(handled, [first.messageId], 'the stopping consumer did not run the late message');
+    const next: { id: string; attempt: number }[] = [];
+    const successor = await queue.consume({ ...base, taskTypes: ['generation'], environment }, async (message) => {
+      next.push({ id: message.id, attempt: message.attempt });
+      return { action: 'ack' };
+    });
+    await waitFor(() => next.length === 1, 'the late message, for the next consumer', 10_000);
+    await successor.stop();
+    t.is(next[0]!.id, late.messageId);
+    // Handed back unchanged; a broker that counts a receive handed back (SQS) counts that one.
+    t.true(next[0]!.attempt <= (capabilities.peekReturnsCount ? 2 : 1), `attempt ${next[0]!.attempt}`);
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
+  test(`${name}: a consumer runs as many handlers at once as its concurrency, and no more`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('concurrency');
+    for (let n = 0; n < 6; n += 1) await queue.publish({ taskType: 'generation', environment, body: { n } });
+    let running = 0;
+    let most = 0;
+    let handled = 0;
+    const consumer = await queue.consume({ ...base, concurrency: 2, taskTypes: ['generation'], environment, visibilitySeconds: 30 }, async () => {
+      running += 1;
+      most = Math.max(most, running);
+      // Held until a second handler runs beside it (or long enough for a third to start if the limit is not kept).
+      await waitFor(() => running >= 2, 'a second handler', 5000).catch(() => undefined);
+      await sleep(100);
+      running -= 1;
+      handled += 1;
+      return { action: 'ack' };
+    });
+    await waitFor(() => handled === 6, 'six messages handled', 30_000);
+    await consumer.stop();
+    t.is(most, 2);
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
+  // Serial: the claims are about what happens when a visibility runs out.
+  test.serial(`${name}: a handler whose visibility ran out keeps its slot until it returns`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('stale-slot');
+    const stalled = await queue.publish({ taskType: 'generation', environment, body: { n: 'stalls' } });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    t.teardown(() => release());
+    const started: { id: string; attempt: number }[] = [];
+    const consumer = await queue.consume({ ...base, concurrency: 1, taskTypes: ['generation'], environment, visibilitySeconds: 0.5 }, async (message) => {
+      started.push({ id: message.id, attempt: message.attempt });
+      if (message.id === stalled.messageId && message.attempt === 1) await gate;
+      return { action: 'ack' };
+    });
+    await waitFor(() => started.length === 1, 'the first delivery');
+    const other = await queue.publish({ taskType: 'generation', environment, body: { n: 'waits' } });
+    await sleep(2000); // the stalled delivery's visibility (1 s on SQS) ran out long ago
+    t.deepEqual(started, [{ id: stalled.messageId, attempt: 1 }], 'nothing else started beside the stalled handler');
+    release();
+    // Then the other message, and the stalled one again where its late ack no longer counts (brokers; the database
+    // and memory queues still take it when no other delivery took the message meanwhile).
+    await waitFor(() => started.some((s) => s.id === other.messageId), 'the other message after the release', 10_000);
+    await waitFor(async () => inEnv(await queue.peek(10_000), environment).length === 0, 'nothing waiting', 10_000);
+    await consumer.stop();
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), []);
+  });
+
+  test.serial(`${name}: the late outcome of a delivery whose visibility ran out changes nothing for the consumer that holds it now`, async (t) => {
+    const { queue } = await open();
+    const other = (await open(true)).queue;
+    const environment = uniqueEnv('late');
+    const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    let releaseLate!: () => void;
+    const late = new Promise<void>((resolve) => (releaseLate = resolve));
+    let releaseHolder!: () => void;
+    const holding = new Promise<void>((resolve) => (releaseHolder = resolve));
+    t.teardown(() => {
+      releaseLate();
+      releaseHolder();
+    });
+    const first: number[] = [];
+    let lateReturned = false;
+    const slow = await queue.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 0.5 }, async (message): Promise<HandlerOutcome> => {
+      first.push(message.attempt);
+      await late;
+      lateReturned = true;
+      return { action: 'dead', reason: 'a stale verdict' };
+    });
+    await waitFor(() => first.length === 1, 'the first delivery');
+    const second: number[] = [];
+    const holder = await other.consume({ ...base, taskTypes: ['generation'], environment, visibilitySeconds: 30 }, async (message) => {
+      second.push(message.attempt);
+      await holding;
+      return { action: 'ack' };
+    });
+    await waitFor(() => second.length === 1, 'the redelivery to the other consumer', 10_000);
+    releaseLate(); // the first handler returns its (dead) verdict now, while the other consumer holds the message
+    await waitFor(() => lateReturned, 'the late outcome');
+    await sleep(500);
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment), [], 'not dead-lettered by the late outcome');
+    releaseHolder();
+    await slow.stop();
+    await holder.stop();
+    t.deepEqual(first, [1]);
+    t.deepEqual(second, [2]);
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment).map((m) => m.id), []);
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), [], `${messageId} acknowledged by its holder`);
+  });
+
   if (capabilities.deduplicates) {
     test(`${name}: an acknowledged message stays a tombstone: publishing its messageId again delivers nothing`, async (t) => {
       const { queue } = await open();
@@ -509,7 +650,7 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     const stuck = new Promise<void>((resolve) => (release = resolve));
     t.teardown(() => release());
     const seen: number[] = [];
-    const ended: { id: string; reason: string; deadAlready: boolean }[] = [];
+    const ended: { id: string; attempt: number; reason: string; deadAlready: boolean }[] = [];
     const consumer = await queue.consume(
       {
         ...base,
@@ -520,7 +661,7 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
         visibilitySeconds: 0.2,
         onDeadLetter: async (message, reason) => {
           const deadAlready = inEnv(await queue.deadLetters(10_000), environment).length > 0;
-          ended.push({ id: message.id, reason, deadAlready });
+          ended.push({ id: message.id, attempt: message.attempt, reason, deadAlready });
         },
       },
       async (message) => {
@@ -534,7 +675,8 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     await consumer.stop();
     t.deepEqual(seen, [1, 2], 'never handed to the handler a third time');
     t.is(ended.length, 1);
-    t.like(ended[0], { id: messageId, deadAlready: false });
+    // The last allowed attempt, not the count of the delivery that only ends it.
+    t.like(ended[0], { id: messageId, attempt: 2, deadAlready: false });
     t.true(ended[0]!.reason.length > 0);
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
   });
@@ -551,7 +693,8 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
         ...base,
         taskTypes: ['generation'],
         environment,
-        visibilitySeconds: 0.3,
+        // Where the message is handed back at once, a visibility far longer than the wait below: only that brings it back.
+        visibilitySeconds: capabilities.handsBackFailedDeadLetter ? 30 : 0.3,
         onDeadLetter: async () => {
           calls += 1;
           if (calls === 1) throw new Error('the job could not be failed right now');
@@ -563,7 +706,7 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
         return { action: 'dead', reason: 'gave up' };
       },
     );
-    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 1, 'the dead letter');
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length === 1, 'the dead letter', 10_000);
     await consumer.stop();
     t.deepEqual(attempts, [1, 2], 'delivered again after the failed dead-lettering');
     t.is(deadAfterFailure, 0, 'not dead after the first onDeadLetter threw');

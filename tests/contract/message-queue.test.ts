@@ -150,7 +150,7 @@ messageQueueContract(
       },
     };
   },
-  { deduplicates: false, peekReturnsCount: true, peekSeesDelayed: true, statsByTaskType: true, statsOldestAge: false },
+  { deduplicates: false, peekReturnsCount: true, peekSeesDelayed: true, statsByTaskType: true, statsOldestAge: false, handsBackFailedDeadLetter: true },
 );
 
 // SQS on fauxqs (started here). Each make() gets a queue of its own (with its dead-letter queue), since one SQS queue
@@ -181,6 +181,54 @@ for (const fifo of [false, true]) {
         dispose: () => server.stop(),
       };
     },
-    { deduplicates: fifo, peekReturnsCount: true, peekSeesDelayed: false, statsByTaskType: false, statsOldestAge: false },
+    { deduplicates: fifo, peekReturnsCount: true, peekSeesDelayed: false, statsByTaskType: false, statsOldestAge: false, handsBackFailedDeadLetter: true },
   );
 }
+
+// SQS alone: where the dead letters go, and the deletes it batches.
+test('sqs: consume() fails at once on a queue without a dead-letter queue; one named by the RedrivePolicy is found', async (t) => {
+  const server = await startFauxqs({ port: 0, logger: false });
+  t.teardown(() => server.stop());
+  const open = (queueUrl: string) =>
+    new SqsMessageQueue({ queueUrl, region: 'us-east-1', endpoint: server.address, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, waitTimeSeconds: 1, backoff: FAST.backoff });
+  const options = { taskTypes: ['generation'], environment: 'local', concurrency: 1, maxAttempts: 3, visibilitySeconds: 5 };
+
+  const bare = open(server.createQueue('bare').queueUrl);
+  t.teardown(() => bare.close());
+  let ran = 0;
+  await t.throwsAsync(() => bare.consume(options, async () => ((ran += 1), { action: 'ack' })), { message: /has no dead-letter queue/ });
+
+  const dlq = server.createQueue('found-dead');
+  const main = server.createQueue('found', { attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '10' }) } });
+  const queue = open(main.queueUrl);
+  t.teardown(() => queue.close());
+  t.is(await queue.deadLetterQueueUrl(), dlq.queueUrl);
+  const { messageId } = await queue.publish({ taskType: 'generation', environment: 'local', body: { n: 1 } });
+  const consumer = await queue.consume(options, async () => ({ action: 'dead', reason: 'to the found queue' }));
+  await waitFor(async () => (await queue.deadLetters(10)).length === 1, 'the dead letter');
+  await consumer.stop();
+  t.deepEqual((await queue.deadLetters(10)).map((m) => [m.id, m.reason]), [[messageId, 'to the found queue']]);
+  t.is(ran, 0);
+});
+
+test('sqs: stop() sends the deletes still batched, so acknowledged messages do not come back', async (t) => {
+  const server = await startFauxqs({ port: 0, logger: false });
+  t.teardown(() => server.stop());
+  const dlq = server.createQueue('batched-dead');
+  const main = server.createQueue('batched');
+  // Deletes held for a minute: only stop() sends them in time.
+  const queue = new SqsMessageQueue({ queueUrl: main.queueUrl, deadLetterQueueUrl: dlq.queueUrl, region: 'us-east-1', endpoint: server.address, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, waitTimeSeconds: 1, deleteFlushMs: 60_000 });
+  t.teardown(() => queue.close());
+  await queue.publish({ taskType: 'generation', environment: 'local', body: { n: 1 } });
+  let deliveredAt = 0;
+  // A visibility that outlasts stop() (which first waits out the receive in flight, up to 1 s here): a delete sent
+  // after it would be refused as stale.
+  const consumer = await queue.consume({ taskTypes: ['generation'], environment: 'local', concurrency: 1, maxAttempts: 3, visibilitySeconds: 4 }, async () => {
+    deliveredAt = Date.now();
+    return { action: 'ack' };
+  });
+  await waitFor(() => deliveredAt > 0, 'the delivery');
+  await consumer.stop();
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, deliveredAt + 4500 - Date.now()))); // past the visibility
+  t.deepEqual(await queue.peek(10), []);
+});
