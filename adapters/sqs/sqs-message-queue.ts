@@ -384,18 +384,19 @@ class SqsConsumer implements Consumer {
   private async handle(delivery: Delivery): Promise<void> {
     const { options } = this;
     const { backoff, logger } = this.queue.settings;
+    // Armed until the message is settled: dead-lettering runs onDeadLetter, which may outlast the visibility too.
+    this.arm(delivery, wholeSeconds(options.visibilitySeconds) || 1);
     if (delivery.attempt > options.maxAttempts) {
       await this.deadLetter(delivery, expiredReason(options.maxAttempts), { ...this.delivered(delivery), attempt: options.maxAttempts });
+      if (delivery.timer) clearTimeout(delivery.timer);
       return;
     }
-    this.arm(delivery, wholeSeconds(options.visibilitySeconds) || 1);
     let result: { outcome: HandlerOutcome } | { error: unknown };
     try {
       result = { outcome: await this.handler(this.delivered(delivery)) };
     } catch (error) {
       result = { error };
     }
-    if (delivery.timer) clearTimeout(delivery.timer);
     if (delivery.expired) {
       logger.info('late outcome ignored: the message was handed to another consumer', { messageId: delivery.message.MessageId });
       return;
@@ -404,6 +405,7 @@ class SqsConsumer implements Consumer {
     await this.settle(delivery, settlementOf(result, delivery.attempt, options.maxAttempts, backoff)).catch((error: unknown) =>
       logger.warn('SQS message not settled; it will be delivered again', { messageId: delivery.message.MessageId, error: describeError(error) }),
     );
+    if (delivery.timer) clearTimeout(delivery.timer);
   }
 
   private delivered(delivery: Delivery): DeliveredMessage {
@@ -445,6 +447,11 @@ class SqsConsumer implements Consumer {
       } catch (error) {
         this.queue.settings.logger.warn('onDeadLetter failed; the message stays', { messageId: message.id, error: describeError(error) });
         await this.changeVisibility(delivery.message, 0).catch(() => undefined);
+        return;
+      }
+      // Its visibility ran out meanwhile: the message is another delivery's now, which dead-letters it (once).
+      if (delivery.expired) {
+        this.queue.settings.logger.info('dead letter left to the delivery that holds the message now', { messageId: message.id });
         return;
       }
     }

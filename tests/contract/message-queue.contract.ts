@@ -681,6 +681,42 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
   });
 
+  test.serial(`${name}: an onDeadLetter that outlasts the visibility: a delivery that took the message meanwhile decides its fate`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('ondead-slow');
+    const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { n: 1 } });
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    t.teardown(() => release());
+    const attempts: number[] = [];
+    const consumer = await queue.consume(
+      {
+        ...base,
+        concurrency: 2,
+        taskTypes: ['generation'],
+        environment,
+        visibilitySeconds: 1,
+        // The first dead-lettering is held past the visibility.
+        onDeadLetter: async () => slow,
+      },
+      // The first delivery gives up; a later one (the message handed out again meanwhile) succeeds.
+      async (message) => {
+        attempts.push(message.attempt);
+        return message.attempt === 1 ? { action: 'dead', reason: 'gave up' } : { action: 'ack' };
+      },
+    );
+    // Past the visibility: where the queue hands the message out again (the database, SQS), the second slot has it and
+    // acknowledges it; where the channel holds it until settled (RabbitMQ), it waits for the first (6 s tell them apart).
+    await waitFor(() => attempts.includes(2), 'a second delivery', 6000).catch(() => undefined);
+    release();
+    await sleep(1500); // the first delivery's onDeadLetter has returned and its settling is done by now
+    await consumer.stop();
+    const dead = inEnv(await queue.deadLetters(10_000), environment).map((m) => m.id);
+    if (attempts.includes(2)) t.deepEqual(dead, [], 'acknowledged by the delivery that held it: the lost one does not dead-letter it');
+    else t.deepEqual(dead, [messageId], 'held by the first delivery throughout: dead-lettered once');
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
   test.serial(`${name}: when onDeadLetter throws, the message is not dead-lettered and comes back`, async (t) => {
     const { queue } = await open();
     const environment = uniqueEnv('ondead-throws');

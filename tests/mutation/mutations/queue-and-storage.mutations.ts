@@ -584,4 +584,25 @@ export const MUTATIONS: Mutation[] = [
     replace: 'if (!set?.delete(entry)) return;',
     tests: [EVENT_BUS_CONTRACT],
   },
+  {
+    name: 'sqs: a delivery that lost its message during a slow onDeadLetter dead-letters it too (two dead letters)',
+    file: 'adapters/sqs/sqs-message-queue.ts',
+    find: '      if (delivery.expired) {\n        this.queue.settings.logger.info(\'dead letter left to the delivery that holds the message now\'',
+    replace: '      if (false) {\n        this.queue.settings.logger.info(\'dead letter left to the delivery that holds the message now\'',
+    tests: ['tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: "sqs: the visibility timer stopped before settling (a slow onDeadLetter never notices it lost the message)",
+    file: 'adapters/sqs/sqs-message-queue.ts',
+    find: "    if (delivery.expired) {\n      logger.info('late outcome ignored",
+    replace: "    if (delivery.timer) clearTimeout(delivery.timer);\n    if (delivery.expired) {\n      logger.info('late outcome ignored",
+    tests: ['tests/contract/message-queue.test.ts'],
+  },
+  {
+    name: 'memory queue: a delivery that lost its message during a slow onDeadLetter dead-letters it too',
+    file: 'adapters/memory/memory-message-queue.ts',
+    find: '      if (!this.holds(row, token)) return;\n    }\n    const now',
+    replace: '    }\n    const now',
+    tests: ['tests/contract/message-queue.test.ts'],
+  },
 ];
