@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { DEFAULT_CHECK_TIMEOUT_MS } from '../../adapters/http/routes/health.routes.ts';
 import type { Reader } from './reader.ts';
 
 const DEFAULT_TRUST_PROXY = 'loopback';
@@ -40,6 +41,6 @@ export function readNetwork(read: Reader): NetworkConfig {
   const parsed = parseTrustProxy(raw);
   if (!parsed.ok) read.problems.push(parsed.problem);
   const healthPort = read.raw('HEALTH_PORT') === undefined ? null : read.int('HEALTH_PORT', 0, 0, 65535);
-  const healthCheckTimeoutMs = read.int('HEALTH_CHECK_TIMEOUT_MS', 3000, 100, 60_000);
+  const healthCheckTimeoutMs = read.int('HEALTH_CHECK_TIMEOUT_MS', DEFAULT_CHECK_TIMEOUT_MS, 100, 60_000);
   return { trustProxy: parsed.ok ? parsed.value : DEFAULT_TRUST_PROXY, healthPort, healthCheckTimeoutMs };
 }

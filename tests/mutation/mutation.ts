@@ -24,3 +24,8 @@ export function judge(run: { status: number | null; output: string; killed: bool
   if (run.status === 0) return { verdict: 'survived', red };
   return { verdict: lines.some((line) => line.startsWith('✘ Timed out')) ? 'timed-out' : 'crashed', red: lines.filter((line) => line.startsWith('✘')) };
 }
+
+/** Entries on one file, each named `<prefix>: <name>` and run against `tests`. */
+export const entriesOn =
+  (prefix: string, file: string, tests: string[]) =>
+  (name: string, find: string, replace: string, also?: Edit[]): Mutation => ({ name: `${prefix}: ${name}`, file, find, replace, ...(also ? { also } : {}), tests });

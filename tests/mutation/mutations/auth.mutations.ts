@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 /** Guards of authentication and sessions; every name starts with "auth:" so `npm run mutation -- auth:` runs just these. */
 export const MUTATIONS: Mutation[] = [
@@ -707,7 +707,7 @@ export const MUTATIONS: Mutation[] = [
 function passwordHasherMutations(): Mutation[] {
   const file = 'adapters/crypto/scrypt-password-hasher.ts';
   const tests = ['tests/unit/scrypt-password-hasher.test.ts'];
-  const entry = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `password hash: ${name}`, file, find, replace, ...(also ? { also } : {}), tests });
+  const entry = entriesOn('password hash', file, tests);
   return [
     entry("another scheme's prefix read as scrypt", "if (parts.length !== 6 || parts[0] !== 'scrypt') return false;", 'if (parts.length !== 6) return false;'),
     entry('a stored value of another number of parts read', "if (parts.length !== 6 || parts[0] !== 'scrypt') return false;", "if (parts[0] !== 'scrypt') return false;"),

@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 const FEED = 'core/use-cases/events/job-event-feed.service.ts';
 const LOG = 'core/use-cases/events/user-event-log.service.ts';
@@ -317,7 +317,7 @@ export const MUTATIONS: Mutation[] = [
 function progressRelayMutations(): Mutation[] {
   const file = 'core/use-cases/generation/progress-relay.service.ts';
   const tests = ['tests/unit/progress-relay.test.ts'];
-  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `progress relay: ${name}`, file, find, replace, tests });
+  const entry = entriesOn('progress relay', file, tests);
   return [
     entry('progress not thinned', '    if (event.value < event.max && now - this.last < this.deps.intervalMs) return;\n', ''),
     entry("a bar's last step thinned away too", 'if (event.value < event.max && now - this.last < this.deps.intervalMs) return;', 'if (now - this.last < this.deps.intervalMs) return;'),
@@ -336,9 +336,9 @@ function eventBusMutations(): Mutation[] {
   const REDIS = 'adapters/redis/redis-event-bus.ts';
   const RABBIT = 'adapters/rabbitmq/rabbit-event-bus.ts';
   const MEMORY = 'adapters/memory/in-process-event-bus.ts';
-  const redis = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `event bus (redis): ${name}`, file: REDIS, find, replace, ...(also ? { also } : {}), tests });
-  const rabbit = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `event bus (rabbitmq): ${name}`, file: RABBIT, find, replace, ...(also ? { also } : {}), tests });
-  const memory = (name: string, find: string, replace: string): Mutation => ({ name: `event bus (in-process): ${name}`, file: MEMORY, find, replace, tests });
+  const redis = entriesOn('event bus (redis)', REDIS, tests);
+  const rabbit = entriesOn('event bus (rabbitmq)', RABBIT, tests);
+  const memory = entriesOn('event bus (in-process)', MEMORY, tests);
   return [
     // Redis
     redis('a second handler of a channel replaces the first', 'if (!entry) {\n      // Commands', '{\n      // Commands'),

@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -568,7 +568,7 @@ export const MUTATIONS: Mutation[] = [
 function resourceLimitMutations(): Mutation[] {
   const file = 'core/domain/resource-limits.ts';
   const tests = ['tests/unit/resource-limits.test.ts'];
-  const entry = (name: string, find: string, replace: string, also?: Mutation['also']): Mutation => ({ name: `resource limits: ${name}`, file, find, replace, ...(also ? { also } : {}), tests });
+  const entry = entriesOn('resource limits', file, tests);
   return [
     entry('node count not checked', 'if (ids.length > limits.maxWorkflowNodes) {', 'if (false) {'),
     entry('node count limit exclusive', 'if (ids.length > limits.maxWorkflowNodes) {', 'if (ids.length >= limits.maxWorkflowNodes) {'),

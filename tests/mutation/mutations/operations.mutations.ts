@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 /** Issue 22 (operators): the 404 fallback, the readiness checks, the probe listener, TRUST_PROXY and the worker's job log. */
 export const MUTATIONS: Mutation[] = [
@@ -101,7 +101,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'health: HEALTH_CHECK_TIMEOUT_MS not read',
     file: 'bootstrap/config/network.ts',
-    find: "const healthCheckTimeoutMs = read.int('HEALTH_CHECK_TIMEOUT_MS', 3000, 100, 60_000);",
+    find: "const healthCheckTimeoutMs = read.int('HEALTH_CHECK_TIMEOUT_MS', DEFAULT_CHECK_TIMEOUT_MS, 100, 60_000);",
     replace: 'const healthCheckTimeoutMs = 3000;',
     tests: ['tests/unit/health-checks.test.ts'],
   },
@@ -134,7 +134,7 @@ function jsonShapeMutations(): Mutation[] {
 function configReaderMutations(): Mutation[] {
   const file = 'bootstrap/config/reader.ts';
   const tests = ['tests/unit/config-reader.test.ts'];
-  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `config reader: ${name}`, file, find, replace, tests });
+  const entry = entriesOn('config reader', file, tests);
   return [
     entry('a blank value read as set', "return value === undefined || value.trim() === '' ? undefined : value.trim();", 'return value;'),
     entry('a missing required value not reported', '      this.problems.push(`${name} is required ${why}`);\n', ''),
@@ -158,7 +158,7 @@ function configReaderMutations(): Mutation[] {
 function paginationMutations(): Mutation[] {
   const file = 'core/domain/pagination.ts';
   const tests = ['tests/unit/pagination.test.ts'];
-  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `pagination: ${name}`, file, find, replace, tests });
+  const entry = entriesOn('pagination', file, tests);
   return [
     entry('an empty value refused instead of the default', "if (value === undefined || value === '') return fallback;", 'if (value === undefined) return fallback;'),
     entry('a value that is not an integer taken', "  if (typeof text !== 'string' || !/^-?\\d+$/.test(text)) {", "  if (typeof text !== 'string') {"),
@@ -175,7 +175,7 @@ function paginationMutations(): Mutation[] {
 function storageConfigMutations(): Mutation[] {
   const file = 'bootstrap/config/storage.ts';
   const tests = ['tests/unit/storage-config.test.ts'];
-  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `storage config: ${name}`, file, find, replace, tests });
+  const entry = entriesOn('storage config', file, tests);
   return [
     entry('S3_BUCKET not required', "bucket: read.required('S3_BUCKET', 'when STORAGE_DRIVER=s3'),", "bucket: read.string('S3_BUCKET', ''),"),
     entry('path-style URLs by default without an endpoint', "forcePathStyle: read.bool('S3_FORCE_PATH_STYLE', Boolean(read.raw('S3_ENDPOINT'))),", "forcePathStyle: read.bool('S3_FORCE_PATH_STYLE', true),"),

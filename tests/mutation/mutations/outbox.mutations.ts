@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 /**
  * The in-memory outbox (adapters/memory/memory-outbox.ts), held to the same contract as the SQL one
@@ -6,7 +6,7 @@ import type { Mutation } from '../mutation.ts';
  */
 const file = 'adapters/memory/memory-outbox.ts';
 const tests = ['tests/contract/outbox.test.ts'];
-const entry = (name: string, find: string, replace: string): Mutation => ({ name: `memory outbox: ${name}`, file, find, replace, tests });
+const entry = entriesOn('memory outbox', file, tests);
 
 export const MUTATIONS: Mutation[] = [
   entry('an entry added twice overwrites the first', "    if (this.rows.has(entry.id)) throw new Error(`outbox entry ${entry.id} already exists`);\n", ''),

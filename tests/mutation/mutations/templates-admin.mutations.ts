@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 const PARAMETER_MAP_TEST = 'tests/unit/parameter-map.test.ts';
 const USE_CASES_TEST = 'tests/unit/templates-use-cases.test.ts';
@@ -336,7 +336,7 @@ export const MUTATIONS: Mutation[] = [
 function workflowGraphMutations(): Mutation[] {
   const file = 'core/domain/workflow-graph.ts';
   const tests = ['tests/unit/workflow-graph.test.ts'];
-  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `workflow graph: ${name}`, file, find, replace, tests });
+  const entry = entriesOn('workflow graph', file, tests);
   return [
     entry('a non-object workflow let through', "  if (!isPlainObject(input)) {\n    return validationFailed([{ field: 'workflow', message: 'must be an object", "  if (false) {\n    return validationFailed([{ field: 'workflow', message: 'must be an object"),
     entry('an array or class instance accepted as a plain object', 'return proto === Object.prototype || proto === null;', 'return true;'),
@@ -370,7 +370,7 @@ function workflowGraphMutations(): Mutation[] {
 function categoryInputMutations(): Mutation[] {
   const file = 'core/domain/category-inputs.ts';
   const tests = ['tests/unit/category-inputs.test.ts'];
-  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `category inputs: ${name}`, file, find, replace, tests });
+  const entry = entriesOn('category inputs', file, tests);
   return [
     entry('a prompt of any type', "  prompt: (classType, inputName, value) =>\n    typeof value === 'string' &&", '  prompt: (classType, inputName, value) =>'),
     entry('a prompt not on a prompt input', "(inputName === 'text' || inputName === 'prompt' ||", "(inputName === 'text' ||"),

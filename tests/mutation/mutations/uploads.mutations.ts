@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -395,7 +395,7 @@ export const MUTATIONS: Mutation[] = [
 function imageTypeMutations(): Mutation[] {
   const file = 'core/domain/image-type.ts';
   const tests = ['tests/unit/image-type.test.ts'];
-  const entry = (name: string, find: string, replace: string): Mutation => ({ name: `image type: ${name}`, file, find, replace, tests });
+  const entry = entriesOn('image type', file, tests);
   return [
     entry('only the first byte of a signature compared', 'signature.every((byte, index) => bytes[offset + index] === byte)', 'bytes[offset] === signature[0]'),
     entry('RIFF of any kind taken for WebP', "if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8)) return 'image/webp';", "if (startsWith(bytes, RIFF)) return 'image/webp';"),
