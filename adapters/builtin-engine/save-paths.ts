@@ -27,7 +27,9 @@ const computeVars = (input: string, width: number, height: number): string => {
 
 export const getSavePath = async (prefix: string, outputDir: string, width = 0, height = 0): Promise<SavePath> => {
   const expanded = prefix.includes('%') ? computeVars(prefix, width, height) : prefix;
-  const normalized = path.posix.normalize(expanded.replaceAll('\\', '/')).replace(/\/+$/, '');
+  // A trailing slash goes (`sub/` is the stem `sub`), but not the root itself: like ComfyUI, the prefix `/` names the
+  // root folder, outside the output folder, and is refused rather than saved at the top of the output folder.
+  const normalized = path.posix.normalize(expanded.replaceAll('\\', '/')).replace(/(.)\/+$/, '$1');
   const subfolder = path.posix.dirname(normalized) === '.' ? '' : path.posix.dirname(normalized);
   const filename = path.posix.basename(normalized);
   const base = path.resolve(outputDir);

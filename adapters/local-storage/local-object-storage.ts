@@ -71,12 +71,15 @@ export class LocalObjectStorage implements ObjectStorage {
     let size = 0;
     try {
       const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+      const expected = info.contentLength;
       await pipeline(
         source,
         async function* (chunks: AsyncIterable<Buffer | Uint8Array | string>) {
           for await (const chunk of chunks) {
             const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
             size += bytes.length;
+            // Stops at the first byte past the announced length (the pipeline destroys the source).
+            if (expected !== undefined && size > expected) throw new Error(`body is longer than the ${expected} bytes announced`);
             yield bytes;
           }
         },

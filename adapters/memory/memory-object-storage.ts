@@ -26,7 +26,14 @@ export class MemoryObjectStorage implements ObjectStorage {
       bytes = Buffer.from(body);
     } else {
       const chunks: Buffer[] = [];
-      for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+      let size = 0;
+      for await (const chunk of body) {
+        const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+        size += piece.length;
+        // Stops at the first byte past the announced length (leaving the loop destroys the stream).
+        if (info.contentLength !== undefined && size > info.contentLength) throw new Error(`body is longer than the ${info.contentLength} bytes announced`);
+        chunks.push(piece);
+      }
       bytes = Buffer.concat(chunks);
     }
     if (info.contentLength !== undefined && bytes.length !== info.contentLength) {

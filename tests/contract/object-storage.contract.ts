@@ -178,6 +178,23 @@ export function objectStorageContract(name: string, make: () => Promise<ObjectSt
     t.is(await storage.head(key), null);
   });
 
+  test(`${name}: a stream longer than its announced length is refused as soon as it passes it, not read to its end`, async (t) => {
+    const { storage } = fixture;
+    const key = `${prefix()}/endless.png`;
+    // An engine that keeps sending past the length it announced: the put must give up at the first byte
+    // too many, not after buffering or writing the whole body (here 64 MiB).
+    let pulled = 0;
+    async function* endless() {
+      for (let i = 0; i < 1024; i += 1) {
+        pulled += 1;
+        yield Buffer.alloc(64 * 1024, 7);
+      }
+    }
+    await t.throwsAsync(() => storage.put(key, Readable.from(endless()), { contentType: 'image/png', contentLength: 5 }), { message: /announced/ });
+    t.true(pulled < 32, `read ${pulled} chunks of 64 KiB before refusing`);
+    t.is(await storage.head(key), null);
+  });
+
   test(`${name}: a put without a content type is refused and stores nothing`, async (t) => {
     const { storage } = fixture;
     const key = `${prefix()}/untyped.png`;

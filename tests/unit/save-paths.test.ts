@@ -17,7 +17,7 @@ const scratch = (t: { teardown(fn: () => void): void }): { root: string; output:
 // not in a sibling folder whose name starts with the output folder's (`output-evil` is not inside `output`).
 test('a prefix that leaves the output folder is refused, and nothing is created outside it', async (t) => {
   const { root, output } = scratch(t);
-  for (const prefix of ['../escaped/ComfyUI', '/tmp/abs/ComfyUI', 'sub/../../escaped/ComfyUI', '../output-evil/ComfyUI', 'sub\\..\\..\\escaped\\ComfyUI']) {
+  for (const prefix of ['../escaped/ComfyUI', '/tmp/abs/ComfyUI', 'sub/../../escaped/ComfyUI', '../output-evil/ComfyUI', 'sub\\..\\..\\escaped\\ComfyUI', '/', '///', '/./']) {
     await t.throwsAsync(() => getSavePath(prefix, output), { message: /outside the output folder/ }, prefix);
   }
   t.deepEqual(readdirSync(root), ['output']);
@@ -31,6 +31,8 @@ test('a prefix inside the output folder gives its subfolder, created when new', 
   t.deepEqual(nested, { fullOutputFolder: path.join(output, 'mgs', 'run-1'), filename: 'clip', counter: 1, subfolder: 'mgs/run-1' });
   t.true(existsSync(path.join(output, 'mgs', 'run-1')));
   t.deepEqual(await getSavePath('a/../ComfyUI', output), { fullOutputFolder: output, filename: 'ComfyUI', counter: 1, subfolder: '' });
+  // A trailing slash is dropped, as ComfyUI's normpath drops it: `clips/` is the stem `clips` at the top.
+  t.deepEqual(await getSavePath('clips//', output), { fullOutputFolder: output, filename: 'clips', counter: 1, subfolder: '' });
 });
 
 // Pins: the counter is one more than the highest counter of this prefix's files (never a counter in use, which would

@@ -217,6 +217,21 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/unit/local-object-storage.test.ts'],
   },
 
+  {
+    name: 'local storage: a stream past its announced length is read to its end before it is refused',
+    file: 'adapters/local-storage/local-object-storage.ts',
+    find: 'if (expected !== undefined && size > expected) throw',
+    replace: 'if (false as boolean) throw',
+    tests: ['tests/contract/object-storage.test.ts'],
+  },
+  {
+    name: 'memory storage: a stream past its announced length is read to its end before it is refused',
+    file: 'adapters/memory/memory-object-storage.ts',
+    find: 'if (info.contentLength !== undefined && size > info.contentLength) throw',
+    replace: 'if (false as boolean) throw',
+    tests: ['tests/contract/object-storage.test.ts'],
+  },
+
   // adapters/builtin-engine/save-paths.ts
   {
     name: 'builtin save paths: a prefix with .. writes outside the output folder',
@@ -230,6 +245,13 @@ export const MUTATIONS: Mutation[] = [
     file: 'adapters/builtin-engine/save-paths.ts',
     find: '!fullOutputFolder.startsWith(base + path.sep)',
     replace: '!fullOutputFolder.startsWith(base)',
+    tests: ['tests/unit/save-paths.test.ts'],
+  },
+  {
+    name: 'builtin save paths: the prefix / saves at the top of the output folder (ComfyUI refuses it)',
+    file: 'adapters/builtin-engine/save-paths.ts',
+    find: ".replace(/(.)\\/+$/, '$1');",
+    replace: ".replace(/\\/+$/, '');",
     tests: ['tests/unit/save-paths.test.ts'],
   },
   {
