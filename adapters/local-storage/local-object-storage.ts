@@ -69,6 +69,7 @@ export class LocalObjectStorage implements ObjectStorage {
     const metaTemp = path.join(dir, `.${name}.${suffix}.meta.tmp`);
     const handle = await this.createExclusive(bodyTemp);
     let size = 0;
+    let sidecarPlaced = false;
     try {
       const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
       const expected = info.contentLength;
@@ -90,11 +91,13 @@ export class LocalObjectStorage implements ObjectStorage {
       }
       await writeFile(metaTemp, JSON.stringify({ contentType: info.contentType } satisfies Meta));
       await rename(metaTemp, this.metaPath(target));
+      sidecarPlaced = true;
       await rename(bodyTemp, target);
       return { sizeBytes: size };
     } catch (error) {
       await handle.close().catch(() => undefined);
       await Promise.all([unlink(bodyTemp).catch(() => undefined), unlink(metaTemp).catch(() => undefined)]);
+      if (sidecarPlaced) await this.dropOrphanSidecar(target);
       throw error;
     }
   }
@@ -170,6 +173,15 @@ export class LocalObjectStorage implements ObjectStorage {
 
   private metaPath(target: string): string {
     return path.join(path.dirname(target), `.${path.basename(target)}.meta.json`);
+  }
+
+  /**
+   * Removes the sidecar a failed put placed for a key that holds no object (its body could not take its place:
+   * the key is a folder). Where an older object stays, its sidecar stays too, with the failed put's type.
+   */
+  private async dropOrphanSidecar(target: string): Promise<void> {
+    const isObject = await stat(target).then((stats) => stats.isFile(), () => false);
+    if (!isObject) await unlink(this.metaPath(target)).catch(() => undefined);
   }
 
   private async contentTypeOf(target: string): Promise<string> {

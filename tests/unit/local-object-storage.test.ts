@@ -57,6 +57,17 @@ test('a failed put leaves no temp file behind', async (t) => {
   t.deepEqual(tree(dir), []);
 });
 
+// Pins: a put whose body cannot take its place (the key is a folder, holding other objects) leaves no sidecar
+// behind, which a later object at that key would otherwise inherit, and which no delete of that key would remove.
+test('a put refused at its last step leaves no sidecar behind', async (t) => {
+  const { dir, storage } = makeStorage(t);
+  await storage.put('outputs/u/j/a.png', Buffer.from('a'), { contentType: 'image/png' });
+  await t.throwsAsync(() => storage.put('outputs/u/j', Buffer.from('folder'), { contentType: 'video/mp4' }));
+  t.deepEqual(tree(dir), ['outputs/u/j/.a.png.meta.json', 'outputs/u/j/a.png']);
+  t.is(await storage.head('outputs/u/j'), null);
+  t.deepEqual(await storage.head('outputs/u/j/a.png'), { contentType: 'image/png', sizeBytes: 1 });
+});
+
 test('an object without its sidecar reads as application/octet-stream', async (t) => {
   const { dir, storage } = makeStorage(t);
   await storage.put('a/b.bin', Buffer.from('x'), { contentType: 'image/png' });

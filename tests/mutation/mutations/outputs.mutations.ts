@@ -218,6 +218,13 @@ export const MUTATIONS: Mutation[] = [
   },
 
   {
+    name: 'local storage: a put refused at its last step leaves its sidecar for a later object to inherit',
+    file: 'adapters/local-storage/local-object-storage.ts',
+    find: 'if (sidecarPlaced) await this.dropOrphanSidecar(target);',
+    replace: '',
+    tests: ['tests/unit/local-object-storage.test.ts'],
+  },
+  {
     name: 'local storage: a stream past its announced length is read to its end before it is refused',
     file: 'adapters/local-storage/local-object-storage.ts',
     find: 'if (expected !== undefined && size > expected) throw',
