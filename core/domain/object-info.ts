@@ -69,7 +69,6 @@ const typesMatch = (received: unknown, wanted: unknown): boolean => {
   const name = (t: unknown): unknown => (Array.isArray(t) ? 'COMBO' : t);
   const r = name(received);
   const w = name(wanted);
-  if (r === w) return true;
   if (typeof r !== 'string' || typeof w !== 'string') return false;
   const rs = r.split(',').map((t) => t.trim());
   const ws = new Set(w.split(',').map((t) => t.trim()));
