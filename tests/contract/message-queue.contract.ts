@@ -681,6 +681,50 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
   });
 
+  test.serial(`${name}: a message ended for its attempts, whose onDeadLetter outlasts the visibility, is dead-lettered once`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('ondead-expired-slow');
+    const { messageId } = await queue.publish({ taskType: 'generation', environment, body: { n: 'kills its worker' } });
+    let releaseHandler!: () => void;
+    const stuck = new Promise<void>((resolve) => (releaseHandler = resolve));
+    let releaseDeadLetter!: () => void;
+    const slow = new Promise<void>((resolve) => (releaseDeadLetter = resolve));
+    t.teardown(() => {
+      releaseHandler();
+      releaseDeadLetter();
+    });
+    let calls = 0;
+    const consumer = await queue.consume(
+      {
+        ...base,
+        concurrency: 3,
+        maxAttempts: 1,
+        taskTypes: ['generation'],
+        environment,
+        visibilitySeconds: 0.2,
+        // The first ending of the message is held past its visibility; any later one is quick.
+        onDeadLetter: async () => {
+          calls += 1;
+          if (calls === 1) await slow;
+        },
+      },
+      async () => {
+        await stuck; // the worker never finishes: the message comes back past maxAttempts, only to be ended
+        return { action: 'ack' };
+      },
+    );
+    await waitFor(() => calls >= 1, 'the first onDeadLetter');
+    // Where the queue hands the message out again meanwhile, a later delivery ends it (a second onDeadLetter).
+    await waitFor(() => calls >= 2, 'a second onDeadLetter', 6000).catch(() => undefined);
+    releaseDeadLetter();
+    await waitFor(async () => inEnv(await queue.deadLetters(10_000), environment).length >= 1, 'the dead letter');
+    await sleep(1500); // the first onDeadLetter has returned and its delivery has settled by now
+    releaseHandler();
+    await consumer.stop();
+    t.deepEqual(inEnv(await queue.deadLetters(10_000), environment).map((m) => m.id), [messageId], 'one dead letter, not one per delivery that ended it');
+    t.deepEqual(inEnv(await queue.peek(10_000), environment), []);
+  });
+
   test.serial(`${name}: an onDeadLetter that outlasts the visibility: a delivery that took the message meanwhile decides its fate`, async (t) => {
     const { queue } = await open();
     const environment = uniqueEnv('ondead-slow');

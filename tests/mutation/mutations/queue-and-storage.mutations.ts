@@ -599,6 +599,13 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/contract/message-queue.test.ts'],
   },
   {
+    name: 'sqs: a message ended for its attempts is not timed (a slow onDeadLetter that lost it still dead-letters it: two dead letters)',
+    file: 'adapters/sqs/sqs-message-queue.ts',
+    find: '    this.arm(delivery, wholeSeconds(options.visibilitySeconds) || 1);\n    if (delivery.attempt > options.maxAttempts) {',
+    replace: '    if (delivery.attempt <= options.maxAttempts) this.arm(delivery, wholeSeconds(options.visibilitySeconds) || 1);\n    if (delivery.attempt > options.maxAttempts) {',
+    tests: ['tests/contract/message-queue.test.ts'],
+  },
+  {
     name: 'memory queue: a delivery that lost its message during a slow onDeadLetter dead-letters it too',
     file: 'adapters/memory/memory-message-queue.ts',
     find: '      if (!this.holds(row, token)) return;\n    }\n    const now',
