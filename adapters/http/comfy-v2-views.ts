@@ -70,7 +70,8 @@ const progressOf = (job: GenerationJob) =>
     ? null
     : { value: job.progress.max > 0 ? Math.min(1, Math.max(0, job.progress.value / job.progress.max)) : job.status === 'succeeded' ? 1 : 0, nodes_done: 0, nodes_total: 0, step: job.progress.value, steps: job.progress.max, message: job.statusText || null };
 
-export function v2Job(origin: string, job: GenerationJob, outputs: HistoryView[], retentionMs: number) {
+/** A job as a v2 Job; `queuePosition` is the number of queued jobs ahead of it (the view's `position`), null unless queued. */
+export function v2Job(origin: string, job: GenerationJob, outputs: HistoryView[], retentionMs: number, queuePosition: number | null = null) {
   const self = `${V2_PREFIX}/jobs/${job.id}`;
   return {
     id: job.id,
@@ -79,7 +80,7 @@ export function v2Job(origin: string, job: GenerationJob, outputs: HistoryView[]
     started_at: job.startedAt?.toISOString() ?? null,
     completed_at: job.finishedAt?.toISOString() ?? null,
     expires_at: new Date(job.createdAt.getTime() + retentionMs).toISOString(),
-    queue_position: null,
+    queue_position: queuePosition,
     progress: progressOf(job),
     outputs: outputs.map((output) => v2Output(origin, output)),
     error: job.error ? { code: job.error.code, message: job.error.message, node_id: job.error.nodeId ?? null } : null,
@@ -93,6 +94,8 @@ export function v2Frame(origin: string, seq: number, event: UserEvent): string |
   switch (event.type) {
     case 'job.queued':
       return frame('status', { status: 'queued', queue_position: event.position ?? null });
+    case 'job.queue':
+      return frame('status', { status: 'queued', queue_position: event.position });
     case 'job.started':
       return frame('status', { status: 'running', queue_position: null });
     case 'job.progress':

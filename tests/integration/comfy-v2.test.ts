@@ -229,4 +229,40 @@ for (const db of DATABASES) {
   });
 }
 
+/**
+ * A queued v2 job's `queue_position` is the number of queued jobs ahead of it (our `position`, ADR 037): on GET, in the
+ * first frame of a fresh event stream, and in a status frame each time the queue-position announcer finds it moved.
+ */
+for (const db of DATABASES) {
+  test(`[${db}] a queued v2 job shows its queue position on GET and in its event stream, which follows it as it moves up`, async (t) => {
+    const { app: a, user } = await schedulingApp(t, db);
+    const minted = await user.post('/api/v1/api-keys', { name: 'sdk', scopes: ['generate'] });
+    t.is(minted.status, 201);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const submitted = await submitRaw(user);
+      t.is(submitted.status, 202);
+      ids.push(submitted.body.id as string);
+    }
+    const low = new ComfyLow(a.baseUrl, minted.body.key as string);
+    t.deepEqual(await Promise.all(ids.map(async (id) => (await low.getJob(id)).queue_position)), [0, 1, 2]);
+    const frames: [string, unknown, unknown][] = [];
+    const stop = new AbortController();
+    const reading = (async () => {
+      for await (const frame of low.getJobEvents(ids[2]!, { signal: stop.signal })) frames.push([frame.event, frame.data.status, frame.data.queue_position]);
+    })().catch(() => undefined);
+    t.teardown(() => stop.abort());
+    await waitFor(async () => frames.length > 0, 'the first frame', 10_000);
+    t.deepEqual(frames, [['status', 'queued', 2]], 'a fresh stream opens with the place in the queue');
+    t.is((await user.post(`/generate/${ids[0]}/cancel`)).status, 200);
+    await resolve(a.app.container, TOKENS.Scheduler).runNow('queue-position-announcer');
+    await waitFor(async () => frames.length > 1, 'the move up', 10_000);
+    t.deepEqual(frames, [['status', 'queued', 2], ['status', 'queued', 1]]);
+    t.is((await low.getJob(ids[2]!)).queue_position, 1);
+    t.is((await low.getJob(ids[0]!)).queue_position, null, 'a cancelled job has no place in the queue');
+    stop.abort();
+    await reading;
+  });
+}
+
 for (const db of DATABASES) suite(db);

@@ -61,7 +61,7 @@ function lastEventId(req: Request): number | undefined {
  */
 export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
   const api = v2Surface(root);
-  const view = (req: Request, found: Awaited<ReturnType<JobQueries['detail']>> & { ok: true }) => v2Job(originOf(req), found.value.job, found.value.view.outputs, deps.retentionMs);
+  const view = (req: Request, found: Awaited<ReturnType<JobQueries['detail']>> & { ok: true }) => v2Job(originOf(req), found.value.job, found.value.view.outputs, deps.retentionMs, found.value.view.position ?? null);
   const detail = (req: Request) => deps.queries.detail({ userId: req.principal!.userId, jobId: String(req.params.id) });
   const sendNotFound = (res: Response, message: string) => void res.status(404).json(v2Error('not_found', message));
   const sendJob = async (req: Request, res: Response) => {
@@ -154,6 +154,17 @@ export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
       if (!opened.ok) return sendNotFound(res, opened.message);
       const feed = opened.value;
       const origin = originOf(req);
+      // A fresh stream starts from the job's current status and, while it is queued, its place in the queue.
+      let position: number | null = null;
+      if (since === undefined && feed.job.status === 'queued') {
+        try {
+          position = (await deps.queries.view(feed.job)).position ?? null;
+        } catch (error) {
+          await feed.close();
+          throw error;
+        }
+        if (res.destroyed) return void (await feed.close()); // the client left meanwhile
+      }
       res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
       res.flushHeaders();
       let ended = false;
@@ -167,8 +178,8 @@ export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
       };
       req.on('close', end);
       const snapshot = v2Job(origin, feed.job, [], deps.retentionMs);
-      // A fresh stream starts from the job's current status; a resumed one from what it missed.
-      if (since === undefined) res.write(`event: status\ndata: ${JSON.stringify({ status: snapshot.status, queue_position: null })}\n\n`);
+      // A resumed stream starts from what it missed.
+      if (since === undefined) res.write(`event: status\ndata: ${JSON.stringify({ status: snapshot.status, queue_position: position })}\n\n`);
       try {
         await feed.follow(({ seq, event }) => {
           if (ended) return;

@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 const ROUTES = 'adapters/http/routes/comfy-v2.routes.ts';
 const FEED = 'core/use-cases/events/job-event-feed.service.ts';
@@ -13,7 +13,42 @@ const ASSETS_UNIT = 'tests/unit/upload-assets.test.ts';
 const anyUsersUpload = (repo: string) => `(await ${repo}.listExpired(new Date(8.64e15), 100000)).find((u) => u.id === input.uploadId.toLowerCase()) ?? null`;
 
 /** The guards of the Comfy API v2 surface (ADR 040): each one gone must turn its tests red. */
+const views = entriesOn('comfy v2', 'adapters/http/comfy-v2-views.ts', ['tests/unit/comfy-v2-views.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // adapters/http/comfy-v2-views.ts (tests/unit/comfy-v2-views.test.ts)
+  views('a queued job shows progress', "  job.status === 'queued'\n    ? null\n", "  (false as boolean)\n    ? null\n"),
+  views('progress is not clamped to 1', '? Math.min(1, Math.max(0, job.progress.value / job.progress.max))', '? Math.max(0, job.progress.value / job.progress.max)'),
+  views('progress is not clamped to 0', '? Math.min(1, Math.max(0, job.progress.value / job.progress.max))', '? Math.min(1, job.progress.value / job.progress.max)'),
+  views('a success without steps shows progress 0', ": job.status === 'succeeded' ? 1 : 0, nodes_done", ': 0, nodes_done'),
+  views('a job without status text shows an empty message', 'message: job.statusText || null', 'message: job.statusText'),
+  views('a job error without a node shows node_id undefined', 'node_id: job.error.nodeId ?? null', 'node_id: job.error.nodeId'),
+  views('a queued job has no queue_position', 'queue_position: queuePosition,', 'queue_position: null,'),
+  views("our cancelled is not v2's canceled", "cancelled: 'canceled'", "cancelled: 'cancelled'"),
+  views('a stream frame of progress past its max is above 1', 'value: event.max > 0 ? Math.min(1, event.value / event.max) : 0,', 'value: event.max > 0 ? event.value / event.max : 0,'),
+  views('a stream frame of progress without steps divides by zero', 'value: event.max > 0 ? Math.min(1, event.value / event.max) : 0,', 'value: Math.min(1, event.value / event.max),'),
+  views('a move up the queue sends no frame', "    case 'job.queue':\n", "    case 'job.queue-not-framed' as string:\n"),
+  views('a failed frame does not name its error', "frame('status', { status: 'failed', queue_position: null, error: event.error })", "frame('status', { status: 'failed', queue_position: null })"),
+  views('an expired job does not end its stream', "event.type === 'job.cancelled' || event.type === 'job.expired';", "event.type === 'job.cancelled';"),
+  views('a refused submission of an unknown code is a 500 without a v2 code', "?? { status: 500, code: 'upstream_error' };", "?? { status: 500, code: '' };"),
+  views('an error with no problems carries empty details', '...(details && details.length > 0 ? { details: { problems: details } } : {})', '...(details ? { details: { problems: details } } : {})'),
+  views('a text output is a file', "family === 'image' || family === 'video' || family === 'audio' || family === 'text' ?", "family === 'image' || family === 'video' || family === 'audio' ?"),
+  views('an upload a job used still expires', 'expires_at: upload.usedAt ? null :', 'expires_at:'),
+  views('created_new is sent though the route did not say', '...(createdNew === undefined ? {} : { created_new: createdNew }),', 'created_new: createdNew,'),
+  {
+    name: 'comfy v2: GET of a queued job shows no queue_position',
+    file: ROUTES,
+    find: 'deps.retentionMs, found.value.view.position ?? null);',
+    replace: 'deps.retentionMs);',
+    tests: [HTTP],
+  },
+  {
+    name: 'comfy v2: a fresh event stream opens without the place in the queue',
+    file: ROUTES,
+    find: "queue_position: position })}",
+    replace: "queue_position: null })}",
+    tests: [HTTP],
+  },
   {
     name: "comfy v2: a job (get, workflow, cancel's answer) is found for any user",
     file: 'core/use-cases/generation/job-queries.service.ts',
