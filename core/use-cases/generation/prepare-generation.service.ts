@@ -5,7 +5,7 @@ import { checkResourceLimits, type ResourceLimits } from '../../domain/resource-
 import { checkConformance, renderWorkflow, type RenderedWorkflow } from '../../domain/render-workflow.ts';
 import { fail, ok, validationFailed, type Fail, type FieldProblem, type Result } from '../../domain/result.ts';
 import type { UserRole } from '../../domain/user.ts';
-import { inputField, isPlainObject, validateWorkflowGraph, type WorkflowGraphOptions } from '../../domain/workflow-graph.ts';
+import { inputField, validateWorkflowGraph, type WorkflowGraphOptions } from '../../domain/workflow-graph.ts';
 import type { WorkflowGraph } from '../../domain/workflow-graph.types.ts';
 import type { NodeCatalog } from '../../ports/node-catalog.port.ts';
 import { checkOnFleet } from '../templates/fleet-check.service.ts';
@@ -107,7 +107,6 @@ export class PrepareGeneration {
     const workflow = taken?.workflow;
     const assets = taken?.inputs ?? [];
     if (workflow === undefined && templateId === undefined) return validationFailed([{ field: 'workflow', message: 'workflow or templateId is required' }]);
-    if (workflow !== undefined && !isPlainObject(workflow)) return validationFailed([{ field: 'workflow', message: 'must be a ComfyUI API-format workflow object' }]);
     if (workflow !== undefined && parameters !== undefined) {
       return validationFailed([{ field: 'parameters', message: 'send either workflow or parameters, not both' }]);
     }

@@ -1,6 +1,24 @@
 import { entriesOn, type Mutation } from '../mutation.ts';
 
+const prepare = entriesOn('prepare generation', 'core/use-cases/generation/prepare-generation.service.ts', ['tests/unit/prepare-generation.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/generation/prepare-generation.service.ts (tests/unit/prepare-generation.test.ts)
+  prepare('a request with neither workflow nor templateId is not refused for it', "if (workflow === undefined && templateId === undefined) return validationFailed(", 'if (false as boolean) return validationFailed('),
+  prepare('a workflow sent with parameters is accepted', '    if (workflow !== undefined && parameters !== undefined) {\n', '    if (false as boolean) {\n'),
+  prepare('an invalid graph sent with a templateId is rendered anyway', '    if (graph && !graph.ok) return graph;\n', ''),
+  prepare('a templateId that is no UUID is looked up', "if (!isUuid(templateId)) return validationFailed([{ field: 'templateId'", "if (typeof templateId !== 'string') return validationFailed([{ field: 'templateId'"),
+  prepare('an upper-case templateId finds no template', 'await this.deps.templates.find(templateId.toLowerCase());', 'await this.deps.templates.find(templateId);'),
+  prepare('a workflow sent with its templateId is replaced by a render of the defaults', 'const rendered = graph ? checkConformance(template, graph.value, this.deps.random) : renderWorkflow(', 'const rendered = false as boolean ? checkConformance(template, graph!.value, this.deps.random) : renderWorkflow('),
+  prepare('a raw workflow of another shape is checked against every template (a user gets its problems, not "matches no template")', '      if (!sameShape(template.workflow, raw)) continue;\n', ''),
+  prepare('a graph with a node more than the template has its shape', 'return ids.length === Object.keys(graph).length && ids.every(', 'return ids.every('),
+  prepare('a graph whose nodes have other classes has the shape of the template', 'ids.every((id) => graph[id]?.class_type === template[id]!.class_type);', 'ids.every((id) => graph[id] !== undefined);'),
+  prepare('the newest refusing template explains, not the oldest', '      refusal ??= rendered;', '      refusal = rendered;'),
+  prepare("a user's raw run of a template's shape gets the generic refusal, not what differs", '    if (refusal && !this.deps.raw.roles.includes(request.role)) return refusal as Fail;\n', ''),
+  prepare('a raw workflow with a video output is an image job', "Object.values(raw).some((node) => VIDEO_NODES.has(node.class_type)) ? 'video' : 'image';", "'image' as 'video' | 'image';"),
+  prepare('the rendered graph of a template run is not checked against the allowed node types of today', '    const final = validateWorkflowGraph(rendered.value.workflow, graphOptions);\n    if (!final.ok) return final;\n', '    const final = { value: rendered.value.workflow };\n'),
+  prepare("an image parameter naming another user's upload is accepted", "      if (!image) return validationFailed([{ field: `parameters.${ref.key}`, message: NOT_YOURS }]);\n", ''),
+  prepare('ALLOWED_NODE_TYPES is not applied', '...(this.deps.allowedNodeTypes ? { allowedNodeTypes: this.deps.allowedNodeTypes } : {})', ''),
   {
     name: 'a succeeded job may still fail',
     file: 'core/domain/job.ts',
