@@ -30,7 +30,38 @@ const guard = (name: string, file: string, find: string, replace: string, tests:
 const userRoute = (route: string, summary: string): Mutation =>
   guard(`${route} open to users`, TEMPLATE_ROUTES, `summary: '${summary}', tag: TAG, auth: 'admin',`, `summary: '${summary}', tag: TAG, auth: 'access',`, [TEMPLATES_HTTP_TEST]);
 
+/** Guards of render-workflow.ts pinned by tests/unit/render-workflow-rules.test.ts (and the render and prepare tests). */
+const rw = entriesOn('templates-admin render', RW, ['tests/unit/render-workflow-rules.test.ts', RENDER_TEST, USE_CASES_TEST, 'tests/unit/prepare-generation.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/domain/render-workflow.ts
+  rw("a random seed may be negative when the map's min is", 'const low = Math.max(0, min);', 'const low = min;'),
+  rw('a random seed may pass 32 bits when the map allows it', 'const high = Math.min(max, low + SEED_SPACE - 1);', 'const high = max;'),
+  rw('a random() of 1 gives a seed one past the max', 'return Math.min(low + Math.floor(random() * (high - low + 1)), high);', 'return low + Math.floor(random() * (high - low + 1));'),
+  rw("a render's links are the template's arrays (rewriting one rewrites the template)", 'inputs[name] = Array.isArray(value) ? [value[0], value[1]] : value;', 'inputs[name] = value;'),
+  rw('node titles (_meta) are dropped from the rendered graph', '    if (node._meta !== undefined) copy._meta = node._meta;\n', ''),
+  rw("an unset parameter reports the template's own literal object", "typeof value === 'object' && value !== null ? structuredClone(value) : value;", 'value;'),
+  rw('a null parameter is checked as a value instead of taking the default', '    if (value === undefined || value === null) {\n      if (item.default', '    if (value === undefined) {\n      if (item.default'),
+  rw("a submitted workflow keeping the template's literal (LoadImage's file name) is refused", '    if (!checked.ok && locate.isTemplateLiteral?.(name)) {', '    if (false as boolean) {'),
+  rw('image parameters are not recorded as image refs', "    if (item.type === 'image') {\n      imageRefs.push(", '    if (false as boolean) {\n      imageRefs.push('),
+  rw('every known name is listed, however many', 'return names.length > 20 ?', 'return names.length > 2000 ?'),
+  rw('more than 20 known names are listed beside the count of the rest', 'const shown = names.slice(0, 20).join', 'const shown = names.join'),
+  rw('a template without parameters says "known:" and nothing', "known.length > 0 ? `known: ${listNames(known)}` : 'it takes none'", '`known: ${listNames(known)}`'),
+  rw('parameters that are no object are accepted', "if (parameters !== undefined && parameters !== null && !isPlainObject(parameters)) {", 'if (false as boolean) {'),
+  rw('parameters null (all defaults) are refused', "if (parameters !== undefined && parameters !== null && !isPlainObject(parameters)) {", 'if (parameters !== undefined && !isPlainObject(parameters)) {'),
+  rw('a parameter named like an Object member is supplied by the prototype', '(name) => (Object.hasOwn(params, name) ? params[name] : undefined),', '(name) => params[name],'),
+  rw('unknown parameter names are reported past the problem cap', 'if (!Object.hasOwn(map, name) && problems.length < MAX_PROBLEMS) {', 'if (!Object.hasOwn(map, name)) {'),
+  rw('conformance: a submitted graph that is no object crashes the check', "  if (!isPlainObject(submitted)) {\n    return validationFailed([{ field: 'workflow', message: 'must be an object from node id", "  if (false as boolean) {\n    return validationFailed([{ field: 'workflow', message: 'must be an object from node id"),
+  rw('conformance: problems are reported past the cap', '    if (problems.length < MAX_PROBLEMS) problems.push({ field, message });', '    problems.push({ field, message });'),
+  rw('mapped values report problems past the cap', 'if (problems.length < MAX_PROBLEMS) problems.push({ field: locate.field(name, item)', 'problems.push({ field: locate.field(name, item)'),
+  rw('conformance: a node without inputs crashes the check', "    if (!isPlainObject(got) || !isPlainObject(got['inputs'])) {", "    if (!isPlainObject(got)) {"),
+  rw('conformance: a link where a parameter takes a value passes', '        if (isLink(gotInputs[name])) add(inputField(id, name), `parameter', '        if (false as boolean) add(inputField(id, name), `parameter'),
+  rw('conformance: the problem does not say which inputs may change', "mapped && mapped.size > 0 ? `only ${[...mapped.keys()].join(', ')} may change on this node` : 'no input of this node is a parameter';", "'no input of this node is a parameter';"),
+  rw('conformance: an input the template sets may be left out', 'if (!Object.hasOwn(gotInputs, name)) add(inputField(id, name), `is missing;', 'if (false as boolean) add(inputField(id, name), `is missing;'),
+  rw('conformance: mapped values are read from a graph with structural problems (crash on a missing node)', '  if (problems.length > 0) return validationFailed(problems);\n\n  const submittedValue', '\n  const submittedValue'),
+  rw('sameValue: equal primitives are unequal', '  if (a === b) return true;\n  if (isLink(a)', '  if (isLink(a)'),
+  rw('sameValue: a link source id 1 differs from "1"', 'return String(a[0]) === String(b[0]) && a[1] === b[1];', 'return a[0] === b[0] && a[1] === b[1];'),
+  rw('conformance: a node id named like an Object member is checked against the prototype', "if (!Object.hasOwn(expected, id) || want === undefined) {", 'if (want === undefined) {'),
   {
     name: 'category rule: every category key demanded whatever the workflow offers',
     file: 'core/domain/category-inputs.ts',
