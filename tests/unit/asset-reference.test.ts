@@ -21,6 +21,32 @@ test('asset references at node inputs become the lowercased id and are listed; e
   t.is(takeAssetReferences('not a workflow').workflow, 'not a workflow');
 });
 
+// Pins: every reference is taken, also two on one node and references on several nodes; a node without inputs, a
+// null workflow and values that only look alike (another __type) are left as they are.
+test('several references, nodes without inputs, a null workflow and look-alikes', (t) => {
+  const other = '0D2E4F6A-8B0C-4D1E-9F2A-3B4C5D6E7F80';
+  const ref = (id: string) => ({ __type: 'core/ASSET', info: { id } });
+  const workflow = {
+    '1': { class_type: 'ImageBatch', inputs: { image1: ref(ID), image2: ref(other) } },
+    '2': { class_type: 'LoadImage', inputs: { image: ref(other) } },
+    '3': { class_type: 'Note' },
+    '4': { class_type: 'LoadImage', inputs: { image: { __type: 'core/IMAGE', info: { id: ID } } } },
+  };
+  const taken = takeAssetReferences(workflow);
+  t.deepEqual(taken.inputs, [
+    { nodeId: '1', inputName: 'image1', id: ID.toLowerCase() },
+    { nodeId: '1', inputName: 'image2', id: other.toLowerCase() },
+    { nodeId: '2', inputName: 'image', id: other.toLowerCase() },
+  ]);
+  t.deepEqual(taken.workflow, {
+    '1': { class_type: 'ImageBatch', inputs: { image1: ID.toLowerCase(), image2: other.toLowerCase() } },
+    '2': { class_type: 'LoadImage', inputs: { image: other.toLowerCase() } },
+    '3': { class_type: 'Note' },
+    '4': workflow['4'],
+  });
+  t.deepEqual(takeAssetReferences(null), { workflow: null, inputs: [], problems: [] });
+});
+
 test('a reference without a UUID id is a problem on its input', (t) => {
   for (const info of [{}, { id: 'asset_123' }, { id: 7 }, null]) {
     const taken = takeAssetReferences({ '4': { class_type: 'LoadImage', inputs: { image: { __type: 'core/ASSET', info } } } });

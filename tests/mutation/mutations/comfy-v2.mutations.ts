@@ -13,9 +13,20 @@ const ASSETS_UNIT = 'tests/unit/upload-assets.test.ts';
 const anyUsersUpload = (repo: string) => `(await ${repo}.listExpired(new Date(8.64e15), 100000)).find((u) => u.id === input.uploadId.toLowerCase()) ?? null`;
 
 /** The guards of the Comfy API v2 surface (ADR 040): each one gone must turn its tests red. */
+const refs = entriesOn('comfy v2 assets', 'core/domain/asset-reference.ts', ['tests/unit/asset-reference.test.ts']);
 const views = entriesOn('comfy v2', 'adapters/http/comfy-v2-views.ts', ['tests/unit/comfy-v2-views.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
+  // core/domain/asset-reference.ts (tests/unit/asset-reference.test.ts)
+  refs('a value of another __type is taken as an asset reference', "isPlainObject(value) && value['__type'] === 'core/ASSET';", "isPlainObject(value) && '__type' in value;"),
+  refs('a null workflow crashes the reading of references', '  if (!isPlainObject(workflow)) return { workflow, inputs, problems };\n', ''),
+  refs('a node without inputs crashes the reading of references', "if (!isPlainObject(node) || !isPlainObject(node['inputs'])) continue;", 'if (!isPlainObject(node)) continue;'),
+  refs('a reference whose info is null crashes the reading of references', "const id = isPlainObject(info) ? info['id'] : undefined;", "const id = (info as Record<string, unknown>)['id'];"),
+  refs("a node's second reference undoes its first", 'replaced ??= { ...node[\'inputs\'] };', 'replaced = { ...node[\'inputs\'] };'),
+  refs("the submitted workflow's inputs are rewritten in place", 'replaced ??= { ...node[\'inputs\'] };', 'replaced ??= node[\'inputs\'];'),
+  refs('a reference on a second node undoes the first node\'s', '(out ??= { ...workflow })[nodeId]', '(out = { ...workflow })[nodeId]'),
+  refs('the asset id in the workflow keeps its upper case', 'replaced[inputName] = id.toLowerCase();', 'replaced[inputName] = id;'),
+  refs('the listed asset id keeps its upper case', 'inputs.push({ nodeId, inputName, id: id.toLowerCase() });', 'inputs.push({ nodeId, inputName, id });'),
   // adapters/http/comfy-v2-views.ts (tests/unit/comfy-v2-views.test.ts)
   views('a queued job shows progress', "  job.status === 'queued'\n    ? null\n", "  (false as boolean)\n    ? null\n"),
   views('progress is not clamped to 1', '? Math.min(1, Math.max(0, job.progress.value / job.progress.max))', '? Math.max(0, job.progress.value / job.progress.max)'),
