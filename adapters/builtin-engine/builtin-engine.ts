@@ -51,10 +51,11 @@ const MIME: Record<string, string> = {
   flac: 'audio/flac', mp3: 'audio/mpeg', opus: 'audio/opus', ogg: 'audio/ogg', wav: 'audio/wav',
 };
 
+/** A file of a node's ui, as every builtin node writes it (into the output folder or, for previews, temp). */
 interface FileItem {
   filename: string;
-  subfolder?: string;
-  type?: string;
+  subfolder: string;
+  type: 'output' | 'temp';
 }
 
 const runFolder = (runId: string): string => {
@@ -190,8 +191,7 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
     item: FileItem,
     dirs: { inputDir: string; outputDir: string; tempDir: string },
   ): Promise<OutputFileAt> {
-    const base = item.type === 'temp' ? dirs.tempDir : item.type === 'input' ? dirs.inputDir : dirs.outputDir;
-    const full = path.join(base, item.subfolder ?? '', item.filename);
+    const full = path.join(item.type === 'temp' ? dirs.tempDir : dirs.outputDir, item.subfolder, item.filename);
     const ext = path.extname(item.filename).slice(1).toLowerCase();
     const mimeType = MIME[ext] ?? 'application/octet-stream';
     const file: OutputFileAt = {
@@ -205,7 +205,7 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
     if (mimeType.startsWith('image/')) {
       const meta = await sharp(full).metadata();
       file.width = meta.width;
-      file.height = meta.pageHeight ?? meta.height;
+      file.height = meta.height; // one frame's height: sharp reads the first frame unless asked for all
       if (meta.pages && meta.pages > 1 && meta.delay) file.durationSeconds = meta.delay.reduce((a, b) => a + b, 0) / 1000;
     } else if (mimeType.startsWith('video/') || mimeType.startsWith('audio/')) {
       const probe = await probeMedia(this.options.ffmpegPath, full);

@@ -10,7 +10,6 @@ import type { ExecuteHooks, ExecuteResult, PromptGraph } from './runtime-types.t
 import { InterruptedError, NodeError } from './types.ts';
 import type { NodeContext, NodeDef, NodeEnv } from './types.ts';
 import { PyException } from './py-format.ts';
-import { coerceLiteral } from './validate.ts';
 
 const PROGRESS_STEPS = 20;
 
@@ -38,7 +37,7 @@ const order = (registry: ReadonlyMap<string, NodeDef>, prompt: PromptGraph, outp
     if (!registry.has(node.class_type)) {
       throw new GraphError(id, node.class_type, `Cannot execute because node ${node.class_type} does not exist.`, 'KeyError');
     }
-    if (visiting.has(id)) throw new GraphError(id, node.class_type, 'Dependency cycle detected', 'DependencyCycleError');
+    if (visiting.has(id)) throw new GraphError(id, node.class_type, 'Dependency cycle detected', 'graph.DependencyCycleError');
     visiting.add(id);
     for (const v of Object.values(node.inputs ?? {})) if (isLinkValue(v)) visit(String(v[0]), id);
     visiting.delete(id);
@@ -67,7 +66,7 @@ const signatures = (prompt: PromptGraph, env: NodeEnv, plan: string[]): Map<stri
       .sort()
       .map((key) => {
         const value = node.inputs[key];
-        return isLinkValue(value) ? [key, 'ANCESTOR', sigs.get(String(value[0])) ?? String(value[0]), Number(value[1])] : [key, value];
+        return isLinkValue(value) ? [key, 'ANCESTOR', sigs.get(String(value[0]))!, Number(value[1])] : [key, value];
       });
     sigs.set(id, JSON.stringify([node.class_type, changedMark(node, env), inputs]));
   }
@@ -137,7 +136,8 @@ export const executePrompt = async (
       linkedTypes: {},
       progress(value, max) {
         const step = max > 0 ? Math.floor((value * PROGRESS_STEPS) / max) : 0;
-        if (step === lastStep && value !== max) return;
+        // The last step (value = max) is always a new one: a node's progress always ends at its max.
+        if (step === lastStep) return;
         lastStep = step;
         hooks.onProgress?.(value, max, id);
       },
@@ -151,17 +151,20 @@ export const executePrompt = async (
       const declared = def.inputTypes(env);
       const specs = { ...declared.required, ...declared.optional };
       const inputs: Record<string, unknown> = {};
-      for (const [name, spec] of Object.entries(specs)) {
+      for (const name of Object.keys(specs)) {
         if (!(name in node.inputs)) continue;
         const val = node.inputs[name];
         if (isLinkValue(val)) {
           const [src, slot] = [String(val[0]), Number(val[1])];
-          const srcOut = results.get(src);
-          if (!srcOut || !(slot in srcOut)) throw new NodeError(`input ${name}: output ${slot} of node ${src} is not available`, 'KeyError');
-          inputs[name] = srcOut[slot];
-          ctx.linkedTypes[name] = registry.get(prompt[src]!.class_type)!.output[slot] ?? '*';
+          const srcOut = results.get(src) ?? [];
+          // A negative slot counts from the end, as Python's indexing (and so validation) does.
+          const index = slot < 0 ? srcOut.length + slot : slot;
+          if (!(index in srcOut)) throw new NodeError(`input ${name}: output ${slot} of node ${src} is not available`, 'KeyError');
+          inputs[name] = srcOut[index];
+          ctx.linkedTypes[name] = registry.get(prompt[src]!.class_type)!.output[index] ?? '*';
         } else {
-          inputs[name] = coerceLiteral(spec[0], val);
+          // Validation converted the literal in place (as ComfyUI's does); the node gets it as it is.
+          inputs[name] = val;
         }
       }
       const result = await def.run(inputs, ctx);

@@ -4,7 +4,6 @@
  * that has libx264 and libvpx-vp9 (or the first that runs at all).
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { NodeError } from './types.ts';
 import type { Frame } from './types.ts';
 
@@ -27,9 +26,8 @@ const run = (bin: string, args: string[]): Promise<{ code: number | null; stdout
   });
 
 const probe = async (bin: string): Promise<FfmpegInfo | null> => {
-  if (!existsSync(bin)) return null;
   const r = await run(bin, ['-hide_banner', '-encoders']);
-  if (r.code !== 0) return null;
+  if (r.code !== 0) return null; // also when it does not exist or cannot run (spawn's error is code -1)
   const encoders = new Set<string>();
   for (const line of r.stdout.split('\n')) {
     const m = /^\s*[VAS][\w.]{5}\s+(\S+)/.exec(line);

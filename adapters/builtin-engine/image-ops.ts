@@ -72,7 +72,7 @@ export const resizeFrame = async (f: Frame, width: number, height: number, metho
     if (x > 0 || y > 0) src = cropRect(f, x, y, f.width - 2 * x, f.height - 2 * y);
   }
   if (src.width === width && src.height === height) return { ...src, data: Buffer.from(src.data) };
-  const kernel = KERNELS[method as keyof typeof KERNELS] ?? 'linear';
+  const kernel = KERNELS[method as keyof typeof KERNELS];
   return fromSharp(sharpOf(src).resize(width, height, { fit: 'fill', kernel }));
 };
 
@@ -82,7 +82,7 @@ const gaussian1d = (radius: number, sigma: number): Float64Array => {
   const k = new Float64Array(size);
   let sum = 0;
   for (let i = 0; i < size; i++) {
-    const x = size === 1 ? -1 : -1 + (2 * i) / (size - 1);
+    const x = -1 + (2 * i) / (size - 1); // radius >= 1 (the nodes' min), so size >= 3
     k[i] = Math.exp(-(x * x) / (2 * sigma * sigma));
     sum += k[i]!;
   }

@@ -22,13 +22,16 @@ export const pyFloatRepr = (x: number): string => {
   if (exp < -4 || exp >= 16) {
     return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   }
+  // Between 1e-4 and 1e16 String() never uses an exponent (it does from 1e21 and below 1e-6).
   const s = String(x);
-  if (s.includes('e')) {
-    // JS uses exponents from 1e21; Python prints the plain digits up to 1e16.
-    return BigInt(Math.trunc(x)).toString() + '.0';
-  }
   return s.includes('.') ? s : `${s}.0`;
 };
+
+/** What str.isprintable() refuses: Unicode's Other and Separator categories, except the ASCII space. */
+const NOT_PRINTABLE = /^[\p{C}\p{Z}]$/u;
+
+const escapeCode = (code: number): string =>
+  code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : code < 0x10000 ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
 
 const reprString = (s: string): string => {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
@@ -39,6 +42,7 @@ const reprString = (s: string): string => {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
+    else if (ch !== ' ' && NOT_PRINTABLE.test(ch)) out += escapeCode(ch.codePointAt(0)!);
     else out += ch;
   }
   return quote + out + quote;
@@ -92,7 +96,8 @@ export const pyInt = (v: unknown): number => {
   );
 };
 
-const FLOAT_LITERAL = /^[+-]?((\d+(_\d+)*)?\.?\d*(_\d+)*([eE][+-]?\d+)?)$/;
+/** Python's float literal (digits with single underscores between them, a fraction, an exponent), lowercased. */
+const FLOAT_LITERAL = /^[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)(e[+-]?\d(_?\d)*)?$/;
 
 /** float(v) as Python does it. */
 export const pyFloat = (v: unknown): number => {
@@ -102,10 +107,7 @@ export const pyFloat = (v: unknown): number => {
     const t = v.trim().toLowerCase();
     const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
     if (special) return special[2] === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity;
-    if (t !== '' && FLOAT_LITERAL.test(t) && /\d/.test(t)) {
-      const n = Number(t.replaceAll('_', ''));
-      if (!Number.isNaN(n)) return n;
-    }
+    if (FLOAT_LITERAL.test(t)) return Number(t.replaceAll('_', ''));
     throw new PyException('ValueError', `could not convert string to float: ${reprString(v)}`);
   }
   throw new PyException('TypeError', `float() argument must be a string or a real number, not '${pyTypeName(v)}'`);
@@ -114,10 +116,9 @@ export const pyFloat = (v: unknown): number => {
 /** bool(v): Python truthiness. */
 export const pyBool = (v: unknown): boolean => {
   if (v === null || v === undefined) return false;
-  if (typeof v === 'string') return v.length > 0;
   if (typeof v === 'number') return v !== 0;
   if (typeof v === 'boolean') return v;
-  if (Array.isArray(v)) return v.length > 0;
+  // A str, list or dict is true when not empty (a string's keys are its indexes).
   return Object.keys(v as object).length > 0;
 };
 
@@ -130,13 +131,19 @@ export const pyRound = (x: number): number => {
   return f % 2 === 0 ? f : f + 1;
 };
 
-/** Python `a == b` for JSON-like scalars (1 == 1.0 == True). */
+const pyNumber = (x: unknown): number | null => (typeof x === 'number' ? x : typeof x === 'boolean' ? (x ? 1 : 0) : null);
+
+const isDict = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+
+/** Python `a == b` for JSON-like values (1 == 1.0 == True, lists item by item, dicts whatever their key order). */
 export const pyEquals = (a: unknown, b: unknown): boolean => {
-  const num = (x: unknown): number | null =>
-    typeof x === 'number' ? x : typeof x === 'boolean' ? (x ? 1 : 0) : null;
-  const na = num(a);
-  const nb = num(b);
+  const na = pyNumber(a);
+  const nb = pyNumber(b);
   if (na !== null && nb !== null) return na === nb;
-  if (typeof a === 'object' || typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => pyEquals(x, b[i]));
+  if (isDict(a) && isDict(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && pyEquals(a[k], b[k]));
+  }
   return a === b;
 };

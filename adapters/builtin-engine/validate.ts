@@ -6,7 +6,7 @@
  */
 import type { ComfyValidationError, NodeErrorEntry, ValidateResult } from './runtime-types.ts';
 import type { InputSpec, NodeDef, NodeEnv } from './types.ts';
-import { PyException, pyBool, pyEquals, pyFloat, pyFloatRepr, pyInt, pyRepr, pyStr } from './py-format.ts';
+import { PyException, pyBool, pyEquals, pyFloat, pyFloatRepr, pyInt, pyRepr, pyStr, pyTypeName } from './py-format.ts';
 
 interface Entry {
   valid: boolean;
@@ -27,13 +27,12 @@ const traceback = (fn: string, code: string): string[] => [
 const asRecord = (v: unknown): Record<string, unknown> | null =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 
-/** prompt[id] with Python's KeyError (JSON object keys are strings, so a numeric id never matches). */
+/**
+ * prompt[id] with Python's KeyError (JSON object keys are strings, so a numeric id never matches). validatePrompt
+ * has checked that every node of the prompt is an object.
+ */
 const lookupNode = (prompt: Record<string, unknown>, id: unknown): Record<string, unknown> => {
-  if (typeof id === 'string' && Object.hasOwn(prompt, id)) {
-    const node = asRecord(prompt[id]);
-    if (node) return node;
-    throw new PyException('TypeError', 'string indices must be integers, not \'str\'');
-  }
+  if (typeof id === 'string' && Object.hasOwn(prompt, id)) return prompt[id] as Record<string, unknown>;
   if (id !== null && typeof id === 'object') throw new PyException('TypeError', `unhashable type: '${Array.isArray(id) ? 'list' : 'dict'}'`);
   throw new PyException('KeyError', pyRepr(id));
 };
@@ -42,8 +41,7 @@ const lookupNode = (prompt: Record<string, unknown>, id: unknown): Record<string
 const pyIndex = (tuple: string[], slot: unknown): string => {
   if (typeof slot === 'boolean') slot = slot ? 1 : 0;
   if (typeof slot !== 'number' || !Number.isInteger(slot)) {
-    const t = slot === null ? 'NoneType' : typeof slot === 'string' ? 'str' : typeof slot === 'number' ? 'float' : 'dict';
-    throw new PyException('TypeError', `tuple indices must be integers or slices, not ${t}`);
+    throw new PyException('TypeError', `tuple indices must be integers or slices, not ${pyTypeName(slot)}`);
   }
   const i = slot < 0 ? tuple.length + slot : slot;
   if (i < 0 || i >= tuple.length) throw new PyException('IndexError', 'tuple index out of range');
@@ -52,7 +50,7 @@ const pyIndex = (tuple: string[], slot: unknown): string => {
 
 /** comfy_execution/validation.py validate_node_input */
 export const validateNodeInput = (received: unknown, inputType: unknown): boolean => {
-  if (received === inputType) return true;
+  if (pyEquals(received, inputType)) return true;
   if (typeof received !== 'string' || typeof inputType !== 'string') return false;
   const r = new Set(received.split(',').map((t) => t.trim()));
   const i = new Set(inputType.split(',').map((t) => t.trim()));
@@ -70,13 +68,6 @@ const convert = (inputType: unknown, val: unknown): unknown => {
   if (inputType === 'STRING') return pyStr(val);
   if (inputType === 'BOOLEAN') return pyBool(val);
   return val;
-};
-
-/** Unwraps `{"__value__": ...}` and converts a literal input to its declared type (throws PyException). */
-export const coerceLiteral = (inputType: unknown, val: unknown): unknown => {
-  const rec = asRecord(val);
-  if (rec && '__value__' in rec) val = rec['__value__'];
-  return convert(inputType, val);
 };
 
 const exceptionInfo = (ex: unknown): { type: string; message: string } =>
@@ -244,12 +235,11 @@ const validateNode = (st: State, uid: string, visiting: string[]): Entry => {
     for (const name of custom.inputs) {
       if (name in inputs) values[name] = Array.isArray(inputs[name]) ? null : inputs[name];
     }
-    const missing = custom.inputs.filter((n) => !(n in values));
+    const missing = custom.inputs.filter((n) => !(n in values)).map((n) => `'${n}'`);
     if (missing.length > 0) {
-      throw new PyException(
-        'TypeError',
-        `${def.name}.VALIDATE_INPUTS() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `'${m}'`).join(' and ')}`,
-      );
+      // Python names them 'a', 'a' and 'b', or 'a', 'b', and 'c'.
+      const names = missing.length > 2 ? `${missing.slice(0, -1).join(', ')}, and ${missing.at(-1)}` : missing.join(' and ');
+      throw new PyException('TypeError', `${def.name}.VALIDATE_INPUTS() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${names}`);
     }
     const r = custom.check(values, st.env);
     if (r !== true) {
@@ -266,7 +256,7 @@ const validateNode = (st: State, uid: string, visiting: string[]): Entry => {
   const prior = st.validated.get(uid) ?? { valid: true, errors: [] };
   const merged: Entry = {
     valid: prior.valid && valid && errors.length === 0,
-    errors: [...prior.errors, ...errors.filter((e) => !prior.errors.includes(e))],
+    errors: [...prior.errors, ...errors],
   };
   st.validated.set(uid, merged);
   return merged;
@@ -299,7 +289,7 @@ export const validatePrompt = (
     if (!node || !('class_type' in node)) {
       return invalidPrompt('Cannot execute because a node is missing the class_type property.', `Node ID '#${id}'`);
     }
-    const def = typeof node['class_type'] === 'string' ? registry.get(node['class_type']) : undefined;
+    const def = registry.get(node['class_type'] as string);
     if (!def) {
       return invalidPrompt(`Cannot execute because node ${pyStr(node['class_type'])} does not exist.`, `Node ID '#${id}'`);
     }
@@ -342,7 +332,8 @@ export const validatePrompt = (
     failures.push([o, entry.errors]);
     // As in ComfyUI, every failed node validated so far gets this output as a dependent.
     for (const [id, result] of st.validated) {
-      if (result.valid || result.errors.length === 0) continue;
+      // A node that failed only because of what it links to has no errors of its own, and is not listed.
+      if (result.errors.length === 0) continue;
       nodeErrors[id] ??= { errors: result.errors, dependent_outputs: [], class_type: String(asRecord(graph[id])?.['class_type']) };
       nodeErrors[id].dependent_outputs.push(o);
     }

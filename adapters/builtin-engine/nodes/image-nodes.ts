@@ -23,7 +23,8 @@ const listInputImages = (dir: string): string[] => {
 /** folder_paths.get_annotated_filepath: "name.png [output]" picks the folder; plain names live in input. */
 /**
  * Blur and sharpen share one loop: ComfyUI's gaussian per frame, then a per-pixel combination of the
- * original value and the blurred one. A radius of 0 leaves the image as it is. Progress per frame.
+ * original value and the blurred one. Progress per frame. (ComfyUI returns the image as it is for a radius
+ * of 0; both nodes' radius inputs have a min of 1, so validation never lets one through.)
  */
 async function mapBlurred(
   img: ReturnType<typeof asImage>,
@@ -32,7 +33,6 @@ async function mapBlurred(
   ctx: Parameters<typeof gaussianBlurFloat>[3],
   combine: (pixel: number, blurred: number) => number,
 ): Promise<ReturnType<typeof batch>> {
-  if (radius === 0) return img as ReturnType<typeof batch>;
   const frames: Frame[] = [];
   for (const [n, f] of img.frames.entries()) {
     await ctx.tick();
@@ -231,7 +231,8 @@ export const imageNodes: NodeDef[] = [
       let b = asImage(i['image2'], 'image2');
       const fa = a.frames[0]!;
       const fb = b.frames[0]!;
-      if (fa.width !== fb.width || fa.height !== fb.height || fa.channels !== fb.channels || a.frames.length !== b.frames.length) {
+      // ComfyUI upscales image2 whenever the shapes differ; only a different size changes anything.
+      if (fa.width !== fb.width || fa.height !== fb.height) {
         b = batch(await Promise.all(b.frames.map((f) => resizeFrame(f, fa.width, fa.height, 'bicubic', 'center'))));
       }
       if (fa.channels !== b.frames[0]!.channels) {

@@ -24,7 +24,10 @@ const ascii = (s: string): string => s.replace(/[\u007f-\uffff]/g, (c) => `\\u${
 const jsonDumps = (v: unknown): string => {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return ascii(JSON.stringify(v));
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+    return Number.isInteger(v) ? String(v) : pyFloatRepr(v); // a float as float.__repr__ prints it
+  }
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(jsonDumps).join(', ')}]`;
   return `{${Object.entries(v as Record<string, unknown>)

@@ -1,0 +1,267 @@
+import test from 'ava';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts';
+import type { ExecuteResult, PromptGraph, ValidateResult } from '../../adapters/builtin-engine/builtin-runtime.ts';
+import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
+
+// Guards of the image and utility nodes and of the pixel helpers they share, against what ComfyUI's nodes do.
+
+const makeEnv = (extraNodes: NodeDef[] = []) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'builtin-node-guards-'));
+  const dirs = { inputDir: path.join(root, 'in'), outputDir: path.join(root, 'out'), tempDir: path.join(root, 'tmp') };
+  return { rt: new BuiltinRuntime({ ...dirs, extraNodes }), ...dirs };
+};
+type Env = ReturnType<typeof makeEnv>;
+
+const run = async (env: Env, prompt: PromptGraph): Promise<ExecuteResult> => {
+  const v = env.rt.validate(prompt);
+  if (!v.ok) throw new Error(JSON.stringify(v));
+  return env.rt.execute('p', prompt, {}, v.outputs);
+};
+
+const failed = (r: ValidateResult) => {
+  if (r.ok) throw new Error('expected a validation failure');
+  return r;
+};
+
+type Item = { filename: string; subfolder: string; type: string };
+/** Pixel (x, y) of the first file a save node wrote. */
+const pixelOf = async (env: Env, r: ExecuteResult, node: string, x: number, y: number): Promise<number[]> => {
+  const item = (r.outputs[node]?.['images'] as Item[])[0]!;
+  const { data, info } = await sharp(path.join(env.outputDir, item.subfolder, item.filename)).raw().toBuffer({ resolveWithObject: true });
+  const o = (y * info.width + x) * info.channels;
+  return [...data.subarray(o, o + 3)];
+};
+
+const text = (r: ExecuteResult, node: string): unknown => (r.outputs[node]?.['text'] as unknown[] | undefined)?.[0];
+
+/** A PNG of vertical (or horizontal) bands of colours, each `band` pixels wide. */
+const writeBands = async (file: string, colours: [number, number, number][], band: number, vertical: boolean) => {
+  const [w, h] = vertical ? [band * colours.length, band * 2] : [band * 2, band * colours.length];
+  const buf = Buffer.alloc(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) buf.set(colours[Math.floor((vertical ? x : y) / band)]!, (y * w + x) * 3);
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  await sharp(buf, { raw: { width: w, height: h, channels: 3 } }).png().toFile(file);
+};
+
+const grey = (v: number) => ({ class_type: 'EmptyImage', inputs: { width: 4, height: 4, batch_size: 1, color: v * 0x010101 } });
+const save = (images: [string, number], prefix: string) => ({ class_type: 'SaveImage', inputs: { images, filename_prefix: prefix } });
+const blend = (mode: string, a = '1', b = '2') => ({ class_type: 'ImageBlend', inputs: { image1: [a, 0], image2: [b, 0], blend_factor: 1, blend_mode: mode } });
+
+// --- image-nodes.ts
+
+// Pins: LoadImage's list (object_info) offers the image files of the input folder, sorted, as ComfyUI's does: no
+// other files, no folders; a missing input folder is an empty list, not a failing /object_info.
+test('LoadImage offers the input folder\'s image files, sorted', async (t) => {
+  const env = makeEnv();
+  for (const name of ['b.png', 'a.JPG', 'notes.txt', 'c.webp']) writeFileSync(path.join(env.inputDir, name), 'x');
+  mkdirSync(path.join(env.inputDir, 'folder.png'));
+  const options = () => (env.rt.objectInfo()['LoadImage']!.input.required['image'] as unknown[])[0];
+  t.deepEqual(options(), ['a.JPG', 'b.png', 'c.webp']);
+  rmSync(env.inputDir, { recursive: true });
+  t.deepEqual(options(), []);
+});
+
+// Pins: folder_paths' annotated names: "name [output]" and "name [temp]" load from those folders, plain names and
+// "[input]" from input; an annotated name cannot climb out of its folder.
+test('LoadImage reads "[output]", "[temp]" and "[input]" annotated names from those folders', async (t) => {
+  const env = makeEnv();
+  await writeBands(path.join(env.outputDir, 'pic.png'), [[255, 0, 0]], 2, true);
+  await writeBands(path.join(env.tempDir, 'pic.png'), [[0, 255, 0]], 2, true);
+  await writeBands(path.join(env.inputDir, 'pic.png'), [[0, 0, 255]], 2, true);
+  const load = (image: string) => ({ '1': { class_type: 'LoadImage', inputs: { image } }, '2': save(['1', 0], image.replace(/\W/g, '')) });
+  for (const [name, colour] of [['pic.png [output]', [255, 0, 0]], ['pic.png [temp]', [0, 255, 0]], ['pic.png [input]', [0, 0, 255]], ['pic.png', [0, 0, 255]]] as const) {
+    const r = await run(env, load(name));
+    t.deepEqual(await pixelOf(env, r, '2', 0, 0), [...colour], name);
+  }
+  const escape = failed(env.rt.validate(load('../in/pic.png [output]')));
+  t.is(escape.node_errors['1']!.errors[0]!.details, 'image - Invalid image file: ../in/pic.png [output]');
+});
+
+// Pins: only an existing file is a valid LoadImage choice: a folder, or a value that is no file name, is refused at
+// validation instead of failing (or crashing) the run.
+test('LoadImage refuses a folder or a non-string name at validation', (t) => {
+  const env = makeEnv();
+  mkdirSync(path.join(env.inputDir, 'folder.png'));
+  for (const image of ['folder.png', 5]) {
+    const r = failed(env.rt.validate({ '1': { class_type: 'LoadImage', inputs: { image } }, '2': save(['1', 0], 'x') }));
+    t.deepEqual(
+      r.node_errors['1']!.errors.map((e) => [e.type, e.details]),
+      [['custom_validation_failed', `image - Invalid image file: ${image}`]],
+    );
+  }
+});
+
+// Pins: like ComfyUI's LoadImage (ImageSequence), an animated file loads as a batch of its frames, each of the frame's
+// height, with one (empty 64×64) mask per frame when it has no alpha.
+test('LoadImage of an animated image gives one image and one mask per frame', async (t) => {
+  const env = makeEnv();
+  const frame = (v: number) => Buffer.alloc(6 * 4 * 3, v);
+  await sharp(Buffer.concat([frame(0), frame(255)]), { raw: { width: 6, height: 8, channels: 3, pageHeight: 4 } })
+    .webp({ loop: 0, delay: [100, 100], lossless: true })
+    .toFile(path.join(env.inputDir, 'anim.webp'));
+  const r = await run(env, {
+    '1': { class_type: 'LoadImage', inputs: { image: 'anim.webp' } },
+    '2': { class_type: 'PreviewAny', inputs: { source: ['1', 0] } },
+    '3': { class_type: 'PreviewAny', inputs: { source: ['1', 1] } },
+    '4': { class_type: 'ImageFromBatch', inputs: { image: ['1', 0], batch_index: 1, length: 1 } },
+    '5': save(['4', 0], 'second'),
+  });
+  t.is(text(r, '2'), 'tensor(shape=[2, 4, 6, 3])');
+  t.is(text(r, '3'), 'tensor(shape=[2, 64, 64])');
+  t.deepEqual(await pixelOf(env, r, '5', 5, 3), [255, 255, 255], 'the second frame is the white one');
+});
+
+// Pins: ImageBlend's modes are ComfyUI's formulas (overlay and soft light on both sides of their pivots), clamped to
+// 0..1 as torch.clamp does (a negative difference is black, not wrapped round).
+test('ImageBlend overlay, soft light and difference follow ComfyUI\'s formulas, clamped', async (t) => {
+  const env = makeEnv();
+  const pairs: [string, number, number, number][] = [
+    ['overlay', 64, 192, 96],
+    ['overlay', 192, 64, 161],
+    ['soft_light', 26, 255, 77],
+    ['soft_light', 192, 255, 221],
+    ['soft_light', 192, 64, 168],
+    ['difference', 192, 64, 128],
+    ['difference', 64, 192, 0],
+  ];
+  for (const [mode, a, b, expected] of pairs) {
+    const r = await run(env, { '1': grey(a), '2': grey(b), '3': blend(mode), '4': save(['3', 0], mode) });
+    t.deepEqual(await pixelOf(env, r, '4', 1, 1), [expected, expected, expected], `${mode} ${a} ${b}`);
+  }
+});
+
+// Pins: ImageBlend broadcasts a batch of one against a longer batch; other batch or channel mismatches fail as torch
+// fails them, naming the sizes.
+test('ImageBlend broadcasts a single image over a batch, and refuses other mismatches as torch does', async (t) => {
+  const env = makeEnv();
+  const batchOf = (n: number, v: number) => ({ class_type: 'EmptyImage', inputs: { width: 4, height: 4, batch_size: n, color: v } });
+  const one = await run(env, { '1': batchOf(1, 0), '2': batchOf(3, 0xffffff), '3': blend('normal'), '4': { class_type: 'GetImageSize', inputs: { image: ['3', 0] } }, '5': { class_type: 'PreviewAny', inputs: { source: ['4', 2] } } });
+  t.is(text(one, '5'), '3');
+  const mismatch = await run(env, { '1': batchOf(2, 0), '2': batchOf(3, 0), '3': blend('normal'), '4': save(['3', 0], 'm') });
+  t.like(mismatch, { status: 'error', nodeId: '3', exceptionType: 'RuntimeError', exceptionMessage: 'The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0' });
+  const rgba = await run(env, {
+    '1': batchOf(1, 0),
+    '2': { class_type: 'SolidMask', inputs: { value: 1, width: 4, height: 4 } },
+    '3': { class_type: 'JoinImageWithAlpha', inputs: { image: ['1', 0], alpha: ['2', 0] } },
+    '4': blend('normal', '1', '3'),
+    '5': save(['4', 0], 'c'),
+  });
+  t.like(rgba, { status: 'error', nodeId: '4', exceptionType: 'RuntimeError', exceptionMessage: 'The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 3' });
+});
+
+// --- image-ops.ts
+
+// Pins: ImageSharpen overshoots at an edge and ComfyUI clamps the result: the bright side is white and the dark
+// side black, never wrapped round to other values.
+test('ImageSharpen clamps its overshoot to white and black', async (t) => {
+  const env = makeEnv();
+  await writeBands(path.join(env.inputDir, 'edge.png'), [[200, 200, 200], [40, 40, 40]], 6, true);
+  const r = await run(env, {
+    '1': { class_type: 'LoadImage', inputs: { image: 'edge.png' } },
+    '2': { class_type: 'ImageSharpen', inputs: { image: ['1', 0], sharpen_radius: 2, sigma: 1, alpha: 5 } },
+    '3': save(['2', 0], 'sharp'),
+  });
+  t.deepEqual(await pixelOf(env, r, '3', 5, 3), [255, 255, 255]);
+  t.deepEqual(await pixelOf(env, r, '3', 6, 3), [0, 0, 0]);
+  t.deepEqual(await pixelOf(env, r, '3', 0, 3), [200, 200, 200], 'flat areas stay as they are');
+});
+
+// Pins: comfy.utils.common_upscale's center crop cuts the sides of a wider image and the top and bottom of a taller
+// one to the target's aspect before scaling.
+test('a center crop cuts the sides of a wide image and the ends of a tall one', async (t) => {
+  const env = makeEnv();
+  const bands: [number, number, number][] = [[255, 0, 0], [255, 255, 255], [0, 0, 0], [0, 0, 255]];
+  await writeBands(path.join(env.inputDir, 'wide.png'), bands, 10, true);
+  await writeBands(path.join(env.inputDir, 'tall.png'), bands, 10, false);
+  const scale = (image: string) => ({ class_type: 'ImageScale', inputs: { image: [image, 0], upscale_method: 'nearest-exact', width: 10, height: 10, crop: 'center' } });
+  const r = await run(env, {
+    '1': { class_type: 'LoadImage', inputs: { image: 'wide.png' } },
+    '2': scale('1'),
+    '3': save(['2', 0], 'wide'),
+    '4': { class_type: 'LoadImage', inputs: { image: 'tall.png' } },
+    '5': scale('4'),
+    '6': save(['5', 0], 'tall'),
+  });
+  t.deepEqual([await pixelOf(env, r, '3', 0, 5), await pixelOf(env, r, '3', 9, 5)], [[255, 255, 255], [0, 0, 0]]);
+  t.deepEqual([await pixelOf(env, r, '6', 5, 0), await pixelOf(env, r, '6', 5, 9)], [[255, 255, 255], [0, 0, 0]]);
+});
+
+// Pins: a node handed something that is not an image or mask (a custom node's wrong output, an empty batch) fails
+// with a TypeError naming the input, not with a JavaScript crash.
+test('an input that is not an image or a mask fails the node with a TypeError naming it', async (t) => {
+  const fake = (name: string, type: string, value: unknown): NodeDef => ({
+    name,
+    displayName: name,
+    description: '',
+    category: 'testing',
+    pythonModule: 'custom_nodes.testing',
+    outputNode: false,
+    inputTypes: () => ({ required: {} }),
+    output: [type],
+    run: async () => ({ outputs: [value] }),
+  });
+  const env = makeEnv([
+    fake('NotImage', 'IMAGE', 'not an image'),
+    fake('NoFrames', 'IMAGE', { kind: 'IMAGE', frames: [] }),
+    fake('NullImage', 'IMAGE', null),
+    fake('NotMask', 'MASK', { kind: 'IMAGE', frames: [] }),
+    fake('NoPlanes', 'MASK', { kind: 'MASK', width: 1, height: 1, planes: [] }),
+  ]);
+  for (const source of ['NotImage', 'NoFrames', 'NullImage']) {
+    const r = await run(env, { '1': { class_type: source, inputs: {} }, '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } }, '3': save(['2', 0], 'x') });
+    t.like(r, { status: 'error', nodeId: '2', exceptionType: 'TypeError', exceptionMessage: 'image is not an IMAGE' }, source);
+  }
+  for (const source of ['NotMask', 'NoPlanes']) {
+    const r = await run(env, { '1': { class_type: source, inputs: {} }, '2': { class_type: 'MaskToImage', inputs: { mask: ['1', 0] } }, '3': save(['2', 0], 'x') });
+    t.like(r, { status: 'error', nodeId: '2', exceptionType: 'TypeError', exceptionMessage: 'mask is not a MASK' }, source);
+  }
+});
+
+// --- utility-nodes.ts
+
+// Pins: PreviewAny prints like ComfyUI's: str() of numbers (floats as repr, also when given as a literal), True/False,
+// None, and json.dumps (ensure_ascii, Python's separators and float repr) of lists and dicts.
+test('PreviewAny prints literals as str() and json.dumps do', async (t) => {
+  const env = makeEnv();
+  const preview = (source: unknown) => ({ class_type: 'PreviewAny', inputs: { source } });
+  const r = await run(env, {
+    '1': preview(1e-7),
+    '2': preview(2.5),
+    '3': preview(3),
+    '4': preview(false),
+    '5': preview(null),
+    '6': preview({ __value__: [1, 0.5, 1e-7, 'é\u{1F600}', true, null, { k: 'v' }] }),
+    '7': preview({ a: [1.5], 'b\u007f': 'x' }),
+  });
+  t.is(r.status, 'success', JSON.stringify(r));
+  t.deepEqual(
+    ['1', '2', '3', '4', '5', '6', '7'].map((id) => text(r, id)),
+    ['1e-07', '2.5', '3', 'False', 'None', '[1, 0.5, 1e-07, "\\u00e9\\ud83d\\ude00", true, null, {"k": "v"}]', '{"a": [1.5], "b\\u007f": "x"}'],
+  );
+});
+
+// Pins: PreviewAny of an image, a mask, a video or audio prints what it is (its shape) rather than "None" or a dump
+// of every pixel.
+test('PreviewAny names images, masks, videos and audio', async (t) => {
+  const env = makeEnv();
+  const r = await run(env, {
+    '1': { class_type: 'EmptyImage', inputs: { width: 5, height: 3, batch_size: 2, color: 0 } },
+    '2': { class_type: 'PreviewAny', inputs: { source: ['1', 0] } },
+    '3': { class_type: 'SolidMask', inputs: { value: 1, width: 5, height: 3 } },
+    '4': { class_type: 'PreviewAny', inputs: { source: ['3', 0] } },
+    '5': { class_type: 'CreateVideo', inputs: { images: ['1', 0], fps: 10 } },
+    '6': { class_type: 'PreviewAny', inputs: { source: ['5', 0] } },
+    '7': { class_type: 'EmptyAudio', inputs: { duration: 1, sample_rate: 8000, channels: 1 } },
+    '8': { class_type: 'PreviewAny', inputs: { source: ['7', 0] } },
+  });
+  t.deepEqual(
+    ['2', '4', '6', '8'].map((id) => text(r, id)),
+    ['tensor(shape=[2, 3, 5, 3])', 'tensor(shape=[1, 3, 5])', '<comfy_api.latest._input_impl.video_types.VideoFromComponents object>', '<audio>'],
+  );
+});
