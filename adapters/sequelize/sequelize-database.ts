@@ -217,7 +217,6 @@ export class SequelizeDatabase {
     try {
       await this.begin();
       for (const unit of group) {
-        unit.hooks.length = 0;
         results.push(await unit.context(() => insideTransaction.run(true, () => unit.work(this.scope(writer, {}, unit.hooks)))));
       }
       await this.writerStatements!.run('COMMIT');
@@ -264,7 +263,7 @@ export class SequelizeDatabase {
       await transaction.commit();
       return result;
     } catch (error) {
-      if (!(transaction as unknown as { finished?: string }).finished) await transaction.rollback().catch(() => undefined);
+      await transaction.rollback().catch(() => undefined); // refused when the commit itself failed: nothing to undo
       throw error;
     }
   }
@@ -304,7 +303,6 @@ export class SequelizeDatabase {
   }
 
   private async openPlainReader(): Promise<PlainReader> {
-    if (this.closed) throw new Error('the database is closed');
     await this.prepare();
     const reader =
       this.dialect === 'sqlite' ? new SqlitePlainReader(this.options.storagePath!) : new MysqlPlainReader(this.options.url, this.options.readPoolMax ?? 10);

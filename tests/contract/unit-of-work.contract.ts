@@ -402,6 +402,7 @@ export function unitOfWorkContract(name: string, make: MakeBackend): void {
     const users = await Promise.all(Array.from({ length: 8 }, () => addUser(repos.users)));
     const failure = new Error('unit 5 failed');
     const seenWhenAnswered: number[] = [];
+    const hookRuns: number[] = [];
     const outcomes = await Promise.allSettled(
       users.map((userId, i) =>
         uow
@@ -410,6 +411,7 @@ export function unitOfWorkContract(name: string, make: MakeBackend): void {
             if (i === 0) await sleep(30);
             const applied = await tx.ledger.apply({ id: randomUUID(), userId, amount: 10 + i, reason: 'admin_adjustment', relatedEntityId: null, actorId: null, createdAt: at(i) });
             if (!applied.ok) throw new Error(applied.reason);
+            tx.afterCommit(() => void (hookRuns[i] = (hookRuns[i] ?? 0) + 1));
             if (i === 5) throw failure;
             return i;
           })
@@ -427,6 +429,11 @@ export function unitOfWorkContract(name: string, make: MakeBackend): void {
       t.is(await repos.ledger.sum(userId), credited, `unit ${i}'s ledger`);
       if (i !== 5) t.is(seenWhenAnswered[i], credited, `unit ${i} was answered after its commit`);
     }
+    // Where the units first ran together and were rolled back to run again alone (SQLite's group commit), the hooks
+    // of the rolled-back attempt are gone: each committed unit's hook runs once, the failed unit's never.
+    await waitFor(() => hookRuns.filter((n) => n !== undefined).length >= 7, 'the hooks');
+    await sleep(20);
+    t.deepEqual([...hookRuns.entries()].filter(([, n]) => n !== undefined), [0, 1, 2, 3, 4, 6, 7].map((i) => [i, 1]));
   });
 
   test(`${name}: each unit of work runs in its caller's async context, also when several wait for the writer together`, async (t) => {

@@ -1,6 +1,32 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
+
+const db = entriesOn('sql database', 'adapters/sequelize/sequelize-database.ts', ['tests/integration/sql-database.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
+  // adapters/sequelize/sequelize-database.ts (tests/integration/sql-database.test.ts)
+  db("a deadlock wrapped by Sequelize (the driver's error in parent) is not retried", "parent?.code === 'ER_LOCK_DEADLOCK' || parent?.errno === 1213 || ", "parent?.errno === 1213 || "),
+  db('a deadlock known only by its errno is not retried', "parent?.code === 'ER_LOCK_DEADLOCK' || parent?.errno === 1213 || ", "parent?.code === 'ER_LOCK_DEADLOCK' || "),
+  db('SQLITE_BUSY (on the error itself, not in parent) is not retried', "?.parent ?? (error as { code?: string; errno?: number } | null);", '?.parent;'),
+  db('a lock held past the busy timeout is not retried', " || parent?.code === 'SQLITE_BUSY';", ';'),
+  db('a unit of work that deadlocks every time is retried 8 times, not 4', "        if (!retryable(error) || attempt >= RETRIES) throw error;\n        await pause(attempt);\n      }\n    }\n  }\n\n  /** Whether", "        if (!retryable(error) || attempt >= RETRIES * 2) throw error;\n        await pause(attempt);\n      }\n    }\n  }\n\n  /** Whether"),
+  db('an autocommit write that deadlocks every time is retried 8 times, not 4', "        if (!retryable(error) || attempt >= RETRIES) throw error;\n        await pause(attempt);\n      }\n    }\n  }\n\n  /** Outside", "        if (!retryable(error) || attempt >= RETRIES * 2) throw error;\n        await pause(attempt);\n      }\n    }\n  }\n\n  /** Outside"),
+  db('an in-memory SQLite database is accepted (its reader would see another database)', "if (!options.storagePath || options.storagePath === ':memory:') throw", 'if (false as boolean) throw'),
+  db("another database's transaction is owned (an ack would join a transaction it is not part of)", 'return scope.inTransaction && scope.sequelize === (this.writer ?? this.sequelize);', 'return scope.inTransaction;'),
+  db('the autocommit scope is owned as a transaction', 'return scope.inTransaction && scope.sequelize === (this.writer ?? this.sequelize);', 'return scope.sequelize === (this.writer ?? this.sequelize);'),
+  db('a lone unit of work that throws runs twice (as a group of one, then alone)', 'batch.length === 1 ? this.runAlone(batch[0]!) : this.runGroup(batch)', 'this.runGroup(batch)'),
+  db('afterCommit outside a transaction never runs', '        else void this.runHooks([hook]);\n', '\n'),
+  db('a closed database opens a new reader', "    if (this.closed) {\n      await reader.close();", '    if (false as boolean) {\n      await reader.close();'),
+  db('a hook that throws is not reported', '          this.options.onHookError?.(error);', ''),
+  db('a hook added inside a transaction runs inside it (its own unit of work is refused as nested)', '    return insideTransaction.exit(async () => {', '    return (async (fn: () => Promise<void>) => fn())(async () => {'),
+  db('SQLite waits for no lock held by another process (SQLITE_BUSY at once)', "        await instance.query('PRAGMA busy_timeout = 15000');\n", ''),
+  db('SQLite runs without WAL', "      await this.sequelize.query('PRAGMA journal_mode = WAL');\n", ''),
+  {
+    name: 'sql database: SQLite group commit: hooks of a rolled-back group attempt run again with the unit run alone',
+    file: 'adapters/sequelize/sequelize-database.ts',
+    find: '  private async runAlone(unit: QueuedWrite): Promise<void> {\n    unit.hooks.length = 0;\n',
+    replace: '  private async runAlone(unit: QueuedWrite): Promise<void> {\n',
+    tests: ['tests/contract/unit-of-work.test.ts'],
+  },
   {
     name: 'markRefunded: no once-only guard',
     file: 'adapters/sequelize/sequelize-job-repository.ts',
