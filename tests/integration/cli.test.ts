@@ -73,6 +73,30 @@ test('usage errors exit 64 with the usage; help exits 0', async (t) => {
   for (const result of [none, unknown, missing, extra]) t.is(result.stdout, '');
 });
 
+// Pins: --help and -h are help too; a blank email is a usage error; the database named on stderr never shows its
+// password (operators paste this output into tickets).
+test('help by flag, a blank email, and a MariaDB URL shown without its password', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-cli-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const [long, short, blank, mariadb] = await Promise.all([
+    cli(['--help'], { DATA_DIR: dataDir }),
+    cli(['-h'], { DATA_DIR: dataDir }),
+    cli(['promote', '  '], { DATA_DIR: dataDir }),
+    // Nothing listens on port 1: the CLI names the database, then fails to reach it.
+    cli(['promote', 'a@example.com'], { DATA_DIR: dataDir, DATABASE_URL: 'mysql://operator:s3cret-pass@127.0.0.1:1/app' }),
+  ]);
+  for (const help of [long, short]) {
+    t.is(help.code, 0, help.stderr);
+    t.regex(help.stdout, /promote <email>/);
+  }
+  t.is(blank.code, 64);
+  t.regex(blank.stderr, /promote takes exactly one argument/);
+  t.is(mariadb.code, 1);
+  t.true(mariadb.stderr.startsWith('Database: MariaDB/MySQL mysql://operator:***@127.0.0.1:1/app (from DATABASE_URL)\n'), mariadb.stderr);
+  t.notRegex(mariadb.stderr, /s3cret-pass/);
+  t.regex(mariadb.stderr, /promote failed: /);
+});
+
 test('an invalid configuration exits 78 listing the problems', async (t) => {
   const result = await cli(['promote', 'a@example.com'], { DATA_DIR: tmpdir(), DATABASE_URL: 'postgres://db/app', APP_ENV: 'production' });
   t.is(result.code, 78);

@@ -1,7 +1,19 @@
 import { entriesOn, type Mutation } from '../mutation.ts';
 
 /** Issue 22 (operators): the 404 fallback, the readiness checks, the probe listener, TRUST_PROXY and the worker's job log. */
+const cli = entriesOn('cli', 'bootstrap/cli.ts', ['tests/integration/cli.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // bootstrap/cli.ts (tests/integration/cli.test.ts)
+  cli('the database password is printed on stderr', "    if (parsed.password) parsed.password = '***';\n", ''),
+  cli('--help and -h are unknown commands', "if (command === 'help' || command === '--help' || command === '-h') {", "if (command === 'help') {"),
+  cli('a blank email is looked up', "if (args.length !== 1 || !args[0]!.trim()) usageError(", 'if (args.length !== 1) usageError('),
+  cli('extra arguments are ignored', "if (args.length !== 1 || !args[0]!.trim()) usageError(", "if (!args[0]?.trim()) usageError("),
+  cli('a database from DATABASE_URL is said to be under DATA_DIR', "process.env['DATABASE_URL'] ? 'from DATABASE_URL' : ", ''),
+  cli('a missing SQLite file is created by the CLI (a stray database, "no user")', "if (database.dialect === 'sqlite' && database.storagePath && !existsSync(database.storagePath)) {", 'if (false as boolean) {'),
+  cli('an unknown command runs as promote', "if (command !== 'promote') usageError(", 'if (false as boolean) usageError('),
+  cli('no command at all runs as promote', "if (command === undefined) usageError('No command given.');", ''),
+  cli('an invalid configuration is used anyway', "if (!loaded.ok) {\n  process.stderr.write(`Configuration is invalid", "if (false as boolean) {\n  process.stderr.write(`Configuration is invalid"),
   {
     name: 'web app: any GET asking for HTML falls back to index.html',
     file: 'adapters/http/web-app.ts',
