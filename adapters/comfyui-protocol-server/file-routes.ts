@@ -122,7 +122,8 @@ const readForm = (req: Request, maxBytes: number): Promise<UploadForm> =>
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => fail(new PayloadTooLarge(declared)));
       stream.on('end', () => {
-        if (name === 'image' && form.image === null) form.image = { filename: info.filename ?? '', data: Buffer.concat(chunks) };
+        // aiohttp reads a part without a file name as a plain value, not as a file.
+        if (name === 'image' && form.image === null) form.image = info.filename ? { filename: info.filename, data: Buffer.concat(chunks) } : 'field';
       });
     });
     parser.on('error', fail);
@@ -137,12 +138,12 @@ const upload = async (dirs: FileDirs, maxBytes: number, req: Request, res: Respo
   // ComfyUI fails with an unbound local (500) for an unknown type, and with AttributeError when "image" is not a file.
   if (uploadDir === null) throw new Error(`unknown upload type ${type}`);
   if (form.image === 'field') throw new Error('image is not a file');
-  if (form.image === null || !form.image.filename) {
+  if (form.image === null) {
     res.status(400).end();
     return;
   }
   const subfolder = form.fields.get('subfolder') ?? '';
-  const folder = resolve(uploadDir, subfolder || '.');
+  const folder = resolve(uploadDir, subfolder);
   let filename = form.image.filename;
   let filepath = resolve(folder, filename);
   if (!isInside(uploadDir, filepath)) {

@@ -90,7 +90,6 @@ export class PromptExecutor {
     const progress = new ProgressTracker(promptId, (data) => this.events.send('progress_state', data, clientId));
     let started = false;
     let cachedSent = false;
-    const cached = new Set<string>();
     const ensureStarted = (): void => {
       if (started) return;
       started = true;
@@ -100,7 +99,6 @@ export class PromptExecutor {
       ensureStarted();
       if (cachedSent) return;
       cachedSent = true;
-      for (const node of nodes) cached.add(node);
       addMessage('execution_cached', { nodes, prompt_id: promptId }, false);
     };
 

@@ -33,7 +33,7 @@ export const pyStr = (value: unknown): string => {
   if (value === true) return 'True';
   if (value === false) return 'False';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number') return String(value);
+  // A number as String() prints it: JSON.stringify of a finite number is the same text.
   return JSON.stringify(value);
 };
 

@@ -81,7 +81,7 @@ export class WsHub {
   }
 }
 
+/** A socket that is closing takes the frame as a no-op: ws hands the error to the callback, which drops it. */
 const sendQuietly = (ws: WebSocket, text: string): void => {
-  if (ws.readyState !== WebSocket.OPEN) return;
   ws.send(text, () => undefined);
 };

@@ -101,7 +101,7 @@ export class ComfyClient {
   /** A failure naming this server by its label: its URL, host and any IP address are taken out of the text. */
   private unavailable(message: string): ComfyUnavailable {
     const url = new URL(this.base);
-    const scrubbed = [this.base, url.host, url.hostname].reduce((text, part) => (part ? text.split(part).join(this.label) : text), message);
+    const scrubbed = [this.base, url.host, url.hostname].reduce((text, part) => text.split(part).join(this.label), message);
     return new ComfyUnavailable(this.label, scrubbed.replace(IPV4, this.label));
   }
 
@@ -161,7 +161,7 @@ export class ComfyClient {
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(data)], { type: mimeType }), name);
     form.append('type', 'input');
-    if (subfolder) form.append('subfolder', subfolder);
+    form.append('subfolder', subfolder);
     form.append('overwrite', 'true');
     const res = await this.request('POST', '/upload/image', form);
     if (res.status !== 200) {

@@ -25,7 +25,7 @@ export interface WatchRequest {
   client: ComfyClient;
   promptId: string;
   clientId: string;
-  workflow: WorkflowGraph | null;
+  workflow: WorkflowGraph;
   socket: WebSocket | null;
   onEvent(event: EngineEvent): void;
   signal?: AbortSignal;
@@ -156,8 +156,8 @@ export class PromptWatch {
     socket.on('message', (raw: RawData, isBinary: boolean) => {
       if (!isBinary) this.onMessage(raw);
     });
+    // A socket is let go only after this listener ran, or by close(), which takes it off first: a close is always the current socket's.
     socket.once('close', () => {
-      if (this.socket !== socket) return;
       this.socket = null;
       this.socketDown = true;
       this.poke();
@@ -171,6 +171,8 @@ export class PromptWatch {
     } catch {
       return;
     }
+    // Valid JSON that is no object (`null`, a number) is no frame of ComfyUI's: reading it would throw in the socket's handler.
+    if (message === null || typeof message !== 'object') return;
     const data = message.data ?? {};
     const promptId = data['prompt_id'];
     // `executing` sent on reconnect carries no prompt_id; everything else names its prompt.
@@ -187,10 +189,10 @@ export class PromptWatch {
       }
       case 'executing':
         if (data['node'] === null || data['node'] === undefined) {
-          if (promptId !== undefined) this.poke();
+          this.poke();
         } else {
           const nodeId = String(data['node']);
-          onEvent({ type: 'executing', nodeId, classType: workflow?.[nodeId]?.class_type ?? '' });
+          onEvent({ type: 'executing', nodeId, classType: workflow[nodeId]?.class_type ?? '' });
         }
         break;
       case 'progress':
@@ -215,7 +217,7 @@ export class PromptWatch {
    * a running node by its value/max. Real ComfyUI's model-free nodes send no `progress`; this still moves.
    */
   private overallProgress(nodes: Record<string, { state?: string; value?: number; max?: number }>): void {
-    const total = this.request.workflow ? Object.keys(this.request.workflow).length : Math.max(1, Object.keys(nodes).length + this.cached.size);
+    const total = Object.keys(this.request.workflow).length;
     let done = this.cached.size;
     let running: string | undefined;
     for (const [id, node] of Object.entries(nodes)) {
