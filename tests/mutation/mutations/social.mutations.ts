@@ -1,6 +1,26 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
+
+const http = entriesOn('social: platform http', 'adapters/social/platform-http.ts', ['tests/unit/platform-http.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
+  // adapters/social/platform-http.ts (tests/unit/platform-http.test.ts)
+  http('a negative Retry-After is kept', 'Number.isFinite(value) && value >= 0 ?', 'Number.isFinite(value) ?'),
+  http('a silent platform is reported as a hang-up, not as no answer within the idle time', 'req.destroy(new Error(`no answer within ${init.idleTimeoutMs} ms`))', 'req.destroy()'),
+  http('a request without a body is never sent', '    if (body === undefined) req.end();\n', '    if (body === undefined) void 0;\n'),
+  http('a string body is not sent', "else if (typeof body === 'string' || Buffer.isBuffer(body)) req.end(body);", "else if (typeof body === 'string' || Buffer.isBuffer(body)) req.end();"),
+  http('an answer of null reads as null (and its .error throws)', "return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};", "return typeof value === 'object' ? (value as Record<string, unknown>) : {};"),
+  http('a nested error object is not read', "const nested = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : null;", 'const nested = null as Record<string, unknown> | null;'),
+  http('an empty word is joined in', "typeof part === 'string' && part.length > 0 && part !== 'ok'", "typeof part === 'string' && part !== 'ok'"),
+  http('the word ok is shown as an error', "typeof part === 'string' && part.length > 0 && part !== 'ok'", "typeof part === 'string' && part.length > 0"),
+  http('an answer without words shows nothing', "(words.length > 0 ? words.join(': ') : response.text || `HTTP ${response.status}`)", "words.join(': ')"),
+  http('an empty answer shows nothing instead of its status', 'response.text || `HTTP ${response.status}`', 'response.text'),
+  http("a platform's words are not bounded", ').slice(0, 300);', ');'),
+  http('a 500 is a refusal, not transient', 'if (response.status >= 500 || response.status === 408', 'if (response.status > 500 || response.status === 408'),
+  http('an empty refresh token is kept', "refreshToken: typeof json.refresh_token === 'string' && json.refresh_token.length > 0 ? json.refresh_token : null,", "refreshToken: typeof json.refresh_token === 'string' ? json.refresh_token : null,"),
+  http('a lifetime of 0 or a string is kept', "expiresInSeconds: typeof json.expires_in === 'number' && json.expires_in > 0 ? json.expires_in : null,", 'expiresInSeconds: (json.expires_in as number) || null,'),
+  http('an account id that is no string is kept', "accountId: typeof json.open_id === 'string' ? json.open_id : null,", 'accountId: (json.open_id as string) ?? null,'),
+  http('a scope that is no string is kept', "scope: typeof json.scope === 'string' ? json.scope : null,", 'scope: (json.scope as string) ?? null,'),
+  http('PKCE secrets are made for a platform without PKCE', '  if (!pkce) return { state, codeVerifier: null, codeChallenge: null };\n', ''),
   {
     name: 'social: SQL publication transition without its state and attempt fence',
     file: 'adapters/sequelize/sequelize-publication-repository.ts',
