@@ -11,9 +11,13 @@ export interface PlatformResponse {
   text: string;
 }
 
-const retryAfter = (headers: IncomingHttpHeaders): number | null => {
-  const value = Number(headers['retry-after']);
-  return Number.isFinite(value) && value >= 0 ? Math.min(value, 3600) : null;
+/** Retry-After in seconds (at most an hour): delay-seconds, or an HTTP-date (RFC 9110) counted from `now`; null when neither. */
+export const retryAfter = (headers: IncomingHttpHeaders, now = Date.now()): number | null => {
+  const raw = headers['retry-after']?.trim() ?? '';
+  if (/^\d+$/.test(raw)) return Math.min(Number(raw), 3600);
+  // An HTTP-date names its day and month ("Wed, 21 Oct 2015 07:28:00 GMT"); a bare "-1" or "1.5" is no date.
+  const at = /[a-z]/i.test(raw) ? Date.parse(raw) : NaN;
+  return Number.isFinite(at) ? Math.min(Math.max(Math.ceil((at - now) / 1000), 0), 3600) : null;
 };
 
 /**

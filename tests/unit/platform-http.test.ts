@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import test from 'ava';
-import { authorizationSecrets, errorText, failure, formBody, jsonBody, parseJson, platformRequest, tokensOf, type PlatformResponse } from '../../adapters/social/platform-http.ts';
+import { authorizationSecrets, errorText, failure, formBody, jsonBody, parseJson, platformRequest, retryAfter, tokensOf, type PlatformResponse } from '../../adapters/social/platform-http.ts';
 import { PlatformError } from '../../core/ports/social-platform.port.ts';
 
 // How every social platform's answers are judged (transient, unauthorized, rejected), what of them reaches users,
@@ -46,6 +46,22 @@ test('a failure: 5xx, 408 and 429 are transient (with a bounded Retry-After), 40
   t.deepEqual(judged(403), ['rejected', null]);
   t.deepEqual(judged(499), ['rejected', null]);
   t.is(failure(answer(403, { error: { message: 'forbidden' } }), 'upload').message, 'upload: HTTP 403 forbidden');
+});
+
+// Pins: Retry-After is delay-seconds or an HTTP-date (RFC 9110); a date is counted from now (0 once past), both are
+// bounded to an hour, and anything else (negative, fractional, words) is no hint at all.
+test('Retry-After: seconds or an HTTP-date, at most an hour', (t) => {
+  const now = Date.parse('2030-01-01T00:00:00Z');
+  const hint = (value: string) => retryAfter({ 'retry-after': value }, now);
+  t.is(hint('120'), 120);
+  t.is(hint(' 7 '), 7);
+  t.is(hint('999999'), 3600);
+  t.is(hint('Tue, 01 Jan 2030 00:02:00 GMT'), 120);
+  t.is(hint('Tue, 01 Jan 2030 00:00:00 GMT'), 0);
+  t.is(hint('Mon, 31 Dec 2029 23:00:00 GMT'), 0, 'a date already past: retry now');
+  t.is(hint('Wed, 02 Jan 2030 00:00:00 GMT'), 3600);
+  for (const bad of ['-1', '1.5', 'soon', '', '1e3']) t.is(hint(bad), null, JSON.stringify(bad));
+  t.is(retryAfter({}, now), null);
 });
 
 test('tokens: an answer without an access token is refused; optional fields only when well formed', (t) => {

@@ -4,7 +4,10 @@ const http = entriesOn('social: platform http', 'adapters/social/platform-http.t
 
 export const MUTATIONS: Mutation[] = [
   // adapters/social/platform-http.ts (tests/unit/platform-http.test.ts)
-  http('a negative Retry-After is kept', 'Number.isFinite(value) && value >= 0 ?', 'Number.isFinite(value) ?'),
+  http('an HTTP-date Retry-After is no hint', "const at = /[a-z]/i.test(raw) ? Date.parse(raw) : NaN;", 'const at = NaN;'),
+  http('a negative or fractional Retry-After is read as a date', "const at = /[a-z]/i.test(raw) ? Date.parse(raw) : NaN;", 'const at = Date.parse(raw);'),
+  http('an HTTP-date already past gives a negative wait', 'Math.min(Math.max(Math.ceil((at - now) / 1000), 0), 3600)', 'Math.min(Math.ceil((at - now) / 1000), 3600)'),
+  http('an HTTP-date far ahead is not capped at an hour', 'Math.min(Math.max(Math.ceil((at - now) / 1000), 0), 3600)', 'Math.max(Math.ceil((at - now) / 1000), 0)'),
   http('a silent platform is reported as a hang-up, not as no answer within the idle time', 'req.destroy(new Error(`no answer within ${init.idleTimeoutMs} ms`))', 'req.destroy()'),
   http('a request without a body is never sent', '    if (body === undefined) req.end();\n', '    if (body === undefined) void 0;\n'),
   http('a string body is not sent', "else if (typeof body === 'string' || Buffer.isBuffer(body)) req.end(body);", "else if (typeof body === 'string' || Buffer.isBuffer(body)) req.end();"),
@@ -314,8 +317,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'social: the platform\'s Retry-After is not capped (audit)',
     file: 'adapters/social/platform-http.ts',
-    find: 'Math.min(value, 3600)',
-    replace: 'value',
+    find: 'if (/^\\d+$/.test(raw)) return Math.min(Number(raw), 3600);',
+    replace: 'if (/^\\d+$/.test(raw)) return Number(raw);',
     tests: ['tests/integration/social-guards.test.ts'],
   },
   {
