@@ -2,7 +2,19 @@ import { entriesOn, type Mutation } from '../mutation.ts';
 
 const prepare = entriesOn('prepare generation', 'core/use-cases/generation/prepare-generation.service.ts', ['tests/unit/prepare-generation.test.ts']);
 
+const sweeps = (file: string) => entriesOn('job sweeps', file, ['tests/unit/dead-letter-and-expiry.test.ts']);
+const DEAD = 'core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
+const EXPIRE = 'core/use-cases/generation/expire-overdue-jobs.use-case.ts';
+
 export const MUTATIONS: Mutation[] = [
+  // The sweeps that end a job without running it (tests/unit/dead-letter-and-expiry.test.ts)
+  sweeps(DEAD)('a dead letter that names no job ends a job anyway', '    if (!jobId) return;\n', ''),
+  sweeps(DEAD)('a dead letter of a job that had already ended sends a cancel', '    if (!outcome.ended) return;\n', ''),
+  sweeps(DEAD)('a dead letter does not cancel the attempt still running', "    await this.deps.requestCancel(jobId).catch(", "    await Promise.resolve().catch("),
+  sweeps(DEAD)('a cancel that cannot be sent fails the dead-lettering (the message comes back to run this again)', "await this.deps.requestCancel(jobId).catch((cause: unknown) => this.deps.logger.warn('cancel not broadcast', { jobId, error: String(cause) }));", 'await this.deps.requestCancel(jobId);'),
+  sweeps(EXPIRE)('the sweep counts jobs a worker took meanwhile as expired', '      if (outcome.ended) expired += 1;', '      expired += 1;'),
+  sweeps(EXPIRE)('the sweep logs when it expired nothing', "    if (expired > 0) logger.info(", '    logger.info('),
+  sweeps(EXPIRE)('the sweep takes every overdue job at once', 'await jobs.listPastStartDeadline(clock.now(), max)', 'await jobs.listPastStartDeadline(clock.now(), 100000)'),
   // core/use-cases/generation/prepare-generation.service.ts (tests/unit/prepare-generation.test.ts)
   prepare('a request with neither workflow nor templateId is not refused for it', "if (workflow === undefined && templateId === undefined) return validationFailed(", 'if (false as boolean) return validationFailed('),
   prepare('a workflow sent with parameters is accepted', '    if (workflow !== undefined && parameters !== undefined) {\n', '    if (false as boolean) {\n'),
