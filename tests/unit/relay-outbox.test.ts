@@ -134,3 +134,25 @@ test('a failing publish leaves the entry for a later run', async (t) => {
   t.is(await relayOver(outbox, flaky).execute(), 1);
   t.deepEqual((await queue.peek(10)).map((m) => m.id), [entry(1).id]);
 });
+
+// Pins: a relay whose lease ran out while it published (another relay took the entry over, published and marked it)
+// does not count the entry as its own and says so; the relay that marked it counts it. Counts feed the relay's metrics.
+test('a relay that lost its lease while publishing does not count the entry, and warns', async (t) => {
+  const { store, outbox, clock, add, relayOver, unpublished } = setup();
+  await add(entry(1));
+  const warnings: string[] = [];
+  const base = new MemoryMessageQueue(store);
+  let takenOver: number | null = null;
+  const slow = Object.create(base) as MemoryMessageQueue;
+  slow.publish = async (message) => {
+    const sent = await base.publish(message);
+    clock.advance(31); // the lease (30 s) runs out while this relay is stuck here
+    takenOver = await relayOver(outbox).execute();
+    return sent;
+  };
+  const stale = new RelayOutbox({ outbox, queue: slow, ids: { newId: () => randomUUID() }, clock, logger: { ...quietLogger, warn: (message: string) => void warnings.push(message) } });
+  t.is(await stale.execute(), 0);
+  t.is(takenOver as number | null, 1, 'the relay that took it over counts it');
+  t.deepEqual(warnings, ['outbox entry published after its lease ran out (another relay may publish it too)']);
+  t.deepEqual(await unpublished(), []);
+});

@@ -8,7 +8,15 @@ const file = 'adapters/memory/memory-outbox.ts';
 const tests = ['tests/contract/outbox.test.ts'];
 const entry = entriesOn('memory outbox', file, tests);
 
+const relay = entriesOn('outbox relay', 'core/use-cases/queue/relay-outbox.use-case.ts', ['tests/unit/relay-outbox.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/queue/relay-outbox.use-case.ts (tests/unit/relay-outbox.test.ts)
+  relay('a batch size left unset leases one entry a round', 'const batchSize = this.deps.batchSize ?? 100;', 'const batchSize = this.deps.batchSize ?? 1;'),
+  relay('a lease left unset lasts no time', 'const leaseMs = (this.deps.leaseSeconds ?? 30) * 1000;', 'const leaseMs = (this.deps.leaseSeconds ?? 0) * 1000;'),
+  relay('the relay stops after one round', '      if (batch.length === 0) return published;', '      if (batch.length >= 0) return published + batch.length;'),
+  relay('an entry is published under the wrong message id (repeats are not dropped)', 'await queue.publish({ ...entry.message, messageId: entry.id });', 'await queue.publish({ ...entry.message });'),
+  relay('an entry whose lease ran out counts as published', 'if (await outbox.markPublished(entry.id, token, clock.now())) published += 1;', 'await outbox.markPublished(entry.id, token, clock.now());\n        if (true as boolean) published += 1;'),
   entry('an entry added twice overwrites the first', "    if (this.rows.has(entry.id)) throw new Error(`outbox entry ${entry.id} already exists`);\n", ''),
   entry('the message kept by reference (a later change of the caller reaches it)', '      message: JSON.stringify(entry.message),', '      message: entry.message as unknown as string,'),
   {
