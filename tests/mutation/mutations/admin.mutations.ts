@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 const ROUTES = 'adapters/http/routes/admin-console.routes.ts';
 const CONSOLE_TEST = 'tests/integration/admin-console.test.ts';
@@ -13,7 +13,19 @@ const openRoute = (name: string, specStart: string): Mutation => ({
   tests: [CONSOLE_TEST],
 });
 
+const settle = entriesOn('admin: settle dead letter', 'core/use-cases/admin/settle-dead-letter.use-case.ts', ['tests/unit/settle-dead-letter.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/admin/settle-dead-letter.use-case.ts (tests/unit/settle-dead-letter.test.ts)
+  settle('an empty or over-long id is asked of the queue', "    if (input.id.length === 0 || input.id.length > 128) return fail('NOT_FOUND', 'No such dead letter');\n", ''),
+  settle('a 128-character id is refused unasked', 'input.id.length > 128) return fail(', 'input.id.length > 127) return fail('),
+  settle('a discard redrives the message', "const done = input.action === 'redrive' ? await queue.redrive(input.id) : await queue.discard(input.id);", 'const done = await queue.redrive(input.id);'),
+  settle('a discard is audited as a redrive', "action: input.action === 'redrive' ? ('queue.redrive' as const) : ('queue.discard' as const),", "action: 'queue.redrive' as const,"),
+  settle('a user id that is no UUID is the audit target', 'targetUserId: isUuid(view?.userId) ? view.userId.toLowerCase() : null,', 'targetUserId: view?.userId ?? null,'),
+  settle('the audit target keeps its upper case', 'targetUserId: isUuid(view?.userId) ? view.userId.toLowerCase() : null,', 'targetUserId: isUuid(view?.userId) ? view.userId : null,'),
+  settle('a dead letter settled unseen crashes its audit', 'const view = seen ? viewOfMessage(seen) : null;', 'const view = viewOfMessage(seen!);'),
+  settle('an unwritten audit entry is not logged', "      logger.error('dead letter settled but its audit entry was not written'", "      void ('dead letter settled but its audit entry was not written'"),
+  settle('an unwritten audit entry is swallowed (the admin sees success)', '      throw error;\n    }\n    return ok({ id: input.id });', '    }\n    return ok({ id: input.id });'),
   openRoute('GET /admin/jobs', "path: '/admin/jobs',\n      summary: \"Every user's jobs in the given statuses (default queued,running), oldest first, with the owner's email\","),
   openRoute('POST /admin/jobs/:id/cancel', "path: '/admin/jobs/:id/cancel',\n      summary: \"Cancel any user's queued or running job, with the owner's refund; audit-logged\","),
   openRoute('GET /admin/queue', "path: '/admin/queue',\n      summary: 'The first waiting messages (a peek: on RabbitMQ and SQS it counts as a delivery) and their count per task type',"),
