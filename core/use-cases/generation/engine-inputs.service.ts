@@ -11,7 +11,6 @@ export class EngineInputs {
   constructor(private readonly deps: { images: InputImages; storage: ObjectStorage }) {}
 
   async load(job: GenerationJob): Promise<{ workflow: WorkflowGraph; files: EngineInputFile[] }> {
-    if (job.imageRefs.length === 0) return { workflow: job.workflow, files: [] };
     const workflow: WorkflowGraph = { ...job.workflow };
     const files: EngineInputFile[] = [];
     for (const ref of job.imageRefs) {

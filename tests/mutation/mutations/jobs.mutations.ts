@@ -6,7 +6,16 @@ const sweeps = (file: string) => entriesOn('job sweeps', file, ['tests/unit/dead
 const DEAD = 'core/use-cases/generation/fail-dead-lettered-job.use-case.ts';
 const EXPIRE = 'core/use-cases/generation/expire-overdue-jobs.use-case.ts';
 
+const engineInputs = entriesOn('engine inputs', 'core/use-cases/generation/engine-inputs.service.ts', ['tests/unit/engine-inputs.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/generation/engine-inputs.service.ts (tests/unit/engine-inputs.test.ts)
+  engineInputs("the job's own workflow is rewritten", 'const workflow: WorkflowGraph = { ...job.workflow };', 'const workflow: WorkflowGraph = job.workflow;'),
+  engineInputs("the job's own nodes are rewritten", 'workflow[ref.nodeId] = { ...node, inputs: { ...node.inputs, [ref.inputName]: name } };', 'node.inputs[ref.inputName] = name;'),
+  engineInputs('an image that is gone is loaded as nothing', '      if (!image) throw new Error(`input image ${ref.id} is gone`);\n', '      if (!image) continue;\n'),
+  engineInputs('an image no longer stored is loaded as nothing', '      if (!stored) throw new Error(`input image ${ref.id} is no longer stored`);\n', '      if (!stored) continue;\n'),
+  engineInputs('every file is named .png', "const name = `${ref.id}.${EXTENSIONS[stored.contentType] ?? 'png'}`;", 'const name = `${ref.id}.png`;'),
+  engineInputs('a file of an unknown type has no extension', "const name = `${ref.id}.${EXTENSIONS[stored.contentType] ?? 'png'}`;", 'const name = `${ref.id}.${EXTENSIONS[stored.contentType]}`;'),
   // The sweeps that end a job without running it (tests/unit/dead-letter-and-expiry.test.ts)
   sweeps(DEAD)('a dead letter that names no job ends a job anyway', '    if (!jobId) return;\n', ''),
   sweeps(DEAD)('a dead letter of a job that had already ended sends a cancel', '    if (!outcome.ended) return;\n', ''),
