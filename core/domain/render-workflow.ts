@@ -175,7 +175,8 @@ export const sameValue = (a: unknown, b: unknown): boolean => {
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => sameValue(a[k], b[k])); // JSON has no undefined: a key b lacks compares unequal
+    // hasOwn: a parsed "__proto__" key is an own key; without the check it would be read from b's prototype.
+    return keys.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
   }
   return false;
 };

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
-import { checkConformance, randomSeed, renderWorkflow, type RenderTemplate } from '../../core/domain/render-workflow.ts';
+import { checkConformance, randomSeed, renderWorkflow, sameValue, type RenderTemplate } from '../../core/domain/render-workflow.ts';
 import type { Result } from '../../core/domain/result.ts';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import { MAX_PROBLEMS } from '../../core/domain/workflow-graph.ts';
@@ -100,4 +100,16 @@ test('conformance: at most MAX_PROBLEMS problems', (t) => {
   const big: WorkflowGraph = {};
   for (let i = 0; i < MAX_PROBLEMS + 10; i += 1) big[String(i)] = { class_type: 'EmptyImage', inputs: { width: 1 } };
   t.is(fieldsOf(checkConformance(simple({}, big), {}, half)).length, MAX_PROBLEMS);
+});
+
+// Pins: a submitted object literal with a "__proto__" key (an own key once parsed) is not equal to the template's
+// literal it replaces: the key is looked up as the other side's own key, not through its prototype.
+test('sameValue: a parsed __proto__ key is compared as an own key', (t) => {
+  const submitted: unknown = JSON.parse('{"__proto__": {}}');
+  t.false(sameValue(submitted, { y: 5 }));
+  t.false(sameValue({ y: 5 }, submitted));
+  t.true(sameValue(JSON.parse('{"__proto__": {}}'), submitted));
+  const template = simple({}, { ...graph(), '1': { class_type: 'EmptyImage', inputs: { width: 16, height: 8, batch_size: 1, color: { y: 5 } } } });
+  const sent = JSON.parse(JSON.stringify(template.workflow).replace('{"y":5}', '{"__proto__":{}}')) as WorkflowGraph;
+  t.deepEqual(fieldsOf(checkConformance(template, sent, half)), ['workflow.1.inputs.color']);
 });

@@ -35,6 +35,7 @@ const rw = entriesOn('templates-admin render', RW, ['tests/unit/render-workflow-
 
 export const MUTATIONS: Mutation[] = [
   // core/domain/render-workflow.ts
+  rw('sameValue: a key the other side lacks is read from its prototype (a parsed __proto__ literal passes conformance)', 'return keys.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));', 'return keys.every((k) => sameValue(a[k], b[k]));'),
   rw("a random seed may be negative when the map's min is", 'const low = Math.max(0, min);', 'const low = min;'),
   rw('a random seed may pass 32 bits when the map allows it', 'const high = Math.min(max, low + SEED_SPACE - 1);', 'const high = max;'),
   rw('a random() of 1 gives a seed one past the max', 'return Math.min(low + Math.floor(random() * (high - low + 1)), high);', 'return low + Math.floor(random() * (high - low + 1));'),
