@@ -301,7 +301,8 @@ export class ComfyPool {
     );
     // Our own running jobs are in its queue already; ties go to the server this process uses least.
     const scored = free.map((s, i) => ({ s, score: lengths[i]! * 1000 + s.inFlight }));
-    return scored.filter(({ score }) => Number.isFinite(score)).sort((a, b) => a.score - b.score).map(({ s }) => s);
+    // A server whose queue could not be read was taken out above (down): the dispatch loop skips it.
+    return scored.sort((a, b) => a.score - b.score).map(({ s }) => s);
   }
 
   private async probeDue(): Promise<void> {

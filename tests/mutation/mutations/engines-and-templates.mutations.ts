@@ -2,7 +2,26 @@ import { entriesOn, type Mutation } from '../mutation.ts';
 
 const rules = entriesOn('object_info', 'core/domain/object-info.ts', ['tests/unit/object-info-rules.test.ts']);
 
+const pool = entriesOn('comfy pool', 'adapters/comfyui/comfy-pool.ts', ['tests/unit/comfy-pool.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // adapters/comfyui/comfy-pool.ts (tests/unit/comfy-pool.test.ts)
+  pool('a pool without servers is made', "    if (clients.length === 0) throw new Error('a ComfyUI pool needs at least one server');\n", ''),
+  pool('a lease released twice frees two slots', '        if (released) return;\n', ''),
+  pool('a failing queue read leaves the server in rotation', '          this.down(s, error);\n          return Number.POSITIVE_INFINITY;', '          return Number.POSITIVE_INFINITY;'),
+  pool("ties and queues: the server's own queue is not counted", 'score: lengths[i]! * 1000 + s.inFlight', 'score: s.inFlight'),
+  pool('the backoff does not grow', 'Math.min(max, base * 2 ** (state.failures - 1))', 'Math.min(max, base)'),
+  pool('the backoff is not capped', 'Math.min(max, base * 2 ** (state.failures - 1))', 'base * 2 ** (state.failures - 1)'),
+  pool('a failed server is probed again at once', "(s.healthy === false && s.nextProbeAt <= this.now())", '(s.healthy === false)'),
+  pool("a server's error shows its address", "error: s.lastError.replace(s.client.name, `server ${index + 1}`)", 'error: s.lastError'),
+  pool('the version is not reported', '...(s.version ? { version: s.version } : {}),', ''),
+  pool('devices are not reported in MiB', 'vramTotalMiB: Math.round(d.vram_total / MiB), vramFreeMiB: Math.round(d.vram_free / MiB)', 'vramTotalMiB: d.vram_total, vramFreeMiB: d.vram_free'),
+  pool('VRAM of several devices is not added up', 'vram: { totalBytes: sum(s.devices.map((d) => d.vram_total)), freeBytes: sum(s.devices.map((d) => d.vram_free)) }', 'vram: { totalBytes: s.devices[0]!.vram_total, freeBytes: s.devices[0]!.vram_free }'),
+  pool('a server without devices reports empty VRAM', "    ...(s.devices.length > 0\n        ? { vram:", "    ...(true\n        ? { vram:"),
+  pool('check() passes with no healthy server', "if (!report.some((s) => s.healthy)) throw new Error(", 'if (false as boolean) throw new Error('),
+  pool('a server known down is asked by look-ups that must reach every server', 'return this.servers.filter((s) => s.healthy !== false).map((s) => s.client);', 'return this.servers.map((s) => s.client);'),
+  pool('closing the pool leaves waiting jobs waiting', '        if (signal?.aborted || this.closed) return null;', '        if (signal?.aborted) return null;'),
+  pool('an unmet need names the servers by address', '`server ${index + 1} lacks ${unmetRequirements(s.catalogue!, needs).join(\', \')}`', '`${s.client.name} lacks ${unmetRequirements(s.catalogue!, needs).join(\', \')}`'),
   // core/domain/object-info.ts: the finer rules (tests/unit/object-info-rules.test.ts)
   rules('a spec that is an empty list is checked as an input of no type', "if (!Array.isArray(raw) || raw.length === 0) return null;", 'if (!Array.isArray(raw)) return null;'),
   rules('a spec without its options object crashes the check', "extra: isPlainObject(raw[1]) ? raw[1] : {} };", 'extra: raw[1] as Record<string, unknown> };'),
