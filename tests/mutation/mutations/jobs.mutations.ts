@@ -8,7 +8,13 @@ const EXPIRE = 'core/use-cases/generation/expire-overdue-jobs.use-case.ts';
 
 const engineInputs = entriesOn('engine inputs', 'core/use-cases/generation/engine-inputs.service.ts', ['tests/unit/engine-inputs.test.ts']);
 
+const views = entriesOn('job views', 'core/use-cases/generation/history-view.service.ts', ['tests/unit/history-view.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/generation/history-view.service.ts
+  views('an output without a width shows width null', '    ...(item.width !== null ? { width: item.width } : {}),', '    width: item.width as number,'),
+  views('an output without a height shows height null', '    ...(item.height !== null ? { height: item.height } : {}),', '    height: item.height as number,'),
+  views('an output without a duration shows durationSeconds null', '    ...(item.durationSeconds !== null ? { durationSeconds: item.durationSeconds } : {}),', '    durationSeconds: item.durationSeconds as number,'),
   // core/use-cases/generation/engine-inputs.service.ts (tests/unit/engine-inputs.test.ts)
   engineInputs("the job's own workflow is rewritten", 'const workflow: WorkflowGraph = { ...job.workflow };', 'const workflow: WorkflowGraph = job.workflow;'),
   engineInputs("the job's own nodes are rewritten", 'workflow[ref.nodeId] = { ...node, inputs: { ...node.inputs, [ref.inputName]: name } };', 'node.inputs[ref.inputName] = name;'),
