@@ -32,7 +32,7 @@ export class ListAllJobs {
     if (!request.ok) return request;
     const page = await this.deps.jobs.listByStatus(statuses.value, request.value);
     const owners = [...new Set(page.items.map((job) => job.userId))];
-    const emails = new Map(await Promise.all(owners.map(async (id) => [id, (await this.deps.users.findById(id))?.email ?? null] as const)));
+    const emails = new Map(await Promise.all(owners.map(async (id) => [id, (await this.deps.users.findById(id))?.email] as const)));
     return ok({ ...page, items: page.items.map((job) => ({ job, userEmail: emails.get(job.userId) ?? null })) });
   }
 }

@@ -15,7 +15,20 @@ const openRoute = (name: string, specStart: string): Mutation => ({
 
 const settle = entriesOn('admin: settle dead letter', 'core/use-cases/admin/settle-dead-letter.use-case.ts', ['tests/unit/settle-dead-letter.test.ts']);
 
+const adminJobs = entriesOn('admin jobs', 'core/use-cases/admin/list-all-jobs.use-case.ts', ['tests/unit/admin-jobs-and-webhook-log.test.ts']);
+const webhookLog = entriesOn('webhook log', 'core/use-cases/webhooks/webhook-delivery-log.service.ts', ['tests/unit/admin-jobs-and-webhook-log.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/admin/list-all-jobs.use-case.ts and core/use-cases/webhooks/webhook-delivery-log.service.ts
+  adminJobs('no status filter lists every status', "if (value === undefined || value === '') return ok(['queued', 'running']);", "if (value === undefined || value === '') return ok([...JOB_STATUSES]);"),
+  adminJobs('a status filter that is no string crashes', "  if (typeof value !== 'string') return validationFailed([{ field: 'status', message: STATUS_PROBLEM }]);\n", '  if (typeof value !== \'string\') return ok([]);\n'),
+  adminJobs('spaces around status names refuse them', "const names = value.split(',').map((name) => name.trim());", "const names = value.split(',');"),
+  adminJobs('a repeated status is listed twice', 'return ok([...new Set(names)]);', 'return ok(names);'),
+  adminJobs('a bad page request is used', '    if (!request.ok) return request;\n', '    if (!request.ok) return ok({ items: [], page: 1, limit: 20, total: 0 });\n'),
+  adminJobs('an owner is looked up once per job, not once', 'const owners = [...new Set(page.items.map((job) => job.userId))];', 'const owners = page.items.map((job) => job.userId);'),
+  webhookLog('a delivery id that is no UUID is asked of the repository', 'if (!isUuid(deliveryId) || !(await this.deps.deliveries.redeliver(', 'if (!(await this.deps.deliveries.redeliver('),
+  webhookLog('a redelivery the repository refused answers success', '|| !(await this.deps.deliveries.redeliver(jobId, deliveryId, this.deps.clock.now()))) return fail(', ') return fail('),
+  webhookLog('a redelivered delivery that cannot be listed answers nothing', "    if (!delivery) return fail('NOT_FOUND', 'Webhook delivery not found');\n    return ok(delivery);", '    return ok(delivery!);'),
   // core/use-cases/admin/settle-dead-letter.use-case.ts (tests/unit/settle-dead-letter.test.ts)
   settle('an empty or over-long id is asked of the queue', "    if (input.id.length === 0 || input.id.length > 128) return fail('NOT_FOUND', 'No such dead letter');\n", ''),
   settle('a 128-character id is refused unasked', 'input.id.length > 128) return fail(', 'input.id.length > 127) return fail('),
