@@ -83,7 +83,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use((req: Request, res: Response, next: NextFunction) => {
     // req.headers, not req.get() (a lookup that only adds the Referer alias): the same value, Node joins a repeated one.
     const incoming = req.headers['x-request-id'];
-    req.requestId = typeof incoming === 'string' && incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -179,7 +179,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.status(404).json(errorBody(404, `No route for ${req.method} ${req.path}`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) return;
+    if (res.headersSent) {
+      // The answer was under way (a stream that failed part-way): too late for an error body. Cut a response still
+      // open, so its client sees an incomplete transfer instead of waiting for the rest forever, and say why.
+      options.logger.error('error after the response started', { requestId: req.requestId, error });
+      if (!res.writableEnded) res.destroy();
+      return;
+    }
     if (error instanceof HttpError) {
       for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
       res.status(error.statusCode).json(errorBody(error.statusCode, error.message, error.details));

@@ -49,7 +49,8 @@ export class AmqpLink {
     this.model.on('disconnect', (error: Error) => {
       this.current = null;
       this.publisher = null;
-      if (!this.closed) logger.warn('AMQP connection lost; reconnecting', { error: error?.message });
+      // Not after close(): amqplib's recovery unbinds the connection before closing it, so no disconnect follows.
+      logger.warn('AMQP connection lost; reconnecting', { error: error?.message });
     });
     this.model.on('reconnect-failed', (error: Error) => logger.error('AMQP reconnection given up', { error: error?.message }));
     this.model.on('error', (error: Error) => logger.warn('AMQP connection error', { error: error?.message }));
@@ -58,7 +59,7 @@ export class AmqpLink {
   /** Runs now if connected, and again after every reconnection. Returns the unregister function. */
   onConnect(listener: ConnectListener): () => void {
     this.listeners.add(listener);
-    if (this.current) void Promise.resolve(listener(this.current)).catch((error: unknown) => this.options.logger.warn('AMQP setup failed', { error: String(error) }));
+    if (this.current) void this.setUp(listener, this.current);
     return () => this.listeners.delete(listener);
   }
 
@@ -114,16 +115,26 @@ export class AmqpLink {
     const model = this.model;
     this.model = null;
     this.current = null;
-    await model?.close().catch(() => undefined);
+    // The recovering model's close() does not reject (it swallows the connection's own close errors).
+    await model?.close();
   }
 
   private async connected(model: ChannelModel): Promise<void> {
     this.current = model;
     this.publisher = null;
     for (const listener of this.listeners) {
-      await Promise.resolve(listener(model)).catch((error: unknown) => this.options.logger.warn('AMQP setup failed', { error: String(error) }));
+      await this.setUp(listener, model);
     }
     for (const waiter of this.waiters) waiter();
     this.waiters = [];
+  }
+
+  /** Runs one listener now; its failure, a throw as much as a rejection, is logged (it must not fail the connection). */
+  private async setUp(listener: ConnectListener, model: ChannelModel): Promise<void> {
+    try {
+      await listener(model);
+    } catch (error) {
+      this.options.logger.warn('AMQP setup failed', { error: String(error) });
+    }
   }
 }
