@@ -83,12 +83,10 @@ export class TikTokPlatform implements SocialPlatformClient {
         ref = null;
       }
     }
-    if (!ref) {
-      ref = await this.init(request);
-      await request.saveRemoteRef(JSON.stringify(ref));
-    }
-    await this.upload(ref, request);
-    return this.awaitPost(ref, request);
+    const fresh = await this.init(request);
+    await request.saveRemoteRef(JSON.stringify(fresh));
+    await this.upload(fresh, request);
+    return this.awaitPost(fresh, request);
   }
 
   private async token(fields: Record<string, string>, what: string): Promise<PlatformTokens> {
@@ -138,7 +136,7 @@ export class TikTokPlatform implements SocialPlatformClient {
       request,
       {
         post_info: { title: [request.title, request.description].filter(Boolean).join('\n\n').slice(0, 2200), privacy_level: privacy, disable_comment: false, disable_duet: false, disable_stitch: false },
-        source_info: { source: 'FILE_UPLOAD', video_size: size, chunk_size: chunkSize, total_chunk_count: Math.max(1, Math.floor(size / chunkSize)) },
+        source_info: { source: 'FILE_UPLOAD', video_size: size, chunk_size: chunkSize, total_chunk_count: Math.floor(size / chunkSize) },
       },
       'TikTok post init',
     );
@@ -150,7 +148,7 @@ export class TikTokPlatform implements SocialPlatformClient {
   private async upload(ref: TikTokRef, request: PublishRequest): Promise<void> {
     const size = request.file.sizeBytes;
     const chunkSize = size <= WHOLE_FILE_LIMIT ? size : CHUNK;
-    const count = Math.max(1, Math.floor(size / chunkSize));
+    const count = Math.floor(size / chunkSize);
     for (let index = 0; index < count; index += 1) {
       const start = index * chunkSize;
       const end = index === count - 1 ? size - 1 : start + chunkSize - 1;

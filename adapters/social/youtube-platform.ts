@@ -84,7 +84,6 @@ export class YouTubePlatform implements SocialPlatformClient {
       if (!session) {
         session = await this.startSession(request);
         await request.saveRemoteRef(JSON.stringify({ session }));
-        offset = 0;
       }
       const response = await this.send(session, request, offset).catch((error: unknown) => {
         // The connection broke mid-upload: ask the session where it stands, then send the rest.

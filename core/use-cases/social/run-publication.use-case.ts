@@ -33,7 +33,6 @@ class AttemptLost extends Error {}
 async function readFrom(storage: ObjectStorage, key: string, start: number): Promise<AsyncIterable<Uint8Array>> {
   const object = await storage.get(key);
   if (!object) throw new PlatformError('rejected', 'the output file is no longer stored');
-  if (start === 0) return object.body;
   let skip = start;
   async function* rest(): AsyncGenerator<Uint8Array> {
     for await (const chunk of object!.body as AsyncIterable<Uint8Array>) {
