@@ -142,12 +142,6 @@ export class ApiRouter {
     this.document(spec);
   }
 
-  /** Mounts a plain Express handler (static pages, signed downloads) and documents it. */
-  addRaw(spec: RouteSpec, ...handlers: RequestHandler[]): void {
-    const chain: RequestHandler[] = spec.auth === 'public' ? [] : [requireAuth(this.auth, spec.auth, keyScopeOf(spec)) as RequestHandler];
-    this.router[spec.method](spec.path, ...chain, ...handlers);
-    this.document(spec);
-  }
 
   private document(spec: RouteSpec): void {
     const responses: Record<string, unknown> = {};

@@ -1,4 +1,4 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 const DOCUMENT = 'adapters/http/openapi.ts';
 const HOIST = 'adapters/http/openapi-hoist.ts';
@@ -9,7 +9,13 @@ const CLIENT = 'tests/integration/openapi-client.test.ts';
 const ASYNCAPI = 'tests/integration/asyncapi.test.ts';
 
 /** The guards of an OpenAPI document that tells the whole truth (ADR 041): each one gone must turn its tests red. */
+const router = entriesOn('api router', ROUTER, ['tests/integration/auth-guards.test.ts', 'tests/integration/request-middleware.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // adapters/http/api-router.ts: the chain every route is registered with
+  router('every route is public (no authentication in the chain)', "    if (spec.auth !== 'public') chain.push(requireAuth(this.auth, spec.auth, keyScopeOf(spec)) as RequestHandler);\n", ''),
+  { ...router('request validation is skipped', '    if (spec.validate) chain.push(...(checkSchema(spec.validate) as unknown as RequestHandler[]), reportValidation);\n', ''), tests: ['tests/integration/coins.test.ts'] },
+  { ...router('a surface asked for twice is made twice (the first one\'s routes are lost)', '    if (!surface) this.surfaces.set(prefix,', '    if (true as boolean) this.surfaces.set(prefix,'), tests: ['tests/integration/comfy-v2.test.ts'] },
   {
     name: 'openapi: operations keep their inline body schemas (no hoisting)',
     file: DOCUMENT,
