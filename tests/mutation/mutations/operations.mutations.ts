@@ -3,7 +3,15 @@ import { entriesOn, type Mutation } from '../mutation.ts';
 /** Issue 22 (operators): the 404 fallback, the readiness checks, the probe listener, TRUST_PROXY and the worker's job log. */
 const cli = entriesOn('cli', 'bootstrap/cli.ts', ['tests/integration/cli.test.ts']);
 
+const storageProbe = entriesOn('storage probe', 'core/use-cases/diagnostics/probe-storage.use-case.ts', ['tests/unit/probe-storage.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/diagnostics/probe-storage.use-case.ts (tests/unit/probe-storage.test.ts)
+  storageProbe('a store that fails its check is written to', '    await storage.check();\n', ''),
+  storageProbe('a store that lost the probe object passes', "      if (!read) throw new Error('storage lost the probe object');\n", "      if (!read) return { latencyMs: 0 };\n"),
+  storageProbe('a store that returns other bytes passes', "      if (!Buffer.concat(chunks).equals(body)) throw new Error(", "      if (false as boolean) throw new Error("),
+  storageProbe('a failed probe leaves its object behind', '    } finally {\n      await storage.delete(key);\n    }', '    } finally {\n    }\n    await storage.delete(key);'),
+  storageProbe('a store that keeps a deleted object passes', "    if ((await storage.head(key)) !== null) throw new Error(", "    if (false as boolean) throw new Error("),
   // bootstrap/cli.ts (tests/integration/cli.test.ts)
   cli('the database password is printed on stderr', "    if (parsed.password) parsed.password = '***';\n", ''),
   cli('--help and -h are unknown commands', "if (command === 'help' || command === '--help' || command === '-h') {", "if (command === 'help') {"),
