@@ -5,7 +5,18 @@ const cli = entriesOn('cli', 'bootstrap/cli.ts', ['tests/integration/cli.test.ts
 
 const storageProbe = entriesOn('storage probe', 'core/use-cases/diagnostics/probe-storage.use-case.ts', ['tests/unit/probe-storage.test.ts']);
 
+const cacheProbe = entriesOn('cache probe', 'core/use-cases/diagnostics/probe-cache.use-case.ts', ['tests/unit/probe-cache-and-peek.test.ts']);
+const peek = entriesOn('queue peek', 'core/use-cases/diagnostics/peek-queue.use-case.ts', ['tests/unit/probe-cache-and-peek.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  cacheProbe('a cache that loses or alters the key passes', '      if (read !== value) throw new Error(', '      if (false as boolean) throw new Error('),
+  cacheProbe('a lost key is called another value', "read === null ? 'nothing' : 'another value'", "'another value'"),
+  cacheProbe('a failed probe leaves its key behind', '    } finally {\n      await cache.delete(key);\n    }', '    } finally {\n    }\n    await cache.delete(key);'),
+  cacheProbe('a cache that keeps a deleted key passes', "    if ((await cache.get(key)) !== null) throw new Error(", "    if (false as boolean) throw new Error("),
+  peek('no max peeks 1', 'const max = input.max === undefined ? 10 : Number(input.max);', 'const max = input.max === undefined ? 1 : Number(input.max);'),
+  peek('a fractional max is taken', 'if (!Number.isInteger(max) || max < 1 || max > PEEK_MAX)', 'if (Number.isNaN(max) || max < 1 || max > PEEK_MAX)'),
+  peek('a max of 0 is taken', 'if (!Number.isInteger(max) || max < 1 || max > PEEK_MAX)', 'if (!Number.isInteger(max) || max < 0 || max > PEEK_MAX)'),
+  peek('a max past 100 is taken', 'if (!Number.isInteger(max) || max < 1 || max > PEEK_MAX)', 'if (!Number.isInteger(max) || max < 1 || max > PEEK_MAX + 1)'),
   // core/use-cases/diagnostics/probe-storage.use-case.ts (tests/unit/probe-storage.test.ts)
   storageProbe('a store that fails its check is written to', '    await storage.check();\n', ''),
   storageProbe('a store that lost the probe object passes', "      if (!read) throw new Error('storage lost the probe object');\n", "      if (!read) return { latencyMs: 0 };\n"),
