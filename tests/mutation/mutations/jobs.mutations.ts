@@ -10,7 +10,12 @@ const engineInputs = entriesOn('engine inputs', 'core/use-cases/generation/engin
 
 const views = entriesOn('job views', 'core/use-cases/generation/history-view.service.ts', ['tests/unit/history-view.test.ts']);
 
+const inputImages = entriesOn('input images', 'core/use-cases/generation/input-images.service.ts', ['tests/unit/input-images.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  inputImages('an output is marked used as if it were an upload', "    if (image.kind === 'upload') await tx.uploads.markUsed(image.id, at);", '    await tx.uploads.markUsed(image.id, at);'),
+  inputImages("outputs cannot be an image parameter's value", "    return output ? { id, storageKey: output.storageKey, mimeType: output.mimeType, kind: 'output' } : null;", '    return output ? null : null;'),
+  inputImages('an upload is taken for an output', "    if (upload) return { id, storageKey: upload.storageKey, mimeType: upload.mimeType, kind: 'upload' };", "    if (upload) return { id, storageKey: upload.storageKey, mimeType: upload.mimeType, kind: 'output' };"),
   // core/use-cases/generation/history-view.service.ts
   views('an output without a width shows width null', '    ...(item.width !== null ? { width: item.width } : {}),', '    width: item.width as number,'),
   views('an output without a height shows height null', '    ...(item.height !== null ? { height: item.height } : {}),', '    height: item.height as number,'),
