@@ -1,6 +1,6 @@
 import test from 'ava';
 import { OpenApiDocument, ref } from '../../adapters/http/openapi.ts';
-import { operationName, statusName } from '../../adapters/http/openapi-hoist.ts';
+import { canonical, isInlineObject, operationName, refNamed, statusName } from '../../adapters/http/openapi-hoist.ts';
 
 const shared = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
 const doc = () => new OpenApiDocument({ title: 't', version: '1.0.0' }, { Thing: shared });
@@ -43,4 +43,20 @@ test('two different bodies that would get one name stop the document from being 
   const body = (schema: object) => ({ summary: 's', tags: ['x'], responses: { 200: { description: 'o', content: { 'application/json': { schema } } } } });
   document.addOperation('get', '/a-b', body({ type: 'object', properties: { a: { type: 'string' } } }));
   t.throws(() => document.addOperation('get', '/a_b', body({ type: 'object', properties: { b: { type: 'string' } } })), { message: /GetABOk/ });
+});
+
+// Pins the pieces the naming rests on, each on its own: the canonical text (undefined members dropped, keys sorted,
+// array order kept), what counts as an object written in place (an object by type, type list, properties or
+// composition, never a $ref), and where named parts are found (properties, items, oneOf members).
+test('canonical text, inline objects and references inside schemas', (t) => {
+  t.is(canonical({ b: 1, a: undefined, c: [2, 1] }), canonical({ c: [2, 1], b: 1 }));
+  t.not(canonical([1, 2]), canonical([2, 1]), 'array order matters (prefixItems, enums)');
+  for (const inline of [{ type: 'object' }, { type: ['object', 'null'] }, { properties: {} }, { allOf: [] }, { oneOf: [] }, { anyOf: [] }]) t.true(isInlineObject(inline), JSON.stringify(inline));
+  for (const other of [{ $ref: '#/components/schemas/Thing', type: 'object' }, { type: 'string' }, { type: 'array' }, null, [shared]]) t.false(isInlineObject(other), JSON.stringify(other));
+  const registry = { nameOf: (schema: unknown) => (canonical(schema) === canonical(shared) ? 'Thing' : null), register: () => undefined };
+  const thing = { $ref: '#/components/schemas/Thing' };
+  t.deepEqual(refNamed({ type: 'array', items: { ...shared } }, registry), { type: 'array', items: thing });
+  t.deepEqual(refNamed({ oneOf: [{ ...shared }, { type: 'null' }] }, registry), { oneOf: [thing, { type: 'null' }] });
+  t.deepEqual(refNamed({ type: 'object', properties: { x: { ...shared } } }, registry), { type: 'object', properties: { x: thing } });
+  t.is(statusName('599'), 'Status599', 'a status Node has no name for is named by its number');
 });

@@ -11,7 +11,24 @@ const ASYNCAPI = 'tests/integration/asyncapi.test.ts';
 /** The guards of an OpenAPI document that tells the whole truth (ADR 041): each one gone must turn its tests red. */
 const router = entriesOn('api router', ROUTER, ['tests/integration/auth-guards.test.ts', 'tests/integration/request-middleware.test.ts']);
 
+const hoist = entriesOn('openapi hoist', HOIST, [UNIT]);
+
 export const MUTATIONS: Mutation[] = [
+  // adapters/http/openapi-hoist.ts (tests/unit/openapi-hoist.test.ts)
+  hoist('canonical text keeps undefined members', ".filter(([, v]) => v !== undefined);", ';'),
+  hoist('canonical text does not sort keys', 'entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(', 'entries.map('),
+  hoist('canonical text of arrays ignores order', "if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;", "if (Array.isArray(value)) return `[${value.map(canonical).sort().join(',')}]`;"),
+  hoist('a $ref is an inline object', "if (!isRecord(schema) || '$ref' in schema) return false;", 'if (!isRecord(schema)) return false;'),
+  hoist('a type list with object is not an inline object', 'const types = Array.isArray(schema.type) ? schema.type : [schema.type];', 'const types = [schema.type];'),
+  hoist('an object schema without type is not an inline object', "types.includes('object') || 'properties' in schema ||", "types.includes('object') ||"),
+  hoist('a oneOf schema is not an inline object', "'allOf' in schema || 'oneOf' in schema || 'anyOf' in schema;", "'allOf' in schema || 'anyOf' in schema;"),
+  hoist('properties are not replaced by references', '    out.properties = Object.fromEntries(', '    out.properties = schema.properties; void Object.fromEntries('),
+  hoist('items are not replaced by references', "const SCHEMA_VALUES = ['items', 'additionalProperties', 'not'];", "const SCHEMA_VALUES = ['additionalProperties', 'not'];"),
+  hoist('oneOf members are not replaced by references', "const SCHEMA_LISTS = ['allOf', 'oneOf', 'anyOf', 'prefixItems'];", "const SCHEMA_LISTS = ['allOf', 'anyOf', 'prefixItems'];"),
+  hoist('a path parameter is named like a segment', 'return parameter ? `By${pascal(parameter[1]!)}` : pascal(segment);', 'return pascal(segment);'),
+  hoist('the root path has no name', "return `${pascal(method)}${segments.join('') || 'Root'}`;", "return `${pascal(method)}${segments.join('')}`;"),
+  hoist('200 is named OK', "(status === '200' ? 'Ok' : pascal(", '(false as boolean ? \'Ok\' : pascal('),
+  hoist('an unknown status has no name', "STATUS_CODES[status] ?? `Status ${status}`", "STATUS_CODES[status] ?? ''"),
   // adapters/http/api-router.ts: the chain every route is registered with
   router('every route is public (no authentication in the chain)', "    if (spec.auth !== 'public') chain.push(requireAuth(this.auth, spec.auth, keyScopeOf(spec)) as RequestHandler);\n", ''),
   { ...router('request validation is skipped', '    if (spec.validate) chain.push(...(checkSchema(spec.validate) as unknown as RequestHandler[]), reportValidation);\n', ''), tests: ['tests/integration/coins.test.ts'] },
