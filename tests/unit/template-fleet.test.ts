@@ -175,3 +175,17 @@ test('ENGINE_DRIVER=builtin: an SD 1.5 graph is refused at save naming KSampler 
   t.deepEqual(refused.details?.map((d) => d.field), ['workflow.3.class_type', 'workflow.4.class_type', 'workflow.5.class_type', 'workflow.6.class_type', 'workflow.7.class_type', 'workflow.8.class_type']);
   t.true(refused.details?.some((d) => d.message === 'KSampler #3: node type KSampler does not exist (node_missing)'));
 });
+
+// Pins: a server whose catalogue could not be read is left out of the judgement (not judged as having no nodes); with
+// no readable catalogue at all a workflow is accepted unchecked (the engine still refuses it when it runs); a template
+// shows `problems` only when a fleet is known.
+test('unreadable catalogues are left out; with none readable a workflow is accepted; problems only with a known fleet', async (t) => {
+  const workflow = { '1': { class_type: 'EmptyImage', inputs: { width: 8, height: 8, batch_size: 1, color: 0 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'x' } } };
+  const { fleetProblems, judgeOnFleet, withProblems } = await import('../../core/use-cases/templates/fleet-check.service.ts');
+  t.deepEqual(fleetProblems([{ server: 1, objectInfo: null }, { server: 2, objectInfo: base }], workflow), { problems: [], runnable: true, servers: 1 });
+  t.deepEqual(judgeOnFleet([{ server: 1, objectInfo: null }], { '1': { class_type: 'Nowhere', inputs: {} } }), { ok: true, problems: [] });
+  t.deepEqual(judgeOnFleet(null, { '1': { class_type: 'Nowhere', inputs: {} } }), { ok: true, problems: [] });
+  const template = { id: 't', workflow, parameterMap: {} } as unknown as Parameters<typeof withProblems>[1];
+  t.false('problems' in withProblems(null, template));
+  t.deepEqual(withProblems([{ server: 1, objectInfo: base }], template).problems, []);
+});

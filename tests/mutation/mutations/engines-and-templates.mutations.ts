@@ -4,7 +4,17 @@ const rules = entriesOn('object_info', 'core/domain/object-info.ts', ['tests/uni
 
 const pool = entriesOn('comfy pool', 'adapters/comfyui/comfy-pool.ts', ['tests/unit/comfy-pool.test.ts']);
 
+const fleetCheck = entriesOn('fleet check', 'core/use-cases/templates/fleet-check.service.ts', ['tests/unit/template-fleet.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  // core/use-cases/templates/fleet-check.service.ts (tests/unit/template-fleet.test.ts)
+  fleetCheck('a server whose catalogue could not be read is judged as having none of the nodes', 'const known = (fleet ?? []).filter((s) => s.objectInfo !== null);', 'const known = (fleet ?? []).map((s) => ({ ...s, objectInfo: s.objectInfo ?? {} }));'),
+  fleetCheck('no readable catalogue refuses every workflow', 'runnable: known.length === 0 || perServer.some(', 'runnable: perServer.some('),
+  fleetCheck('problems carry no server', '.map((p): ServerProblem => ({ ...p, server: s.server }))', '.map((p): ServerProblem => ({ ...p, server: 0 }))'),
+  fleetCheck('a template without a known fleet shows empty problems', 'fleet === null ? template : { ...template, problems:', 'false as boolean ? template : { ...template, problems:'),
+  fleetCheck('a problem on every server names them all', "message: servers.length === count ? message : `${message} on", "message: false as boolean ? message : `${message} on"),
+  fleetCheck('a problem on some servers does not say which', "message: servers.length === count ? message : `${message} on", "message: true as boolean ? message : `${message} on"),
+  fleetCheck('the same problem on two servers is listed twice', 'const key = `${field}\\u0000${message}`;', 'const key = `${field}\\u0000${message}\\u0000${p.server}`;'),
   // adapters/comfyui/comfy-pool.ts (tests/unit/comfy-pool.test.ts)
   pool('a pool without servers is made', "    if (clients.length === 0) throw new Error('a ComfyUI pool needs at least one server');\n", ''),
   pool('a lease released twice frees two slots', '        if (released) return;\n', ''),
