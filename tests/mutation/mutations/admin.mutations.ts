@@ -18,7 +18,14 @@ const settle = entriesOn('admin: settle dead letter', 'core/use-cases/admin/sett
 const adminJobs = entriesOn('admin jobs', 'core/use-cases/admin/list-all-jobs.use-case.ts', ['tests/unit/admin-jobs-and-webhook-log.test.ts']);
 const webhookLog = entriesOn('webhook log', 'core/use-cases/webhooks/webhook-delivery-log.service.ts', ['tests/unit/admin-jobs-and-webhook-log.test.ts']);
 
+const listUsers = entriesOn('admin users', 'core/use-cases/coins/list-users.use-case.ts', ['tests/unit/list-users.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  listUsers('a bad page request is used', '    if (!request.ok) return request;\n', '    if (!request.ok) return ok({ items: [], page: 1, limit: 20, total: 0 });\n'),
+  listUsers('a query that is no string is used', "if (input.q !== undefined && (typeof input.q !== 'string' || input.q.length > USER_QUERY_MAX)) {", "if (typeof input.q === 'string' && input.q.length > USER_QUERY_MAX) {"),
+  listUsers('an over-long query is used', "|| input.q.length > USER_QUERY_MAX)) {", '|| input.q.length > USER_QUERY_MAX + 1)) {'),
+  listUsers('a query is not trimmed', "? input.q.trim() : undefined;", '? input.q : undefined;'),
+  listUsers('a blank query filters on spaces', "typeof input.q === 'string' && input.q.trim() !== '' ?", "typeof input.q === 'string' ?"),
   // core/use-cases/admin/list-all-jobs.use-case.ts and core/use-cases/webhooks/webhook-delivery-log.service.ts
   adminJobs('no status filter lists every status', "if (value === undefined || value === '') return ok(['queued', 'running']);", "if (value === undefined || value === '') return ok([...JOB_STATUSES]);"),
   adminJobs('a status filter that is no string crashes', "  if (typeof value !== 'string') return validationFailed([{ field: 'status', message: STATUS_PROBLEM }]);\n", '  if (typeof value !== \'string\') return ok([]);\n'),
