@@ -33,7 +33,12 @@ const userRoute = (route: string, summary: string): Mutation =>
 /** Guards of render-workflow.ts pinned by tests/unit/render-workflow-rules.test.ts (and the render and prepare tests). */
 const rw = entriesOn('templates-admin render', RW, ['tests/unit/render-workflow-rules.test.ts', RENDER_TEST, USE_CASES_TEST, 'tests/unit/prepare-generation.test.ts']);
 
+const audit = entriesOn('templates-admin audit', 'core/use-cases/templates/template-audit.service.ts', ['tests/unit/template-audit.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  audit('dates are compared as objects (an equal date is a change)', 'return a instanceof Date || b instanceof Date ? a?.valueOf() !== b?.valueOf() : !sameValue(a, b);', 'return !sameValue(a, b);'),
+  audit('workflows are compared by identity', ': !sameValue(a, b);', ': a !== b;'),
+  audit('an activation is audited as a deactivation', "return after.isActive ? 'template.activate' : 'template.deactivate';", "return 'template.deactivate';"),
   // core/domain/render-workflow.ts
   rw('sameValue: a key the other side lacks is read from its prototype (a parsed __proto__ literal passes conformance)', 'return keys.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));', 'return keys.every((k) => sameValue(a[k], b[k]));'),
   rw("a random seed may be negative when the map's min is", 'const low = Math.max(0, min);', 'const low = min;'),
