@@ -35,7 +35,15 @@ const rw = entriesOn('templates-admin render', RW, ['tests/unit/render-workflow-
 
 const audit = entriesOn('templates-admin audit', 'core/use-cases/templates/template-audit.service.ts', ['tests/unit/template-audit.test.ts']);
 
+const versionOf = entriesOn('templates-admin version', 'core/use-cases/templates/get-template-version.use-case.ts', ['tests/unit/get-template-version.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
+  versionOf('an id that is no UUID is looked up', '    if (!templateId) return templateNotFound();\n', ''),
+  versionOf('a missing template without a version crashes', '      if (!current) return templateNotFound();\n', '      if (!current) return ok(null as never);\n'),
+  versionOf('the current version is not used when none is given', '      version = current.version;', '      version = 1;'),
+  versionOf('a version number that cannot exist is read', '    if (!Number.isSafeInteger(version) || version < 1) {', '    if (false as boolean) {'),
+  versionOf('a version 0 is read', '|| version < 1) {', '|| version < 0) {'),
+  versionOf('a fractional version is read', '    if (!Number.isSafeInteger(version) || version < 1) {', '    if (Number.isNaN(version) || version < 1) {'),
   audit('dates are compared as objects (an equal date is a change)', 'return a instanceof Date || b instanceof Date ? a?.valueOf() !== b?.valueOf() : !sameValue(a, b);', 'return !sameValue(a, b);'),
   audit('workflows are compared by identity', ': !sameValue(a, b);', ': a !== b;'),
   audit('an activation is audited as a deactivation', "return after.isActive ? 'template.activate' : 'template.deactivate';", "return 'template.deactivate';"),
