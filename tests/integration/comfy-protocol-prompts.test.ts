@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts';
-import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
+import { gateNode } from '../support/gate-node.ts';
 import { createComfyProtocolServer } from '../../adapters/comfyui-protocol-server/comfy-protocol-server.ts';
 import type { ProtocolRuntime } from '../../adapters/comfyui-protocol-server/protocol-runtime.types.ts';
 import { connectComfyWs, startComfyProtocolServer, type ComfyWsMessage, type StartedComfyServer } from '../support/comfy-protocol-server.ts';
@@ -13,28 +13,6 @@ import { connectComfyWs, startComfyProtocolServer, type ComfyWsMessage, type Sta
 // The protocol stand-in's POST /prompt, /queue, /history, /interrupt and /free, and its prompt worker, held to
 // comfyui-protocol.md: what a client of ComfyUI meets there, it must meet here.
 
-/** A node that runs until its gate opens or an interrupt stops it: a prompt that stays running as long as a test needs, without CPU. */
-const gate = () => {
-  let open = false;
-  const node: NodeDef = {
-    name: 'TestGate',
-    displayName: 'Test Gate',
-    description: 'Runs until the test opens the gate.',
-    category: 'testing',
-    pythonModule: 'custom_nodes.test_gate',
-    outputNode: true,
-    inputTypes: () => ({ required: { key: ['INT', { default: 0, min: 0, max: 1_000_000 }] } }),
-    output: [],
-    run: async (_inputs, ctx) => {
-      while (!open) {
-        await ctx.tick();
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return {};
-    },
-  };
-  return { node, open: () => void (open = true) };
-};
 
 /** Every server that starts listening in this file, by port. */
 const listening = new Map<number, Server>();
@@ -56,7 +34,7 @@ const shut = async (close: () => Promise<void>, port: number): Promise<void> => 
 };
 
 const standIn = async (t: { teardown(fn: () => Promise<void>): void }) => {
-  const held = gate();
+  const held = gateNode({ required: { key: ['INT', { default: 0, min: 0, max: 1_000_000 }] } });
   const server = await startComfyProtocolServer({ extraNodes: [held.node] });
   t.teardown(() => shut(() => server.close(), server.port));
   return { server, open: held.open };

@@ -1,35 +1,13 @@
 import test from 'ava';
 import { WebSocket } from 'ws';
-import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
+import { gateNode } from '../support/gate-node.ts';
 import { startComfyProtocolServer, type ComfyWsMessage, type StartedComfyServer } from '../support/comfy-protocol-server.ts';
 
 // The protocol stand-in's WebSocket (/ws?clientId=) held to comfyui-protocol.md.
 
-/** A node that runs until its gate opens: a prompt that stays running as long as a test needs, without CPU. */
-const gate = () => {
-  let open = false;
-  const node: NodeDef = {
-    name: 'TestGate',
-    displayName: 'Test Gate',
-    description: 'Runs until the test opens the gate.',
-    category: 'testing',
-    pythonModule: 'custom_nodes.test_gate',
-    outputNode: true,
-    inputTypes: () => ({ required: {} }),
-    output: [],
-    run: async (_inputs, ctx) => {
-      while (!open) {
-        await ctx.tick();
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return {};
-    },
-  };
-  return { node, open: () => void (open = true) };
-};
 
 const standIn = async (t: { teardown(fn: () => Promise<void>): void }) => {
-  const held = gate();
+  const held = gateNode();
   const server = await startComfyProtocolServer({ extraNodes: [held.node] });
   t.teardown(() => server.close());
   return { server, open: held.open };

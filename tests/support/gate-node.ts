@@ -1,0 +1,27 @@
+import type { InputTypes, NodeDef } from '../../adapters/builtin-engine/types.ts';
+
+/**
+ * A node `TestGate` that runs until its gate opens (or an interrupt stops it): a prompt that stays running as long as a
+ * test needs, without CPU. `inputTypes` lets a test give it inputs (e.g. a key that makes prompts differ).
+ */
+export const gateNode = (inputTypes: InputTypes = { required: {} }) => {
+  let open = false;
+  const node: NodeDef = {
+    name: 'TestGate',
+    displayName: 'Test Gate',
+    description: 'Runs until the test opens the gate.',
+    category: 'testing',
+    pythonModule: 'custom_nodes.test_gate',
+    outputNode: true,
+    inputTypes: () => inputTypes,
+    output: [],
+    run: async (_inputs, ctx) => {
+      while (!open) {
+        await ctx.tick();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return {};
+    },
+  };
+  return { node, open: () => void (open = true) };
+};
