@@ -1,4 +1,5 @@
-import type { InputTypes, NodeDef } from '../../adapters/builtin-engine/types.ts';
+import type { InputTypes } from '../../adapters/builtin-engine/types.ts';
+import { customNode } from './custom-node.ts';
 
 /**
  * A node `TestGate` that runs until its gate opens (or an interrupt stops it): a prompt that stays running as long as a
@@ -6,22 +7,17 @@ import type { InputTypes, NodeDef } from '../../adapters/builtin-engine/types.ts
  */
 export const gateNode = (inputTypes: InputTypes = { required: {} }) => {
   let open = false;
-  const node: NodeDef = {
-    name: 'TestGate',
-    displayName: 'Test Gate',
-    description: 'Runs until the test opens the gate.',
-    category: 'testing',
-    pythonModule: 'custom_nodes.test_gate',
-    outputNode: true,
-    inputTypes: () => inputTypes,
-    output: [],
-    run: async (_inputs, ctx) => {
+  const node = customNode(
+    'TestGate',
+    inputTypes,
+    async (_inputs, ctx) => {
       while (!open) {
         await ctx.tick();
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       return {};
     },
-  };
+    { displayName: 'Test Gate', description: 'Runs until the test opens the gate.', pythonModule: 'custom_nodes.test_gate', outputNode: true },
+  );
   return { node, open: () => void (open = true) };
 };

@@ -8,6 +8,7 @@ import type { ExecuteHooks, ExecuteResult, PromptGraph } from '../../adapters/bu
 import { PyException } from '../../adapters/builtin-engine/py-format.ts';
 import type { InputTypes, NodeDef, NodeResult } from '../../adapters/builtin-engine/types.ts';
 import { ExecutionCache } from '../../adapters/comfyui-protocol-server/execution-cache.ts';
+import { customNode } from '../support/custom-node.ts';
 
 // The executor's guards: what runs (once, in order), what a node gets, how failures, budgets and the execution cache
 // behave — as ComfyUI's executor does for the same prompt.
@@ -18,18 +19,6 @@ const makeRuntime = (extraNodes: NodeDef[] = []) => {
   return { rt: new BuiltinRuntime({ ...dirs, extraNodes }), ...dirs };
 };
 
-const customNode = (name: string, inputTypes: InputTypes, run: NodeDef['run'], extra: Partial<NodeDef> = {}): NodeDef => ({
-  name,
-  displayName: name,
-  description: '',
-  category: 'testing',
-  pythonModule: 'custom_nodes.testing',
-  outputNode: false,
-  inputTypes: () => inputTypes,
-  output: [],
-  run,
-  ...extra,
-});
 
 const empty = (over: Record<string, unknown> = {}) => ({ class_type: 'EmptyImage', inputs: { width: 8, height: 8, batch_size: 1, color: 0, ...over } });
 const save = (images: unknown, prefix = 'x') => ({ class_type: 'SaveImage', inputs: { images, filename_prefix: prefix } });

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts';
 import type { ExecuteResult, PromptGraph, ValidateResult } from '../../adapters/builtin-engine/builtin-runtime.ts';
 import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
+import { customNode } from '../support/custom-node.ts';
 
 // Guards of the image and utility nodes and of the pixel helpers they share, against what ComfyUI's nodes do.
 
@@ -195,17 +196,7 @@ test('a center crop cuts the sides of a wide image and the ends of a tall one', 
 // Pins: a node handed something that is not an image or mask (a custom node's wrong output, an empty batch) fails
 // with a TypeError naming the input, not with a JavaScript crash.
 test('an input that is not an image or a mask fails the node with a TypeError naming it', async (t) => {
-  const fake = (name: string, type: string, value: unknown): NodeDef => ({
-    name,
-    displayName: name,
-    description: '',
-    category: 'testing',
-    pythonModule: 'custom_nodes.testing',
-    outputNode: false,
-    inputTypes: () => ({ required: {} }),
-    output: [type],
-    run: async () => ({ outputs: [value] }),
-  });
+  const fake = (name: string, type: string, value: unknown): NodeDef => customNode(name, { required: {} }, async () => ({ outputs: [value] }), { output: [type] });
   const env = makeEnv([
     fake('NotImage', 'IMAGE', 'not an image'),
     fake('NoFrames', 'IMAGE', { kind: 'IMAGE', frames: [] }),
