@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts';
 import type { ExecuteHooks, ExecuteResult, PromptGraph } from '../../adapters/builtin-engine/builtin-runtime.ts';
 import { PyException } from '../../adapters/builtin-engine/py-format.ts';
-import type { InputTypes, NodeDef, NodeResult } from '../../adapters/builtin-engine/types.ts';
+import type { NodeDef, NodeResult } from '../../adapters/builtin-engine/types.ts';
 import { ExecutionCache } from '../../adapters/comfyui-protocol-server/execution-cache.ts';
 import { customNode } from '../support/custom-node.ts';
 
