@@ -90,17 +90,13 @@ const gaussian1d = (radius: number, sigma: number): Float64Array => {
   return k;
 };
 
-/** Index table for reflect padding (torch 'reflect': the edge pixel is not repeated). */
+/**
+ * Index table for reflect padding (torch 'reflect': the edge pixel is not repeated). Torch takes only r < n, so one
+ * reflection lands inside (the nodes refuse a larger radius first, as torch does).
+ */
 const reflectTable = (n: number, r: number): Int32Array => {
   const t = new Int32Array(n + 2 * r);
-  for (let p = -r; p < n + r; p++) {
-    let q = p;
-    if (n === 1) q = 0;
-    else {
-      while (q < 0 || q >= n) q = q < 0 ? -q : 2 * (n - 1) - q;
-    }
-    t[p + r] = q;
-  }
+  for (let p = -r; p < n + r; p++) t[p + r] = p < 0 ? -p : p >= n ? 2 * (n - 1) - p : p;
   return t;
 };
 

@@ -115,6 +115,53 @@ test('ImageBlur keeps flat areas and softens an edge; LoadImage reads subfolders
   t.true(edge > 0 && edge < 255, `edge pixel ${edge}`);
 });
 
+test('ImageBlur and ImageSharpen take a radius up to one below each side, and fail beyond it as torch reflect padding does', async (t) => {
+  const env = makeEnv();
+  await writeTestImage(env, 'edge.png');
+  // 40 wide, 20 high: 19 fits both sides.
+  const fits = await run(env, {
+    '1': { class_type: 'LoadImage', inputs: { image: 'edge.png' } },
+    '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 19, sigma: 10 } },
+    '3': saveOf(['2', 0]),
+  });
+  t.is(fits.status, 'success');
+  const blurred = await decode(out(env, images(fits, '3')[0]!));
+  t.deepEqual([blurred.width, blurred.height], [40, 20]);
+  const failing = async (node: PromptGraph[string], image: PromptGraph[string]) => {
+    const r = await env.rt.execute('p', { '1': image, '2': node, '3': saveOf(['2', 0]) });
+    t.like(r, { status: 'error', nodeId: '2', exceptionType: 'RuntimeError', executed: ['1'] });
+    return r.status === 'error' ? r.exceptionMessage : '';
+  };
+  const load = { class_type: 'LoadImage', inputs: { image: 'edge.png' } };
+  t.is(
+    await failing({ class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 20, sigma: 1 } }, load),
+    'Argument #6: Padding size should be less than the corresponding input dimension, but got: padding (20, 20) at dimension 2 of input [1, 3, 20, 40]',
+  );
+  // The width is checked first, on the whole batch's shape.
+  const narrow = { class_type: 'EmptyImage', inputs: { width: 8, height: 30, batch_size: 2, color: 0 } };
+  t.is(
+    await failing({ class_type: 'ImageSharpen', inputs: { image: ['1', 0], sharpen_radius: 8, sigma: 1, alpha: 1 } }, narrow),
+    'Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (8, 8) at dimension 3 of input [2, 3, 30, 8]',
+  );
+  // Reflection, not repetition, at the edges: in a row 0 255 0 255 (rows alike), x = 0 sees 255 on both sides as
+  // x = 2 does, and x = 3 sees 0 on both sides as x = 1 does.
+  const stripes = Buffer.alloc(4 * 2 * 3);
+  for (let p = 0; p < 8; p++) stripes.fill(p % 2 === 1 ? 255 : 0, p * 3, p * 3 + 3);
+  await sharp(stripes, { raw: { width: 4, height: 2, channels: 3 } }).png().toFile(path.join(env.inputDir, 'stripes.png'));
+  const reflected = await run(env, {
+    '1': { class_type: 'LoadImage', inputs: { image: 'stripes.png' } },
+    '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 1, sigma: 1 } },
+    '3': saveOf(['2', 0], 'r'),
+  });
+  const row = await decode(out(env, images(reflected, '3')[0]!));
+  const values = [0, 1, 2, 3].map((x) => row.px(x, 0)[0]!);
+  t.is(values[0], values[2], values.join());
+  t.is(values[1], values[3], values.join());
+  t.true(values.every((v) => v > 0 && v < 255) && values[0] !== values[1], values.join());
+  const sharpened = await run(env, { '1': narrow, '2': { class_type: 'ImageSharpen', inputs: { image: ['1', 0], sharpen_radius: 7, sigma: 1, alpha: 1 } }, '3': saveOf(['2', 0], 's') });
+  t.is(images(sharpened, '3').length, 2);
+});
+
 test('ImageScale keeps aspect with 0, crops center; ImageScaleBy scales', async (t) => {
   const env = makeEnv();
   await writeTestImage(env, 'edge.png');

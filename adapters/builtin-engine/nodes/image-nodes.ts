@@ -33,6 +33,15 @@ async function mapBlurred(
   ctx: Parameters<typeof gaussianBlurFloat>[3],
   combine: (pixel: number, blurred: number) => number,
 ): Promise<ReturnType<typeof batch>> {
+  // ComfyUI pads the whole (B, C, H, W) batch with torch's reflect padding, which needs the radius below the width, then
+  // below the height, and fails the node otherwise (CPU torch's words).
+  const { width, height, channels } = img.frames[0]!;
+  const shape = `[${img.frames.length}, ${channels}, ${height}, ${width}]`;
+  for (const [argument, dimension, size] of [[4, 3, width], [6, 2, height]] as const) {
+    if (radius >= size) {
+      throw new NodeError(`Argument #${argument}: Padding size should be less than the corresponding input dimension, but got: padding (${radius}, ${radius}) at dimension ${dimension} of input ${shape}`);
+    }
+  }
   const frames: Frame[] = [];
   for (const [n, f] of img.frames.entries()) {
     await ctx.tick();

@@ -150,7 +150,12 @@ export const MUTATIONS: Mutation[] = [
   engine('the memory budget does not reach the nodes', '...(this.options.overBudget ? { overBudget: this.options.overBudget } : {}),', ''),
   engine('an animated image output has no duration', 'if (meta.pages && meta.pages > 1 && meta.delay) file.durationSeconds', 'if (false as boolean) file.durationSeconds'),
 
+  imageOps('blur pads by repeating the edge pixel before the image, not by reflection', 't[p + r] = p < 0 ? -p : p >=', 't[p + r] = p < 0 ? 0 : p >='),
+  imageOps('blur pads by repeating the edge pixel after the image, not by reflection', 'p >= n ? 2 * (n - 1) - p : p;', 'p >= n ? n - 1 : p;'),
   // adapters/builtin-engine/nodes/image-nodes.ts
+  imageNodes('ImageBlur and ImageSharpen run with a radius torch reflect padding refuses', 'if (radius >= size) {', 'if (false as boolean) {'),
+  imageNodes('the radius is checked against the height only', '[[4, 3, width], [6, 2, height]] as const', '[[6, 2, height]] as const'),
+  imageNodes('a radius equal to a side passes', 'if (radius >= size) {', 'if (radius > size) {'),
   imageNodes('LoadImage offers files that are not images', '.filter((f) => IMAGE_EXT.has(path.extname(f).toLowerCase()) && statSync(', '.filter((f) => statSync('),
   imageNodes('LoadImage offers folders', '&& statSync(path.join(dir, f)).isFile())', ')'),
   imageNodes('a missing input folder fails /object_info', '  } catch {\n    return [];\n  }', '  } finally {\n    void 0;\n  }'),
