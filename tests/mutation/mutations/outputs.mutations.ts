@@ -1,10 +1,12 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 /**
  * Guards of the output path: reading a finished prompt's files from ComfyUI history, storing them (S3, local
  * files), signing the links users open, where the builtin engine writes its files, and the protocol
- * stand-in's /history and /view.
+ * stand-in's /history and /view; the facts (size, duration) read from an output's bytes.
  */
+const facts = entriesOn('outputs: media facts', 'adapters/media-probe/ffprobe-media-inspector.ts', ['tests/unit/ffprobe-media-inspector.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
   // adapters/comfyui/comfy-outputs.ts
   {
@@ -371,4 +373,21 @@ export const MUTATIONS: Mutation[] = [
     replace: '',
     tests: ['tests/contract/object-storage.test.ts'],
   },
+  // adapters/media-probe/ffprobe-media-inspector.ts
+  facts('any type is handed to ffprobe', "if (!isImage && !mimeType.startsWith('video/') && !mimeType.startsWith('audio/')) return {};", ''),
+  facts('an audio file is not probed', " && !mimeType.startsWith('audio/')) return {};", ') return {};'),
+  facts('a failed probe fails the output instead of giving no facts', '    } catch {\n      return {};\n    } finally {', '    } catch (error) {\n      throw error;\n    } finally {'),
+  facts('the temporary copy stays', 'await rm(dir, { recursive: true, force: true });', ''),
+  facts("an image's width is not read", 'if (meta.width) facts.width = meta.width;', ''),
+  facts("an animated image's height is all its frames'", 'const height = meta.pageHeight ?? meta.height;', 'const height = meta.height;'),
+  facts('a still image with a delay gets a duration', 'if ((meta.pages ?? 1) > 1 && meta.delay) {', 'if (meta.delay) {'),
+  facts('frames without delays give a duration of 0', 'const seconds = positive(meta.delay.reduce((sum, ms) => sum + ms, 0) / 1000);', 'const seconds = meta.delay.reduce((sum, ms) => sum + ms, 0) / 1000;'),
+  facts("any stream's size is taken", "const video = probe.streams?.find((s) => s.codec_type === 'video');", 'const video = probe.streams?.[0];'),
+  facts('a video stream with one side gives a size', 'if (video?.width && video.height) {', 'if (video?.width) {'),
+  facts("a stream's duration is taken before the format's", 'const duration = positive(probe.format?.duration) ?? positive(', 'const duration = positive('),
+  facts("the streams' durations are not looked at when the format has none", ' ?? positive(probe.streams?.find((s) => positive(s.duration))?.duration);', ';'),
+  facts('the duration is not rounded to the millisecond', 'facts.durationSeconds = Math.round(duration * 1000) / 1000;', 'facts.durationSeconds = duration;'),
+  facts('a duration of 0 counts', 'return Number.isFinite(n) && n > 0 ? n : undefined;', 'return Number.isFinite(n) && n >= 0 ? n : undefined;'),
+  facts('a failing ffprobe is believed', "child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(", "child.on('close', (code) => (code === code ? resolve(stdout) : reject("),
+  facts('a hung ffprobe is waited for', "const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });", "const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });"),
 ];
