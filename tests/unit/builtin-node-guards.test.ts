@@ -6,14 +6,15 @@ import sharp from 'sharp';
 import { BuiltinRuntime } from '../../adapters/builtin-engine/builtin-runtime.ts';
 import type { ExecuteResult, PromptGraph, ValidateResult } from '../../adapters/builtin-engine/builtin-runtime.ts';
 import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
+import { DEFAULT_RESOURCE_LIMITS, type ResourceLimits } from '../../core/domain/resource-limits.ts';
 import { customNode } from '../support/custom-node.ts';
 
 // Guards of the image and utility nodes and of the pixel helpers they share, against what ComfyUI's nodes do.
 
-const makeEnv = (extraNodes: NodeDef[] = []) => {
+const makeEnv = (extraNodes: NodeDef[] = [], limits?: Partial<ResourceLimits>) => {
   const root = mkdtempSync(path.join(tmpdir(), 'builtin-node-guards-'));
   const dirs = { inputDir: path.join(root, 'in'), outputDir: path.join(root, 'out'), tempDir: path.join(root, 'tmp') };
-  return { rt: new BuiltinRuntime({ ...dirs, extraNodes }), ...dirs };
+  return { rt: new BuiltinRuntime({ ...dirs, extraNodes, ...(limits ? { limits: { ...DEFAULT_RESOURCE_LIMITS, ...limits } } : {}) }), ...dirs };
 };
 type Env = ReturnType<typeof makeEnv>;
 
@@ -212,6 +213,94 @@ test('an input that is not an image or a mask fails the node with a TypeError na
     const r = await run(env, { '1': { class_type: source, inputs: {} }, '2': { class_type: 'MaskToImage', inputs: { mask: ['1', 0] } }, '3': save(['2', 0], 'x') });
     t.like(r, { status: 'error', nodeId: '2', exceptionType: 'TypeError', exceptionMessage: 'mask is not a MASK' }, source);
   }
+});
+
+// --- transform-nodes.ts
+
+/** Width and height of each file a save node wrote. */
+const sizesOf = async (env: Env, r: ExecuteResult, node: string): Promise<[number, number][]> =>
+  Promise.all(
+    (r.outputs[node]?.['images'] as Item[]).map(async (item) => {
+      const meta = await sharp(path.join(env.outputDir, item.subfolder, item.filename)).metadata();
+      return [meta.width, meta.height] as [number, number];
+    }),
+  );
+const empty = (width: number, height: number, batchSize = 1, color = 0) => ({ class_type: 'EmptyImage', inputs: { width, height, batch_size: batchSize, color } });
+const scale = (width: number, height: number) => ({ class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'nearest-exact', width, height, crop: 'disabled' } });
+/** Runs `node` as node 2 on `image` as node 1, saving its images; the result and the saved sizes. */
+const through = async (env: Env, image: object, node: object) => {
+  const r = await env.rt.execute('p', { '1': image, '2': node, '3': save(['2', 0], 'out') } as PromptGraph);
+  return { r, sizes: r.status === 'success' ? await sizesOf(env, r, '3') : [] };
+};
+const failure = (r: ExecuteResult) => (r.status === 'error' ? { nodeId: r.nodeId, type: r.exceptionType, message: r.exceptionMessage } : r.status);
+
+// Pins comfy's ImageScale: 0 × 0 passes the image on; one side 0 keeps the aspect, max(1, round(...)) with Python's
+// half-to-even round.
+test('ImageScale passes 0 × 0 on, and keeps the aspect for a side of 0, rounded half to even, at least 1', async (t) => {
+  const env = makeEnv();
+  t.deepEqual((await through(env, empty(40, 20), scale(0, 0))).sizes, [[40, 20]]);
+  t.deepEqual((await through(env, empty(40, 20), scale(0, 10))).sizes, [[20, 10]]);
+  // 7 × 1 / 2 = 3.5 → 4; 2 × 1 / 7 = 0.29 → 0 → 1.
+  t.deepEqual((await through(env, empty(7, 2), scale(0, 1))).sizes, [[4, 1]]);
+  t.deepEqual((await through(env, empty(2, 7), scale(1, 0))).sizes, [[1, 4]]);
+  t.deepEqual((await through(env, empty(2, 40), scale(0, 10))).sizes, [[1, 10]]);
+});
+
+// Pins ImageScaleBy's own error for a scale that leaves no pixel (torch's interpolate words).
+test('ImageScaleBy to a side of 0 fails with the interpolation error', async (t) => {
+  const { r } = await through(makeEnv(), empty(40, 20), { class_type: 'ImageScaleBy', inputs: { image: ['1', 0], upscale_method: 'bilinear', scale_by: 0.01 } });
+  t.deepEqual(failure(r), { nodeId: '2', type: 'RuntimeError', message: 'Input and output sizes should be greater than 0, but got output (H: 0, W: 0)' });
+});
+
+// Pins the run-time caps on the nodes that make images from others: each checks what it is about to make.
+test('ImageScale, ImageScaleBy, ImageBatch and RepeatImageBatch are held to the pixel, frame and batch caps', async (t) => {
+  const env = makeEnv([], { maxImagePixels: 1000, maxFrames: 5, maxBatchSize: 3 });
+  const refused = async (image: object, node: object, message: string) => {
+    const { r } = await through(env, image, node);
+    t.deepEqual(failure(r), { nodeId: '2', type: 'ResourceLimitError', message });
+  };
+  await refused(empty(20, 20), scale(50, 50), '50×50 images (2500 pixels) are above the pixel limit per image (1000)');
+  await refused(empty(20, 20), { class_type: 'ImageScaleBy', inputs: { image: ['1', 0], upscale_method: 'bilinear', scale_by: 2 } }, '40×40 images (1600 pixels) are above the pixel limit per image (1000)');
+  await refused(empty(4, 4, 3), { class_type: 'ImageBatch', inputs: { image1: ['1', 0], image2: ['1', 0] } }, 'a batch of 6 images is above the frame limit (5)');
+  await refused(empty(4, 4, 1), { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 4 } }, 'amount 4 is above the batch size limit (3)');
+  await refused(empty(4, 4, 2), { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 3 } }, 'a batch of 6 images is above the frame limit (5)');
+  t.deepEqual((await through(env, empty(4, 4, 1), { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 3 } })).sizes, [[4, 4], [4, 4], [4, 4]]);
+});
+
+// Pins ImageBatch: image2 is scaled to image1's size when either side differs.
+test('ImageBatch scales a second image of another height to the first one\'s size', async (t) => {
+  const env = makeEnv();
+  const r = await run(env, { '1': empty(4, 4), '2': empty(4, 8), '3': { class_type: 'ImageBatch', inputs: { image1: ['1', 0], image2: ['2', 0] } }, '4': save(['3', 0], 'b') });
+  t.deepEqual(await sizesOf(env, r, '4'), [[4, 4], [4, 4]]);
+});
+
+// Pins ImageCrop's slicing: a y past the bottom is the last row, as x past the right edge is the last column.
+test('ImageCrop below the image takes its last row', async (t) => {
+  const env = makeEnv();
+  await writeBands(path.join(env.inputDir, 'rows.png'), [[255, 0, 0], [0, 0, 255]], 2, false);
+  const { r, sizes } = await through(env, { class_type: 'LoadImage', inputs: { image: 'rows.png' } }, { class_type: 'ImageCrop', inputs: { image: ['1', 0], width: 4, height: 4, x: 0, y: 99 } });
+  t.deepEqual(sizes, [[4, 1]]);
+  t.deepEqual(await pixelOf(env, r, '3', 0, 0), [0, 0, 255]);
+});
+
+// Pins ImageFromBatch: the start is clamped to the last image, the length to what is left.
+test('ImageFromBatch takes `length` images from `batch_index`, clamped to the batch', async (t) => {
+  const env = makeEnv();
+  const three = {
+    '1': grey(10),
+    '2': grey(20),
+    '3': grey(30),
+    '4': { class_type: 'ImageBatch', inputs: { image1: ['1', 0], image2: ['2', 0] } },
+    '5': { class_type: 'ImageBatch', inputs: { image1: ['4', 0], image2: ['3', 0] } },
+  };
+  const pick = async (batchIndex: number, length: number) => {
+    const r = await run(env, { ...three, '6': { class_type: 'ImageFromBatch', inputs: { image: ['5', 0], batch_index: batchIndex, length } }, '7': save(['6', 0], `f${batchIndex}-${length}`) });
+    const items = r.outputs['7']?.['images'] as Item[];
+    return Promise.all(items.map(async (item) => (await sharp(path.join(env.outputDir, item.subfolder, item.filename)).raw().toBuffer())[0]));
+  };
+  t.deepEqual(await pick(0, 2), [10, 20]);
+  t.deepEqual(await pick(1, 5), [20, 30]);
+  t.deepEqual(await pick(99, 2), [30]);
 });
 
 // --- utility-nodes.ts

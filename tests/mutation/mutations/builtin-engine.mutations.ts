@@ -14,6 +14,7 @@ const engine = entriesOn('builtin engine', 'adapters/builtin-engine/builtin-engi
 const nodeTests = ['tests/unit/builtin-node-guards.test.ts', 'tests/unit/builtin-nodes.test.ts'];
 const imageNodes = entriesOn('builtin engine', 'adapters/builtin-engine/nodes/image-nodes.ts', nodeTests);
 const utilityNodes = entriesOn('builtin engine', 'adapters/builtin-engine/nodes/utility-nodes.ts', nodeTests);
+const transformNodes = entriesOn('builtin engine', 'adapters/builtin-engine/nodes/transform-nodes.ts', nodeTests);
 const imageOps = entriesOn('builtin engine', 'adapters/builtin-engine/image-ops.ts', nodeTests);
 const ffmpeg = entriesOn('builtin engine', 'adapters/builtin-engine/ffmpeg.ts', ['tests/unit/ffmpeg.test.ts']);
 const pyFormat = entriesOn('builtin engine', 'adapters/builtin-engine/py-format.ts', ['tests/unit/py-format.test.ts']);
@@ -152,6 +153,29 @@ export const MUTATIONS: Mutation[] = [
 
   imageOps('blur pads by repeating the edge pixel before the image, not by reflection', 't[p + r] = p < 0 ? -p : p >=', 't[p + r] = p < 0 ? 0 : p >='),
   imageOps('blur pads by repeating the edge pixel after the image, not by reflection', 'p >= n ? 2 * (n - 1) - p : p;', 'p >= n ? n - 1 : p;'),
+  // adapters/builtin-engine/nodes/transform-nodes.ts
+  transformNodes('ImageScale to 0 × 0 fails instead of passing the image on', 'if (w === 0 && h === 0) return { outputs: [img] };', ''),
+  transformNodes('ImageScale with width 0 does not keep the aspect', 'if (w === 0) w = Math.max(1, pyRound((f.width * h) / f.height));', 'if (w === 0) w = h;'),
+  transformNodes('ImageScale with height 0 does not keep the aspect', 'else if (h === 0) h = Math.max(1, pyRound((f.height * w) / f.width));', 'else if (h === 0) h = w;'),
+  transformNodes('ImageScale keeping the aspect of a thin image asks for a side of 0', 'if (w === 0) w = Math.max(1, pyRound(', 'if (w === 0) w = Math.max(0, pyRound('),
+  transformNodes('ImageScale keeping the aspect rounds down instead of half to even', 'else if (h === 0) h = Math.max(1, pyRound(', 'else if (h === 0) h = Math.max(1, Math.floor('),
+  transformNodes('ImageScale is not held to the image budget', 'ensureImages(ctx.env, w, h, img.frames.length);\n      const frames = await mapFrames(img.frames, ctx, (x) => resizeFrame(x, w, h, i[\'upscale_method\'] as string, i[\'crop\'] as string));', 'const frames = await mapFrames(img.frames, ctx, (x) => resizeFrame(x, w, h, i[\'upscale_method\'] as string, i[\'crop\'] as string));'),
+  transformNodes('ImageScaleBy to a side of 0 is not refused', 'if (w < 1 || h < 1) throw new NodeError(', 'if (false as boolean) throw new NodeError('),
+  transformNodes('ImageScaleBy is not held to the image budget', "ensureImages(ctx.env, w, h, img.frames.length);\n      const frames = await mapFrames(img.frames, ctx, (x) => resizeFrame(x, w, h, i['upscale_method'] as string, 'disabled'));", "const frames = await mapFrames(img.frames, ctx, (x) => resizeFrame(x, w, h, i['upscale_method'] as string, 'disabled'));"),
+  transformNodes('ImageCrop past the right edge is not clamped to the last column', "const x = Math.min(i['x'] as number, f.width - 1);", "const x = i['x'] as number;"),
+  transformNodes('ImageCrop past the bottom edge is not clamped to the last row', "const y = Math.min(i['y'] as number, f.height - 1);", "const y = i['y'] as number;"),
+  transformNodes('ImageCrop wider than what is left is not cut at the edge', "const w = Math.min(i['width'] as number, f.width - x);", "const w = i['width'] as number;"),
+  transformNodes('ImageCrop higher than what is left is not cut at the edge', "const h = Math.min(i['height'] as number, f.height - y);", "const h = i['height'] as number;"),
+  transformNodes('ImageFlip flips the other way', "const vertical = i['flip_method'] === 'x-axis: vertically';", "const vertical = i['flip_method'] !== 'x-axis: vertically';"),
+  transformNodes('ImageRotate by 90 turns 270', "{ none: 0, '90 degrees': 90, '180 degrees': 180, '270 degrees': 270 }", "{ none: 0, '90 degrees': 270, '180 degrees': 180, '270 degrees': 90 }"),
+  transformNodes('ImageBatch is not held to the image budget', 'ensureImages(ctx.env, fa.width, fa.height, a.frames.length + b.frames.length);', ''),
+  transformNodes('ImageBatch does not resize a second image of another size', 'if (fa.width !== fb.width || fa.height !== fb.height) {', 'if (false as boolean) {'),
+  transformNodes('ImageBatch resizes only when the widths differ', 'if (fa.width !== fb.width || fa.height !== fb.height) {', 'if (fa.width !== fb.width) {'),
+  transformNodes('ImageBatch batches images of different channels', 'if (fa.channels !== fb.channels) {', 'if (false as boolean) {'),
+  transformNodes('RepeatImageBatch is not held to the batch limit', "ensureBatchSize(ctx.env, 'amount', i['amount'] as number);", ''),
+  transformNodes('RepeatImageBatch is not held to the image budget', "ensureImages(ctx.env, img.frames[0]!.width, img.frames[0]!.height, img.frames.length * (i['amount'] as number));", ''),
+  transformNodes('ImageFromBatch past the end takes nothing instead of the last image', "const start = Math.min(n - 1, i['batch_index'] as number);", "const start = i['batch_index'] as number;"),
+  transformNodes('ImageFromBatch ignores its length', "const len = Math.min(n - start, i['length'] as number);", 'const len = n - start;'),
   // adapters/builtin-engine/nodes/image-nodes.ts
   imageNodes('ImageBlur and ImageSharpen run with a radius torch reflect padding refuses', 'if (radius >= size) {', 'if (false as boolean) {'),
   imageNodes('the radius is checked against the height only', '[[4, 3, width], [6, 2, height]] as const', '[[6, 2, height]] as const'),
