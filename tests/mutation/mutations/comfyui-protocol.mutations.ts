@@ -20,6 +20,8 @@ const origin = entriesOn('comfyui protocol: the stand-in', `${STAND_IN}/origin-c
 const executor = (tests: string[]) => entriesOn('comfyui protocol: the stand-in', `${STAND_IN}/prompt-executor.ts`, tests);
 const files = (tests: string[]) => entriesOn('comfyui protocol: the stand-in', `${STAND_IN}/file-routes.ts`, tests);
 
+const serve = entriesOn('comfyui protocol: comfy-serve', 'bootstrap/comfy-serve.ts', ['tests/integration/comfy-serve.test.ts']);
+
 export const MUTATIONS: Mutation[] = [
   // adapters/comfyui/prompt-watch.ts
   watch('a text frame of valid JSON that is no object (null) throws in the socket handler and crashes the worker', "    if (message === null || typeof message !== 'object') return;\n", ''),
@@ -372,4 +374,23 @@ export const MUTATIONS: Mutation[] = [
   ),
   files([FILES_TEST])('an upload with overwrite "true" is renamed', "if (overwrite !== 'true' && overwrite !== '1') {", "if (overwrite !== '1') {"),
   files([FILES_TEST])('an upload with overwrite "1" is renamed', "if (overwrite !== 'true' && overwrite !== '1') {", "if (overwrite !== 'true') {"),
+  // bootstrap/comfy-serve.ts
+  serve('a port out of range is tried', 'if (!Number.isInteger(port) || port < 0 || port > 65535) fail(', 'if (false as boolean) fail('),
+  serve('a fractional port is tried', 'if (!Number.isInteger(port) || port < 0', 'if (port < 0'),
+  serve('a negative port is tried', ' || port < 0 || port > 65535) fail(', ' || port > 65535) fail('),
+  serve('a port above 65535 is tried', ' || port > 65535) fail(', ') fail('),
+  serve('COMFY_PORT wins over --port', "args.port ?? process.env['COMFY_PORT'] ?? '8188'", "process.env['COMFY_PORT'] ?? args.port ?? '8188'"),
+  serve('an upload size of 0 or not a number is taken', 'if (!Number.isFinite(uploadMb) || uploadMb <= 0) fail(', 'if (false as boolean) fail('),
+  serve('an upload size of 0 is taken', 'uploadMb <= 0) fail(', 'uploadMb < 0) fail('),
+  serve('a negative or non-numeric cost is taken', 'if (!Number.isFinite(value) || value < 0) fail(', 'if (false as boolean) fail('),
+  serve('checkpoint names are not trimmed and blanks are kept', ".split(',').map((name) => name.trim()).filter(Boolean);", ".split(',');"),
+  serve('a loader is offered without --checkpoints', '...(checkpoints.length > 0 ? { extraNodes: [checkpointLoaderNode(checkpoints)] } : {})', 'extraNodes: [checkpointLoaderNode(checkpoints)]'),
+  serve('--node-ms and --model-load-ms are not paid', '...(costs.modelLoadMs > 0 || costs.nodeMs > 0 ? { costs } : {}),', ''),
+  serve('--input-directory is ignored', "inputDir: resolve(args['input-directory'] ?? resolve(dataDir, 'input')),", "inputDir: resolve(resolve(dataDir, 'input')),"),
+  serve('COMFY_HOST wins over --listen', "listenHost(args.listen ?? process.env['COMFY_HOST'] ?? '127.0.0.1')", "listenHost(process.env['COMFY_HOST'] ?? args.listen ?? '127.0.0.1')"),
+  serve('a bare --listen takes the next flag as its address', "(arg === '--listen' && (all[i + 1] ?? '--').startsWith('--') ? '--listen=0.0.0.0,::' : arg)", '(arg)'),
+  serve('a blank --listen list listens on no address', "if (hosts.length === 0) return '127.0.0.1';", ''),
+  serve('a --listen list holding :: listens on its first address only', "return hosts.includes('::') ? '::' : (hosts[0] as string);", 'return hosts[0] as string;'),
+  serve('--listen addresses are not trimmed', ".split(',').map((h) => h.trim()).filter(Boolean);", ".split(',').filter(Boolean);"),
+  serve('a failed start is not logged', "log('error', 'start-up failed', {", "log('error', 'failed', {"),
 ];
