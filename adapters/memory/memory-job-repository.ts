@@ -8,10 +8,11 @@ import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domai
 
 const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
   job.updatedAt = at;
+  // Objects are copied, as the SQL stores keep them serialized: the caller may go on changing its own.
   if (update.progress) job.progress = { ...update.progress };
   if (update.statusText !== undefined) job.statusText = update.statusText;
-  if (update.error !== undefined) job.error = update.error;
-  if (update.textOutputs) job.textOutputs = update.textOutputs;
+  if (update.error !== undefined) job.error = structuredClone(update.error);
+  if (update.textOutputs) job.textOutputs = structuredClone(update.textOutputs);
   if (update.attempts !== undefined) job.attempts = update.attempts;
   if (update.startedAt) job.startedAt = update.startedAt;
   if (update.finishedAt) job.finishedAt = update.finishedAt;
@@ -55,7 +56,7 @@ export class MemoryJobRepository implements JobRepository {
   }
 
   async listForUser(userId: string, request: PageRequest): Promise<Page<JobSummary>> {
-    const mine = [...this.jobs.values()].filter((job) => job.userId === userId && !job.testRun).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const mine = [...this.jobs.values()].filter((job) => job.userId === userId && !job.testRun).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id));
     const start = offsetOf(request);
     return pageOf(mine.slice(start, start + request.limit).map(summary), request, mine.length);
   }

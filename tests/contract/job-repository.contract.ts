@@ -278,6 +278,20 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.like(await jobs.findById(other.id), { status: 'cancelled', error: null, leaseUntil: at(HOUR), runId: 'r2' });
   });
 
+  test(`${name}: a change leaves every field it does not carry as it was`, async (t) => {
+    const runId = randomUUID();
+    const job = await running(runId);
+    const error = { code: 'ENGINE.EXECUTION', message: 'node 7 failed', nodeId: '7' };
+    const every = { progress: { value: 3, max: 7 }, statusText: 'sampling', error, textOutputs: [{ nodeId: '9', text: 'so far' }], attempts: 2, startedAt: at(2), finishedAt: at(3), leaseUntil: at(HOUR), engineServer: 2, retryAt: at(4) };
+    t.true(await jobs.updateRunning(job.id, runId, every, at(5)));
+    const written = { ...job, ...every, updatedAt: at(5) };
+    t.deepEqual(await jobs.findById(job.id), written);
+    t.true(await jobs.updateRunning(job.id, runId, {}, at(6)), 'an update without changes');
+    t.deepEqual(await jobs.findById(job.id), { ...written, updatedAt: at(6) });
+    t.true(await jobs.transition(job.id, { to: 'succeeded', fence: runId }, at(7)), 'a move without changes');
+    t.deepEqual(await jobs.findById(job.id), { ...written, status: 'succeeded', updatedAt: at(7) });
+  });
+
   test(`${name}: updateRunning writes only while the job is running and held by that runId`, async (t) => {
     const runId = randomUUID();
     const job = await running(runId);
@@ -675,5 +689,166 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.false(await jobs.announcePosition(started.id, 0));
     t.false(await jobs.announcePosition(randomUUID(), 0));
     t.deepEqual(await jobs.findById(job.id), job, 'the job itself is unchanged');
+  });
+
+  test(`${name}: create keeps its own copy of the job, and every read hands out a copy of its own`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const templateId = randomUUID();
+    const given = newJob(userId, { templateId, testRun: true, status: 'failed', paidCoins: 2, progress: { value: 1, max: 4 }, createdAt: at(SECOND) });
+    t.true(await own.jobs.create(given));
+    const kept = created(structuredClone(given));
+    // The caller goes on using its objects: the stored job must not follow.
+    given.progress.value = 3;
+    given.imageRefs.push({ key: 'image', id: randomUUID(), nodeId: '1', inputName: 'color' });
+    given.workflow['1']!.inputs['width'] = 99;
+    t.deepEqual(await own.jobs.findById(given.id), kept, 'create copies');
+    /** Spoils what a read handed out; the stored job must stay as it was. */
+    const spoil = (read: { progress: { value: number }; textOutputs: unknown[] } | null | undefined, what: string) => {
+      if (!read) throw new Error(`${what} read nothing`);
+      read.progress.value = 99;
+      read.textOutputs.push({ nodeId: 'x', text: 'spoiled' });
+    };
+    spoil(await own.jobs.findById(given.id), 'findById');
+    spoil(await own.jobs.findForUser(given.id, userId), 'findForUser');
+    spoil(await own.jobs.findSummaryForUser(given.id, userId), 'findSummaryForUser');
+    spoil((await own.jobs.listTestRuns(templateId, 10))[0], 'listTestRuns');
+    spoil((await own.jobs.listByStatus(['failed'], { page: 1, limit: 10 })).items[0], 'listByStatus');
+    spoil((await own.jobs.listUnrefunded(['failed'], 10))[0], 'listUnrefunded');
+    const late = newJob(userId, { startDeadline: at(0) });
+    const stalled = newJob(userId, { templateId: randomUUID() });
+    for (const job of [late, stalled]) t.true(await own.jobs.create(job));
+    t.true(await own.jobs.transition(stalled.id, { to: 'running', runId: randomUUID(), changes: { leaseUntil: at(0), retryAt: at(0) } }, at(0)));
+    const [lateKept, stalledKept] = [await own.jobs.findById(late.id), await own.jobs.findById(stalled.id)];
+    spoil((await own.jobs.listPastStartDeadline(at(SECOND), 10))[0], 'listPastStartDeadline');
+    spoil((await own.jobs.listStalled(at(SECOND), 10))[0], 'listStalled');
+    (await own.jobs.runningWork(10))[0]!.retryAt!.setTime(0);
+    t.deepEqual([await own.jobs.findById(late.id), await own.jobs.findById(stalled.id)], [lateKept, stalledKept]);
+    t.deepEqual(await own.jobs.findById(given.id), kept, 'the reads hand out copies');
+  });
+
+  test(`${name}: transition and updateRunning keep their own copy of the changes`, async (t) => {
+    const runId = randomUUID();
+    const job = await running(runId);
+    const progress = { value: 2, max: 5 };
+    const textOutputs = [{ nodeId: '9', text: 'first' }];
+    t.true(await jobs.updateRunning(job.id, runId, { progress, textOutputs }, at(HOUR)));
+    // The caller reuses its objects for the next update (or spoils them): what was stored stays.
+    progress.value = 4;
+    textOutputs.push({ nodeId: '9', text: 'second' });
+    textOutputs[0]!.text = 'changed';
+    const read = async () => ((job) => ({ progress: job.progress, textOutputs: job.textOutputs }))((await jobs.findById(job.id))!);
+    t.deepEqual(await read(), { progress: { value: 2, max: 5 }, textOutputs: [{ nodeId: '9', text: 'first' }] });
+    const end = { progress: { value: 5, max: 5 }, textOutputs: [{ nodeId: '9', text: 'done' }], error: { code: 'ENGINE.EXECUTION', message: 'node 9 failed' } };
+    t.true(await jobs.transition(job.id, { to: 'failed', fence: runId, changes: end }, at(2 * HOUR)));
+    end.progress.value = 0;
+    end.textOutputs[0]!.text = 'changed';
+    end.error.message = 'changed';
+    t.deepEqual(await read(), { progress: { value: 5, max: 5 }, textOutputs: [{ nodeId: '9', text: 'done' }] });
+    t.deepEqual((await jobs.findById(job.id))!.error, { code: 'ENGINE.EXECUTION', message: 'node 9 failed' });
+  });
+
+  test(`${name}: the lists break ties of time by id (as the SQL ORDER BY does), pinned by hand`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const templateId = randomUUID();
+    /** Two jobs created at one instant, ids sorted, stored in the order given. */
+    const pair = async (second: number, storeHigherFirst: boolean, over: Partial<NewJob> = {}) => {
+      const [low, high] = [randomUUID(), randomUUID()].sort();
+      for (const id of storeHigherFirst ? [high, low] : [low, high]) t.true(await own.jobs.create(newJob(userId, { id, createdAt: at(second * SECOND), ...over })));
+      return [low!, high!] as const;
+    };
+    // For each order, one pair is stored against it, so insertion order alone never gives the list.
+    const runs = await pair(1, false, { templateId, testRun: true });
+    const b = await pair(2, false);
+    const c = await pair(3, true);
+    t.deepEqual(ids(await own.jobs.listTestRuns(templateId, 10)), [runs[1], runs[0]], 'test runs: newest first, then higher id');
+    t.deepEqual(ids((await own.jobs.listForUser(userId, { page: 1, limit: 10 })).items), [c[1], c[0], b[1], b[0]], "a user's jobs: newest first, then higher id");
+    t.deepEqual(ids((await own.jobs.listForUser(userId, { page: 2, limit: 3 })).items), [b[0]], 'and so is every page');
+    const oldestFirst = [runs[0], runs[1], b[0], b[1], c[0], c[1]];
+    t.deepEqual(ids(await own.jobs.listActiveForUser(userId)), oldestFirst, 'active jobs: oldest first, then lower id');
+    t.deepEqual(ids((await own.jobs.listByStatus(['queued'], { page: 1, limit: 10 })).items), oldestFirst, 'by status: oldest first, then lower id');
+  });
+
+  test(`${name}: recentRunTimes and runningWork break ties of time by id, pinned by hand`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    /** A job of `templateId` started at `start` ms; when `end` is given, succeeded then. */
+    const put = async (id: string, templateId: string, start: number, end?: number) => {
+      t.true(await own.jobs.create(newJob(userId, { id, templateId, createdAt: at(0) })));
+      const runId = randomUUID();
+      t.true(await own.jobs.transition(id, { to: 'running', runId, changes: { startedAt: at(start) } }, at(start)));
+      if (end !== undefined) t.true(await own.jobs.transition(id, { to: 'succeeded', fence: runId, changes: { finishedAt: at(end) } }, at(end)));
+    };
+    const [low, high] = [randomUUID(), randomUUID()].sort();
+    const [first, second] = [randomUUID(), randomUUID()];
+    // One start; the higher id is stored first, so insertion order never agrees.
+    await put(high, second, SECOND);
+    await put(low, first, SECOND);
+    t.deepEqual((await own.jobs.runningWork(10)).map((work) => work.templateId), [first, second], 'same start: lower id first');
+    const [a, b] = [randomUUID(), randomUUID()].sort();
+    const template = randomUUID();
+    // One finish, two run times: newest finish first, then the higher id.
+    await put(a, template, 8 * SECOND, 10 * SECOND);
+    await put(b, template, 7 * SECOND, 10 * SECOND);
+    t.deepEqual(await own.jobs.recentRunTimes(template, 10), [3_000, 2_000]);
+    t.deepEqual(await own.jobs.recentRunTimes(template, 1), [3_000]);
+  });
+
+  test(`${name}: listActiveForUser lists at most 100, the oldest`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const made: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const job = newJob(userId, { createdAt: at(i * SECOND) });
+      t.true(await own.jobs.create(job));
+      made.push(job.id);
+    }
+    t.deepEqual(ids(await own.jobs.listActiveForUser(userId)), made.slice(0, 100));
+  });
+
+  test(`${name}: countActiveForUserExclusively counts the user's queued and running jobs`, async (t) => {
+    const [owner, other] = [await user(), await user()];
+    await stored('queued', { userId: owner });
+    await running(randomUUID(), { userId: owner });
+    for (const status of ['succeeded', 'failed', 'cancelled', 'expired'] as const) await stored(status, { userId: owner });
+    await stored('queued', { userId: other });
+    t.is(await uow.run((tx) => tx.jobs.countActiveForUserExclusively(owner)), 2);
+    t.is(await uow.run((tx) => tx.jobs.countActiveForUserExclusively(randomUUID())), 0);
+  });
+
+  test(`${name}: templateStats counts a job created at \`since\`, lists templates by id, and times only successes with both times`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const [low, high] = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+    // The higher id first: the order of the list is the ids', not the store's.
+    t.true(await own.jobs.create(newJob(userId, { templateId: high, createdAt: at(HOUR) })));
+    // Stored succeeded without ever running (no start, no finish): a success, without a run time.
+    t.true(await own.jobs.create(newJob(userId, { templateId: low, status: 'succeeded', createdAt: at(HOUR) })));
+    t.deepEqual(await own.jobs.templateStats(at(HOUR)), [
+      { templateId: low, jobs: 1, succeeded: 1, failed: 0, cancelled: 0, failureRate: 0, p50RunMs: null, p95RunMs: null },
+      { templateId: high, jobs: 1, succeeded: 0, failed: 0, cancelled: 0, failureRate: null, p50RunMs: null, p95RunMs: null },
+    ]);
+    t.deepEqual(await own.jobs.templateStats(at(HOUR + 1)), []);
+  });
+
+  test(`${name}: runningWork gives a running job that never recorded a start its creation time`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    t.true(await own.jobs.create(newJob(userId, { status: 'running', createdAt: at(7 * SECOND) })));
+    t.deepEqual(await own.jobs.runningWork(10), [{ templateId: null, fitChoices: '', engineServer: null, startedAt: at(7 * SECOND), retryAt: null }]);
+  });
+
+  test(`${name}: queuedAhead lists the groups of one template by their choices, pinned by hand`, async (t) => {
+    const { repos: own } = await freshBackend(t, make);
+    const userId = await addUser(own.users);
+    const template = randomUUID();
+    const [a, b] = [JSON.stringify({ q: 'a' }), JSON.stringify({ q: 'b' })];
+    // In line: b, a, '' (the reverse of the answer's order), then the job asked about.
+    for (const [i, fitChoices] of [b, a, ''].entries()) t.true(await own.jobs.create(newJob(userId, { templateId: template, fitChoices, createdAt: at(i * SECOND) })));
+    const last = newJob(userId, { templateId: template, createdAt: at(9 * SECOND) });
+    t.true(await own.jobs.create(last));
+    const group = (fitChoices: string) => ({ templateId: template, fitChoices, count: 1 });
+    for (const order of ['arrival', 'owner-turns'] as const) t.deepEqual(await aheadOf(own, last, order), [group(''), group(a), group(b)], order);
   });
 }

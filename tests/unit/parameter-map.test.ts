@@ -320,3 +320,98 @@ test('presets: type, default, min and max of each, written out', (t) => {
   const result = check({ prompt, batch_size: { preset: 'batch_size', node_id: '5', input_name: 'batch_size', default: 4097 } });
   rejects(t, result, 'parameter_map.batch_size.default', 'must be at most 4096 (got 4097)');
 });
+
+/** The fields of a refusal's problems, in order (an accepted map has none). */
+const fields = (result: Result<unknown>): string[] => (result.ok ? [] : (result.details ?? []).map((p) => p.field));
+
+test('checkParameterValue: text beyond the safe or finite range is refused, "false" is false, and a long option list is cut at 20', (t) => {
+  t.deepEqual(checkParameterValue({ type: 'integer' }, '9007199254740993'), { ok: false, message: 'must be an integer' });
+  t.deepEqual(checkParameterValue({ type: 'integer' }, '9007199254740991'), { ok: true, value: 9007199254740991 });
+  t.deepEqual(checkParameterValue({ type: 'number' }, '1e999'), { ok: false, message: 'must be a number' });
+  t.deepEqual(checkParameterValue({ type: 'boolean' }, 'false'), { ok: true, value: false });
+  const options = Array.from({ length: 25 }, (_, i) => `o${i}`);
+  const shown = options.slice(0, 20).map((o) => `"${o}"`).join(', ');
+  t.deepEqual(checkParameterValue({ type: 'enum', options }, 'x'), { ok: false, message: `must be one of ${shown} and 5 more` });
+  t.deepEqual(checkParameterValue({ type: 'enum', options: ['a', 1] }, 'x'), { ok: false, message: 'must be one of "a", 1' });
+});
+
+test('a refused map names at most 50 problems', (t) => {
+  const input = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`bad.${i}`, { type: 'integer', node_id: '3', input_name: 'steps' }]));
+  t.is(fields(check(input)).length, 50);
+});
+
+// A rule already refused is not used to check the default: each mistake is reported once, not again as a "bad default".
+test('a default is checked only against rules that passed', (t) => {
+  const steps = { node_id: '3', input_name: 'steps' };
+  const sched = { node_id: '3', input_name: 'scheduler' };
+  t.deepEqual(fields(check(base({ steps: { ...steps, type: 'integer', min: 'one', max: 5, default: 9 } }))), ['parameter_map.steps.min']);
+  t.deepEqual(fields(check(base({ note: { type: 'string', node_id: '9', input_name: 'filename_prefix', min: 1, default: 5 } }))), ['parameter_map.note.min']);
+  t.deepEqual(fields(check(base({ steps: { ...steps, type: 'integer', min: 10, max: 5, default: 7 } }))), ['parameter_map.steps.min']);
+  t.deepEqual(fields(check(base({ sched: { ...sched, type: 'enum', options: 'ab', default: 'a' } }))), ['parameter_map.sched.options']);
+  t.deepEqual(fields(check(base({ sched: { ...sched, type: 'enum', options: ['a', 'a'], default: 'b' } }))), ['parameter_map.sched.options']);
+  t.deepEqual(fields(check(base({ steps: { ...steps, type: 'integer', options: [1], default: 'x' } }))), ['parameter_map.steps.options']);
+  t.deepEqual(fields(check(base({ steps: { ...steps, type: 'float', default: 3 } }))), ['parameter_map.steps.type']);
+  t.deepEqual(fields(check({ image: { type: 'string', node_id: '10', input_name: 'image', default: 5 } }, 'upscale')), ['parameter_map.image.type']);
+});
+
+test('rejects an empty node_id or input_name, infinite bounds and options, and options of other types', (t) => {
+  const steps = { type: 'integer', node_id: '3', input_name: 'steps' };
+  const sched = { type: 'enum', node_id: '3', input_name: 'scheduler' };
+  rejects(t, check(base({ steps: { ...steps, node_id: '' } })), 'parameter_map.steps.node_id', 'is required');
+  rejects(t, check(base({ steps: { ...steps, input_name: '' } })), 'parameter_map.steps.input_name', 'is required');
+  // JSON reads 1e999 as Infinity.
+  const infinite = JSON.parse(`{"prompt": ${JSON.stringify(prompt)}, "steps": ${JSON.stringify({ ...steps, max: 0 }).replace('"max":0', '"max":1e999')}}`) as unknown;
+  rejects(t, check(infinite), 'parameter_map.steps.max', 'must be a number');
+  rejects(t, check(base({ sched: { ...sched, options: ['a', Infinity] } })), 'parameter_map.sched.options', 'strings or numbers');
+  rejects(t, check(base({ sched: { ...sched, options: ['a', true] } })), 'parameter_map.sched.options', 'strings or numbers');
+  rejects(t, check(base({ sched: { ...sched, options: ['a', null] } })), 'parameter_map.sched.options', 'strings or numbers');
+});
+
+test('an input is told apart by node and name however they are spelt', (t) => {
+  // Node "1" input "1a" and node "11" input "a": written one after the other they read the same.
+  const graph: WorkflowGraph = {
+    '1': { class_type: 'Mixer', inputs: { '1a': 1 } },
+    '11': { class_type: 'Mixer', inputs: { a: 2 } },
+  };
+  const result = validateParameterMap({ first: { type: 'integer', node_id: '1', input_name: '1a' }, second: { type: 'integer', node_id: '11', input_name: 'a' } }, graph, 'text-to-image');
+  t.deepEqual(fields(result).filter((field) => field.startsWith('parameter_map.second')), []);
+});
+
+test('a normalised item carries only the fields it has (no key set to undefined)', (t) => {
+  const result = check(base({ steps: { type: 'integer', node_id: '3', input_name: 'steps' } }));
+  if (!result.ok) return t.fail(JSON.stringify(result.details));
+  t.deepEqual(result.value['steps'], { key: 'steps', type: 'integer', node_id: '3', input_name: 'steps' });
+});
+
+test("the normalised map has an options list of its own, apart from the input's and the preset's", (t) => {
+  const options = ['a', 'b'];
+  const first = check(base({ sched: { type: 'enum', node_id: '3', input_name: 'scheduler', options }, sampler_name: { preset: 'sampler_name', node_id: '3', input_name: 'sampler_name' } }));
+  if (!first.ok) return t.fail(JSON.stringify(first.details));
+  options.push('c');
+  t.deepEqual(first.value['sched']!.options, ['a', 'b']);
+  const presetOptions = [...findPreset('sampler_name')!.options!];
+  first.value['sampler_name']!.options!.push('spoiled');
+  t.deepEqual(findPreset('sampler_name')!.options, presetOptions);
+});
+
+test('publicParameters keeps an explicit default, shows none for a required item or a literal that breaks the rules, and reads a missing node as no literal', (t) => {
+  const map: ParameterMap = {
+    steps: { key: 'steps', type: 'integer', node_id: '3', input_name: 'steps', default: 30 },
+    cfg: { key: 'cfg', type: 'number', node_id: '3', input_name: 'cfg', required: true },
+    sampler: { key: 'sampler', type: 'enum', node_id: '3', input_name: 'sampler_name', options: ['ddim'] },
+    seed: { key: 'seed', type: 'seed', node_id: '3', input_name: 'seed' },
+    gone: { key: 'gone', type: 'string', node_id: '99', input_name: 'text' },
+    // A server-side file name, even one that reads as an upload id, is no default a user could send.
+    pic: { key: 'pic', type: 'image', node_id: '11', input_name: 'image' },
+  };
+  const graph: WorkflowGraph = { ...workflow, '11': { class_type: 'LoadImage', inputs: { image: '0b6f8a52-3c1e-4d7a-9f21-5e8c4b2a7d10' } } };
+  t.deepEqual(publicParameters(map, graph), [
+    { key: 'steps', type: 'integer', default: 30 },
+    { key: 'cfg', type: 'number', required: true },
+    { key: 'sampler', type: 'enum', options: ['ddim'] },
+    { key: 'seed', type: 'seed' },
+    { key: 'gone', type: 'string' },
+    { key: 'pic', type: 'image' },
+  ]);
+  t.deepEqual(withClassTypes({ gone: map['gone']! }, workflow), { gone: { ...map['gone']!, class_type: null } });
+});

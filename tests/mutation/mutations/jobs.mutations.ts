@@ -612,6 +612,7 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/fairness.test.ts'],
   },
   ...resourceLimitMutations(),
+  ...memoryJobStoreMutations(),
 ];
 
 /** The submit-time resource caps (core/domain/resource-limits.ts): each comparison, each shape rule, the cycle stop. */
@@ -648,5 +649,135 @@ function resourceLimitMutations(): Mutation[] {
     entry('a cycle walked without end (both stops gone)', '    this.shapes.set(id, null); // a cycle reads as unknown', '    // a cycle reads as unknown', [
       { file, find: 'const found = depth > 256 ? null : this.compute(id, depth);', replace: 'const found = this.compute(id, depth);' },
     ]),
+  ];
+}
+
+/**
+ * adapters/memory/memory-job-repository.ts, guard by guard, against the contract the SQL stores pass too
+ * (tests/contract/job-repository.contract.ts): filters, orders and their tie-breaks, bounds, state checks, fences,
+ * ownership, and the copies that keep callers' objects and the stored jobs apart.
+ */
+function memoryJobStoreMutations(): Mutation[] {
+  const entry = entriesOn('memory job store', 'adapters/memory/memory-job-repository.ts', ['tests/contract/job-repository.test.ts']);
+  return [
+    // apply: what a move or an update writes
+    entry('updatedAt not written', '  job.updatedAt = at;\n  // Objects', '  // Objects'),
+    entry('progress left out of a change is reset', 'if (update.progress) job.progress = { ...update.progress };', 'job.progress = { ...update.progress! };'),
+    entry('progress stored as the caller passed it (shared)', 'if (update.progress) job.progress = { ...update.progress };', 'if (update.progress) job.progress = update.progress;'),
+    entry('statusText left out of a change is cleared', 'if (update.statusText !== undefined) job.statusText = update.statusText;', 'job.statusText = update.statusText!;'),
+    entry('error left out of a change is cleared', 'if (update.error !== undefined) job.error = structuredClone(update.error);', 'job.error = structuredClone(update.error ?? null);'),
+    entry('error stored as the caller passed it (shared)', 'job.error = structuredClone(update.error);', 'job.error = update.error;'),
+    entry('textOutputs left out of a change are cleared', 'if (update.textOutputs) job.textOutputs = structuredClone(update.textOutputs);', 'job.textOutputs = structuredClone(update.textOutputs ?? []);'),
+    entry('textOutputs stored as the caller passed them (shared)', 'job.textOutputs = structuredClone(update.textOutputs);', 'job.textOutputs = update.textOutputs;'),
+    entry('attempts left out of a change are reset', 'if (update.attempts !== undefined) job.attempts = update.attempts;', 'job.attempts = update.attempts ?? 0;'),
+    entry('startedAt left out of a change is cleared', 'if (update.startedAt) job.startedAt = update.startedAt;', 'job.startedAt = update.startedAt ?? null;'),
+    entry('finishedAt left out of a change is cleared', 'if (update.finishedAt) job.finishedAt = update.finishedAt;', 'job.finishedAt = update.finishedAt ?? null;'),
+    entry('leaseUntil left out of a change is cleared', 'if (update.leaseUntil !== undefined) job.leaseUntil = update.leaseUntil;', 'job.leaseUntil = update.leaseUntil ?? null;'),
+    // copies
+    entry("create stores the caller's objects", 'this.jobs.set(job.id, structuredClone({ ...job,', 'this.jobs.set(job.id, ({ ...job,'),
+    entry('copy hands out the stored job', 'const copy = (job: GenerationJob): GenerationJob => structuredClone(job);', 'const copy = (job: GenerationJob): GenerationJob => job;'),
+    entry('summary shares the stored objects', 'JobSummary => structuredClone(rest);', 'JobSummary => rest;'),
+    entry('findById hands out the stored job', 'return job ? copy(job) : null;', 'return job ? job : null;'),
+    entry('findForUser hands out the stored job', 'return job && job.userId === userId ? copy(job) : null;', 'return job && job.userId === userId ? job : null;'),
+    entry('listTestRuns hands out the stored jobs', '|| b.id.localeCompare(a.id))\n      .slice(0, max)\n      .map(copy);', '|| b.id.localeCompare(a.id))\n      .slice(0, max);'),
+    entry('listUnrefunded hands out the stored jobs', 'b.updatedAt.getTime())\n      .slice(0, max)\n      .map(copy);', 'b.updatedAt.getTime())\n      .slice(0, max);'),
+    entry('listPastStartDeadline hands out the stored jobs', 'b.startDeadline!.getTime())\n      .slice(0, max)\n      .map(copy);', 'b.startDeadline!.getTime())\n      .slice(0, max);'),
+    entry('listStalled hands out the stored jobs', 'b.leaseUntil!.getTime())\n      .slice(0, max)\n      .map(copy);', 'b.leaseUntil!.getTime())\n      .slice(0, max);'),
+    entry('runningWork hands out the stored retry time', 'retryAt: job.retryAt && new Date(job.retryAt)', 'retryAt: job.retryAt'),
+    entry('a move without changes throws', 'apply(job, move.changes ?? {}, at);', 'apply(job, move.changes!, at);'),
+    entry('findSummaryForUser gives the workflow', 'return job && job.userId === userId ? summary(job) : null;', 'return job && job.userId === userId ? copy(job) : null;'),
+    entry('listForUser gives workflows', 'mine.slice(start, start + request.limit).map(summary)', 'mine.slice(start, start + request.limit).map(copy)'),
+    entry('listActiveForUser gives workflows', '      .slice(0, 100)\n      .map(summary);', '      .slice(0, 100)\n      .map(copy);'),
+    entry('listByStatus gives workflows', 'matching.slice(start, start + request.limit).map(summary)', 'matching.slice(start, start + request.limit).map(copy)'),
+    entry('recentRunTimes without choices filters by choices', 'const chosen = fitChoices !== undefined ? recent', 'const chosen = true as boolean ? recent'),
+    // create and the reads of one job
+    entry('create overwrites a taken id', '    if (this.jobs.has(job.id)) return false;\n', ''),
+    entry('findById of an unknown id is not null', 'return job ? copy(job) : null;', 'return copy(job!);'),
+    entry("findForUser reads any user's job", 'return job && job.userId === userId ? copy(job) : null;', 'return job ? copy(job) : null;'),
+    // listForUser
+    entry("listForUser lists every user's jobs", '.filter((job) => job.userId === userId && !job.testRun)', '.filter((job) => !job.testRun)'),
+    entry('listForUser in no particular order', '.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id));', ';'),
+    entry('listForUser breaks no ties by id', 'a.createdAt.getTime() || b.id.localeCompare(a.id));', 'a.createdAt.getTime());'),
+    entry('listForUser pages from the start', 'mine.slice(start, start + request.limit)', 'mine.slice(0, request.limit)'),
+    entry('listForUser pages without limit', 'mine.slice(start, start + request.limit)', 'mine.slice(start)'),
+    entry('listForUser total is the page size', 'request, mine.length)', 'request, Math.min(mine.length, request.limit))'),
+    // listTestRuns
+    entry('listTestRuns lists jobs that are not test runs', '.filter((job) => job.testRun && job.templateId === templateId)', '.filter((job) => job.templateId === templateId)'),
+    entry("listTestRuns lists every template's", '.filter((job) => job.testRun && job.templateId === templateId)', '.filter((job) => job.testRun)'),
+    entry('listTestRuns in no particular order', '      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id))\n', ''),
+    entry('listTestRuns breaks no ties by id', '|| b.id.localeCompare(a.id))\n', ')\n'),
+    entry('listTestRuns returns more than max', 'b.id.localeCompare(a.id))\n      .slice(0, max)\n', 'b.id.localeCompare(a.id))\n'),
+    // listActiveForUser
+    entry("listActiveForUser lists every user's jobs", ".filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running'))\n", ".filter((job) => job.status === 'queued' || job.status === 'running')\n"),
+    entry('listActiveForUser lists jobs in any status', ".filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running'))\n", '.filter((job) => job.userId === userId)\n'),
+    entry('listActiveForUser breaks no ties by id', '|| a.id.localeCompare(b.id))\n      .slice(0, 100)', ')\n      .slice(0, 100)'),
+    entry('listActiveForUser lists more than 100', '      .slice(0, 100)\n', ''),
+    // templateStats
+    entry('templateStats counts jobs without a template', 'if (job.templateId !== null && job.createdAt', 'if (job.createdAt'),
+    entry('templateStats counts jobs before the window', 'job.createdAt.getTime() >= since.getTime()', 'true'),
+    entry('templateStats leaves out a job created at since', 'job.createdAt.getTime() >= since.getTime()', 'job.createdAt.getTime() > since.getTime()'),
+    entry('templateStats in no particular order', '      .sort(([a], [b]) => (a < b ? -1 : 1))\n', ''),
+    entry('templateStats times jobs that did not succeed', ".filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt)", '.filter((job) => job.startedAt && job.finishedAt)'),
+    entry('templateStats times successes without a start or finish', ".filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt)", ".filter((job) => job.status === 'succeeded')"),
+    entry('templateStats percentiles of unsorted run times', '          .sort((a, b) => a - b);', ';'),
+    // listByStatus
+    entry('listByStatus lists every status', '.filter((job) => statuses.includes(job.status)).sort(', '.sort('),
+    entry('listByStatus in no particular order', '.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));', ';'),
+    entry('listByStatus breaks no ties by id', 'b.createdAt.getTime() || a.id.localeCompare(b.id));', 'b.createdAt.getTime());'),
+    entry('listByStatus pages from the start', 'matching.slice(start, start + request.limit)', 'matching.slice(0, request.limit)'),
+    entry('listByStatus pages without limit', 'matching.slice(start, start + request.limit)', 'matching.slice(start)'),
+    // countActiveForUserExclusively
+    entry("countActive counts every user's jobs", ".filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).length;", ".filter((job) => job.status === 'queued' || job.status === 'running').length;"),
+    entry('countActive counts jobs in any status', ".filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running')).length;", '.filter((job) => job.userId === userId).length;'),
+    // transition, updateRunning, markRefunded
+    entry('transition of an unknown job throws', 'if (!job || !sourcesOf(move.to)', 'if (!sourcesOf(move.to)'),
+    entry('transition ignores the fence', '    if (move.fence !== undefined && job.runId !== move.fence) return false;\n', ''),
+    entry('transition without a fence is refused', 'if (move.fence !== undefined && job.runId !== move.fence)', 'if (job.runId !== move.fence)'),
+    entry('transition without a runId clears the stored one', 'if (move.runId !== undefined) job.runId = move.runId;', 'job.runId = move.runId ?? null;'),
+    entry('transition drops the runId', '    if (move.runId !== undefined) job.runId = move.runId;\n', ''),
+    entry('updateRunning of an unknown job throws', "if (!job || job.status !== 'running' || job.runId !== fence)", "if (job!.status !== 'running' || job!.runId !== fence)"),
+    entry('updateRunning writes a job not running', "if (!job || job.status !== 'running' || job.runId !== fence)", 'if (!job || job.runId !== fence)'),
+    entry('updateRunning ignores the fence', "if (!job || job.status !== 'running' || job.runId !== fence)", "if (!job || job.status !== 'running')"),
+    entry('markRefunded refunds twice', 'if (!job || job.refundedCoins > 0) return false;', 'if (!job) return false;'),
+    entry('markRefunded of an unknown job throws', 'if (!job || job.refundedCoins > 0) return false;', 'if (job!.refundedCoins > 0) return false;'),
+    entry('markRefunded writes no updatedAt', '    job.refundedCoins = amount;\n    job.updatedAt = at;\n', '    job.refundedCoins = amount;\n'),
+    entry("countForTemplate counts every template's", '.filter((job) => job.templateId === templateId).length;', '.length;'),
+    // listUnrefunded
+    entry('listUnrefunded lists every status', '.filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)', '.filter((job) => job.refundedCoins === 0 && job.paidCoins > 0)'),
+    entry('listUnrefunded lists refunded jobs', '.filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)', '.filter((job) => statuses.includes(job.status) && job.paidCoins > 0)'),
+    entry('listUnrefunded lists jobs that paid nothing', '.filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)', '.filter((job) => statuses.includes(job.status) && job.refundedCoins === 0)'),
+    entry('listUnrefunded in no particular order', '      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())\n', ''),
+    entry('listUnrefunded returns more than max', 'b.updatedAt.getTime())\n      .slice(0, max)\n', 'b.updatedAt.getTime())\n'),
+    // positions and the queue
+    entry('announcePosition announces the same position again', "|| this.announced.get(id) === position) return false;", ') return false;'),
+    entry('announcePosition records nothing', '    this.announced.set(id, position);\n', ''),
+    entry('queuedAhead counts jobs not queued', "[...this.jobs.values()].filter((other) => other.status === 'queued')", '[...this.jobs.values()]'),
+    entry('queuedAhead of a job not in line counts the line', 'line.slice(0, Math.max(0, place))', 'line.slice(0, place)'),
+    entry('queuedAhead lists jobs without a template last', 'a === null ? -1 : b === null ? 1 :', 'a === null ? 1 : b === null ? -1 :'),
+    entry('queuedAhead lists templates in reverse', 'b === null ? 1 : a < b ? -1 : 1)', 'b === null ? 1 : a < b ? 1 : -1)'),
+    entry('queuedAhead lists the choices of a template in line order', ' || (a.fitChoices < b.fitChoices ? -1 : a.fitChoices > b.fitChoices ? 1 : 0));', ');'),
+    // recentRunTimes
+    entry('recentRunTimes times jobs that did not succeed', ".filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId", '.filter((job) => job.startedAt && job.finishedAt && (templateId'),
+    entry('recentRunTimes times successes without a start or finish', "job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId", "job.status === 'succeeded' && (templateId"),
+    entry("recentRunTimes times every template's", '(templateId === null || job.templateId === templateId)', 'true'),
+    entry('recentRunTimes in no particular order', '\n      .sort(byFinish);', ';'),
+    entry('recentRunTimes breaks no ties by id', 'b.finishedAt!.getTime() - a.finishedAt!.getTime() || (a.id < b.id ? 1 : -1)', 'b.finishedAt!.getTime() - a.finishedAt!.getTime()'),
+    entry('recentRunTimes returns more than max', 'return chosen.slice(0, max).map(', 'return chosen.map('),
+    // runningWork
+    entry('runningWork in no particular order', '      .sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : 1))\n', ''),
+    entry('runningWork breaks no ties by id', 'start(a) - start(b) || (a.id < b.id ? -1 : 1))', 'start(a) - start(b))'),
+    entry('runningWork returns more than max', '(a.id < b.id ? -1 : 1))\n      .slice(0, max)\n', '(a.id < b.id ? -1 : 1))\n'),
+    entry('runningWork of a job without a start throws', '(job.startedAt ?? job.createdAt).getTime()', 'job.startedAt!.getTime()'),
+    // listPastStartDeadline, listStalled
+    entry('listPastStartDeadline lists jobs not queued', "job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now", 'job.startDeadline !== null && job.startDeadline <= now'),
+    entry('listPastStartDeadline lists jobs without a deadline', "job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now", "job.status === 'queued' && job.startDeadline! <= now"),
+    entry('listPastStartDeadline leaves out a job due exactly then', 'job.startDeadline <= now', 'job.startDeadline < now'),
+    entry('listPastStartDeadline in no particular order', '      .sort((a, b) => a.startDeadline!.getTime() - b.startDeadline!.getTime())\n', ''),
+    entry('listPastStartDeadline returns more than max', 'b.startDeadline!.getTime())\n      .slice(0, max)\n', 'b.startDeadline!.getTime())\n'),
+    entry('listStalled lists jobs not running', "job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < before", 'job.leaseUntil !== null && job.leaseUntil < before'),
+    entry('listStalled lists jobs without a lease', "job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < before", "job.status === 'running' && job.leaseUntil! < before"),
+    entry('listStalled lists a lease ending exactly then', 'job.leaseUntil < before', 'job.leaseUntil <= before'),
+    entry('listStalled in no particular order', '      .sort((a, b) => a.leaseUntil!.getTime() - b.leaseUntil!.getTime())\n', ''),
+    entry('listStalled returns more than max', 'b.leaseUntil!.getTime())\n      .slice(0, max)\n', 'b.leaseUntil!.getTime())\n'),
   ];
 }
