@@ -22,8 +22,9 @@ const isFileRef = (value: unknown): value is ComfyFileRef =>
   typeof value === 'object' && value !== null && typeof (value as ComfyFileRef).filename === 'string' && (value as ComfyFileRef).filename !== '';
 
 export const mimeOf = (fileName: string, format?: unknown): string => {
-  const byExt = MIME[extname(fileName).slice(1).toLowerCase()];
-  if (byExt) return byExt;
+  const ext = extname(fileName).slice(1).toLowerCase();
+  // Own keys only: a file named `x.constructor` or `x.__proto__` must not take a member of Object.prototype as its type.
+  if (Object.hasOwn(MIME, ext)) return MIME[ext]!;
   return typeof format === 'string' && format.includes('/') ? format.split(';')[0]! : 'application/octet-stream';
 };
 
@@ -117,7 +118,9 @@ type Message = [string, Record<string, unknown>];
 
 /** How a finished prompt ended, from its history status: null for success. */
 export const failureOf = (entry: ComfyHistoryEntry): EngineError | null => {
-  const messages = (entry.status?.messages ?? []) as Message[];
+  const listed: unknown = entry.status?.messages;
+  // JSON from the server: only [type, data] lists are messages (a null item, or messages that are no list, are none).
+  const messages = (Array.isArray(listed) ? listed.filter(Array.isArray) : []) as Message[];
   const error = messages.find(([type]) => type === 'execution_error')?.[1];
   if (error) return executionError(error);
   const interrupted = messages.find(([type]) => type === 'execution_interrupted')?.[1];

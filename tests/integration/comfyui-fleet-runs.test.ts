@@ -10,26 +10,16 @@ import type { EngineEvent, EngineRunRequest } from '../../core/ports/workflow-en
 import { ComfyEngine } from '../../adapters/comfyui/comfy-engine.ts';
 import { FfprobeMediaInspector } from '../../adapters/media-probe/ffprobe-media-inspector.ts';
 import { fileBytes, imageAndText, longBlur } from '../contract/workflow-engine.contract.ts';
-import { connectComfyWs, startComfyProtocolServer, type StartedComfyServer } from '../support/comfy-protocol-server.ts';
+import { connectComfyWs, proxyFor, standInFor, startComfyProtocolServer, type StartedComfyServer } from '../support/comfy-protocol-server.ts';
 import { openSocket } from '../support/socket-client.ts';
 import { startTestApp } from '../support/test-app.ts';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const ADMIN = 'admin@example.com';
 
 type Teardown = { teardown(fn: () => Promise<void>): void };
 
-const server = async (t: Teardown): Promise<StartedComfyServer> => {
-  const started = await startComfyProtocolServer();
-  t.teardown(() => started.close());
-  return started;
-};
-
-const proxied = async (t: Teardown, target: StartedComfyServer): Promise<TcpProxy> => {
-  const proxy = await startTcpProxy({ host: '127.0.0.1', port: target.port });
-  t.teardown(() => proxy.close());
-  return proxy;
-};
+const server = standInFor;
+const proxied = proxyFor;
 
 const engineFor = (t: Teardown, urls: string[]): ComfyEngine => {
   const engine = new ComfyEngine({ urls, timeoutMs: 10_000, jobsPerServer: 1, unavailableWaitMs: 8000, pollMs: 50, baseBackoffMs: 100, maxBackoffMs: 400 });

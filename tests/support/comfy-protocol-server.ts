@@ -7,6 +7,7 @@ import { checkpointLoaderNode } from '../../adapters/builtin-engine/nodes/model-
 import type { NodeDef } from '../../adapters/builtin-engine/types.ts';
 import { createComfyProtocolServer } from '../../adapters/comfyui-protocol-server/comfy-protocol-server.ts';
 import type { RunCosts } from '../../adapters/comfyui-protocol-server/run-costs.ts';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 export interface StartedComfyServer {
   /** http://127.0.0.1:<port> */
@@ -68,6 +69,22 @@ export const startComfyProtocolServer = async (options: ComfyStandInOptions = {}
       await server.close();
     },
   };
+};
+
+type Teardown = { teardown(fn: () => Promise<void>): void };
+
+/** A stand-in closed when the test ends. */
+export const standInFor = async (t: Teardown): Promise<StartedComfyServer> => {
+  const started = await startComfyProtocolServer();
+  t.teardown(() => started.close());
+  return started;
+};
+
+/** A TCP proxy in front of `target` (to cut or refuse its connections), closed when the test ends. */
+export const proxyFor = async (t: Teardown, target: { port: number }): Promise<TcpProxy> => {
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: target.port });
+  t.teardown(() => proxy.close());
+  return proxy;
 };
 
 export interface ComfyWsMessage {

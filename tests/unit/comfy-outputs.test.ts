@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import test from 'ava';
 import sharp from 'sharp';
 import type { ComfyClient, ComfyFileRef, ComfyHistoryEntry } from '../../adapters/comfyui/comfy-client.ts';
-import { failureOf, mimeOf, readOutputs } from '../../adapters/comfyui/comfy-outputs.ts';
+import { executionError, failureOf, interruptedError, mimeOf, readOutputs } from '../../adapters/comfyui/comfy-outputs.ts';
 
 /** readOutputs only touches the client when a file is opened. */
 const noClient = {} as ComfyClient;
@@ -139,4 +139,67 @@ test('execution_error and execution_interrupted messages are failures naming the
   } as ComfyHistoryEntry);
   t.deepEqual(failureOf(ended('execution_error')), { code: 'ENGINE.EXECUTION', message: 'KSampler #5 failed: RuntimeError: out of memory', nodeId: '5' });
   t.deepEqual(failureOf(ended('execution_interrupted')), { code: 'ENGINE.INTERRUPTED', message: 'Interrupted before KSampler #5 finished', nodeId: '5' });
+});
+
+// Pins: a history entry is JSON from the server; whatever shape a node's part of it has, the files beside it are read and
+// nothing throws: an entry without outputs, a node whose output is null, null items, a file name that is no string, a
+// `text` value that is no list (not read as characters), a file-like item under `text` (text, not a file).
+test('odd history shapes are skipped without throwing, and the well-formed files beside them are read', (t) => {
+  t.deepEqual(readOutputs(noClient, { status: success } as ComfyHistoryEntry), { files: [], texts: [] });
+  const entry = {
+    outputs: {
+      '1': null,
+      '2': { images: [null, { filename: 5, type: 'output' }, { filename: 'kept_00001_.png', subfolder: '', type: 'output' }], text: 'hello' },
+      '3': { text: [{ filename: 'said_00001_.png', subfolder: '', type: 'output' }] },
+    },
+    status: success,
+  } as unknown as ComfyHistoryEntry;
+  const { files, texts } = readOutputs(noClient, entry);
+  t.deepEqual(files.map((f) => [f.nodeId, f.fileName, f.mimeType]), [['2', 'kept_00001_.png', 'image/png']]);
+  t.deepEqual(texts.map((x) => x.nodeId), ['3'], 'a text that is no list is not read character by character');
+});
+
+// Pins: a history entry without status (older ComfyUI) or without messages is no failure.
+test('an entry without status or without messages is a success; messages that are no pairs are skipped', (t) => {
+  t.is(failureOf({ outputs: {} } as ComfyHistoryEntry), null);
+  t.is(failureOf({ outputs: {}, status: { status_str: 'success', completed: true } } as ComfyHistoryEntry), null);
+  // Messages that are no [type, data] lists are skipped (a fault fixed: a null message threw).
+  t.is(failureOf({ outputs: {}, status: { status_str: 'success', completed: true, messages: [null, ['execution_start', {}]] } } as unknown as ComfyHistoryEntry), null);
+  t.like(failureOf({ outputs: {}, status: { status_str: 'error', completed: false, messages: { oops: 1 } } } as unknown as ComfyHistoryEntry), { code: 'ENGINE.EXECUTION' });
+});
+
+// Pins: an error or interrupt message missing its fields still reads as a sentence, and names no node it does not know
+// (never a node "undefined" or "null").
+test('execution_error and execution_interrupted without their fields name no node', (t) => {
+  t.deepEqual(executionError({}), { code: 'ENGINE.EXECUTION', message: 'node # failed: Error: ' });
+  t.deepEqual(interruptedError({ node_id: null }), { code: 'ENGINE.INTERRUPTED', message: 'Interrupted' });
+  t.deepEqual(interruptedError({}), { code: 'ENGINE.INTERRUPTED', message: 'Interrupted' });
+  t.deepEqual(interruptedError({ node_id: 3 }), { code: 'ENGINE.INTERRUPTED', message: 'Interrupted before node #3 finished', nodeId: '3' });
+});
+
+// Pins (a fault fixed): an extension that names a member of Object.prototype is no known extension; a format that is
+// no string is ignored.
+test('an extension such as .constructor or .__proto__ is unknown; a format that is no string is ignored', (t) => {
+  t.is(mimeOf('notes.constructor'), 'application/octet-stream');
+  t.is(mimeOf('notes.__proto__', 'text/plain'), 'text/plain');
+  t.is(mimeOf('clip.bin', 5), 'application/octet-stream');
+});
+
+// Pins: an "image" whose bytes are no image (or none) still streams whole and ends, without a size.
+test('an image output whose bytes are no image, or empty, ends whole without a size', async (t) => {
+  const entry = {
+    outputs: { '9': { images: [{ filename: 'junk_00001_.png', subfolder: '', type: 'output' }, { filename: 'empty_00001_.png', subfolder: '', type: 'output' }] } },
+    status: success,
+  } as ComfyHistoryEntry;
+  const { client } = viewing((ref) => Readable.from(ref.filename.startsWith('junk') ? [Buffer.from('not a png at all')] : []));
+  for (const [file, bytes] of readOutputs(client, entry).files.map((f, i) => [f, i === 0 ? 'not a png at all' : ''] as const)) {
+    let timer: NodeJS.Timeout | undefined;
+    const body = await Promise.race([
+      consume(await file.open()).then((b) => b.toString()),
+      new Promise<string>((resolve) => (timer = setTimeout(() => resolve('never ended'), 5_000))),
+    ]);
+    clearTimeout(timer);
+    t.is(body, bytes, file.fileName);
+    t.deepEqual([file.width, file.height], [undefined, undefined]);
+  }
 });
