@@ -9,8 +9,9 @@ import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domai
 const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
   job.updatedAt = at;
   // Objects are copied, as the SQL stores keep them serialized: the caller may go on changing its own.
-  if (update.progress) job.progress = { ...update.progress };
-  if (update.statusText !== undefined) job.statusText = update.statusText;
+  // As the SQL columns hold them: whole numbers, at least one step, a status text of at most 255 characters.
+  if (update.progress) job.progress = { value: Math.round(update.progress.value), max: Math.max(1, Math.round(update.progress.max)) };
+  if (update.statusText !== undefined) job.statusText = update.statusText.slice(0, 255);
   if (update.error !== undefined) job.error = structuredClone(update.error);
   if (update.textOutputs) job.textOutputs = structuredClone(update.textOutputs);
   if (update.attempts !== undefined) job.attempts = update.attempts;

@@ -292,6 +292,15 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.findById(job.id), { ...written, status: 'succeeded', updatedAt: at(7) });
   });
 
+  test(`${name}: a change's progress is stored in whole steps, at least one, and its status text cut at 255 characters`, async (t) => {
+    const runId = randomUUID();
+    const job = await running(runId);
+    t.true(await jobs.updateRunning(job.id, runId, { progress: { value: 2.6, max: 0.2 }, statusText: 'é'.repeat(300) }, at(5)));
+    t.like(await jobs.findById(job.id), { progress: { value: 3, max: 1 }, statusText: 'é'.repeat(255) });
+    t.true(await jobs.transition(job.id, { to: 'failed', fence: runId, changes: { progress: { value: 7.4, max: 9.5 } } }, at(6)));
+    t.like(await jobs.findById(job.id), { progress: { value: 7, max: 10 } });
+  });
+
   test(`${name}: updateRunning writes only while the job is running and held by that runId`, async (t) => {
     const runId = randomUUID();
     const job = await running(runId);

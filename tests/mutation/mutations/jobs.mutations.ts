@@ -662,9 +662,12 @@ function memoryJobStoreMutations(): Mutation[] {
   return [
     // apply: what a move or an update writes
     entry('updatedAt not written', '  job.updatedAt = at;\n  // Objects', '  // Objects'),
-    entry('progress left out of a change is reset', 'if (update.progress) job.progress = { ...update.progress };', 'job.progress = { ...update.progress! };'),
-    entry('progress stored as the caller passed it (shared)', 'if (update.progress) job.progress = { ...update.progress };', 'if (update.progress) job.progress = update.progress;'),
-    entry('statusText left out of a change is cleared', 'if (update.statusText !== undefined) job.statusText = update.statusText;', 'job.statusText = update.statusText!;'),
+    entry('progress left out of a change is reset', 'if (update.progress) job.progress = {', 'if (true as boolean) job.progress = {'),
+    entry('progress stored as the caller passed it (shared)', 'if (update.progress) job.progress = { value: Math.round(update.progress.value), max: Math.max(1, Math.round(update.progress.max)) };', 'if (update.progress) job.progress = update.progress;'),
+    entry('progress not rounded as the SQL stores round it', 'value: Math.round(update.progress.value), max:', 'value: update.progress.value, max:'),
+    entry('a progress max below 1 kept, where the SQL stores keep 1', 'max: Math.max(1, Math.round(update.progress.max)) };', 'max: Math.round(update.progress.max) };'),
+    entry('statusText left out of a change is cleared', 'if (update.statusText !== undefined) job.statusText = update.statusText.slice(0, 255);', 'job.statusText = update.statusText!;'),
+    entry('a status text over 255 characters kept whole, where the SQL stores cut it', 'job.statusText = update.statusText.slice(0, 255);', 'job.statusText = update.statusText;'),
     entry('error left out of a change is cleared', 'if (update.error !== undefined) job.error = structuredClone(update.error);', 'job.error = structuredClone(update.error ?? null);'),
     entry('error stored as the caller passed it (shared)', 'job.error = structuredClone(update.error);', 'job.error = update.error;'),
     entry('textOutputs left out of a change are cleared', 'if (update.textOutputs) job.textOutputs = structuredClone(update.textOutputs);', 'job.textOutputs = structuredClone(update.textOutputs ?? []);'),
