@@ -136,14 +136,15 @@ export class RabbitMessageQueue implements MessageQueue {
    */
   private async takeDead(id: string, then: (route: Route, message: GetMessage) => Promise<void>): Promise<boolean> {
     const model: ChannelModel = await this.link.connection();
-    const channel = await model.createChannel();
-    channel.on('error', () => undefined);
+    let channel = await readChannel(model);
     try {
       for (const route of this.known.values()) {
         for (;;) {
-          const message = await channel.get(this.deadQueueName(route), { noAck: false }).catch((error: unknown) => {
-            if (/NOT_FOUND/.test(String(error))) return false as const;
-            throw error;
+          const message = await channel.get(this.deadQueueName(route), { noAck: false }).catch(async (error: unknown) => {
+            if (!/NOT_FOUND/.test(String(error))) throw error;
+            // No dead queue yet: nothing to take. The broker closed the channel over it; the next route needs another.
+            channel = await readChannel(model);
+            return false as const;
           });
           if (!message) break;
           if (message.properties.messageId !== id) continue;
@@ -261,7 +262,7 @@ export class RabbitMessageQueue implements MessageQueue {
       channel.publish(this.deadExchange, routingKey(route), message.content, {
         persistent: true,
         contentType: 'application/json',
-        ...(message.properties.messageId ? { messageId: message.properties.messageId } : {}),
+        messageId: message.properties.messageId, // none on a foreign message: amqplib leaves it out
         headers: { ...headersOf(message), [REASON_HEADER]: reason.slice(0, 2000) },
       }, (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()));
     });
@@ -301,23 +302,23 @@ export class RabbitMessageQueue implements MessageQueue {
    */
   private async browse(queues: string[], max: number): Promise<PeekedMessage[]> {
     const model: ChannelModel = await this.link.connection();
-    const channel = await model.createChannel();
-    channel.on('error', () => undefined);
+    let channel = await readChannel(model);
     const taken: GetMessage[] = [];
     const peeked: PeekedMessage[] = [];
     try {
       for (const queue of queues) {
         while (peeked.length < max) {
-          const message = await channel.get(queue, { noAck: false }).catch((error: unknown) => {
-            // A queue nobody declared yet holds nothing.
-            if (/NOT_FOUND/.test(String(error))) return false as const;
-            throw error;
+          const message = await channel.get(queue, { noAck: false }).catch(async (error: unknown) => {
+            if (!/NOT_FOUND/.test(String(error))) throw error;
+            // A queue nobody declared yet holds nothing. The broker closed the channel over it (handing back what it
+            // had got, already listed): the next queue is read on another.
+            channel = await readChannel(model);
+            return false as const;
           });
           if (!message) break;
           taken.push(message);
           peeked.push(toPeeked(message));
         }
-        if (peeked.length >= max) break;
       }
     } finally {
       // Closing the channel returns every unacked message to its queue, in order.
@@ -328,6 +329,13 @@ export class RabbitMessageQueue implements MessageQueue {
 }
 
 const routingKey = (route: Route): string => `${route.environment}.${route.taskType}`;
+
+/** A channel for basic.get; its errors are seen by the get that caused them (the close follows). */
+async function readChannel(model: ChannelModel): Promise<Channel> {
+  const channel = await model.createChannel();
+  channel.on('error', () => undefined);
+  return channel;
+}
 
 const headersOf = (message: Message): Record<string, unknown> => ({ ...(message.properties.headers ?? {}) });
 
@@ -406,7 +414,8 @@ class RabbitConsumer implements Consumer {
     if (this.stopped) return;
     this.stopped = true;
     this.unregister?.();
-    await this.cancelAll();
+    // Through the recycle chain: a resubscription in flight (after an expiry) must not outlive the cancel.
+    await this.recycle();
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
     // Taken but never started: put back with their attempt unchanged (a plain return would count as a delivery).
     for (const delivery of this.waiting.splice(0)) await this.requeueUnchanged(delivery);
@@ -424,16 +433,29 @@ class RabbitConsumer implements Consumer {
     // Unsettled deliveries of a dead channel went back to the queue with it: forget them.
     this.waiting.splice(0);
     const channel = await model.createChannel();
+    let consuming = false; // a channel that failed on the way (a queue declared with other arguments) is not retried
     channel.on('error', (error: Error) => this.logger.warn('AMQP consumer channel error', { error: error.message }));
     channel.on('close', () => {
       if (this.channel === channel) {
         this.channel = null;
         this.tags = [];
+        if (consuming) setImmediate(() => void this.reopen(model));
       }
     });
     this.channel = channel;
     for (const route of this.routes) await this.queue.assertRoute(channel, route);
     await this.subscribe();
+    consuming = true;
+  }
+
+  /**
+   * The broker closed the channel on its own (a channel error, such as its `consumer_timeout` on a long job) while
+   * the connection lives on: consume again on a new one. A lost connection is reopened by onConnect instead.
+   */
+  private async reopen(model: ChannelModel): Promise<void> {
+    if (this.stopped || this.channel || this.queue.link.live !== model) return;
+    this.logger.warn('AMQP consumer channel closed; consuming again on a new one', {});
+    await this.open(model).catch((error: unknown) => this.logger.warn('AMQP consumer could not reopen its channel', { error: String(error) }));
   }
 
   private async subscribe(): Promise<void> {

@@ -1,8 +1,70 @@
-import type { Mutation } from '../mutation.ts';
+import { entriesOn, type Mutation } from '../mutation.ts';
 
 const QUEUE_CONTRACT = 'tests/contract/message-queue.test.ts';
 const DELIVERY_UNIT = 'tests/unit/message-delivery.test.ts';
 const EVENT_BUS_CONTRACT = 'tests/contract/event-bus.test.ts';
+
+// --- adapters/rabbitmq/rabbit-message-queue.ts, its own guards (tests/integration/rabbit-queue-guards.test.ts) ---
+const rabbit = entriesOn('rabbitmq guards', 'adapters/rabbitmq/rabbit-message-queue.ts', ['tests/integration/rabbit-queue-guards.test.ts']);
+
+const RABBIT_QUEUE_GUARDS: Mutation[] = [
+  rabbit('a consumer without a prefetch holds every message while its slots are busy', '    await channel.prefetch(this.capacity);\n', ''),
+  rabbit('a consumer with every slot stalled subscribes with prefetch 0 (unlimited)', 'this.capacity <= 0 || ', ''),
+  rabbit('a message whose visibility ran out is handed back before its consumer stops taking (it comes straight back)', '    await this.recycle();\n    if (delivery.channel === this.channel) delivery.channel.nack(delivery.message, false, true);\n    this.logger.warn(', '    if (delivery.channel === this.channel) delivery.channel.nack(delivery.message, false, true);\n    this.logger.warn('),
+  rabbit('a slot given back by a stalled handler does not resubscribe', '          this.stale -= 1;\n          void this.recycle();', '          this.stale -= 1;'),
+  rabbit('a freed slot does not start the message that arrived while it was busy', '          this.running -= 1;\n        }\n        this.pump();', '          this.running -= 1;\n        }'),
+  rabbit('the visibility timer of a settled delivery keeps running (it expires later)', '    if (delivery.timer) clearTimeout(delivery.timer);\n    if (delivery.expired || delivery.channel !== this.channel) {', '    if (delivery.expired || delivery.channel !== this.channel) {'),
+  rabbit('extendVisibility leaves the earlier expiry armed', '    if (delivery.timer) clearTimeout(delivery.timer);\n    delivery.timer = setTimeout', '    delivery.timer = setTimeout'),
+  rabbit('the connection a consumer just opened on is opened on again (a second channel)', 'if (next !== model || !this.channel) await this.open(next);', 'await this.open(next);'),
+  rabbit('a handler outliving its visibility while its consumer stops loses its message', '    if (delivery.expired || this.stopped) return;', '    if (delivery.expired) return;'),
+  rabbit('stop() does not wait for the handlers in flight', '    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);\n    // Taken', '    // Taken'),
+  rabbit('a stopping consumer keeps taking messages while its handlers finish', '    await this.recycle();\n    while (this.inFlight.size', '    while (this.inFlight.size'),
+  rabbit('a stopping consumer starts a message that waited for a slot', 'while (!this.stopped && this.running + this.stale', 'while (this.running + this.stale'),
+  rabbit('a message that waited for a slot is left to the closing channel when its consumer stops (its attempt goes up)', '    for (const delivery of this.waiting.splice(0)) await this.requeueUnchanged(delivery);\n', ''),
+  rabbit('a message put back by a stopping consumer counts one attempt more', 'attempt: delivery.attempt - 1,', 'attempt: delivery.attempt,'),
+  rabbit('a message without an id is delivered with the id "undefined"', "      id: String(message.properties.messageId ?? ''),\n      taskType", "      id: String(message.properties.messageId),\n      taskType"),
+  rabbit('a peeked message without an id shows the id "undefined"', "    id: String(message.properties.messageId ?? ''),\n    body", "    id: String(message.properties.messageId),\n    body"),
+  rabbit('a peeked message without attributes shows the TaskType "undefined"', "TaskType: String(headers['TaskType'] ?? '')", "TaskType: String(headers['TaskType'])"),
+  rabbit('a peeked message without attributes shows the Environment "undefined"', "Environment: String(headers['Environment'] ?? '')", "Environment: String(headers['Environment'])"),
+  rabbit('a consumer whose channel failed while opening opens it again and again', 'if (consuming) setImmediate', 'setImmediate'),
+  rabbit('close() leaves the consumers running', '    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));', ''),
+  rabbit('consume() takes options it cannot honour', '    validateConsumeOptions(options);\n', ''),
+  rabbit('an undefined body is not published as null (the publish throws)', 'JSON.stringify(message.body ?? null)', 'JSON.stringify(message.body)'),
+  rabbit('a consumer without onDeadLetter calls it anyway (the message never goes dead)', '    if (this.options.onDeadLetter) {\n      try {', '    if (true) {\n      try {'),
+  rabbit('a dead-lettered message is not acknowledged (it comes back when the channel closes)', '    await this.queue.sendDead(delivery.route, delivery.message, reason);\n    delivery.channel.ack(delivery.message);', '    await this.queue.sendDead(delivery.route, delivery.message, reason);'),
+  rabbit('a dead letter reason is not cut (too long for a header frame)', 'reason.slice(0, 2000)', 'reason'),
+  rabbit('work queues have no delivery limit (no backstop)', "'x-delivery-limit': this.deliveryLimit, ", ''),
+  rabbit("the broker's dead letters (the backstop) are dropped", ", 'x-dead-letter-exchange': this.deadExchange },", ' },'),
+  rabbit('peek keeps the messages it read (its channel is never closed)', '      // Closing the channel returns every unacked message to its queue, in order.\n      await channel.close().catch(() => undefined);', '      // Closing the channel returns every unacked message to its queue, in order.'),
+  rabbit('peek does not look in the delay queues', '    this.delays.add(ms);\n', ''),
+  rabbit('a body that is not JSON fails instead of coming as text', "  try {\n    return JSON.parse(message.content.toString('utf8')) as unknown;\n  } catch {\n    return message.content.toString('utf8');\n  }", "  return JSON.parse(message.content.toString('utf8')) as unknown;"),
+  rabbit('a garbled x-attempt header makes the attempt NaN', '(Number.isFinite(retried) ? retried : 0)', 'retried'),
+  rabbit('a garbled x-delivery-count header makes the attempt NaN', '(Number.isFinite(returned) ? returned : 0)', 'returned'),
+  rabbit('a peeked message without a reason shows the reason "undefined"', '...(reason !== undefined ? { reason: String(reason) } : {}),', 'reason: String(reason),'),
+  rabbit('the configured routes are not looked at by peek and the dead-letter tools', '    for (const route of options.routes ?? []) this.remember(route);\n', ''),
+  rabbit('peek goes on after an undeclared queue on the channel the broker closed', '            // had got, already listed): the next queue is read on another.\n            channel = await readChannel(model);', '            // had got, already listed): the next queue is read on another.'),
+  rabbit('redrive and discard go on after an undeclared dead queue on the channel the broker closed', 'the next route needs another.\n            channel = await readChannel(model);', 'the next route needs another.'),
+  rabbit('peek fails on a queue nobody declared yet', '            if (!/NOT_FOUND/.test(String(error))) throw error;\n            // A queue nobody', '            throw error;\n            // A queue nobody'),
+  rabbit('redrive and discard fail on a dead queue nobody declared yet', '            if (!/NOT_FOUND/.test(String(error))) throw error;\n            // No dead queue yet', '            throw error;\n            // No dead queue yet'),
+  rabbit('a redriven dead letter is not taken off the dead queue', '          await then(route, message);\n          channel.ack(message);', '          await then(route, message);'),
+  rabbit('redrive and discard keep the dead letters they went past (their channel is never closed)', '      return false;\n    } finally {\n      await channel.close().catch(() => undefined);\n    }', '      return false;\n    } finally {\n    }'),
+  rabbit('after a reconnection the queue trusts what the old connection declared', '    link.onConnect(() => this.asserted.clear());', ''),
+  rabbit('a consumer whose channel closed does not subscribe on the next one', '        this.channel = null;\n        this.tags = [];', '        this.channel = null;'),
+  rabbit('a consumer whose channel closed still settles on it until the reconnection', '      if (this.channel === channel) {\n        this.channel = null;\n', '      if (this.channel === channel) {\n'),
+  rabbit('the outcome of a delivery whose channel closed is still acted on (dead-lettered and delivered again)', '    if (delivery.expired || delivery.channel !== this.channel) {\n      this.logger.info(', '    if (delivery.expired) {\n      this.logger.info('),
+  // Defended three times: the listener is removed, open() and subscribe() check `stopped`.
+  rabbit('a stopped consumer comes back with the next connection', '    this.unregister?.();\n', '', [
+    { file: 'adapters/rabbitmq/rabbit-message-queue.ts', find: '  private async open(model: ChannelModel): Promise<void> {\n    if (this.stopped) return;\n', replace: '  private async open(model: ChannelModel): Promise<void> {\n' },
+    { file: 'adapters/rabbitmq/rabbit-message-queue.ts', find: 'if (!channel || this.stopped || this.capacity', replace: 'if (!channel || this.capacity' },
+  ]),
+  {
+    name: 'rabbitmq guards: a consumer channel the broker closed (a channel error, consumer_timeout) is not replaced: the consumer takes nothing more',
+    file: 'adapters/rabbitmq/rabbit-message-queue.ts',
+    find: '        if (consuming) setImmediate(() => void this.reopen(model));\n',
+    replace: '',
+    tests: ['tests/integration/rabbit-channel-closed.test.ts'],
+  },
+];
 
 export const MUTATIONS: Mutation[] = [
   {
@@ -561,6 +623,7 @@ export const MUTATIONS: Mutation[] = [
     replace: '',
     tests: [QUEUE_CONTRACT],
   },
+  ...RABBIT_QUEUE_GUARDS,
 
   // --- adapters/redis/redis-event-bus.ts, adapters/rabbitmq/rabbit-event-bus.ts (tests/contract/event-bus.test.ts) ---
   {
@@ -613,3 +676,4 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/contract/message-queue.test.ts'],
   },
 ];
+
