@@ -1,10 +1,41 @@
 /**
- * The few Python conversions ComfyUI's handlers apply to request values. A conversion that raises in Python throws
- * here, which the error middleware turns into aiohttp's plain 500. `int()`, `float()` and `str()` are the builtin
- * engine's, so the stand-in and the engine read and print values with one Python grammar: `int(text)` of a query value
- * (GET /history?max_items), `float(value)` of POST /prompt's explicit `number`, `str(value)` of a client's `prompt_id`.
+ * The few Python conversions ComfyUI's handlers apply to request values. A conversion that
+ * raises in Python throws here, which the error middleware turns into aiohttp's plain 500.
  */
-export { PyException, pyFloat, pyInt, pyStr } from '../builtin-engine/py-format.ts';
+export class PyValueError extends Error {
+  override name = 'ValueError';
+}
+
+const INT_TEXT = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
+
+/** Python `int(text)` for a query-string value. */
+export const pyInt = (text: string): number => {
+  if (!INT_TEXT.test(text)) throw new PyValueError(`invalid literal for int() with base 10: '${text}'`);
+  return Number.parseInt(text.replaceAll('_', '').trim(), 10);
+};
+
+/** Python `float(value)` for a JSON value (the explicit `number` priority of POST /prompt). */
+export const pyFloat = (value: unknown): number => {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'string') {
+    const t = value.trim().replaceAll('_', '');
+    if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+    if (/^[+-]?nan$/i.test(t)) return Number.NaN;
+    if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) return Number(t);
+  }
+  throw new PyValueError(`could not convert to float: ${JSON.stringify(value)}`);
+};
+
+/** Python `str(value)` of a JSON value: how ComfyUI stringifies a client-supplied prompt_id. */
+export const pyStr = (value: unknown): string => {
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'string') return value;
+  // A number as String() prints it: JSON.stringify of a finite number is the same text.
+  return JSON.stringify(value);
+};
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
