@@ -19,10 +19,11 @@ export const pyFloat = (value: unknown): number => {
   if (typeof value === 'number') return value;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value === 'string') {
-    const t = value.trim().replaceAll('_', '');
+    const t = value.trim();
     if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
     if (/^[+-]?nan$/i.test(t)) return Number.NaN;
-    if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) return Number(t);
+    // Python's float literal: underscores only between digits ('1_0', '1e1_0'; not '_1', '1__0', '1._5').
+    if (/^[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)(e[+-]?\d(_?\d)*)?$/i.test(t)) return Number(t.replaceAll('_', ''));
   }
   throw new PyValueError(`could not convert to float: ${JSON.stringify(value)}`);
 };

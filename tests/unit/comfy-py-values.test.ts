@@ -28,7 +28,9 @@ test('pyFloat reads numbers, booleans and the strings Python float() reads, and 
   t.is(pyFloat('inf'), Infinity);
   t.is(pyFloat('-Infinity'), -Infinity);
   t.true(Number.isNaN(pyFloat('nan')));
-  for (const bad of ['abc', '', '1.2.3', null, [1], { a: 1 }]) t.throws(() => pyFloat(bad), { instanceOf: PyValueError }, JSON.stringify(bad));
+  t.is(pyFloat('1e1_0'), 1e10);
+  // Underscores go only between digits, as in a Python literal.
+  for (const bad of ['abc', '', '1.2.3', '_1', '1_', '1__0', '1._5', null, [1], { a: 1 }]) t.throws(() => pyFloat(bad), { instanceOf: PyValueError }, JSON.stringify(bad));
 });
 
 // Pins Python's str() of a client-supplied prompt_id.
