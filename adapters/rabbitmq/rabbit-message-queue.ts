@@ -136,14 +136,14 @@ export class RabbitMessageQueue implements MessageQueue {
    */
   private async takeDead(id: string, then: (route: Route, message: GetMessage) => Promise<void>): Promise<boolean> {
     const model: ChannelModel = await this.link.connection();
-    let channel = await readChannel(model);
+    let channel = await quietChannel(model);
     try {
       for (const route of this.known.values()) {
         for (;;) {
           const message = await channel.get(this.deadQueueName(route), { noAck: false }).catch(async (error: unknown) => {
             if (!/NOT_FOUND/.test(String(error))) throw error;
             // No dead queue yet: nothing to take. The broker closed the channel over it; the next route needs another.
-            channel = await readChannel(model);
+            channel = await quietChannel(model);
             return false as const;
           });
           if (!message) break;
@@ -166,8 +166,7 @@ export class RabbitMessageQueue implements MessageQueue {
     const model: ChannelModel = await this.link.connection(5000);
     const count = async (queue: string): Promise<number> => {
       // A failed passive declare closes its channel: one channel per queue.
-      const channel = await model.createChannel();
-      channel.on('error', () => undefined);
+      const channel = await quietChannel(model);
       try {
         return (await channel.checkQueue(queue)).messageCount;
       } catch (error) {
@@ -204,8 +203,7 @@ export class RabbitMessageQueue implements MessageQueue {
   /** Test helper: deletes every queue and exchange of this prefix that this instance knows of. */
   async destroyTopology(): Promise<void> {
     const model = await this.link.connection();
-    const channel = await model.createChannel();
-    channel.on('error', () => undefined);
+    const channel = await quietChannel(model);
     for (const route of this.known.values()) await channel.deleteQueue(this.queueName(route)).catch(() => undefined);
     for (const ms of this.delays) {
       await channel.deleteQueue(this.delayName(ms)).catch(() => undefined);
@@ -302,7 +300,7 @@ export class RabbitMessageQueue implements MessageQueue {
    */
   private async browse(queues: string[], max: number): Promise<PeekedMessage[]> {
     const model: ChannelModel = await this.link.connection();
-    let channel = await readChannel(model);
+    let channel = await quietChannel(model);
     const taken: GetMessage[] = [];
     const peeked: PeekedMessage[] = [];
     try {
@@ -312,7 +310,7 @@ export class RabbitMessageQueue implements MessageQueue {
             if (!/NOT_FOUND/.test(String(error))) throw error;
             // A queue nobody declared yet holds nothing. The broker closed the channel over it (handing back what it
             // had got, already listed): the next queue is read on another.
-            channel = await readChannel(model);
+            channel = await quietChannel(model);
             return false as const;
           });
           if (!message) break;
@@ -330,8 +328,8 @@ export class RabbitMessageQueue implements MessageQueue {
 
 const routingKey = (route: Route): string => `${route.environment}.${route.taskType}`;
 
-/** A channel for basic.get; its errors are seen by the get that caused them (the close follows). */
-async function readChannel(model: ChannelModel): Promise<Channel> {
+/** A channel whose errors are seen by the call that caused them (a get, a passive declare; the close follows). */
+async function quietChannel(model: ChannelModel): Promise<Channel> {
   const channel = await model.createChannel();
   channel.on('error', () => undefined);
   return channel;
