@@ -84,7 +84,9 @@ export const createComfyProtocolServer = (options: ComfyProtocolServerOptions): 
   app.use(notFound);
   app.use(errorHandler(maxUploadBytes, log));
 
-  const server = createServer(app);
+  // aiohttp's keep-alive (ComfyUI's server) holds an idle connection 75 s; Node's default of 5 s closed it while a client
+  // sent its next request on it, under load ("fetch failed": the client's reuse raced the close).
+  const server = createServer({ keepAliveTimeout: 75_000 }, app);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     upgrade(hub, req, socket, head).catch(() => socket.destroy());
   });
