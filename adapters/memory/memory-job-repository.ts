@@ -1,5 +1,5 @@
-import { sourcesOf, type GenerationJob, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
-import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import { sourcesOf, storedProgress, storedStatusText, type GenerationJob, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
+import { offsetOf, pageOf, rowCount, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import { serveOrder, type QueueOrder } from '../../core/domain/queue-order.ts';
 import { CHOICES_WINDOW } from '../../core/domain/run-estimate.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob, QueuedAhead, RunningWork } from '../../core/ports/job-repository.port.ts';
@@ -9,9 +9,9 @@ import { failureRateOf, nearestRank, type TemplateStats } from '../../core/domai
 const apply = (job: GenerationJob, update: JobChanges, at: Date): void => {
   job.updatedAt = at;
   // Objects are copied, as the SQL stores keep them serialized: the caller may go on changing its own.
-  // As the SQL columns hold them: whole numbers, at least one step, a status text of at most 255 characters.
-  if (update.progress) job.progress = { value: Math.round(update.progress.value), max: Math.max(1, Math.round(update.progress.max)) };
-  if (update.statusText !== undefined) job.statusText = update.statusText.slice(0, 255);
+  // Progress and status text as the SQL columns hold them (storedProgress, storedStatusText).
+  if (update.progress) job.progress = storedProgress(update.progress);
+  if (update.statusText !== undefined) job.statusText = storedStatusText(update.statusText);
   if (update.error !== undefined) job.error = structuredClone(update.error);
   if (update.textOutputs) job.textOutputs = structuredClone(update.textOutputs);
   if (update.attempts !== undefined) job.attempts = update.attempts;
@@ -66,7 +66,7 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()]
       .filter((job) => job.testRun && job.templateId === templateId)
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id))
-      .slice(0, max)
+      .slice(0, rowCount(max))
       .map(copy);
   }
 
@@ -140,7 +140,7 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()]
       .filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)
       .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
-      .slice(0, max)
+      .slice(0, rowCount(max))
       .map(copy);
   }
 
@@ -162,7 +162,7 @@ export class MemoryJobRepository implements JobRepository {
       .filter((job) => job.status === 'succeeded' && job.startedAt && job.finishedAt && (templateId === null || job.templateId === templateId) && ranOn(job))
       .sort(byFinish);
     const chosen = fitChoices !== undefined ? recent.slice(0, CHOICES_WINDOW).filter((job) => job.fitChoices === fitChoices) : recent;
-    return chosen.slice(0, max).map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());
+    return chosen.slice(0, rowCount(max)).map((job) => job.finishedAt!.getTime() - job.startedAt!.getTime());
   }
 
   async runningWork(max: number): Promise<RunningWork[]> {
@@ -170,7 +170,7 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()]
       .filter((job) => job.status === 'running')
       .sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : 1))
-      .slice(0, max)
+      .slice(0, rowCount(max))
       .map((job) => ({ templateId: job.templateId, fitChoices: job.fitChoices, engineServer: job.engineServer, startedAt: new Date(start(job)), retryAt: job.retryAt && new Date(job.retryAt) }));
   }
 
@@ -178,7 +178,7 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()]
       .filter((job) => job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now)
       .sort((a, b) => a.startDeadline!.getTime() - b.startDeadline!.getTime())
-      .slice(0, max)
+      .slice(0, rowCount(max))
       .map(copy);
   }
 
@@ -186,7 +186,7 @@ export class MemoryJobRepository implements JobRepository {
     return [...this.jobs.values()]
       .filter((job) => job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < before)
       .sort((a, b) => a.leaseUntil!.getTime() - b.leaseUntil!.getTime())
-      .slice(0, max)
+      .slice(0, rowCount(max))
       .map(copy);
   }
 }

@@ -1,5 +1,6 @@
 import type { DeductionEnding, LinkedDeduction } from '../../core/domain/job-payment.ts';
 import type { LinkedDeductions } from '../../core/ports/linked-deductions.port.ts';
+import { rowCount } from '../../core/domain/pagination.ts';
 import type { MemoryStore } from './memory-store.ts';
 
 interface Stored {
@@ -40,6 +41,6 @@ export class MemoryLinkedDeductions implements LinkedDeductions {
   async listOpen(before: Date, max: number): Promise<LinkedDeduction[]> {
     return this.open()
       .filter((row) => row.createdAt <= before)
-      .slice(0, Math.max(1, Math.floor(max)));
+      .slice(0, rowCount(max));
   }
 }

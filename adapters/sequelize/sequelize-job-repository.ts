@@ -1,6 +1,6 @@
 import { DataTypes, Op, type Model, type Sequelize, type WhereOptions } from 'sequelize';
-import { sourcesOf, type GenerationJob, type JobError, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
-import { pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
+import { sourcesOf, STATUS_TEXT_MAX, storedProgress, storedStatusText, type GenerationJob, type JobError, type JobStatus, type JobSummary } from '../../core/domain/job.ts';
+import { pageOf, rowCount, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { QueueOrder } from '../../core/domain/queue-order.ts';
 import type { JobChanges, JobMove, JobRepository, NewJob, QueuedAhead, RunningWork } from '../../core/ports/job-repository.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
@@ -53,7 +53,7 @@ export const jobModel = (sequelize: Sequelize): RowModel<JobRow> =>
         status: DataTypes.STRING(16),
         progress_value: DataTypes.INTEGER,
         progress_max: DataTypes.INTEGER,
-        status_text: DataTypes.STRING(255),
+        status_text: DataTypes.STRING(STATUS_TEXT_MAX),
         workflow: DataTypes.TEXT,
         used_parameters: DataTypes.TEXT,
         image_refs: DataTypes.TEXT,
@@ -147,10 +147,12 @@ const assignments = (values: Partial<JobRow>): string =>
     .map((column) => `${column} = ?`)
     .join(', ');
 
+const progressColumns = ({ value, max }: { value: number; max: number }): Partial<JobRow> => ({ progress_value: value, progress_max: max });
+
 const toColumns = (update: JobChanges, at: Date): Partial<JobRow> => ({
   updated_at: at,
-  ...(update.progress ? { progress_value: Math.round(update.progress.value), progress_max: Math.max(1, Math.round(update.progress.max)) } : {}),
-  ...(update.statusText !== undefined ? { status_text: update.statusText.slice(0, 255) } : {}),
+  ...(update.progress ? progressColumns(storedProgress(update.progress)) : {}),
+  ...(update.statusText !== undefined ? { status_text: storedStatusText(update.statusText) } : {}),
   ...(update.error !== undefined ? { error: update.error ? errorColumn(update.error) : null } : {}),
   ...(update.textOutputs ? { text_outputs: JSON.stringify(update.textOutputs) } : {}),
   ...(update.attempts !== undefined ? { attempts: update.attempts } : {}),
@@ -259,7 +261,7 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   async listTestRuns(templateId: string, max: number): Promise<GenerationJob[]> {
-    const rows = await this.jobs.findAll({ where: { test_run: true, template_id: templateId }, order: [['created_at', 'DESC'], ['id', 'DESC']], limit: max, raw: true, ...this.scope.options });
+    const rows = await this.jobs.findAll({ where: { test_run: true, template_id: templateId }, order: [['created_at', 'DESC'], ['id', 'DESC']], limit: rowCount(max), raw: true, ...this.scope.options });
     return asRows<JobRow>(rows).map(toJob);
   }
 
@@ -292,7 +294,7 @@ export class SequelizeJobRepository implements JobRepository {
   async recentRunTimes(templateId: string | null, max: number, servers?: readonly number[], fitChoices?: string): Promise<number[]> {
     // Server numbers are written into the statement: whole numbers only (an empty list matches nothing).
     const onServers = servers === undefined ? '' : ` AND engine_server IN (${servers.map((server) => Math.floor(server)).join(', ') || 'NULL'})`;
-    const limit = Math.max(1, Math.floor(max));
+    const limit = rowCount(max);
     const recent = `SELECT ${this.runMs()} AS ms, fit_choices, finished_at, id FROM generation_jobs
        WHERE status = 'succeeded' AND started_at IS NOT NULL AND finished_at IS NOT NULL${templateId === null ? '' : ' AND template_id = ?'}${onServers}
        ORDER BY finished_at DESC, id DESC`;
@@ -311,7 +313,7 @@ export class SequelizeJobRepository implements JobRepository {
   async runningWork(max: number): Promise<RunningWork[]> {
     const rows = await this.scope.read<{ template_id: string | null; fit_choices: string; engine_server: number | string | null; started_at: Date | string | null; created_at: Date | string; retry_at: Date | string | null }>(
       `SELECT template_id, fit_choices, engine_server, started_at, created_at, retry_at FROM generation_jobs WHERE status = 'running'
-       ORDER BY started_at ASC, id ASC LIMIT ${Math.max(1, Math.floor(max))}`,
+       ORDER BY started_at ASC, id ASC LIMIT ${rowCount(max)}`,
       [],
     );
     return rows.map((row) => ({
@@ -433,7 +435,7 @@ export class SequelizeJobRepository implements JobRepository {
     const rows = await this.jobs.findAll({
       where: { status: { [Op.in]: [...statuses] }, refunded_coins: 0, paid_coins: { [Op.gt]: 0 } },
       order: [['updated_at', 'ASC']],
-      limit: Math.max(1, Math.floor(max)),
+      limit: rowCount(max),
       raw: true,
       ...this.scope.options,
     });
@@ -449,7 +451,7 @@ export class SequelizeJobRepository implements JobRepository {
   }
 
   private async oldestBy(column: 'start_deadline' | 'lease_until', where: WhereOptions<JobRow>, max: number): Promise<GenerationJob[]> {
-    const rows = await this.jobs.findAll({ where, order: [[column, 'ASC']], limit: Math.max(1, Math.floor(max)), raw: true, ...this.scope.options });
+    const rows = await this.jobs.findAll({ where, order: [[column, 'ASC']], limit: rowCount(max), raw: true, ...this.scope.options });
     return asRows<JobRow>(rows).map(toJob);
   }
 }

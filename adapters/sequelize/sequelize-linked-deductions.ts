@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { DeductionEnding, LinkedDeduction } from '../../core/domain/job-payment.ts';
 import type { LinkedDeductions } from '../../core/ports/linked-deductions.port.ts';
+import { rowCount } from '../../core/domain/pagination.ts';
 import { selectRows, sqlTime, type SqlScope } from './sql-scope.ts';
 
 interface LinkedRow {
@@ -60,7 +61,7 @@ export class SequelizeLinkedDeductions implements LinkedDeductions {
   async listOpen(before: Date, max: number): Promise<LinkedDeduction[]> {
     const rows = await selectRows<LinkedRow>(
       this.scope,
-      `SELECT ${COLUMNS} FROM linked_deductions WHERE outcome IS NULL AND created_at <= :before ORDER BY created_at ASC, deduction_id ASC LIMIT ${Math.max(1, Math.floor(max))}`,
+      `SELECT ${COLUMNS} FROM linked_deductions WHERE outcome IS NULL AND created_at <= :before ORDER BY created_at ASC, deduction_id ASC LIMIT ${rowCount(max)}`,
       { before: sqlTime(before, this.scope.dialect) },
     );
     return rows.map(toDeduction);

@@ -1,6 +1,7 @@
 import { DataTypes, Op, QueryTypes, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
 import type { StagedOutput, StagedOutputs } from '../../core/ports/staged-outputs.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
+import { rowCount } from '../../core/domain/pagination.ts';
 import { sqlTime, type SqlScope } from './sql-scope.ts';
 
 interface StagedRow {
@@ -59,7 +60,7 @@ export class SequelizeStagedOutputs implements StagedOutputs {
   }
 
   async listOrphaned(before: Date, max: number): Promise<StagedOutput[]> {
-    const rows = await this.scope.sequelize.query<StagedRow>(`${ORPHANED} LIMIT ${Math.max(1, Math.floor(max))}`, {
+    const rows = await this.scope.sequelize.query<StagedRow>(`${ORPHANED} LIMIT ${rowCount(max)}`, {
       replacements: { before: sqlTime(before, this.scope.dialect) },
       type: QueryTypes.SELECT,
       ...this.scope.options,

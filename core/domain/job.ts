@@ -29,6 +29,18 @@ export const canMove = (from: JobStatus, to: JobStatus): boolean => TRANSITIONS[
 /** The statuses a job may be in for a move to `to` (the guard of every conditional transition). */
 export const sourcesOf = (to: JobStatus): JobStatus[] => JOB_STATUSES.filter((from) => canMove(from, to));
 
+/** The longest status text a job keeps (the SQL stores' column holds 255 characters; every store cuts there). */
+export const STATUS_TEXT_MAX = 255;
+
+/** A status text as every job store keeps it: cut at STATUS_TEXT_MAX characters. */
+export const storedStatusText = (text: string): string => text.slice(0, STATUS_TEXT_MAX);
+
+/** Progress as every job store keeps it (the SQL columns are integers): whole steps, and at least one step in all. */
+export const storedProgress = (progress: { value: number; max: number }): { value: number; max: number } => ({
+  value: Math.round(progress.value),
+  max: Math.max(1, Math.round(progress.max)),
+});
+
 export interface JobError {
   code: string;
   message: string;

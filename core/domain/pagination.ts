@@ -47,4 +47,10 @@ export const pageOf = <T>(items: T[], request: PageRequest, total: number): Page
   totalPages: Math.ceil(total / request.limit),
 });
 
+/**
+ * How many rows a read of "at most `max`" takes, in every store: a whole number, and at least one (the SQL stores
+ * write it into the statement's text, so it must be an integer; a batch read of none would make no progress).
+ */
+export const rowCount = (max: number): number => Math.max(1, Math.floor(max));
+
 export const offsetOf = (request: PageRequest): number => (request.page - 1) * request.limit;

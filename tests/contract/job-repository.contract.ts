@@ -152,6 +152,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await jobs.listForUser(owner, { page: 1, limit: 10 }), { items: [summaryOf(own)], page: 1, limit: 10, total: 1, totalPages: 1 });
     t.deepEqual(ids(await jobs.listTestRuns(template, 10)), ids([runs[1]!, runs[2]!, runs[0]!]));
     t.deepEqual(ids(await jobs.listTestRuns(template, 2)), ids([runs[1]!, runs[2]!]));
+    t.deepEqual(ids(await jobs.listTestRuns(template, 2.9)), ids([runs[1]!, runs[2]!]), 'a fractional max reads its whole part');
+    t.deepEqual(ids(await jobs.listTestRuns(template, 0)), ids([runs[1]!]), 'a max below one reads one, as every batch read does');
     t.deepEqual(await jobs.listTestRuns(randomUUID(), 10), []);
   });
 
@@ -370,6 +372,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     }
     t.deepEqual(ids(await own.jobs.listUnrefunded(['failed'], 2)), owing.slice(0, 2));
     t.deepEqual(ids(await own.jobs.listUnrefunded(['failed'], 10)), owing);
+    t.deepEqual(ids(await own.jobs.listUnrefunded(['failed'], 0)), owing.slice(0, 1), 'a max below one reads one');
+    t.deepEqual(ids(await own.jobs.listUnrefunded(['failed'], 2.5)), owing.slice(0, 2), 'a fractional max reads its whole part');
   });
 
   test(`${name}: listStalled lists running jobs whose lease ended before the given time, oldest lease first, at most max`, async (t) => {
@@ -388,6 +392,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await stored('queued', { userId });
     t.deepEqual(ids(await jobs.listStalled(cutoff, 100)), [stalled[1]!.id, stalled[0]!.id]);
     t.deepEqual(ids(await jobs.listStalled(cutoff, 1)), [stalled[1]!.id]);
+    t.deepEqual(ids(await jobs.listStalled(cutoff, -3)), [stalled[1]!.id], 'a max below one reads one');
+    t.deepEqual(ids(await jobs.listStalled(cutoff, 1.9)), [stalled[1]!.id], 'a fractional max reads its whole part');
     t.deepEqual(await jobs.listStalled(time(0), 100), []);
   });
 
@@ -407,6 +413,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await stored('expired', { userId, startDeadline: time(2) });
     t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 100)), [overdue[1]!.id, overdue[0]!.id, overdue[2]!.id]);
     t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 1)), [overdue[1]!.id]);
+    t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 0)), [overdue[1]!.id], 'a max below one reads one');
+    t.deepEqual(ids(await jobs.listPastStartDeadline(cutoff, 2.2)), [overdue[1]!.id, overdue[0]!.id], 'a fractional max reads its whole part');
     t.deepEqual(await jobs.listPastStartDeadline(time(0), 100), []);
     t.deepEqual((await jobs.findById(overdue[0]!.id))!.startDeadline, time(HOUR - 2 * SECOND));
   });
@@ -431,6 +439,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
     await stored('queued', { userId, templateId });
     t.deepEqual(await jobs.recentRunTimes(templateId, 10), [6_500, 2_250, 4_000]);
     t.deepEqual(await jobs.recentRunTimes(templateId, 2), [6_500, 2_250]);
+    t.deepEqual(await jobs.recentRunTimes(templateId, 0), [6_500], 'a max below one reads one');
+    t.deepEqual(await jobs.recentRunTimes(templateId, 2.7), [6_500, 2_250], 'a fractional max reads its whole part');
     t.deepEqual(await jobs.recentRunTimes(randomUUID(), 10), []);
     t.deepEqual((await jobs.recentRunTimes(null, 2)), [1_000, 6_500], 'every template: the latest successes in the store');
   });
@@ -528,6 +538,8 @@ export function jobRepositoryContract(name: string, make: MakeBackend): void {
       { templateId: one, fitChoices: '', engineServer: 2, startedAt: at(10 * SECOND), retryAt: at(30 * SECOND) },
     ]);
     t.deepEqual(await own.jobs.runningWork(1), [{ templateId: null, fitChoices: '', engineServer: null, startedAt: at(5 * SECOND), retryAt: null }]);
+    t.deepEqual(await own.jobs.runningWork(0), await own.jobs.runningWork(1), 'a max below one reads one');
+    t.deepEqual(await own.jobs.runningWork(1.5), await own.jobs.runningWork(1), 'a fractional max reads its whole part');
     t.deepEqual((await own.jobs.findById(waiting!.id))!.retryAt, at(30 * SECOND));
     // Its next attempt starts: no longer waiting.
     t.true(await own.jobs.transition(waiting!.id, { to: 'running', runId: randomUUID(), changes: { startedAt: at(30 * SECOND), retryAt: null } }, at(30 * SECOND)));

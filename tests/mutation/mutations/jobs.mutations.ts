@@ -613,6 +613,7 @@ export const MUTATIONS: Mutation[] = [
   },
   ...resourceLimitMutations(),
   ...memoryJobStoreMutations(),
+  ...storedJobFieldMutations(),
 ];
 
 /** The submit-time resource caps (core/domain/resource-limits.ts): each comparison, each shape rule, the cycle stop. */
@@ -662,12 +663,10 @@ function memoryJobStoreMutations(): Mutation[] {
   return [
     // apply: what a move or an update writes
     entry('updatedAt not written', '  job.updatedAt = at;\n  // Objects', '  // Objects'),
-    entry('progress left out of a change is reset', 'if (update.progress) job.progress = {', 'if (true as boolean) job.progress = {'),
-    entry('progress stored as the caller passed it (shared)', 'if (update.progress) job.progress = { value: Math.round(update.progress.value), max: Math.max(1, Math.round(update.progress.max)) };', 'if (update.progress) job.progress = update.progress;'),
-    entry('progress not rounded as the SQL stores round it', 'value: Math.round(update.progress.value), max:', 'value: update.progress.value, max:'),
-    entry('a progress max below 1 kept, where the SQL stores keep 1', 'max: Math.max(1, Math.round(update.progress.max)) };', 'max: Math.round(update.progress.max) };'),
-    entry('statusText left out of a change is cleared', 'if (update.statusText !== undefined) job.statusText = update.statusText.slice(0, 255);', 'job.statusText = update.statusText!;'),
-    entry('a status text over 255 characters kept whole, where the SQL stores cut it', 'job.statusText = update.statusText.slice(0, 255);', 'job.statusText = update.statusText;'),
+    entry('progress left out of a change is reset', 'if (update.progress) job.progress = storedProgress(update.progress);', 'job.progress = update.progress ? storedProgress(update.progress) : { value: 0, max: 1 };'),
+    entry('progress stored as the caller passed it (shared, not rounded)', 'job.progress = storedProgress(update.progress);', 'job.progress = update.progress;'),
+    entry('statusText left out of a change is cleared', 'if (update.statusText !== undefined) job.statusText = storedStatusText(update.statusText);', "job.statusText = storedStatusText(update.statusText ?? '');"),
+    entry('a status text over 255 characters kept whole, where the SQL stores cut it', 'job.statusText = storedStatusText(update.statusText);', 'job.statusText = update.statusText;'),
     entry('error left out of a change is cleared', 'if (update.error !== undefined) job.error = structuredClone(update.error);', 'job.error = structuredClone(update.error ?? null);'),
     entry('error stored as the caller passed it (shared)', 'job.error = structuredClone(update.error);', 'job.error = update.error;'),
     entry('textOutputs left out of a change are cleared', 'if (update.textOutputs) job.textOutputs = structuredClone(update.textOutputs);', 'job.textOutputs = structuredClone(update.textOutputs ?? []);'),
@@ -682,10 +681,10 @@ function memoryJobStoreMutations(): Mutation[] {
     entry('summary shares the stored objects', 'JobSummary => structuredClone(rest);', 'JobSummary => rest;'),
     entry('findById hands out the stored job', 'return job ? copy(job) : null;', 'return job ? job : null;'),
     entry('findForUser hands out the stored job', 'return job && job.userId === userId ? copy(job) : null;', 'return job && job.userId === userId ? job : null;'),
-    entry('listTestRuns hands out the stored jobs', '|| b.id.localeCompare(a.id))\n      .slice(0, max)\n      .map(copy);', '|| b.id.localeCompare(a.id))\n      .slice(0, max);'),
-    entry('listUnrefunded hands out the stored jobs', 'b.updatedAt.getTime())\n      .slice(0, max)\n      .map(copy);', 'b.updatedAt.getTime())\n      .slice(0, max);'),
-    entry('listPastStartDeadline hands out the stored jobs', 'b.startDeadline!.getTime())\n      .slice(0, max)\n      .map(copy);', 'b.startDeadline!.getTime())\n      .slice(0, max);'),
-    entry('listStalled hands out the stored jobs', 'b.leaseUntil!.getTime())\n      .slice(0, max)\n      .map(copy);', 'b.leaseUntil!.getTime())\n      .slice(0, max);'),
+    entry('listTestRuns hands out the stored jobs', '|| b.id.localeCompare(a.id))\n      .slice(0, rowCount(max))\n      .map(copy);', '|| b.id.localeCompare(a.id))\n      .slice(0, rowCount(max));'),
+    entry('listUnrefunded hands out the stored jobs', 'b.updatedAt.getTime())\n      .slice(0, rowCount(max))\n      .map(copy);', 'b.updatedAt.getTime())\n      .slice(0, rowCount(max));'),
+    entry('listPastStartDeadline hands out the stored jobs', 'b.startDeadline!.getTime())\n      .slice(0, rowCount(max))\n      .map(copy);', 'b.startDeadline!.getTime())\n      .slice(0, rowCount(max));'),
+    entry('listStalled hands out the stored jobs', 'b.leaseUntil!.getTime())\n      .slice(0, rowCount(max))\n      .map(copy);', 'b.leaseUntil!.getTime())\n      .slice(0, rowCount(max));'),
     entry('runningWork hands out the stored retry time', 'retryAt: job.retryAt && new Date(job.retryAt)', 'retryAt: job.retryAt'),
     entry('a move without changes throws', 'apply(job, move.changes ?? {}, at);', 'apply(job, move.changes!, at);'),
     entry('findSummaryForUser gives the workflow', 'return job && job.userId === userId ? summary(job) : null;', 'return job && job.userId === userId ? copy(job) : null;'),
@@ -709,7 +708,7 @@ function memoryJobStoreMutations(): Mutation[] {
     entry("listTestRuns lists every template's", '.filter((job) => job.testRun && job.templateId === templateId)', '.filter((job) => job.testRun)'),
     entry('listTestRuns in no particular order', '      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id))\n', ''),
     entry('listTestRuns breaks no ties by id', '|| b.id.localeCompare(a.id))\n', ')\n'),
-    entry('listTestRuns returns more than max', 'b.id.localeCompare(a.id))\n      .slice(0, max)\n', 'b.id.localeCompare(a.id))\n'),
+    entry('listTestRuns returns more than max', 'b.id.localeCompare(a.id))\n      .slice(0, rowCount(max))\n', 'b.id.localeCompare(a.id))\n'),
     // listActiveForUser
     entry("listActiveForUser lists every user's jobs", ".filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running'))\n", ".filter((job) => job.status === 'queued' || job.status === 'running')\n"),
     entry('listActiveForUser lists jobs in any status', ".filter((job) => job.userId === userId && (job.status === 'queued' || job.status === 'running'))\n", '.filter((job) => job.userId === userId)\n'),
@@ -750,7 +749,7 @@ function memoryJobStoreMutations(): Mutation[] {
     entry('listUnrefunded lists refunded jobs', '.filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)', '.filter((job) => statuses.includes(job.status) && job.paidCoins > 0)'),
     entry('listUnrefunded lists jobs that paid nothing', '.filter((job) => statuses.includes(job.status) && job.refundedCoins === 0 && job.paidCoins > 0)', '.filter((job) => statuses.includes(job.status) && job.refundedCoins === 0)'),
     entry('listUnrefunded in no particular order', '      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())\n', ''),
-    entry('listUnrefunded returns more than max', 'b.updatedAt.getTime())\n      .slice(0, max)\n', 'b.updatedAt.getTime())\n'),
+    entry('listUnrefunded returns more than max', 'b.updatedAt.getTime())\n      .slice(0, rowCount(max))\n', 'b.updatedAt.getTime())\n'),
     // positions and the queue
     entry('announcePosition announces the same position again', "|| this.announced.get(id) === position) return false;", ') return false;'),
     entry('announcePosition records nothing', '    this.announced.set(id, position);\n', ''),
@@ -765,22 +764,44 @@ function memoryJobStoreMutations(): Mutation[] {
     entry("recentRunTimes times every template's", '(templateId === null || job.templateId === templateId)', 'true'),
     entry('recentRunTimes in no particular order', '\n      .sort(byFinish);', ';'),
     entry('recentRunTimes breaks no ties by id', 'b.finishedAt!.getTime() - a.finishedAt!.getTime() || (a.id < b.id ? 1 : -1)', 'b.finishedAt!.getTime() - a.finishedAt!.getTime()'),
-    entry('recentRunTimes returns more than max', 'return chosen.slice(0, max).map(', 'return chosen.map('),
+    entry('recentRunTimes returns more than max', 'return chosen.slice(0, rowCount(max)).map(', 'return chosen.map('),
     // runningWork
     entry('runningWork in no particular order', '      .sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : 1))\n', ''),
     entry('runningWork breaks no ties by id', 'start(a) - start(b) || (a.id < b.id ? -1 : 1))', 'start(a) - start(b))'),
-    entry('runningWork returns more than max', '(a.id < b.id ? -1 : 1))\n      .slice(0, max)\n', '(a.id < b.id ? -1 : 1))\n'),
+    entry('runningWork returns more than max', '(a.id < b.id ? -1 : 1))\n      .slice(0, rowCount(max))\n', '(a.id < b.id ? -1 : 1))\n'),
     entry('runningWork of a job without a start throws', '(job.startedAt ?? job.createdAt).getTime()', 'job.startedAt!.getTime()'),
     // listPastStartDeadline, listStalled
     entry('listPastStartDeadline lists jobs not queued', "job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now", 'job.startDeadline !== null && job.startDeadline <= now'),
     entry('listPastStartDeadline lists jobs without a deadline', "job.status === 'queued' && job.startDeadline !== null && job.startDeadline <= now", "job.status === 'queued' && job.startDeadline! <= now"),
     entry('listPastStartDeadline leaves out a job due exactly then', 'job.startDeadline <= now', 'job.startDeadline < now'),
     entry('listPastStartDeadline in no particular order', '      .sort((a, b) => a.startDeadline!.getTime() - b.startDeadline!.getTime())\n', ''),
-    entry('listPastStartDeadline returns more than max', 'b.startDeadline!.getTime())\n      .slice(0, max)\n', 'b.startDeadline!.getTime())\n'),
+    entry('listPastStartDeadline returns more than max', 'b.startDeadline!.getTime())\n      .slice(0, rowCount(max))\n', 'b.startDeadline!.getTime())\n'),
     entry('listStalled lists jobs not running', "job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < before", 'job.leaseUntil !== null && job.leaseUntil < before'),
     entry('listStalled lists jobs without a lease', "job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < before", "job.status === 'running' && job.leaseUntil! < before"),
     entry('listStalled lists a lease ending exactly then', 'job.leaseUntil < before', 'job.leaseUntil <= before'),
     entry('listStalled in no particular order', '      .sort((a, b) => a.leaseUntil!.getTime() - b.leaseUntil!.getTime())\n', ''),
-    entry('listStalled returns more than max', 'b.leaseUntil!.getTime())\n      .slice(0, max)\n', 'b.leaseUntil!.getTime())\n'),
+    entry('listStalled returns more than max', 'b.leaseUntil!.getTime())\n      .slice(0, rowCount(max))\n', 'b.leaseUntil!.getTime())\n'),
   ];
 }
+
+/**
+ * How every job store keeps a change's progress and status text (core/domain/job.ts: storedProgress, storedStatusText),
+ * and the SQL store's use of them; the contract runs on memory, SQLite and MariaDB.
+ */
+function storedJobFieldMutations(): Mutation[] {
+  const tests = ['tests/contract/job-repository.test.ts'];
+  const domain = entriesOn('stored job fields', 'core/domain/job.ts', tests);
+  const sql = entriesOn('SQL job store', 'adapters/sequelize/sequelize-job-repository.ts', tests);
+  return [
+    domain('progress not rounded to whole steps', '  value: Math.round(progress.value),', '  value: progress.value,'),
+    domain('a progress max below 1 kept', '  max: Math.max(1, Math.round(progress.max)),', '  max: Math.round(progress.max),'),
+    domain('a progress max not rounded', '  max: Math.max(1, Math.round(progress.max)),', '  max: Math.max(1, progress.max),'),
+    domain('a status text not cut', 'export const storedStatusText = (text: string): string => text.slice(0, STATUS_TEXT_MAX);', 'export const storedStatusText = (text: string): string => text;'),
+    sql('progress written as the caller passed it', '  ...(update.progress ? progressColumns(storedProgress(update.progress)) : {}),', '  ...(update.progress ? progressColumns(update.progress) : {}),'),
+    entriesOn('batch reads', 'core/domain/pagination.ts', tests)('a max below one reads none (memory) or is written as LIMIT 0 (SQL)', 'export const rowCount = (max: number): number => Math.max(1, Math.floor(max));', 'export const rowCount = (max: number): number => Math.floor(max);'),
+    entriesOn('batch reads', 'core/domain/pagination.ts', tests)('a fractional max written into the SQL as it is', 'export const rowCount = (max: number): number => Math.max(1, Math.floor(max));', 'export const rowCount = (max: number): number => Math.max(1, max);'),
+    sql('listTestRuns takes max as it is', "['id', 'DESC']], limit: rowCount(max),", "['id', 'DESC']], limit: max,"),
+    sql('a status text written uncut', '{ status_text: storedStatusText(update.statusText) }', '{ status_text: update.statusText }'),
+  ];
+}
+

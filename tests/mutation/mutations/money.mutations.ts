@@ -464,7 +464,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "money: SQL linked deduction: the sweep takes more than its batch",
     file: "adapters/sequelize/sequelize-linked-deductions.ts",
-    find: "LIMIT ${Math.max(1, Math.floor(max))}",
+    find: "LIMIT ${rowCount(max)}",
     replace: "LIMIT 100000",
     tests: ["tests/contract/linked-deductions.test.ts"],
   },
