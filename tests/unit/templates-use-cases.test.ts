@@ -253,6 +253,47 @@ test('a new category re-checks the stored map against what the category requires
   t.is(value(t, await app.patch.execute({ id, changes: { category: 'image-to-image' } })).category, 'image-to-image');
 });
 
+// Pins the edges of template fields that the limits above leave open: a description null or blank is none, a body must be an object, a PUT must carry a map, and which change a misfit map is blamed on.
+test('a blank or null description is none; a body that is not an object and a PUT without a map are refused; a misfit map names what changed', async (t) => {
+  const app = setup();
+  t.is((await created(t, app, { name: 'Blank', description: '   ' })).description, null, 'a blank description is stored as none');
+  t.is((await created(t, app, { name: 'Null', description: null })).description, null);
+  const { id } = await created(t, app, { description: 'Blue' });
+  t.is(value(t, await app.patch.execute({ id, changes: { description: null } })).description, null, 'null clears it');
+  t.is(value(t, await app.get.execute({ id })).description, null);
+  for (const body of [[step1()], 'template', null]) rejected(t, await app.create.execute(body), 'VALIDATION.FAILED', 'body');
+  for (const changes of [[{ cost: 9 }], 'cost=9', null]) rejected(t, await app.patch.execute({ id, changes }), 'VALIDATION.FAILED', 'body');
+  value(t, await app.setMap.execute({ id, parameterMap: map() }));
+  rejected(t, await app.setMap.execute({ id, parameterMap: undefined }), 'VALIDATION.FAILED');
+  t.like(value(t, await app.get.execute({ id })), { version: 2, cost: 2 }, 'nothing of a refused body is applied');
+  t.deepEqual(Object.keys(value(t, await app.get.execute({ id })).parameterMap).sort(), ['prompt', 'width'], 'the map a PUT without one left in place');
+  const { '3': _prompt, '4': _preview, ...withoutPrompt } = workflow();
+  const misfit = await app.patch.execute({ id, changes: { workflow: withoutPrompt } });
+  if (misfit.ok) return t.fail('a workflow the map no longer fits was taken');
+  t.regex(misfit.message ?? '', /new workflow/);
+  value(t, await app.patch.execute({ id, changes: { workflow: { ...workflow(), '5': { class_type: 'RepeatImageBatch', inputs: { image: ['1', 0], amount: 4 } } } } }));
+  const category = await app.patch.execute({ id, changes: { category: 'text-to-video' } });
+  if (category.ok) return t.fail('a category the map does not fit was taken');
+  t.regex(category.message ?? '', /new category/);
+});
+
+// Pins that a workflow equal to the stored one by the comparison (a link's node id as a number, nodes and inputs in another order) is no change and leaves the stored spelling, which its version holds, in place.
+test('a workflow sent again in another spelling (numeric link ids, another key order) is no change, and the stored workflow stays as its version holds it', async (t) => {
+  const app = setup();
+  const { id } = await created(t, app);
+  const stored = JSON.stringify(value(t, await app.get.execute({ id })).workflow);
+  const respelled = Object.fromEntries(
+    Object.entries(workflow() as unknown as Record<string, { class_type: string; inputs: Record<string, unknown> }>)
+      .reverse()
+      .map(([node, { class_type, inputs }]) => [node, { inputs: Object.fromEntries(Object.entries(inputs).reverse()), class_type }]),
+  );
+  respelled['2']!.inputs['images'] = [1, 0];
+  t.is(value(t, await app.patch.execute({ id, changes: { workflow: respelled } })).version, 1);
+  t.like(value(t, await app.patch.execute({ id, changes: { workflow: respelled, cost: 3 } })), { version: 1, cost: 3 }, 'with another change, saved');
+  t.is(JSON.stringify(value(t, await app.get.execute({ id })).workflow), stored, 'the stored workflow keeps its spelling');
+  t.is(JSON.stringify(value(t, await app.version.execute({ templateId: id, version: 1 })).workflow), stored);
+});
+
 test('an empty map (step 2 not done) does not block changing the workflow', async (t) => {
   const app = setup();
   const { id } = await created(t, app);

@@ -376,6 +376,7 @@ export const MUTATIONS: Mutation[] = [
   ...workflowGraphMutations(),
   ...categoryInputMutations(),
   ...parameterMapGuards(),
+  ...templateRevisionMutations(),
 ];
 
 /** The shape check of a workflow graph (core/domain/workflow-graph.ts), which every template and raw workflow passes before it is stored or run. */
@@ -496,5 +497,34 @@ function parameterMapGuards(): Mutation[] {
     map("the catalogue shows a literal that breaks the rules", "if (checked.ok) visible.default = checked.value;", "visible.default = checked.ok ? checked.value : (literal as ParameterValue);"),
     map("withClassTypes of an item naming a node the workflow lacks throws", "class_type: workflow[item.node_id]?.class_type ?? null", "class_type: workflow[item.node_id]!.class_type"),
     map("withClassTypes gives class_type undefined for a node the workflow lacks", "class_type: workflow[item.node_id]?.class_type ?? null", "class_type: workflow[item.node_id]?.class_type as string"),
+  ];
+}
+
+/** core/domain/template-revision.ts beyond the field limits above: trimming, defaults, what counts as a change and a new version, the re-check of a stored map. */
+function templateRevisionMutations(): Mutation[] {
+  const entry = entriesOn('template revision', REVISION, [USE_CASES_TEST, TEMPLATES_HTTP_TEST]);
+  return [
+    entry('a name is stored untrimmed', "const name = typeof v === 'string' ? v.trim() : '';", "const name = typeof v === 'string' ? v : '';"),
+    entry('a null description is refused', '    if (v === null) return good(null);\n', ''),
+    entry('a description that is not a string passes', "if (typeof v !== 'string' || v.length > TEMPLATE_DESCRIPTION_MAX) return bad(", "if (typeof v === 'string' && v.length > TEMPLATE_DESCRIPTION_MAX) return bad("),
+    entry('a blank description is stored, not cleared', "return good(v.trim() === '' ? null : v);", 'return good(v);'),
+    entry('name not required on create', "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['name', 'category', 'cost', 'outputType'];", "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['category', 'cost', 'outputType'];"),
+    entry('category not required on create', "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['name', 'category', 'cost', 'outputType'];", "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['name', 'cost', 'outputType'];"),
+    entry('cost not required on create', "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['name', 'category', 'cost', 'outputType'];", "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['name', 'category', 'outputType'];"),
+    entry('output type not required on create', "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['name', 'category', 'cost', 'outputType'];", "const REQUIRED_ON_CREATE: readonly ScalarField[] = ['name', 'category', 'cost'];"),
+    entry("the server's output node types not applied", '  ...(rules.outputNodeTypes ? { outputNodeTypes: rules.outputNodeTypes } : {}),\n', ''),
+    entry("the server's allowed node types not applied", '  ...(rules.allowedNodeTypes ? { allowedNodeTypes: rules.allowedNodeTypes } : {}),\n', ''),
+    entry('a create body that is not an object is read as one', '  if (!isPlainObject(input)) return notAnObject();\n  const checked = checkFields(input, rules, REQUIRED_ON_CREATE);', '  const checked = checkFields((input ?? {}) as Record<string, unknown>, rules, REQUIRED_ON_CREATE);'),
+    entry('a patch body that is not an object is read as one', '  if (!isPlainObject(input)) return notAnObject();\n  const checked = checkFields(input, rules, []);', '  const checked = checkFields((input ?? {}) as Record<string, unknown>, rules, []);'),
+    entry('a new template without description holds undefined, not null', 'description: fields.description ?? null,', 'description: fields.description,'),
+    entry('a new template is inactive unless told', 'isActive: fields.isActive ?? true', 'isActive: fields.isActive ?? false'),
+    entry('the same workflow sent again is a new version', 'const workflowChanged = fields.workflow !== undefined && !sameValue(fields.workflow, current.workflow);', 'const workflowChanged = fields.workflow !== undefined;'),
+    entry('an equal workflow sent again replaces the stored one', '  if (!workflowChanged) next.workflow = current.workflow;\n', ''),
+    entry('a new category does not re-check the stored map', '} else if ((workflowChanged || categoryChanged) && Object.keys(current.parameterMap).length > 0) {', '} else if (workflowChanged && Object.keys(current.parameterMap).length > 0) {'),
+    entry('an empty stored map is re-checked (blocks a new workflow before step 2)', '} else if ((workflowChanged || categoryChanged) && Object.keys(current.parameterMap).length > 0) {', '} else if (workflowChanged || categoryChanged) {'),
+    entry('a map that no longer fits a new category is blamed on the workflow', "const what = workflowChanged ? 'workflow' : 'category';", "const what = 'workflow';"),
+    entry('the same map sent again is a new version', 'mapChanged = !sameValue(map.value, current.parameterMap);', 'mapChanged = true;'),
+    entry('a change of name, description, category, cost, output type or activity is not saved', '(Object.keys(SCALAR_CHECKS) as ScalarField[]).some((name) => next[name] !== current[name]);', 'false;'),
+    entry('a PUT without a map changes nothing instead of being refused', 'reviseTemplate(current, { parameter_map: map === undefined ? null : map }, rules);', 'reviseTemplate(current, { parameter_map: map }, rules);'),
   ];
 }
