@@ -122,6 +122,7 @@ export const MUTATIONS: Mutation[] = [
   ...paginationMutations(),
   ...storageConfigMutations(),
   ...integrationConfigMutations(),
+  ...applicationMutations(),
   {
     name: 'health: every check given the default timeout, not HEALTH_CHECK_TIMEOUT_MS',
     file: 'adapters/http/routes/health.routes.ts',
@@ -241,3 +242,18 @@ function integrationConfigMutations(): Mutation[] {
     { name: 'oidc config: a missing client secret not reported', file: oidc, find: "      clientSecret: read.required(`${prefix}CLIENT_SECRET`, `for the OIDC provider ${name}`),", replace: "      clientSecret: read.string(`${prefix}CLIENT_SECRET`, ''),", tests: oidcTests },
   ];
 }
+
+/** bootstrap/app.ts: what each role builds and starts, the media origins with S3, the bounded migration retry. */
+function applicationMutations(): Mutation[] {
+  const entry = entriesOn('application', 'bootstrap/app.ts', ['tests/integration/app-roles.test.ts']);
+  return [
+    entry('a worker process builds and listens on the HTTP server too', "  if (config.roles.includes('api')) {\n    const { all: checks, readiness }", "  if (true as boolean) {\n    const { all: checks, readiness }"),
+    entry('every part starts whatever the roles (an api process runs jobs)', '.filter((part) => part.roles.some((role) => config.roles.includes(role)));', '.filter(() => true);'),
+    entry('the migration is retried for ever', '      if (attempt >= attempts) throw error;\n', ''),
+    entry('the migration is not retried', '      if (attempt >= attempts) throw error;\n', '      throw error;\n'),
+    entry("S3's public endpoint not allowed (the internal endpoint is)", 'const endpoint = storage.publicEndpoint ?? storage.endpoint;', 'const endpoint = storage.endpoint;'),
+    entry("S3's endpoint not allowed when it is the only one", 'const endpoint = storage.publicEndpoint ?? storage.endpoint;', 'const endpoint = storage.publicEndpoint;'),
+    entry("no AWS host allowed for a bucket on AWS", "    else origins.push(`https://${storage.bucket}.s3.${storage.region}.amazonaws.com`, `https://s3.${storage.region}.amazonaws.com`);\n", ''),
+  ];
+}
+
