@@ -123,6 +123,7 @@ export const MUTATIONS: Mutation[] = [
   ...storageConfigMutations(),
   ...integrationConfigMutations(),
   ...applicationMutations(),
+  ...engineConfigMutations(),
   {
     name: 'health: every check given the default timeout, not HEALTH_CHECK_TIMEOUT_MS',
     file: 'adapters/http/routes/health.routes.ts',
@@ -254,6 +255,34 @@ function applicationMutations(): Mutation[] {
     entry("S3's public endpoint not allowed (the internal endpoint is)", 'const endpoint = storage.publicEndpoint ?? storage.endpoint;', 'const endpoint = storage.endpoint;'),
     entry("S3's endpoint not allowed when it is the only one", 'const endpoint = storage.publicEndpoint ?? storage.endpoint;', 'const endpoint = storage.publicEndpoint;'),
     entry("no AWS host allowed for a bucket on AWS", "    else origins.push(`https://${storage.bucket}.s3.${storage.region}.amazonaws.com`, `https://s3.${storage.region}.amazonaws.com`);\n", ''),
+  ];
+}
+
+/** bootstrap/config/engine.ts: each variable's bounds (one step wider at either end), the URL alias check, the token, the slot cap. */
+function engineConfigMutations(): Mutation[] {
+  const entry = entriesOn('engine config', 'bootstrap/config/engine.ts', ['tests/unit/engine-config.test.ts']);
+  // [variable, its default, lowest, highest]: each bound is widened by one step.
+  const bounds: [string, string, number, number][] = [
+    ['COMFYUI_TIMEOUT_MS', '30_000', 100, 3_600_000],
+    ['COMFYUI_JOBS_PER_SERVER', '1', 1, 64],
+    ['COMFYUI_WAIT_MS', '60_000', 0, 3_600_000],
+    ['COMFYUI_FAILOVER_MS', '3_000', 100, 3_600_000],
+    ['COMFYUI_PROBE_MS', '2_000', 100, 600_000],
+    ['COMFYUI_CATALOG_REFRESH_MS', '60_000', 0, 86_400_000],
+    ['COMFYUI_AFFINITY_WAIT_MS', '15_000', 0, 3_600_000],
+    ['COMFYUI_DISPATCH_LOOKAHEAD', 'Math.max(1, urls.length)', 0, 64],
+    ['ENGINE_MEMORY_MB', '2048', 64, 65_536],
+  ];
+  const spelt = (n: number) => n.toLocaleString('en').replaceAll(',', '_');
+  const call = (variable: string, fallback: string, min: number, max: number) => `read.int('${variable}', ${fallback}, ${spelt(min)}, ${spelt(max)})`;
+  return [
+    ...bounds.flatMap(([variable, fallback, min, max]) => [
+      entry(`${variable} takes one below its lowest value`, call(variable, fallback, min, max), call(variable, fallback, min - 1, max)),
+      entry(`${variable} takes one above its highest value`, call(variable, fallback, min, max), call(variable, fallback, min, max + 1)),
+    ]),
+    entry('COMFYUI_URLS and COMFYUI_URL that agree are refused', " && plural.join(',') !== alias.join(',')) {", ') {'),
+    entry('an unset COMFYUI_TOKEN is carried as a token', '      ...(token ? { token } : {}),', '      token,'),
+    entry('no cap on the slots of one worker', 'Math.min(64, Math.max(1, engine.urls.length) * engine.jobsPerServer)', 'Math.max(1, engine.urls.length) * engine.jobsPerServer'),
   ];
 }
 
