@@ -16,7 +16,9 @@ export class MemoryPublicationRepository implements PublicationRepository {
   }
 
   async request(publication: Publication): Promise<{ started: boolean; publication: Publication }> {
+    // Like the foreign keys: a publication needs its output and its user.
     if (!this.history.has(publication.outputId)) throw new Error(`no output ${publication.outputId}`);
+    if (!this.store.users.has(publication.userId)) throw new Error(`no user ${publication.userId}`);
     const key = keyOf(publication.outputId, publication.platform);
     const existing = this.live(publication.outputId, publication.platform);
     if (existing && existing.status !== 'failed') return { started: false, publication: copy(existing) };

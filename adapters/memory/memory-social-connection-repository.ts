@@ -20,7 +20,9 @@ export class MemorySocialConnectionRepository implements SocialConnectionReposit
   async save(connection: Omit<SocialConnection, 'version'>): Promise<void> {
     // Like the foreign key: a connection needs its user.
     if (!this.store.users.has(connection.userId)) throw new Error(`no user ${connection.userId}`);
-    this.connections.set(keyOf(connection.userId, connection.platform), copy({ ...connection, version: 1 }));
+    // The scope column holds 1024 characters; the SQL stores cut a longer one to that, and so does this one.
+    const scope = connection.scope?.slice(0, 1024) ?? null;
+    this.connections.set(keyOf(connection.userId, connection.platform), copy({ ...connection, scope, version: 1 }));
   }
 
   async find(userId: string, platform: SocialPlatform): Promise<SocialConnection | null> {
@@ -49,7 +51,9 @@ export class MemorySocialConnectionRepository implements SocialConnectionReposit
   ): Promise<boolean> {
     const found = this.live(userId, platform);
     if (!found || found.version !== fromVersion) return false;
-    this.connections.set(keyOf(userId, platform), copy({ ...found, ...tokens, version: found.version + 1 }));
+    // Only the four token fields, as the SQL update writes them: anything else the caller's object holds is not stored.
+    const { accessToken, refreshToken, expiresAt, updatedAt } = tokens;
+    this.connections.set(keyOf(userId, platform), copy({ ...found, accessToken, refreshToken, expiresAt, updatedAt, version: found.version + 1 }));
     return true;
   }
 

@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Publication } from '../../core/domain/social.ts';
 import type { Backend } from '../support/backends.ts';
-import { at, newPublication, sharedBackend, sleep, videoOutput, within, type MakeBackend } from './fixtures.ts';
+import { at, freshBackend, newPublication, sharedBackend, sleep, videoOutput, within, type MakeBackend } from './fixtures.ts';
 
 /**
  * The PublicationRepository guards that social-repositories.contract.ts leaves out: a failed attempt stays
- * ended, requests made inside transactions (as RequestPublication makes them) race safely, and publications
- * go with their user.
+ * ended, requests made inside transactions (as RequestPublication makes them) race safely, a request stores
+ * a clean attempt, publications need and go with their output and user, and what callers hold is never the
+ * stored row.
  */
 export function publicationRepositoryContract(name: string, make: MakeBackend): void {
   const backend = sharedBackend(make);
@@ -112,6 +114,72 @@ export function publicationRepositoryContract(name: string, make: MakeBackend): 
       { message: 'boom' },
     );
     t.deepEqual(await b.repos.publications.find(outputId, 'YOUTUBE'), failed);
+  });
+
+  test(`${name}: publications: a request needs its output and its user`, async (t) => {
+    const { userId, outputId } = await output();
+    await t.throwsAsync(b.repos.publications.request(publication(randomUUID(), userId)), undefined, 'no output');
+    await t.throwsAsync(b.repos.publications.request(publication(outputId, randomUUID())), undefined, 'no user');
+    t.deepEqual(await b.repos.publications.listForOutput(outputId), []);
+  });
+
+  test(`${name}: publications: a request stores its attempt pending with nothing of an earlier one; a restart keeps when it was first requested`, async (t) => {
+    const { userId, outputId } = await output();
+    const { publications } = b.repos;
+    const cleared = { status: 'pending', url: null, error: null, remoteRef: null } as const;
+    const first = publication(outputId, userId, { status: 'published', url: 'https://example.com/a', error: 'e', remoteRef: 'r', createdAt: at(1), updatedAt: at(1) });
+    t.deepEqual(await publications.request(first), { started: true, publication: { ...first, ...cleared } });
+    t.deepEqual(await publications.find(outputId, 'YOUTUBE'), { ...first, ...cleared });
+    t.true(await publications.end(outputId, 'YOUTUBE', first.attemptId, { status: 'failed', error: 'quota' }, at(2)));
+    const next = publication(outputId, userId, { title: 'Second', description: 'Other', privacy: 'public', status: 'failed', url: 'https://example.com/b', error: 'old', remoteRef: 'old', createdAt: at(3), updatedAt: at(3) });
+    const restarted = { ...next, ...cleared, createdAt: at(1) };
+    t.deepEqual(await publications.request(next), { started: true, publication: restarted });
+    t.deepEqual(await publications.find(outputId, 'YOUTUBE'), restarted);
+  });
+
+  test(`${name}: publications: listForOutput lists that output's publications only, by platform`, async (t) => {
+    const mine = await output();
+    const other = await output();
+    const youtube = publication(mine.outputId, mine.userId);
+    const tiktok = publication(mine.outputId, mine.userId, { platform: 'TIKTOK' });
+    await b.repos.publications.request(youtube);
+    await b.repos.publications.request(tiktok);
+    await b.repos.publications.request(publication(other.outputId, other.userId, { platform: 'TIKTOK' }));
+    t.deepEqual(await b.repos.publications.listForOutput(mine.outputId), [tiktok, youtube]);
+  });
+
+  test(`${name}: publications: changing an object passed in or handed out changes no stored publication`, async (t) => {
+    // A backend of its own: another test's rollback puts copies back in the store, which would hide a shared row.
+    const own = await freshBackend(t, make);
+    const { userId, outputId } = await videoOutput(own.repos);
+    const { publications } = own.repos;
+    const given = publication(outputId, userId);
+    const expected = structuredClone(given);
+    const made = await publications.request(given);
+    given.createdAt.setTime(0);
+    given.updatedAt.setTime(0);
+    given.title = 'changed';
+    t.deepEqual(await publications.find(outputId, 'YOUTUBE'), expected, 'the requested object changed afterwards');
+    const repeated = await publications.request(publication(outputId, userId));
+    const handedOut = [made.publication, repeated.publication, (await publications.find(outputId, 'YOUTUBE'))!, (await publications.listForOutput(outputId))[0]!];
+    for (const handed of handedOut) {
+      handed.createdAt.setTime(0);
+      handed.updatedAt.setTime(0);
+      handed.title = 'changed';
+    }
+    t.deepEqual(await publications.find(outputId, 'YOUTUBE'), expected, 'a publication handed out changed');
+    const began = at(1);
+    t.true(await publications.begin(outputId, 'YOUTUBE', expected.attemptId, began));
+    began.setTime(0);
+    t.deepEqual((await publications.find(outputId, 'YOUTUBE'))!.updatedAt, at(1), 'the time of begin changed afterwards');
+    const saved = at(2);
+    t.true(await publications.saveRemoteRef(outputId, 'YOUTUBE', expected.attemptId, 'ref', saved));
+    saved.setTime(0);
+    t.deepEqual((await publications.find(outputId, 'YOUTUBE'))!.updatedAt, at(2), 'the time of saveRemoteRef changed afterwards');
+    const ended = at(3);
+    t.true(await publications.end(outputId, 'YOUTUBE', expected.attemptId, { status: 'published', url: 'u' }, ended));
+    ended.setTime(0);
+    t.deepEqual(await publications.find(outputId, 'YOUTUBE'), { ...expected, status: 'published', url: 'u', remoteRef: 'ref', updatedAt: at(3) }, 'the time of end changed afterwards');
   });
 
   test(`${name}: publications go with their user`, async (t) => {

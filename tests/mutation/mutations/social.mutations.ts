@@ -660,4 +660,77 @@ export const MUTATIONS: Mutation[] = [
     replace: "    if (false) return fail('INTEGRATION.NOT_CONFIGURED'",
     tests: ["tests/integration/chat.test.ts"],
   },
+  ...memorySocialStoreMutations(),
 ];
+
+/**
+ * adapters/memory/memory-social-connection-repository.ts and memory-publication-repository.ts, guard by guard,
+ * against the contracts the SQL stores pass too: the foreign keys and their cascades, filters, orders and their
+ * tie-breaks, bounds, version and state fences, what a write takes from the caller, and the copies that keep
+ * callers' objects and the stored rows apart.
+ */
+function memorySocialStoreMutations(): Mutation[] {
+  const CONNECTIONS = 'tests/contract/social-connection-repository.test.ts';
+  const PUBLICATIONS = 'tests/contract/publication-repository.test.ts';
+  const SOCIAL = 'tests/contract/social-repositories.test.ts';
+  const connection = (tests: string[]) => entriesOn('social: memory social connections', 'adapters/memory/memory-social-connection-repository.ts', tests);
+  const publication = (tests: string[]) => entriesOn('social: memory social publications', 'adapters/memory/memory-publication-repository.ts', tests);
+  return [
+    // connections: save
+    connection([CONNECTIONS])('saved without a user', 'if (!this.store.users.has(connection.userId)) throw', 'if (false) throw'),
+    connection([CONNECTIONS])('a scope over its column kept whole', 'const scope = connection.scope?.slice(0, 1024) ?? null;', 'const scope = connection.scope;'),
+    connection([SOCIAL])('saving again keeps counting the version', 'copy({ ...connection, scope, version: 1 })', 'copy({ ...connection, scope, version: (this.connections.get(keyOf(connection.userId, connection.platform))?.version ?? 0) + 1 })'),
+    connection([CONNECTIONS])("save stores the caller's dates", 'copy({ ...connection, scope, version: 1 })', '({ ...connection, scope, version: 1 })'),
+    // connections: reads
+    connection([CONNECTIONS])('find hands out the stored row', 'found ? copy(found) : null;\n  }\n\n  async listForUser', 'found ?? null;\n  }\n\n  async listForUser'),
+    connection([SOCIAL])("listForUser lists every user's connections", '.filter((c) => c.userId === userId && this.store.users.has(userId))', '.filter(() => this.store.users.has(userId))'),
+    connection([CONNECTIONS])('listForUser lists the connections of a deleted user', '.filter((c) => c.userId === userId && this.store.users.has(userId))', '.filter((c) => c.userId === userId)'),
+    connection([SOCIAL])('listForUser in no particular order', '.sort((a, b) => a.platform.localeCompare(b.platform))', ''),
+    connection([CONNECTIONS])('listForUser hands out the stored rows', 'a.platform.localeCompare(b.platform)).map(copy);', 'a.platform.localeCompare(b.platform));'),
+    // connections: listAfter
+    connection([CONNECTIONS])('listAfter walks the connections of deleted users', '      .filter((c) => this.store.users.has(c.userId))\n', ''),
+    connection([SOCIAL])('listAfter fails on the first page', '.filter((c) => !after || c.userId > after.userId', '.filter((c) => c.userId > after!.userId'),
+    connection([SOCIAL])("listAfter repeats the last user's earlier platforms", 'c.userId > after.userId ||', 'c.userId >= after.userId ||'),
+    connection([SOCIAL])('listAfter repeats the last connection', 'c.platform > after.platform))', 'c.platform >= after.platform))'),
+    connection([SOCIAL])('listAfter in no particular order', '      .sort((a, b) => (a.userId === b.userId ? (a.platform < b.platform ? -1 : 1) : a.userId < b.userId ? -1 : 1))\n', ''),
+    connection([SOCIAL])("listAfter leaves a user's platforms unordered", '(a.userId === b.userId ? (a.platform < b.platform ? -1 : 1) :', '(a.userId === b.userId ? 0 :'),
+    connection([SOCIAL])('listAfter returns more than max', '      .slice(0, max)\n', ''),
+    connection([CONNECTIONS])('listAfter hands out the stored rows', '.slice(0, max)\n      .map(copy);', '.slice(0, max);'),
+    // connections: replaceTokens and delete
+    connection([SOCIAL])('a refresh of no connection throws', 'if (!found || found.version !== fromVersion) return false;', 'if (found!.version !== fromVersion) return false;'),
+    connection([SOCIAL, CONNECTIONS])('a refresh keeps the version', 'version: found.version + 1 }', 'version: found.version }'),
+    connection([CONNECTIONS])("a refresh stores every field of the caller's object", 'copy({ ...found, accessToken, refreshToken, expiresAt, updatedAt, version', 'copy({ ...found, ...tokens, version'),
+    connection([CONNECTIONS])("a refresh stores the caller's dates", 'this.connections.set(keyOf(userId, platform), copy({ ...found, accessToken, refreshToken, expiresAt, updatedAt, version: found.version + 1 }));', 'this.connections.set(keyOf(userId, platform), { ...found, accessToken, refreshToken, expiresAt, updatedAt, version: found.version + 1 });'),
+    connection([SOCIAL])('removing no connection throws', 'return found ? copy(found) : null;\n  }\n\n  /**', 'return copy(found!);\n  }\n\n  /**'),
+    connection([CONNECTIONS])('connections outlive their user', 'return this.store.users.has(userId) ? this.connections.get(keyOf(userId, platform)) : undefined;', 'return this.connections.get(keyOf(userId, platform));'),
+    // publications: request
+    publication([PUBLICATIONS])('requested without an output', 'if (!this.history.has(publication.outputId)) throw', 'if (false) throw'),
+    publication([PUBLICATIONS])('requested without a user', 'if (!this.store.users.has(publication.userId)) throw', 'if (false) throw'),
+    publication([PUBLICATIONS])('a restart takes the new creation time', 'const row: Publication = existing ? { ...publication, createdAt: existing.createdAt } : publication;', 'const row: Publication = publication;'),
+    publication([PUBLICATIONS])("a request stores the caller's status", "copy({ ...row, status: 'pending', url: null, error: null, remoteRef: null })", 'copy({ ...row, url: null, error: null, remoteRef: null })'),
+    publication([PUBLICATIONS])("a request stores the caller's url, error and remote ref", "copy({ ...row, status: 'pending', url: null, error: null, remoteRef: null })", "copy({ ...row, status: 'pending' })"),
+    publication([PUBLICATIONS])("a request stores the caller's dates", "this.publications.set(key, copy({ ...row, status: 'pending'", "this.publications.set(key, ({ ...row, status: 'pending'"),
+    publication([PUBLICATIONS])('a repeated request hands out the stored row', 'return { started: false, publication: copy(existing) };', 'return { started: false, publication: existing };'),
+    publication([PUBLICATIONS])('a started request hands out the stored row', 'return { started: true, publication: copy(this.publications.get(key)!) };', 'return { started: true, publication: this.publications.get(key)! };'),
+    // publications: reads
+    publication([PUBLICATIONS])('find hands out the stored row', 'return found ? copy(found) : null;', 'return found ?? null;'),
+    publication([PUBLICATIONS])("listForOutput lists other outputs' publications", '.filter((p) => p.outputId === outputId && this.live(outputId, p.platform))', '.filter((p) => this.live(outputId, p.platform))'),
+    publication([PUBLICATIONS])('listForOutput lists the publications of a deleted user', '.filter((p) => p.outputId === outputId && this.live(outputId, p.platform))', '.filter((p) => p.outputId === outputId)'),
+    publication([PUBLICATIONS])('listForOutput in no particular order', '.sort((a, b) => a.platform.localeCompare(b.platform))', ''),
+    publication([PUBLICATIONS])('listForOutput hands out the stored rows', 'a.platform.localeCompare(b.platform)).map(copy);', 'a.platform.localeCompare(b.platform));'),
+    publication([SOCIAL])('publications outlive their output', 'const found = this.history.has(outputId) ? this.publications.get(keyOf(outputId, platform)) : undefined;', 'const found = this.publications.get(keyOf(outputId, platform));'),
+    // publications: transitions, each fence on its own
+    publication([SOCIAL])('begin for another attempt', "if (!found || found.attemptId !== attemptId || (found.status !== 'pending' && found.status !== 'uploading')) return false;\n    this.publications.set(keyOf(outputId, platform), { ...found, status: 'uploading'", "if (!found || (found.status !== 'pending' && found.status !== 'uploading')) return false;\n    this.publications.set(keyOf(outputId, platform), { ...found, status: 'uploading'"),
+    publication([SOCIAL])('begin in any state', "if (!found || found.attemptId !== attemptId || (found.status !== 'pending' && found.status !== 'uploading')) return false;\n    this.publications.set(keyOf(outputId, platform), { ...found, status: 'uploading'", "if (!found || found.attemptId !== attemptId) return false;\n    this.publications.set(keyOf(outputId, platform), { ...found, status: 'uploading'"),
+    publication([SOCIAL])('a redelivered begin of an uploading attempt refused', "(found.status !== 'pending' && found.status !== 'uploading')) return false;\n    this.publications.set(keyOf(outputId, platform), { ...found, status: 'uploading'", "found.status !== 'pending') return false;\n    this.publications.set(keyOf(outputId, platform), { ...found, status: 'uploading'"),
+    publication([PUBLICATIONS])("begin stores the caller's time", "{ ...found, status: 'uploading', updatedAt: new Date(now) }", "{ ...found, status: 'uploading', updatedAt: now }"),
+    publication([SOCIAL])('a remote ref for another attempt', "if (!found || found.attemptId !== attemptId || found.status !== 'uploading') return false;", "if (!found || found.status !== 'uploading') return false;"),
+    publication([SOCIAL])('a remote ref in any state', "if (!found || found.attemptId !== attemptId || found.status !== 'uploading') return false;", 'if (!found || found.attemptId !== attemptId) return false;'),
+    publication([PUBLICATIONS])("saveRemoteRef stores the caller's time", '{ ...found, remoteRef, updatedAt: new Date(now) }', '{ ...found, remoteRef, updatedAt: now }'),
+    publication([SOCIAL])('end for another attempt', "if (!found || found.attemptId !== attemptId || (found.status !== 'pending' && found.status !== 'uploading')) return false;\n    const result", "if (!found || (found.status !== 'pending' && found.status !== 'uploading')) return false;\n    const result"),
+    publication([SOCIAL])('end in any state', "if (!found || found.attemptId !== attemptId || (found.status !== 'pending' && found.status !== 'uploading')) return false;\n    const result", 'if (!found || found.attemptId !== attemptId) return false;\n    const result'),
+    publication([PUBLICATIONS])('end from pending refused', "(found.status !== 'pending' && found.status !== 'uploading')) return false;\n    const result", "found.status !== 'uploading') return false;\n    const result"),
+    publication([SOCIAL])('end from uploading refused', "(found.status !== 'pending' && found.status !== 'uploading')) return false;\n    const result", "found.status !== 'pending') return false;\n    const result"),
+    publication([PUBLICATIONS])("end stores the caller's time", '{ ...found, ...result, updatedAt: new Date(now) }', '{ ...found, ...result, updatedAt: now }'),
+  ];
+}

@@ -389,6 +389,7 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/integration/uploads.test.ts'],
   },
   ...imageTypeMutations(),
+  ...memoryUploadStoreMutations(),
 ];
 
 /** What an uploaded file is, from its leading bytes and from its claim (core/domain/image-type.ts). */
@@ -404,5 +405,45 @@ function imageTypeMutations(): Mutation[] {
     entry('a claim with parameters not read by its type', "const base = (claimed ?? '').split(';')[0]!.trim()", "const base = (claimed ?? '').trim()"),
     entry('a generic claim read as another type', "if (base === '' || base === 'application/octet-stream') return 'unspecified';", "if (base === '') return 'unspecified';"),
     entry('image/jpg not an alias of JPEG', "  'image/jpg': 'image/jpeg',\n", ''),
+  ];
+}
+
+/**
+ * adapters/memory/memory-upload-repository.ts, guard by guard, against the contract the SQL stores pass too
+ * (tests/contract/upload-repository.contract.ts): the foreign key and its cascade, the unique id, ownership,
+ * filters, orders and their tie-break, bounds, the first use, and the copies that keep callers' objects and the
+ * stored uploads apart.
+ */
+function memoryUploadStoreMutations(): Mutation[] {
+  const entry = entriesOn('uploads: memory upload store', 'adapters/memory/memory-upload-repository.ts', ['tests/contract/upload-repository.test.ts']);
+  return [
+    // create
+    entry('created without a user', 'if (!this.store.users.has(upload.userId)) throw', 'if (false) throw'),
+    entry('a taken id overwritten', '    if (this.live(upload.id)) throw new Error(`upload ${upload.id} already exists`);\n', ''),
+    entry("create stores the caller's object", 'this.uploads.set(upload.id, copy({ ...upload, usedAt: null }));', 'this.uploads.set(upload.id, { ...upload, usedAt: null });'),
+    // reads
+    entry("findForUser reads another user's upload", 'return upload && upload.userId === userId ? copy(upload) : null;', 'return upload ? copy(upload) : null;'),
+    entry('findForUser hands out the stored upload', 'return upload && upload.userId === userId ? copy(upload) : null;', 'return upload && upload.userId === userId ? upload : null;'),
+    entry('findByHashForUser finds any hash', '.filter((upload) => upload.userId === userId && upload.contentHash === contentHash)', '.filter((upload) => upload.userId === userId)'),
+    entry('findByHashForUser in no particular order', '      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))[0];', '[0];'),
+    entry('findByHashForUser breaks no ties by id', 'b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))[0];', 'b.createdAt.getTime() - a.createdAt.getTime())[0];'),
+    entry('findByHashForUser hands out the stored upload', 'return found ? copy(found) : null;', 'return found ?? null;'),
+    // markUsed
+    entry('markUsed of no upload throws', '    if (!upload) return false;\n', ''),
+    entry('markUsed overwrites the first use', 'upload.usedAt ??= new Date(at);', 'upload.usedAt = new Date(at);'),
+    entry("markUsed stores the caller's time", 'upload.usedAt ??= new Date(at);', 'upload.usedAt ??= at;'),
+    // listExpired
+    entry('listExpired lists used uploads', '.filter((upload) => upload.usedAt === null && upload.createdAt.getTime() < before.getTime())', '.filter((upload) => upload.createdAt.getTime() < before.getTime())'),
+    entry('listExpired lists an upload created at the cut-off', 'upload.createdAt.getTime() < before.getTime())', 'upload.createdAt.getTime() <= before.getTime())'),
+    entry('listExpired in no particular order', '      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())\n', ''),
+    entry('listExpired returns more than the limit', '      .slice(0, limit)\n', ''),
+    entry('listExpired without a limit lists everything', 'async listExpired(before: Date, limit = 500)', 'async listExpired(before: Date, limit = Infinity)'),
+    entry('listExpired hands out the stored uploads', '.slice(0, limit)\n      .map(copy);', '.slice(0, limit);'),
+    // delete
+    entry('delete of no live row deletes what the map holds', 'if (!upload || (options.onlyIfUnused', 'if ((options.onlyIfUnused'),
+    entry('delete onlyIfUnused deletes a used upload', 'if (!upload || (options.onlyIfUnused && upload.usedAt !== null)) return false;', 'if (!upload) return false;'),
+    // the cascade from users
+    entry('an upload outlives its user (by id)', 'return upload && this.store.users.has(upload.userId) ? upload : undefined;', 'return upload;'),
+    entry('uploads outlive their user (in lists and by hash)', 'return [...this.uploads.values()].filter((upload) => this.store.users.has(upload.userId));', 'return [...this.uploads.values()];'),
   ];
 }
