@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
+import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import type { TestResponse } from '../support/test-client.ts';
@@ -70,6 +71,39 @@ function suite(db: TestDatabase): void {
       assertError(t, await anon.post('/auth/login', body), 401);
     }
     t.is((await anon.post('/auth/login', { email: user.email, password: PASSWORD })).status, 200, 'the account itself is fine');
+  });
+
+  // Pins where a credential is read from: only an "Authorization: Bearer" header is a token (one or more spaces after the
+  // word), another scheme leaves the cookie in charge, and an API key is taken from that header only, never from the cookie.
+  test(title('a Bearer token may follow several spaces; another Authorization scheme leaves the cookie in charge; an API key in the cookie is refused'), async (t) => {
+    const client = (await app()).client();
+    await client.signUp();
+    const access = client.cookies.get('access_token')!;
+    const anon = (await app()).client();
+    t.is((await anon.get('/auth/profile', { authorization: `Bearer    ${access}` })).status, 200, 'spaces after Bearer');
+    t.is((await client.get('/auth/profile', { authorization: 'Basic dXNlcjpwYXNz' })).status, 200, 'a Basic header does not hide the cookie');
+    assertError(t, await anon.get('/auth/profile', { authorization: `Token ${access}` }), 401);
+    const key = await client.post('/api/v1/api-keys', { name: 'cookie key', scopes: ['generate'] });
+    t.is(key.status, 201, JSON.stringify(key.body));
+    t.is((await anon.get('/auth/profile', { authorization: `Bearer ${key.body.key}` })).status, 200, 'the key works as a Bearer token');
+    const keyInCookie = (await app()).client();
+    keyInCookie.cookies.set('access_token', key.body.key);
+    assertError(t, await keyInCookie.get('/auth/profile'), 401);
+  });
+
+  // Pins that an API key opens administrator routes only while its user is an administrator: the admin scope it was made with is not enough after a demotion.
+  test(title("an administrator's API key with the admin scope stops opening administrator routes when its user is demoted"), async (t) => {
+    const own = await startTestApp(db, { ADMIN_EMAILS: 'keys-admin@example.com' });
+    t.teardown(() => own.close());
+    const admin = own.client();
+    const me = await admin.signUp({ email: 'keys-admin@example.com' });
+    const key = await admin.post('/api/v1/api-keys', { name: 'ops', scopes: ['admin'] });
+    t.is(key.status, 201, JSON.stringify(key.body));
+    const byKey = own.client();
+    byKey.bearer = key.body.key;
+    t.is((await byKey.get('/admin/users')).status, 200, 'an administrator\'s key');
+    await resolve(own.app.container, TOKENS.Repositories).users.setRole(me.id, 'user', new Date());
+    assertError(t, await byKey.get('/admin/users'), 403);
   });
 
   // Pins the zero-bonus case: SIGNUP_BONUS_COINS=0 writes no ledger entry.

@@ -701,6 +701,7 @@ export const MUTATIONS: Mutation[] = [
     tests: ["tests/integration/oidc.test.ts"],
   },
   ...passwordHasherMutations(),
+  ...authMiddlewareMutations(),
 ];
 
 /** Password hashes (adapters/crypto/scrypt-password-hasher.ts). Not listed: `stored !== null` after the dummy hash, whose password is random and unknown, so no test can reach it; it stays as a second lock. */
@@ -716,3 +717,23 @@ function passwordHasherMutations(): Mutation[] {
     entry('a hash slot never given back (later hashes wait forever)', '    else running--;', '    else void running;'),
   ];
 }
+
+/** adapters/http/auth-middleware.ts beyond the CSRF and admin entries above: where a credential is read from, API keys, and refusals. */
+function authMiddlewareMutations(): Mutation[] {
+  const entry = entriesOn('auth: middleware', 'adapters/http/auth-middleware.ts', ['tests/integration/auth-guards.test.ts', 'tests/integration/auth.test.ts', 'tests/integration/api-keys.test.ts']);
+  return [
+    entry('a request without any credential reaches the route', "    if (!found) throw new HttpError(401, 'Authentication required');\n", ''),
+    entry('a bad access token reaches the route', "    if (!claims) throw new HttpError(401, 'Access token is invalid or expired');\n", ''),
+    entry('a missing CSRF cookie or header is an error (500), not a refusal', '  if (!cookie || !header) return false;\n', ''),
+    entry('bearer requests need the CSRF header too', "if (found.via === 'cookie' && STATE_CHANGING.has(req.method) && !csrfOk(req)) {", 'if (STATE_CHANGING.has(req.method) && !csrfOk(req)) {'),
+    entry('an API key in the access cookie is taken as a key (no CSRF check)', "if (found.via === 'bearer' && isApiKeyText(found.token)) {", 'if (isApiKeyText(found.token)) {'),
+    entry('an unknown or revoked API key reaches the route', '  if (!outcome.ok) throw new HttpError(401, outcome.message);\n', ''),
+    // Defended twice: the key's scopes lose admin with the role (core/domain/api-key.ts), and the route checks the role.
+    entry("a demoted administrator's API key opens administrator routes", "      if (level === 'admin' && principal.user.role !== 'admin') throw new HttpError(403, 'Administrator role required');\n", '', [
+      { file: 'core/domain/api-key.ts', find: "return key.scopes.filter((scope) => scope !== 'admin' || role === 'admin');", replace: 'return [...key.scopes];' },
+    ]),
+    entry("an Authorization header that is not Bearer is read as a bearer token", "if (header?.startsWith('Bearer ')) return", "if (header) return"),
+    entry('a bearer token keeps surrounding spaces', "return { token: header.slice(7).trim(), via: 'bearer' };", "return { token: header.slice(7), via: 'bearer' };"),
+  ];
+}
+
