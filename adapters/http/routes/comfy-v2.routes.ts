@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { isPlainObject } from '../../../core/domain/workflow-graph.ts';
 import { V2_ERROR_SCHEMA } from '../comfy-v2-views.ts';
 import type { CancelGeneration } from '../../../core/use-cases/generation/cancel-generation.use-case.ts';
 import type { JobQueries } from '../../../core/use-cases/generation/job-queries.service.ts';
@@ -47,6 +48,10 @@ const v2JobSchema = {
 const notFound = { description: '`not_found`: unknown or not yours', schema: envelope };
 const tag = 'comfy-v2';
 
+/** ComfyUI's UI-export format (what the SDK checks before it submits): v2 refuses it as 422 `workflow_format_ui`. */
+const UI_FORMAT_KEYS = ['nodes', 'links', 'last_node_id'];
+const isUiFormat = (workflow: unknown): boolean => isPlainObject(workflow) && UI_FORMAT_KEYS.every((key) => key in workflow);
+
 /** The last seq a resuming client saw (`Last-Event-ID`), undefined when it sent none, NaN when it is not a seq. */
 function lastEventId(req: Request): number | undefined {
   const raw = req.get('last-event-id');
@@ -83,14 +88,18 @@ export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
       responses: {
         201: { description: 'Job created and queued (a repeat with the same Idempotency-Key and body returns the same job)', schema: v2JobSchema },
         402: { description: '`insufficient_credits`', schema: envelope },
-        422: { description: '`invalid_workflow` (details.problems per field), or `idempotency_key_reuse` (same key, another body)', schema: envelope },
+        422: { description: '`invalid_workflow` (details.problems per field), `workflow_format_ui` (a UI-export graph), or `idempotency_key_reuse` (same key, another body)', schema: envelope },
         429: { description: '`queue_full` (MAX_ACTIVE_JOBS_PER_USER), see Retry-After', schema: envelope },
       },
     },
     async (req: Request, res: Response) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const origin = originOf(req);
+      // v2: extra_data (a partner-node key) is excluded from the idempotency comparison, so the key's fingerprint
+      // covers the workflow alone (a retry with a rotated partner key replays instead of 422 idempotency_key_reuse).
+      req.body = { workflow: body.workflow ?? null };
       await deps.idempotency.respond(req, res, async (commitWith) => {
+        if (isUiFormat(body.workflow)) return { status: 422, body: v2Error('workflow_format_ui', 'The workflow is in UI-export format (nodes, links, last_node_id): submit the API-format graph') };
         const created = ({ job }: SubmittedJob) => ({ status: 201, body: v2Job(origin, job, [], deps.retentionMs) });
         const result = await deps.submit.execute({ userId: req.principal!.userId, role: req.principal!.user.role, workflow: body.workflow ?? null, alsoCommit: commitWith(created) });
         if (result.ok) return created(result.value);

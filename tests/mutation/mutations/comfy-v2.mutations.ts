@@ -277,4 +277,76 @@ export const MUTATIONS: Mutation[] = [
     replace: "if (false) return { status: 422,",
     tests: [HTTP],
   },
+  ...comfyV2RouteGuardMutations(),
 ];
+
+/**
+ * The guards of the two v2 route files one by one (tests/integration/comfy-v2-guards.test.ts, plain HTTP on an
+ * API-only app): authentication, key scopes, refusals and their v2 codes, headers, the event stream's rules and ends.
+ */
+function comfyV2RouteGuardMutations(): Mutation[] {
+  const GUARDS = 'tests/integration/comfy-v2-guards.test.ts';
+  const jobs = entriesOn('comfy v2 route guards', ROUTES, [GUARDS]);
+  const assets = entriesOn('comfy v2 route guards: assets', ASSET_ROUTES, [GUARDS]);
+  const assetsSdk = entriesOn('comfy v2 route guards: assets (SDK)', ASSET_ROUTES, [ASSETS_HTTP]);
+  const scopes = entriesOn('comfy v2 route guards: scope', 'adapters/http/api-key-scopes.ts', [GUARDS]);
+  const access = "auth: 'access',";
+  const open = "auth: 'public',";
+  return [
+    // adapters/http/routes/comfy-v2.routes.ts
+    jobs('POST /jobs needs no credentials', "summary: 'Comfy API v2: run an API-format workflow (priced and paid like POST /generate with a workflow)',\n      tag,\n      " + access, "summary: 'Comfy API v2: run an API-format workflow (priced and paid like POST /generate with a workflow)',\n      tag,\n      " + open),
+    jobs('GET /jobs/{id} needs no credentials', "tag, auth: 'access', responses: { 200: { description: 'The job'", "tag, auth: 'public', responses: { 200: { description: 'The job'"),
+    jobs('GET /jobs/{id}/workflow needs no credentials', "summary: 'Comfy API v2: the API-format workflow the job ran (`format: api`)',\n      tag,\n      " + access, "summary: 'Comfy API v2: the API-format workflow the job ran (`format: api`)',\n      tag,\n      " + open),
+    jobs('POST /jobs/{id}/cancel needs no credentials', "a finished job is returned as it is',\n      tag,\n      " + access, "a finished job is returned as it is',\n      tag,\n      " + open),
+    jobs('GET /jobs/{id}/events needs no credentials', access + "\n      headers: { 'Last-Event-ID'", open + "\n      headers: { 'Last-Event-ID'"),
+    jobs('an over-long Idempotency-Key is not refused', '      validate: idempotencyKeyValidation,\n', ''),
+    jobs('extra_data counts in the Idempotency-Key comparison (a retry with another partner key is 422)', '      req.body = { workflow: body.workflow ?? null };\n', ''),
+    jobs('a UI-export workflow is not 422 workflow_format_ui', 'if (isUiFormat(body.workflow)) return', 'if (false) return'),
+    jobs('queue_full comes without Retry-After', "return 'retryAfterSeconds' in result && result.retryAfterSeconds ? { ...refused, headers: { 'Retry-After': String(result.retryAfterSeconds) } } : refused;", 'return refused;'),
+    jobs('a created job is answered as a refusal', 'if (result.ok) return created(result.value);', 'if (false) return created(result.value);'),
+    jobs('GET of a job that is not found is not refused', 'if (!found.ok) return sendNotFound(res, found.message);\n    res.json(view(', 'if (false) return sendNotFound(res, found.message);\n    res.json(view('),
+    jobs('the workflow of a job that is not found is not refused', 'if (!found.ok) return sendNotFound(res, found.message);\n      res.json({ workflow:', 'if (false) return sendNotFound(res, found.message);\n      res.json({ workflow:'),
+    jobs('a job that is not found answers 200', 'const sendNotFound = (res: Response, message: string) => void res.status(404).json(', 'const sendNotFound = (res: Response, message: string) => void res.status(200).json('),
+    jobs('the events of a job that is not found are not refused', 'if (!opened.ok) return sendNotFound(res, opened.message);', 'if (false) return sendNotFound(res, opened.message);'),
+    jobs('a blank Last-Event-ID is refused instead of a fresh stream', "if (raw === undefined || raw.trim() === '') return undefined;", 'if (raw === undefined) return undefined;'),
+    jobs('a Last-Event-ID of more than 15 digits is taken', '/^\\d{1,15}$/.test(raw.trim())', '/^\\d+$/.test(raw.trim())'),
+    jobs('the stream is not text/event-stream', "'Content-Type': 'text/event-stream',", "'Content-Type': 'text/plain',"),
+    jobs('the stream may be cached', "'Cache-Control': 'no-store', Connection", 'Connection'),
+    jobs('the stream may be buffered by a proxy', ", 'X-Accel-Buffering': 'no' });", ' });'),
+    jobs('an idle stream gets no keep-alive comment', "setInterval(() => res.write(': keep-alive\\n\\n'), ", 'setInterval(() => undefined, '),
+    jobs('a resumed stream starts with a status it did not miss', 'if (since === undefined) res.write(', 'if (true) res.write('),
+    jobs('an event v2 has no frame for breaks the stream', 'if (frame) res.write(frame);', 'res.write(frame as string);'),
+    jobs("a finished job's fresh stream never ends", 'if (!ended && snapshot.completed_at !== null) {', 'if (false) {'),
+    jobs('a resume after the last frame of a finished job ends without its status', 'if (since !== undefined) res.write(', 'if (false) res.write('),
+    // adapters/http/routes/comfy-v2-assets.routes.ts
+    assets('POST /assets needs no credentials', access + "\n      bodyContentType: 'multipart/form-data',", open + "\n      bodyContentType: 'multipart/form-data',"),
+    assets('POST /assets/from-hash needs no credentials', access + "\n      body: {\n        type: 'object',\n        required: ['hash'],", open + "\n      body: {\n        type: 'object',\n        required: ['hash'],"),
+    assets('HEAD /assets/by-hash needs no credentials', access + "\n      responses: { 200: { description: 'The caller has these bytes' }", open + "\n      responses: { 200: { description: 'The caller has these bytes' }"),
+    assets('GET /assets/{id} needs no credentials', "tag, auth: 'access', responses: { 200: { description: 'The asset'", "tag, auth: 'public', responses: { 200: { description: 'The asset'"),
+    assets('GET /assets/{id}/content needs no credentials', access + '\n      responses: { 302:', open + '\n      responses: { 302:'),
+    assets('DELETE /assets/{id} needs no credentials', access + "\n      responses: {\n        204: { description: 'Deleted' },", open + "\n      responses: {\n        204: { description: 'Deleted' },"),
+    assets('an unreadable upload form is not refused', 'if (!form.ok) return void', 'if (false) return void'),
+    assets('a file over MAX_UPLOAD_MB is 422, not 413', 'res.status(form.status === 413 ? 413 : 422)', 'res.status(422)'),
+    assets('a file over MAX_UPLOAD_MB is not payload_too_large', "v2Error(form.status === 413 ? 'payload_too_large' : 'invalid_request'", "v2Error('invalid_request'"),
+    assets('the declared content_type is ignored (bytes that contradict it are stored)', 'claimedMimeType: fields.content_type ?? file.mimeType,', 'claimedMimeType: file.mimeType,'),
+    assets('file_path does not name the asset', 'fileName: fields.file_path ?? file.fileName,', 'fileName: file.fileName,'),
+    assetsSdk('expected_hash is ignored (no hash_mismatch)', 'expectedHash: fields.expected_hash ?? null,', 'expectedHash: null,'),
+    assets('a refused upload is answered as stored', 'if (!stored.ok) return sendRefused(res, stored);', 'if (false) return sendRefused(res, stored);'),
+    assets('a file that is no accepted image is 400, not 422', "if (failure.code === 'VALIDATION.FAILED') return void res.status(422)", 'if (false) return void res.status(422)'),
+    assetsSdk('from-hash of unknown bytes is not_found, not blob_not_found', "if (!minted.ok && minted.code === 'NOT_FOUND')", 'if (false)'),
+    assetsSdk('a refused from-hash is answered as minted', 'if (!minted.ok) return sendFail(res, minted);', 'if (false) return sendFail(res, minted);'),
+    assets('an upload is not read as an asset (only outputs)', 'if (upload.ok) return void res.json(', 'if (false) return void res.json('),
+    assets("an upload's content is looked up among outputs only", 'const link = uploaded.ok ? uploaded :', 'const link = false ? uploaded :'),
+    assets('the content redirect may be cached', "res.setHeader('Cache-Control', 'no-store');\n", ''),
+    assets('a deleted upload is not answered 204', 'if (removed.ok) return void res.status(204).end();', 'if (false) return void res.status(204).end();'),
+    assets('an upload a queued job reads is 404 instead of 409 asset_in_use', "if (removed.code !== 'NOT_FOUND') return sendFail(res, removed);", 'if (false) return sendFail(res, removed);'),
+    // adapters/http/api-key-scopes.ts: the v2 routes the existing entries leave out
+    scopes('the workflow of a job is read without the generate scope', "'get /jobs/:id/workflow': 'generate',", "'get /jobs/:id/workflow': 'history',"),
+    scopes('the events of a job are read without the generate scope', "'get /jobs/:id/events': 'generate',", "'get /jobs/:id/events': 'history',"),
+    scopes('a job is cancelled without the generate scope', "'post /jobs/:id/cancel': 'generate',", "'post /jobs/:id/cancel': 'history',"),
+    scopes('an asset is read without the generate scope', "'get /assets/:id': 'generate',", "'get /assets/:id': 'history',"),
+    scopes("an asset's content is read without the generate scope", "'get /assets/:id/content': 'generate',", "'get /assets/:id/content': 'history',"),
+    scopes('by-hash answers without the generate scope', "'head /assets/by-hash/:hash': 'generate',", "'head /assets/by-hash/:hash': 'history',"),
+    scopes('an asset is deleted without the generate scope', "'delete /assets/:id': 'generate',", "'delete /assets/:id': 'history',"),
+  ];
+}
