@@ -203,7 +203,10 @@ export class SqsMessageQueue implements MessageQueue {
 
   async sendDead(message: Message, reason: string): Promise<void> {
     const attributes = Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, value.StringValue ?? '']));
-    await this.send(await this.deadLetterQueueUrl(), message.Body ?? 'null', { ...attributes, DeadReason: reason.slice(0, 1000) });
+    // On a FIFO dead-letter queue, deduplicated by this SQS message (a second dead-lettering of the same receive is
+    // dropped), not by our MessageId: a redriven message that goes dead again within five minutes would be dropped
+    // as a duplicate of its first dead letter, then deleted from the work queue, and lost.
+    await this.send(await this.deadLetterQueueUrl(), message.Body ?? 'null', { ...attributes, DeadReason: reason.slice(0, 1000) }, message.MessageId);
   }
 
   /** SQS_DLQ_URL, or the queue named by the queue's RedrivePolicy. */
@@ -293,6 +296,8 @@ class SqsConsumer implements Consumer {
   private readonly inFlight = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  /** Ends the back-off after a failed receive at once: stop() does not wait it out (up to 10 s). */
+  private cutPause: (() => void) | null = null;
   private deletes: string[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -311,6 +316,7 @@ class SqsConsumer implements Consumer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.cutPause?.();
     // The receive in flight is not aborted: SQS may already have hidden the messages it is returning, which would
     // then stay hidden for a whole visibility timeout. Its answer is handed back at once instead (see the loop).
     this.wake?.();
@@ -349,7 +355,7 @@ class SqsConsumer implements Consumer {
         if (this.stopped) return;
         failures += 1;
         logger.warn('SQS receive failed; retrying', { error: describeError(error), failures });
-        await sleep(Math.min(10_000, 200 * 2 ** Math.min(failures, 6)));
+        await this.pause(Math.min(10_000, 200 * 2 ** Math.min(failures, 6)));
         continue;
       }
       if (this.stopped) {
@@ -371,6 +377,19 @@ class SqsConsumer implements Consumer {
     }
   }
 
+  /** Waits `ms`, or less when the consumer stops meanwhile. */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.cutPause = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.cutPause = done;
+    });
+  }
+
   private run(delivery: Delivery): void {
     this.running += 1;
     const work = this.handle(delivery).finally(() => {
@@ -387,7 +406,13 @@ class SqsConsumer implements Consumer {
     // Armed until the message is settled: dead-lettering runs onDeadLetter, which may outlast the visibility too.
     this.arm(delivery, wholeSeconds(options.visibilitySeconds) || 1);
     if (delivery.attempt > options.maxAttempts) {
-      await this.deadLetter(delivery, expiredReason(options.maxAttempts), { ...this.delivered(delivery), attempt: options.maxAttempts });
+      // A failure here (SQS unreachable) must not escape: nobody awaits this promise, and an unhandled rejection
+      // ends the worker process. The message stays hidden for its visibility, then comes back to be dead-lettered.
+      try {
+        await this.deadLetter(delivery, expiredReason(options.maxAttempts), { ...this.delivered(delivery), attempt: options.maxAttempts });
+      } catch (error) {
+        logger.warn('SQS message not dead-lettered; it will be delivered again', { messageId: delivery.message.MessageId, error: describeError(error) });
+      }
       if (delivery.timer) clearTimeout(delivery.timer);
       return;
     }

@@ -624,6 +624,7 @@ export const MUTATIONS: Mutation[] = [
     tests: [QUEUE_CONTRACT],
   },
   ...RABBIT_QUEUE_GUARDS,
+  ...sqsQueueGuardMutations(),
 
   // --- adapters/redis/redis-event-bus.ts, adapters/rabbitmq/rabbit-event-bus.ts (tests/contract/event-bus.test.ts) ---
   {
@@ -677,3 +678,80 @@ export const MUTATIONS: Mutation[] = [
   },
 ];
 
+/** The SQS queue's own guards, each caught by tests/integration/sqs-queue-guards.test.ts (fauxqs, started by the test). */
+function sqsQueueGuardMutations(): Mutation[] {
+  const file = 'adapters/sqs/sqs-message-queue.ts';
+  const entry = entriesOn('sqs guards', file, ['tests/integration/sqs-queue-guards.test.ts']);
+  return [
+    // configuration and publishing
+    entry('a long-poll time above 20 s is sent as is (every receive refused)', 'Math.max(0, Math.min(20, options.waitTimeSeconds ?? 10))', 'Math.max(0, options.waitTimeSeconds ?? 10)'),
+    entry('a negative long-poll time is sent as is (every receive refused)', 'Math.max(0, Math.min(20, options.waitTimeSeconds ?? 10))', 'Math.min(20, options.waitTimeSeconds ?? 10)'),
+    entry('the credentials object given is handed to the SDK (frozen configuration breaks every call)', 'credentials: { ...options.credentials }', 'credentials: options.credentials'),
+    entry('an undefined body is not published as null (the publish fails)', 'JSON.stringify(message.body ?? null)', 'JSON.stringify(message.body)'),
+    entry('a message published without a messageId gets none', 'const messageId = message.messageId ?? randomUUID();', 'const messageId = message.messageId as string;'),
+    entry('consume() takes options it cannot honour', '    validateConsumeOptions(options);\n', ''),
+    entry('fifo: publishes carry no group or deduplication id (refused)', '...(fifo ? { MessageGroupId', '...(false ? { MessageGroupId'),
+    entry('fifo: a publish is deduplicated by a random id, not its messageId', "deduplicationId ?? attributes['MessageId'] ?? randomUUID()", 'deduplicationId ?? randomUUID()'),
+    entry('a retry delay or extension over 12 hours is sent as is (refused: the message comes back)', 'Math.min(43_200, Math.ceil(seconds))', 'Math.ceil(seconds)'),
+    // the dead-letter queue's lookup
+    entry('a failed dead-letter queue lookup is kept (a RedrivePolicy added later needs a restart)', '      this.deadUrl = null;\n      throw error;', '      throw error;'),
+    entry('the dead-letter queue is looked up again on every use', '    this.deadUrl ??= (async () => {', '    this.deadUrl = (async () => {'),
+    entry('a RedrivePolicy without a target is not reported as no dead-letter queue', '      if (!arn) throw new Error(', '      if (false) throw new Error('),
+    entry('a queue without a RedrivePolicy is parsed anyway (a JSON error instead of no dead-letter queue)', 'Attributes?.RedrivePolicy ? (JSON.parse(Attributes.RedrivePolicy) as { deadLetterTargetArn?: string }) : null', "(JSON.parse(Attributes?.RedrivePolicy ?? '') as { deadLetterTargetArn?: string })"),
+    // the receive loop
+    entry('stop() waits out the back-off after failed receives', '    this.cutPause?.();\n', ''),
+    entry('a receive that fails while stopping logs a retry', '        if (this.stopped) return;\n        failures += 1;', '        failures += 1;'),
+    entry('the back-off after failed receives never starts over', '        failures = 0;\n', ''),
+    entry('a consumer with every slot busy receives 0 messages (refused) instead of waiting', '      if (free <= 0) {', '      if (false) {'),
+    entry('a woken consumer receives with the count of busy slots it had', '        this.wake = null;\n        continue;', '        this.wake = null;'),
+    entry('a consumer with a concurrency above 10 asks SQS for more than 10 (refused)', 'MaxNumberOfMessages: Math.min(10, free),', 'MaxNumberOfMessages: free,'),
+    entry('a consumer does not ask for the receive count (every delivery is attempt 1)', "            MessageSystemAttributeNames: ['ApproximateReceiveCount'],\n", ''),
+    entry('a consumer that receives only others\' messages spins on them', 'await sleep(200);', '{}'),
+    entry('a foreign message that cannot be handed back ends the receive loop', '          await this.changeVisibility(message, 0).catch(() => undefined);\n          continue;', '          await this.changeVisibility(message, 0);\n          continue;'),
+    entry('a message received while stopping that cannot be handed back makes stop() fail', 'this.changeVisibility(message, 0).catch(() => undefined)));', 'this.changeVisibility(message, 0)));'),
+    entry('stop() does not wait for the receive in flight', '    await this.loop;\n', ''),
+    // slots and handlers
+    entry('a handler does not take a slot', '    this.running += 1;\n', ''),
+    entry('a finished handler does not give its slot back', '      this.running -= 1;\n      this.wake?.();', '      this.wake?.();'),
+    entry('a finished handler does not wake a consumer waiting for a slot', '      this.running -= 1;\n      this.wake?.();', '      this.running -= 1;'),
+    entry('handlers in flight are not tracked (stop() and close() do not wait for them)', '    this.inFlight.add(work);\n', ''),
+    entry('stop() does not wait for the handlers in flight', '    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);\n', ''),
+    entry('close() leaves the consumers running', '    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));\n', ''),
+    entry('a message over its attempts whose dead-lettering fails is an unhandled rejection (ends the worker)', "      try {\n        await this.deadLetter(delivery, expiredReason(options.maxAttempts), { ...this.delivered(delivery), attempt: options.maxAttempts });\n      } catch (error) {\n        logger.warn('SQS message not dead-lettered; it will be delivered again', { messageId: delivery.message.MessageId, error: describeError(error) });\n      }", '      await this.deadLetter(delivery, expiredReason(options.maxAttempts), { ...this.delivered(delivery), attempt: options.maxAttempts });'),
+    entry('a handler that throws is not logged', "    if ('error' in result) logger.warn(", '    if (false) logger.warn('),
+    entry('a settle that fails is an unhandled rejection, not logged', "await this.settle(delivery, settlementOf(result, delivery.attempt, options.maxAttempts, backoff)).catch((error: unknown) =>\n      logger.warn('SQS message not settled; it will be delivered again', { messageId: delivery.message.MessageId, error: describeError(error) }),\n    );", 'await this.settle(delivery, settlementOf(result, delivery.attempt, options.maxAttempts, backoff));'),
+    entry('a delivered message without our MessageId has the id ""', "      id: attribute(message, 'MessageId') || (message.MessageId ?? ''),\n      taskType", "      id: attribute(message, 'MessageId'),\n      taskType"),
+    // visibility
+    entry('extendVisibility(0) makes the message visible at once', 'const whole = wholeSeconds(seconds) || 1;', 'const whole = wholeSeconds(seconds);'),
+    entry('a negative extension is sent as is (refused: the handler fails)', 'seconds <= 0 ? 0 : ', ''),
+    entry('extendVisibility works after the visibility ran out', "        if (delivery.expired) throw new Error('the message is no longer held", "        if (false) throw new Error('the message is no longer held"),
+    entry('extendVisibility leaves the first expiry armed (the extended job\'s ack is dropped)', '    if (delivery.timer) clearTimeout(delivery.timer);\n    // A little before', '    // A little before'),
+    // dead letters
+    entry('a consumer without onDeadLetter calls it anyway (the message never goes dead)', '    if (this.options.onDeadLetter) {', '    if (true) {'),
+    entry('a dead-lettered message is not deleted from the work queue (it comes back)', '    await this.queue.sendDead(delivery.message, reason);\n    await this.delete(delivery.message);', '    await this.queue.sendDead(delivery.message, reason);'),
+    entry('a dead letter loses the message\'s attributes', '{ ...attributes, DeadReason: reason.slice(0, 1000) }', '{ DeadReason: reason.slice(0, 1000) }'),
+    entry('a dead letter reason is not cut', 'reason.slice(0, 1000)', 'reason'),
+    entry('fifo: dead letters are deduplicated by our MessageId (a redriven message dead again is lost)', 'DeadReason: reason.slice(0, 1000) }, message.MessageId);', 'DeadReason: reason.slice(0, 1000) });'),
+    entry('a redriven message keeps its dead reason', 'DeadReason: _reason, ...attributes }', '...attributes }'),
+    entry('a redriven message loses its attributes', 'attributes, randomUUID());', '{}, randomUUID());'),
+    entry('a redriven dead letter is not deleted from the dead letters', '          await this.client.send(new DeleteMessageCommand({ QueueUrl: deadUrl, ReceiptHandle: found.ReceiptHandle }));\n', ''),
+    entry('a redrive or discard of an unknown id never ends', '        if (received.length < 10) return false;\n', ''),
+    entry('the dead letters a redrive held are handed back in one batch over 10 (refused: they stay hidden)', 'held.slice(i, i + 10)', 'held.slice(i)'),
+    entry('a failed hand-back of the held dead letters fails the redrive that was done', 'Entries: entries })).catch(() => undefined);', 'Entries: entries }));'),
+    // peek and stats
+    entry('peek asks SQS for more than 10 at once (refused)', 'Math.min(10, max - peeked.size)', 'max - peeked.size'),
+    entry('peek returns more than max', 'Math.min(10, max - peeked.size)', '10'),
+    entry('peek counts messages it saw before as new (never ends on a short queue)', ".filter((message) => !peeked.has(message.MessageId ?? ''))", '.filter(() => true)'),
+    entry('peek never ends on a queue shorter than max', '      if (fresh.length < wanted) break;\n', ''),
+    entry('a dead letter without our MessageId shows the id ""', "    id: attribute(message, 'MessageId') || (message.MessageId ?? ''),\n    body", "    id: attribute(message, 'MessageId'),\n    body"),
+    entry('a body that is not JSON fails instead of showing as text', "  try {\n    return JSON.parse(message.Body ?? 'null') as unknown;\n  } catch {\n    return message.Body;\n  }", "  return JSON.parse(message.Body ?? 'null') as unknown;"),
+    entry('a waiting message shows an empty reason', '...(reason ? { reason } : {}),', 'reason,'),
+    entry('stats leave out delayed messages', "['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed']", "['ApproximateNumberOfMessages']"),
+    entry('stats leave out a dead letter someone holds', "[...waitingNames, 'ApproximateNumberOfMessagesNotVisible']", '[...waitingNames]'),
+    // deletes
+    entry('ten deletes wait for the flush delay', '    if (this.deletes.length >= 10) return this.flush();\n', ''),
+    entry('an empty delete batch is sent (refused)', '      if (batch.length === 0) return;\n', ''),
+    entry('a failed batch delete blocks every later delete', "        .catch((error: unknown) => {\n          logger.warn('SQS batch delete failed; those messages will be delivered again', { error: describeError(error) });\n          return null;\n        });", ';'),
+    entry('a delete SQS refuses is not logged', "      for (const failed of answer?.Failed ?? []) logger.warn('SQS delete refused; the message will be delivered again', { code: failed.Code, message: failed.Message });\n", ''),
+  ];
+}
