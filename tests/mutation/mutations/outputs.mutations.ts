@@ -390,4 +390,33 @@ export const MUTATIONS: Mutation[] = [
   facts('a duration of 0 counts', 'return Number.isFinite(n) && n > 0 ? n : undefined;', 'return Number.isFinite(n) && n >= 0 ? n : undefined;'),
   facts('a failing ffprobe is believed', "child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(", "child.on('close', (code) => (code === code ? resolve(stdout) : reject("),
   facts('a hung ffprobe is waited for', "const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });", "const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });"),
+  ...storeOutputsMutations(),
 ];
+
+/** core/use-cases/generation/store-outputs.service.ts: which files become outputs, their names, facts and expiry, and the commit. */
+function storeOutputsMutations(): Mutation[] {
+  const entry = entriesOn('store outputs', 'core/use-cases/generation/store-outputs.service.ts', [
+    'tests/unit/store-outputs.test.ts',
+    'tests/integration/fault-injection.test.ts',
+    'tests/integration/worker-defects.test.ts',
+  ]);
+  return [
+    entry('previews are stored beside the saved files', 'const chosen = saved.length > 0 ? saved : files;', 'const chosen = files;'),
+    entry('a job with previews only stores nothing', 'const chosen = saved.length > 0 ? saved : files;', 'const chosen = saved;'),
+    entry('two files of the same name: the second overwrites the first', '    for (let n = 2; used.has(candidate); n++) candidate = `${stem}-${n}${extension}`;\n', ''),
+    entry('a renamed duplicate loses its extension', "const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];", "const [stem, extension] = [name, ''];"),
+    entry("a dot-file's name is split at its leading dot", 'const [stem, extension] = dot > 0 ?', 'const [stem, extension] = dot >= 0 ?'),
+    entry('a width read from the stored file is dropped', 'width: file.width ?? facts.width ?? null,', 'width: file.width ?? null,'),
+    entry('a height read from the stored file is dropped', 'height: file.height ?? facts.height ?? null,', 'height: file.height ?? null,'),
+    entry('a duration read from the stored file is dropped', 'durationSeconds: file.durationSeconds ?? facts.durationSeconds ?? null,', 'durationSeconds: file.durationSeconds ?? null,'),
+    entry("the engine's own size loses to the stored file's", 'width: file.width ?? facts.width ?? null,', 'width: facts.width ?? file.width ?? null,'),
+    entry('outputs never expire (OUTPUT_RETENTION_DAYS ignored)', 'expiresAt: new Date(createdAt.getTime() + this.deps.retentionDays * 86_400_000),', 'expiresAt: new Date(createdAt.getTime() + 36_500 * 86_400_000),'),
+    entry('the delivery ack does not join the completing transaction', '      await alsoCommit?.(tx);\n', ''),
+    entry("a lost attempt's completion reports success", "    if (succeeded) return 'succeeded';", "    if (succeeded || true) return 'succeeded';"),
+    entry('text outputs are not kept', 'const textOutputs = texts.map((text) => ({ nodeId: text.nodeId, text: text.text }));', 'const textOutputs: { nodeId: string; text: string }[] = [];'),
+    entry('the upload step is not announced', "      await events.record(tx, job.userId, { type: 'job.status', jobId: job.id, text });\n", ''),
+    entry('a staged file is unstaged before its delete succeeded', "        await this.deps.storage.delete(entry.storageKey);\n        await this.deps.staged.remove([entry.storageKey]);", "        await this.deps.staged.remove([entry.storageKey]);\n        await this.deps.storage.delete(entry.storageKey);"),
+    entry('one failed delete stops the discard of the rest', "      } catch (error) {\n        this.deps.logger.warn('staged output not deleted", "      } catch (error) {\n        throw error;\n        this.deps.logger.warn('staged output not deleted"),
+  ];
+}
+
