@@ -52,11 +52,15 @@ export interface SqsMessageQueueOptions {
   logger?: Logger;
   /** Deletes are batched (up to 10, those settled together) and flushed this soon after the first (default 0 ms). */
   deleteFlushMs?: number;
+  /** The clock SQS's 12-hour hold of a received message is counted by (milliseconds; Date.now by default). */
+  now?: () => number;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+/** SQS holds a received message at most 12 hours from its receive, however often its visibility is changed. */
+const MAX_HOLD_SECONDS = 43_200;
 /** SQS counts visibility and delays in whole seconds. */
-const wholeSeconds = (seconds: number): number => (seconds <= 0 ? 0 : Math.min(43_200, Math.ceil(seconds)));
+const wholeSeconds = (seconds: number): number => (seconds <= 0 ? 0 : Math.min(MAX_HOLD_SECONDS, Math.ceil(seconds)));
 const text = (value: string): MessageAttributeValue => ({ DataType: 'String', StringValue: value });
 
 /**
@@ -197,8 +201,8 @@ export class SqsMessageQueue implements MessageQueue {
 
   // --- used by consumers ---------------------------------------------------------------------------
 
-  get settings(): { queueUrl: string; waitTimeSeconds: number; backoff: BackoffPolicy; logger: Logger; deleteFlushMs: number } {
-    return { queueUrl: this.queueUrl, waitTimeSeconds: this.waitTimeSeconds, backoff: this.backoff, logger: this.logger, deleteFlushMs: this.options.deleteFlushMs ?? 0 };
+  get settings(): { queueUrl: string; waitTimeSeconds: number; backoff: BackoffPolicy; logger: Logger; deleteFlushMs: number; now: () => number } {
+    return { queueUrl: this.queueUrl, waitTimeSeconds: this.waitTimeSeconds, backoff: this.backoff, logger: this.logger, deleteFlushMs: this.options.deleteFlushMs ?? 0, now: this.options.now ?? Date.now };
   }
 
   async sendDead(message: Message, reason: string): Promise<void> {
@@ -284,6 +288,8 @@ function parseBody(message: Message): unknown {
 interface Delivery {
   message: Message;
   attempt: number;
+  /** When its receive was asked for (settings.now): SQS's 12-hour hold counts from then, or a little later. */
+  receivedAt: number;
   /** Its visibility ran out: SQS gives it to another consumer; this handler's outcome no longer counts. */
   expired: boolean;
   timer: NodeJS.Timeout | null;
@@ -327,7 +333,7 @@ class SqsConsumer implements Consumer {
   }
 
   private async receiveLoop(): Promise<void> {
-    const { queueUrl, waitTimeSeconds, logger } = this.queue.settings;
+    const { queueUrl, waitTimeSeconds, logger, now } = this.queue.settings;
     const visibility = wholeSeconds(this.options.visibilitySeconds) || 1;
     let failures = 0;
     while (!this.stopped) {
@@ -338,6 +344,7 @@ class SqsConsumer implements Consumer {
         continue;
       }
       let messages: Message[];
+      const askedAt = now();
       try {
         const answer = await this.queue.client.send(
           new ReceiveMessageCommand({
@@ -371,7 +378,7 @@ class SqsConsumer implements Consumer {
           await this.changeVisibility(message, 0).catch(() => undefined);
           continue;
         }
-        this.run({ message, attempt: Number(message.Attributes?.ApproximateReceiveCount ?? 1), expired: false, timer: null });
+        this.run({ message, attempt: Number(message.Attributes?.ApproximateReceiveCount ?? 1), receivedAt: askedAt, expired: false, timer: null });
       }
       if (foreign > 0 && foreign === messages.length) await sleep(200); // only others' messages: do not spin on them
     }
@@ -444,11 +451,21 @@ class SqsConsumer implements Consumer {
       ...withTrace(traceCarrierOf(Object.fromEntries(TRACE_FIELDS.map((name) => [name, attribute(message, name)])))),
       extendVisibility: async (seconds: number) => {
         if (delivery.expired) throw new Error('the message is no longer held by this consumer (its visibility ran out)');
-        const whole = wholeSeconds(seconds) || 1;
+        const whole = this.held(delivery, wholeSeconds(seconds) || 1);
         await this.changeVisibility(message, whole);
         this.arm(delivery, whole);
       },
     };
+  }
+
+  /**
+   * `seconds`, or less when SQS's hold of this receive ends sooner: SQS refuses a visibility that would end more than
+   * 12 hours after the receive, and a refused retry delay would bring the message back at once. A second is kept in
+   * hand for the time between the receive's request and SQS's answer.
+   */
+  private held(delivery: Delivery, seconds: number): number {
+    const left = MAX_HOLD_SECONDS - Math.ceil((this.queue.settings.now() - delivery.receivedAt) / 1000) - 1;
+    return Math.max(0, Math.min(seconds, left));
   }
 
   /** Our view of the visibility: when it runs out SQS redelivers, so the handler's late outcome must not count. */
@@ -461,7 +478,7 @@ class SqsConsumer implements Consumer {
 
   private async settle(delivery: Delivery, settlement: Settlement): Promise<void> {
     if (settlement.kind === 'delete') return this.delete(delivery.message);
-    if (settlement.kind === 'delay') return this.changeVisibility(delivery.message, wholeSeconds(settlement.seconds));
+    if (settlement.kind === 'delay') return this.changeVisibility(delivery.message, this.held(delivery, wholeSeconds(settlement.seconds)));
     return this.deadLetter(delivery, settlement.reason, this.delivered(delivery));
   }
 

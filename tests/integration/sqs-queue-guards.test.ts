@@ -435,6 +435,31 @@ test('a retry delay or an extension beyond SQS’s 12 hours is cut to 12 hours (
   t.deepEqual(warnings('not settled'), []);
 });
 
+// Pins SQS's 12-hour hold, counted from the receive (a real SQS refuses a visibility past it; fauxqs does not check, so the
+// value sent is what is checked): with the clock moved to 100 s before the hold ends, a retry delay and an extension
+// are cut to what is left of it, less a second in hand.
+test('a retry delay or an extension is cut to what is left of the 12 hours since the receive', async (t) => {
+  let offset = 0;
+  const { queue, named } = await open(t, { now: () => Date.now() + offset });
+  await publish(queue, { n: 'retried' });
+  await publish(queue, { n: 'extended' });
+  const seen: string[] = [];
+  const consumer = await queue.consume({ ...base, concurrency: 2, visibilitySeconds: 3 }, async (message): Promise<HandlerOutcome> => {
+    const { n } = message.body as { n: string };
+    seen.push(n);
+    offset = (43_200 - 100) * 1000;
+    if (n === 'retried') return { action: 'retry', delaySeconds: 600 };
+    await message.extendVisibility(600);
+    return { action: 'ack' };
+  });
+  await waitFor(() => seen.length >= 2 && named('ChangeMessageVisibilityCommand').length >= 2, 'both changes');
+  await consumer.stop();
+  const sent = named('ChangeMessageVisibilityCommand').map((call) => call.input['VisibilityTimeout'] as number);
+  t.is(sent.length, 2);
+  for (const seconds of sent) t.true(seconds >= 97 && seconds <= 99, `cut to what is left of the hold: ${seconds}`);
+  offset = 0;
+});
+
 // --- dead letters ----------------------------------------------------------------------------------------
 
 test('without onDeadLetter a dead message goes to the dead letters once, with its attributes and its reason cut to 1000 characters', async (t) => {

@@ -476,7 +476,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'sqs: a retry waits the visibility timeout, not its delay',
     file: 'adapters/sqs/sqs-message-queue.ts',
-    find: "if (settlement.kind === 'delay') return this.changeVisibility(delivery.message, wholeSeconds(settlement.seconds));",
+    find: "if (settlement.kind === 'delay') return this.changeVisibility(delivery.message, this.held(delivery, wholeSeconds(settlement.seconds)));",
     replace: "if (settlement.kind === 'delay') return;",
     tests: [QUEUE_CONTRACT],
   },
@@ -692,7 +692,9 @@ function sqsQueueGuardMutations(): Mutation[] {
     entry('consume() takes options it cannot honour', '    validateConsumeOptions(options);\n', ''),
     entry('fifo: publishes carry no group or deduplication id (refused)', '...(fifo ? { MessageGroupId', '...(false ? { MessageGroupId'),
     entry('fifo: a publish is deduplicated by a random id, not its messageId', "deduplicationId ?? attributes['MessageId'] ?? randomUUID()", 'deduplicationId ?? randomUUID()'),
-    entry('a retry delay or extension over 12 hours is sent as is (refused: the message comes back)', 'Math.min(43_200, Math.ceil(seconds))', 'Math.ceil(seconds)'),
+    entry('a retry delay or extension over 12 hours is sent as is (refused: the message comes back)', 'Math.min(MAX_HOLD_SECONDS, Math.ceil(seconds))', 'Math.ceil(seconds)', [
+      { file: 'adapters/sqs/sqs-message-queue.ts', find: '    return Math.max(0, Math.min(seconds, left));', replace: '    return Math.max(0, seconds);' },
+    ]),
     // the dead-letter queue's lookup
     entry('a failed dead-letter queue lookup is kept (a RedrivePolicy added later needs a restart)', '      this.deadUrl = null;\n      throw error;', '      throw error;'),
     entry('the dead-letter queue is looked up again on every use', '    this.deadUrl ??= (async () => {', '    this.deadUrl = (async () => {'),
@@ -722,7 +724,10 @@ function sqsQueueGuardMutations(): Mutation[] {
     entry('a settle that fails is an unhandled rejection, not logged', "await this.settle(delivery, settlementOf(result, delivery.attempt, options.maxAttempts, backoff)).catch((error: unknown) =>\n      logger.warn('SQS message not settled; it will be delivered again', { messageId: delivery.message.MessageId, error: describeError(error) }),\n    );", 'await this.settle(delivery, settlementOf(result, delivery.attempt, options.maxAttempts, backoff));'),
     entry('a delivered message without our MessageId has the id ""', "      id: attribute(message, 'MessageId') || (message.MessageId ?? ''),\n      taskType", "      id: attribute(message, 'MessageId'),\n      taskType"),
     // visibility
-    entry('extendVisibility(0) makes the message visible at once', 'const whole = wholeSeconds(seconds) || 1;', 'const whole = wholeSeconds(seconds);'),
+    entry('extendVisibility(0) makes the message visible at once', 'const whole = this.held(delivery, wholeSeconds(seconds) || 1);', 'const whole = this.held(delivery, wholeSeconds(seconds));'),
+    entry("a retry delay beyond the receive's 12-hour hold is sent as is (SQS refuses it: the message comes back at once)", '    return Math.max(0, Math.min(seconds, left));', '    return Math.max(0, seconds);'),
+    entry("the 12-hour hold counted from the last change, not the receive", 'Math.ceil((this.queue.settings.now() - delivery.receivedAt) / 1000)', '0'),
+    entry('an extension beyond the hold is not cut', "const whole = this.held(delivery, wholeSeconds(seconds) || 1);", 'const whole = wholeSeconds(seconds) || 1;'),
     entry('a negative extension is sent as is (refused: the handler fails)', 'seconds <= 0 ? 0 : ', ''),
     entry('extendVisibility works after the visibility ran out', "        if (delivery.expired) throw new Error('the message is no longer held", "        if (false) throw new Error('the message is no longer held"),
     entry('extendVisibility leaves the first expiry armed (the extended job\'s ack is dropped)', '    if (delivery.timer) clearTimeout(delivery.timer);\n    // A little before', '    // A little before'),
