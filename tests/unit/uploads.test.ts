@@ -21,7 +21,10 @@ function setup(maxBytes = 1024 * 1024, maxImagePixels = 8192 * 8192) {
   const clock = { current: T0, now() { return this.current; } };
   let n = 0;
   const ids = { newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}` };
-  const uploads = new MemoryUploadRepository(new MemoryStore());
+  const memory = new MemoryStore();
+  // Uploads belong to existing users (the memory store keeps the SQL foreign key).
+  for (const id of [USER, OTHER]) memory.users.set(id, { id, email: `${id}@example.com`, displayName: 'U', role: 'user', coinBalance: 0, createdAt: T0, updatedAt: T0, passwordHash: null });
+  const uploads = new MemoryUploadRepository(memory);
   const storage = new MemoryObjectStorage();
   const store = new StoreUpload({ uploads, storage, inspector: new SharpImageInspector(), hasher: new Blake3ContentHasher(), ids, clock, maxBytes, maxImagePixels });
   const sweep = new SweepExpiredUploads({ uploads, storage, clock });
