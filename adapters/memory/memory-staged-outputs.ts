@@ -1,6 +1,7 @@
 import type { GenerationJob, HistoryItem } from '../../core/domain/job.ts';
 import type { StagedOutput, StagedOutputs } from '../../core/ports/staged-outputs.port.ts';
 import type { MemoryStore } from './memory-store.ts';
+import { rowCount } from '../../core/domain/pagination.ts';
 
 export class MemoryStagedOutputs implements StagedOutputs {
   private readonly staged: Map<string, StagedOutput>;
@@ -31,7 +32,7 @@ export class MemoryStagedOutputs implements StagedOutputs {
         return entry.createdAt <= before && !live && !referenced.has(entry.storageKey);
       })
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-      .slice(0, max)
+      .slice(0, rowCount(max))
       .map((entry) => structuredClone(entry));
   }
 }

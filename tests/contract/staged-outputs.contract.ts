@@ -105,6 +105,7 @@ export function stagedOutputsContract(name: string, make: MakeBackend): void {
     t.deepEqual(keys(await staged.listOrphaned(cutoff, 100)), keys(orphans));
     t.deepEqual((await staged.listOrphaned(cutoff, 100))[0], orphans[0]);
     t.deepEqual(keys(await staged.listOrphaned(cutoff, 2)), keys(orphans.slice(0, 2)));
+    t.deepEqual(keys(await staged.listOrphaned(cutoff, 0)), keys(orphans.slice(0, 1)), 'a max below one reads one, as every batch read does');
     t.deepEqual(await staged.listOrphaned(time(0), 100), []);
     t.is(kept.length, 3);
   });

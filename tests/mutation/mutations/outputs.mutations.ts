@@ -416,6 +416,7 @@ function storeOutputsMutations(): Mutation[] {
     entry('text outputs are not kept', 'const textOutputs = texts.map((text) => ({ nodeId: text.nodeId, text: text.text }));', 'const textOutputs: { nodeId: string; text: string }[] = [];'),
     entry('the upload step is not announced', "      await events.record(tx, job.userId, { type: 'job.status', jobId: job.id, text });\n", ''),
     entry('a staged file is unstaged before its delete succeeded', "        await this.deps.storage.delete(entry.storageKey);\n        await this.deps.staged.remove([entry.storageKey]);", "        await this.deps.staged.remove([entry.storageKey]);\n        await this.deps.storage.delete(entry.storageKey);"),
+    entriesOn('memory staged outputs', 'adapters/memory/memory-staged-outputs.ts', ['tests/contract/staged-outputs.test.ts'])('a batch of at most 0 reads none (the SQL store reads one)', '      .slice(0, rowCount(max))\n', '      .slice(0, max)\n'),
     entry('one failed delete stops the discard of the rest', "      } catch (error) {\n        this.deps.logger.warn('staged output not deleted", "      } catch (error) {\n        throw error;\n        this.deps.logger.warn('staged output not deleted"),
   ];
 }
