@@ -28,7 +28,8 @@ interface DenoService {
   stop(): Promise<number | null>;
 }
 
-async function startDeno(t: ExecutionContext, permissions: string[]): Promise<DenoService> {
+/** `logLevel` info shows how far a start-up got (migrations, templates, listening) when Deno does not answer. */
+async function startDeno(t: ExecutionContext, permissions: string[], logLevel: 'info' | 'warn'): Promise<DenoService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-deno-'));
   const port = await freePort();
   // The binary itself, not the npm wrapper (bin.cjs), whose child would outlive a kill.
@@ -43,7 +44,7 @@ async function startDeno(t: ExecutionContext, permissions: string[]): Promise<De
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: logLevel,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,13 +68,23 @@ async function startDeno(t: ExecutionContext, permissions: string[]): Promise<De
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();
   let health: Response | null = null;
+  let lastFailure = '';
   while (performance.now() - started < 300_000 && running) {
-    health = await fetch(`${baseUrl}/api/v1/health`).catch(() => null);
+    // Each try has its own short limit: a connection that is accepted and never answered (another process on a
+    // port taken in the meantime, or a stalled start) must not use up the whole wait, as undici's 300 s header
+    // limit once did, with nothing to say why.
+    health = await fetch(`${baseUrl}/api/v1/health`, { signal: AbortSignal.timeout(3_000) }).catch((error: Error) => {
+      const cause = (error.cause as Error | undefined)?.message;
+      lastFailure = `${error.name}: ${error.message}${cause ? ` (${cause})` : ''}`;
+      return null;
+    });
     if (health) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   t.log(`Deno answered after ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  if (!health) throw new Error(`Deno never answered on port ${port}${running ? '' : ' (it exited)'}:\n${output.slice(-4000)}`);
+  if (!health) {
+    throw new Error(`Deno never answered on port ${port}${running ? '' : ' (it exited)'}; last try: ${lastFailure}\n${output.slice(-4000)}`);
+  }
   t.is(health.status, 200, output.slice(-4000));
   t.like(await health.json(), { status: 'ok', checks: { database: 'ok' } });
   return {
@@ -105,7 +116,7 @@ async function generateVideo(client: TestClient): Promise<Job> {
 
 test.serial('the service runs under Deno on the embedded default: register, read the profile, generate a video', async (t) => {
   t.timeout(360_000);
-  const deno = await startDeno(t, PERMISSIONS);
+  const deno = await startDeno(t, PERMISSIONS, 'info');
   const user = await deno.client.signUp({ email: 'deno@example.com', displayName: 'Deno' });
   const profile = await deno.client.get('/auth/profile');
   t.is(profile.status, 200);
@@ -125,7 +136,7 @@ test.serial('the service runs under Deno on the embedded default: register, read
 
 test.serial('a job that fails is logged with its code and cause (here: Deno without --allow-run cannot start ffmpeg)', async (t) => {
   t.timeout(360_000);
-  const deno = await startDeno(t, PERMISSIONS.filter((flag) => flag !== '--allow-run'));
+  const deno = await startDeno(t, PERMISSIONS.filter((flag) => flag !== '--allow-run'), 'warn');
   await deno.client.signUp({ email: 'deno-fail@example.com' });
   const job = await generateVideo(deno.client);
   t.is(job.status, 'failed');
