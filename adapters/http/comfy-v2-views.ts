@@ -156,6 +156,9 @@ export function v2Envelope(_req: Request, res: Response, next: NextFunction): vo
     const mapped = CODE_BY_FAIL[failCodeOf(res) ?? ''];
     const status = mapped?.status ?? ours.statusCode;
     res.status(status);
+    // Every 429 carries Retry-After. v1's 409 for a key still in progress becomes v2's 429 here, with no limiter to
+    // say when: the first request usually answers within a second, and a retry then replays its response.
+    if (status === 429 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', '1');
     return json(v2Error(mapped?.code ?? CODE_BY_STATUS[status] ?? 'upstream_error', String(ours.message), ours.details));
   };
   next();

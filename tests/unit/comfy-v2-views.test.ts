@@ -1,5 +1,10 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { isTerminalEvent, outputKind, v2Error, v2Frame, v2Job, v2OutputAsset, v2SubmitFailure, v2UploadAsset } from '../../adapters/http/comfy-v2-views.ts';
+import express from 'express';
+import { isTerminalEvent, outputKind, v2Envelope, v2Error, v2Frame, v2Job, v2OutputAsset, v2SubmitFailure, v2UploadAsset } from '../../adapters/http/comfy-v2-views.ts';
+import { sendFail } from '../../adapters/http/error-table.ts';
+import { fail } from '../../core/domain/result.ts';
 import type { GenerationJob } from '../../core/domain/job.ts';
 import type { HistoryView } from '../../core/domain/job-views.ts';
 import type { UserEvent } from '../../core/domain/user-events.ts';
@@ -163,4 +168,31 @@ test('output kinds and assets', (t) => {
   t.true(Date.parse(unused.expires_at!) > CREATED.getTime(), 'an unused upload expires');
   t.is(v2UploadAsset(ORIGIN, { ...upload, usedAt: CREATED }, urlExpiry).expires_at, null, 'an upload a job used never expires');
   t.like(v2UploadAsset(ORIGIN, upload, urlExpiry, true), { created_new: true, hash: 'blake3:ab', file_path: 'cat.png', url_expires_at: '2030-01-01T00:10:00.000Z', job_id: null });
+});
+
+// Every 429 of the v2 surface carries Retry-After: a 409 for a key still in progress (v2's 429
+// idempotency_in_progress) gets 1 s; a limiter's own value is kept; other statuses get none.
+test('the v2 envelope: a 429 without Retry-After gets 1 s, one with it keeps it', async (t) => {
+  const app = express();
+  app.use(v2Envelope);
+  app.get('/in-progress', (_req, res) => sendFail(res, fail('IDEMPOTENCY.IN_PROGRESS', 'still running')));
+  app.get('/limited', (_req, res) => {
+    res.setHeader('Retry-After', '17');
+    sendFail(res, fail('JOB.TOO_MANY_ACTIVE', 'full'));
+  });
+  app.get('/reused', (_req, res) => sendFail(res, fail('IDEMPOTENCY.KEY_REUSED', 'other body')));
+  const server = app.listen(0, '127.0.0.1');
+  t.teardown(() => server.close());
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const inProgress = await fetch(`${base}/in-progress`);
+  t.is(inProgress.status, 429);
+  t.is(inProgress.headers.get('retry-after'), '1');
+  t.deepEqual(await inProgress.json(), { error: { code: 'idempotency_in_progress', message: 'still running' } });
+  const limited = await fetch(`${base}/limited`);
+  t.is(limited.status, 429);
+  t.is(limited.headers.get('retry-after'), '17');
+  const reused = await fetch(`${base}/reused`);
+  t.is(reused.status, 422);
+  t.is(reused.headers.get('retry-after'), null);
 });

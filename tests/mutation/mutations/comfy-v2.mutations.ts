@@ -28,6 +28,9 @@ export const MUTATIONS: Mutation[] = [
   refs('the asset id in the workflow keeps its upper case', 'replaced[inputName] = id.toLowerCase();', 'replaced[inputName] = id;'),
   refs('the listed asset id keeps its upper case', 'inputs.push({ nodeId, inputName, id: id.toLowerCase() });', 'inputs.push({ nodeId, inputName, id });'),
   // adapters/http/comfy-v2-views.ts (tests/unit/comfy-v2-views.test.ts)
+  views('a v2 429 for a key still in progress has no Retry-After', "if (status === 429 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', '1');", ''),
+  views("a limiter's Retry-After on a v2 429 is overwritten with 1 s", "if (status === 429 && !res.hasHeader('Retry-After'))", 'if (status === 429)'),
+  views('a v2 answer other than 429 gets Retry-After', "if (status === 429 && !res.hasHeader('Retry-After'))", "if (!res.hasHeader('Retry-After'))"),
   views('a queued job shows progress', "  job.status === 'queued'\n    ? null\n", "  (false as boolean)\n    ? null\n"),
   views('progress is not clamped to 1', '? Math.min(1, Math.max(0, job.progress.value / job.progress.max))', '? Math.max(0, job.progress.value / job.progress.max)'),
   views('progress is not clamped to 0', '? Math.min(1, Math.max(0, job.progress.value / job.progress.max))', '? Math.min(1, job.progress.value / job.progress.max)'),
