@@ -267,6 +267,12 @@ export class RabbitMessageQueue implements MessageQueue {
   }
 
   private remember(route: Route): Route {
+    // Queue names join prefix, environment and task type with dots: a dot inside one (or an environment named
+    // like the delay queues) would give two routes one queue, each consumer taking the other's messages.
+    for (const part of [route.environment, route.taskType]) {
+      if (!ROUTE_PART.test(part)) throw new Error(`RabbitMQ route part ${JSON.stringify(part)}: letters, digits, _ and - only (queue names are joined with dots)`);
+    }
+    if (route.environment === 'delay') throw new Error('RabbitMQ route: the environment "delay" is taken by the retry delay queues');
     const name = this.queueName(route);
     if (!this.known.has(name)) this.known.set(name, route);
     return route;
@@ -325,6 +331,9 @@ export class RabbitMessageQueue implements MessageQueue {
     return peeked;
   }
 }
+
+/** What an environment or a task type may be made of: no dot, the separator of queue names. */
+const ROUTE_PART = /^[A-Za-z0-9_-]+$/;
 
 const routingKey = (route: Route): string => `${route.environment}.${route.taskType}`;
 

@@ -231,6 +231,20 @@ test('consume() refuses options it cannot honour', async (t) => {
   await t.throwsAsync(() => queue.consume({ ...base, taskTypes: [] }, async () => ({ action: 'ack' })), { message: /task type/ });
 });
 
+// Queue names join prefix, environment and task type with dots: env "a.b" + task "c" and env "a" + task "b.c" would
+// share one queue, and env "delay" + a task of digits a retry delay queue. Such routes are refused everywhere.
+test('a route part with a dot or another separator-like character, or the environment "delay", is refused', async (t) => {
+  const { queue, prefix, link } = await open(t);
+  for (const [environment, taskType] of [['a.b', 'c'], ['a', 'b.c'], ['local', 'gen eration'], ['', 'generation'], ['local', ''], ['delay', '5000']]) {
+    await t.throwsAsync(queue.publish({ environment: environment!, taskType: taskType!, body: 1 }), { message: /RabbitMQ route/ }, `${environment} / ${taskType}`);
+  }
+  await t.throwsAsync(queue.consume({ ...base, environment: 'lo.cal' }, async () => ({ action: 'ack' })), { message: /"lo.cal"/ });
+  t.throws(() => new RabbitMessageQueue(link, { prefix, routes: [{ environment: 'local', taskType: 'gen.eration' }] }), { message: /"gen.eration"/ });
+  // What is allowed: letters, digits, _ and -, as today's environments and task types are.
+  await queue.publish({ environment: 'Dev_2-b', taskType: 'publish_v2-x', body: 1 });
+  t.like(await queue.peek(10), [{ body: 1, attributes: { Environment: 'Dev_2-b', TaskType: 'publish_v2-x' } }]);
+});
+
 test('a consumer whose queue exists with other arguments fails to start, once', async (t) => {
   const warnings: string[] = [];
   const logger = { ...quietLogger, warn: (message: string) => void warnings.push(message), child: () => logger };

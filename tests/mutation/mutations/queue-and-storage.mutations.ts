@@ -8,6 +8,9 @@ const EVENT_BUS_CONTRACT = 'tests/contract/event-bus.test.ts';
 const rabbit = entriesOn('rabbitmq guards', 'adapters/rabbitmq/rabbit-message-queue.ts', ['tests/integration/rabbit-queue-guards.test.ts']);
 
 const RABBIT_QUEUE_GUARDS: Mutation[] = [
+  rabbit('a route part with a dot is accepted (two routes could share one queue)', '      if (!ROUTE_PART.test(part)) throw new Error(', '      if (false) throw new Error('),
+  rabbit('a route part may hold any character but a dot', 'const ROUTE_PART = /^[A-Za-z0-9_-]+$/;', 'const ROUTE_PART = /^[^.]*$/;'),
+  rabbit('the environment "delay" is accepted (its queues are the retry delay queues)', "    if (route.environment === 'delay') throw new Error(", "    if (false) throw new Error("),
   rabbit('a consumer without a prefetch holds every message while its slots are busy', '    await channel.prefetch(this.capacity);\n', ''),
   rabbit('a consumer with every slot stalled subscribes with prefetch 0 (unlimited)', 'this.capacity <= 0 || ', ''),
   rabbit('a message whose visibility ran out is handed back before its consumer stops taking (it comes straight back)', '    await this.recycle();\n    if (delivery.channel === this.channel) delivery.channel.nack(delivery.message, false, true);\n    this.logger.warn(', '    if (delivery.channel === this.channel) delivery.channel.nack(delivery.message, false, true);\n    this.logger.warn('),
