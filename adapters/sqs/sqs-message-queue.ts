@@ -54,6 +54,11 @@ export interface SqsMessageQueueOptions {
   deleteFlushMs?: number;
   /** The clock SQS's 12-hour hold of a received message is counted by (milliseconds; Date.now by default). */
   now?: () => number;
+  /**
+   * The long poll of peek, dead letters, redrive and discard (default 1 s): SQS then asks all its servers, where a
+   * short poll (0) samples some and may answer fewer messages than there are, or none. An empty queue answers after it.
+   */
+  browseWaitSeconds?: number;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
@@ -78,6 +83,7 @@ export class SqsMessageQueue implements MessageQueue {
   private readonly queueUrl: string;
   private readonly fifo: boolean;
   private readonly waitTimeSeconds: number;
+  private readonly browseWaitSeconds: number;
   private readonly backoff: BackoffPolicy;
   private readonly logger: Logger;
   private deadUrl: Promise<string> | null;
@@ -94,6 +100,7 @@ export class SqsMessageQueue implements MessageQueue {
     this.queueUrl = options.queueUrl;
     this.fifo = options.queueUrl.endsWith('.fifo');
     this.waitTimeSeconds = Math.max(0, Math.min(20, options.waitTimeSeconds ?? 10));
+    this.browseWaitSeconds = Math.max(0, Math.min(20, options.browseWaitSeconds ?? 1));
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.logger = options.logger ?? silent;
     this.deadUrl = options.deadLetterQueueUrl ? Promise.resolve(options.deadLetterQueueUrl) : null;
@@ -146,7 +153,9 @@ export class SqsMessageQueue implements MessageQueue {
 
   /**
    * Receives the dead-letter queue's messages (held 30 s) until `id` turns up, runs `then` on it and deletes it; every
-   * other message received is made visible again at once. A short round means the queue holds no such message.
+   * other message received is made visible again at once. Each round is a long poll of 1 s: a short poll samples some
+   * of SQS's servers and may answer fewer messages than there are, or none. A round may still bring fewer than ten
+   * while more are left, so only an empty round (every message seen is held) means the queue holds no such message.
    */
   private async takeDead(id: string, then: (message: Message) => Promise<void>): Promise<boolean> {
     const deadUrl = await this.deadLetterQueueUrl();
@@ -154,7 +163,7 @@ export class SqsMessageQueue implements MessageQueue {
     try {
       for (;;) {
         const { Messages } = await this.client.send(
-          new ReceiveMessageCommand({ QueueUrl: deadUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 30, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({ QueueUrl: deadUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 30, WaitTimeSeconds: this.browseWaitSeconds, MessageAttributeNames: ['All'] }),
         );
         const received = Messages ?? [];
         const found = received.find((message) => toPeeked(message).id === id);
@@ -164,7 +173,7 @@ export class SqsMessageQueue implements MessageQueue {
           await this.client.send(new DeleteMessageCommand({ QueueUrl: deadUrl, ReceiptHandle: found.ReceiptHandle }));
           return true;
         }
-        if (received.length < 10) return false;
+        if (received.length === 0) return false;
       }
     } finally {
       for (let i = 0; i < held.length; i += 10) {
@@ -248,14 +257,16 @@ export class SqsMessageQueue implements MessageQueue {
   /**
    * Receives with visibility 0, so the messages stay visible to consumers. Each such receive counts on SQS (the next
    * delivery's attempt number grows by one per peek), and SQS shows only visible messages: one held by a consumer or
-   * waiting out a retry delay is not listed. A short round means every visible message was seen.
+   * waiting out a retry delay is not listed. Each round is a long poll of 1 s (it waits only when nothing is visible),
+   * which asks every SQS server: a short poll samples some and may answer fewer messages than there are, or none. A
+   * short round ends the browse, as another round would count one more receive on every message.
    */
   private async browse(queueUrl: string, max: number): Promise<PeekedMessage[]> {
     const peeked = new Map<string, PeekedMessage>();
     while (peeked.size < max) {
       const wanted = Math.min(10, max - peeked.size);
       const { Messages } = await this.client.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: wanted, VisibilityTimeout: 0, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: wanted, VisibilityTimeout: 0, WaitTimeSeconds: this.browseWaitSeconds, MessageAttributeNames: ['All'] }),
       );
       const fresh = (Messages ?? []).filter((message) => !peeked.has(message.MessageId ?? ''));
       for (const message of fresh) peeked.set(message.MessageId ?? '', toPeeked(message));

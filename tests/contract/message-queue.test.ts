@@ -164,8 +164,19 @@ for (const fifo of [false, true]) {
       const server = await startFauxqs({ port: 0, logger: false });
       let latest: { queueUrl: string; dlqUrl: string } | null = null;
       let n = 0;
+      // Peek and the dead letters short-poll here (fauxqs answers every message either way): the contract calls them inside
+      // handlers whose visibility is a fraction of the 1 s long poll an empty queue would wait (sqs-queue-guards pins the default).
       const open = (queueUrl: string, dlqUrl: string) => ({
-        queue: new SqsMessageQueue({ queueUrl, deadLetterQueueUrl: dlqUrl, region: 'us-east-1', endpoint: server.address, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, waitTimeSeconds: 1, backoff: FAST.backoff }),
+        queue: new SqsMessageQueue({
+          queueUrl,
+          deadLetterQueueUrl: dlqUrl,
+          region: 'us-east-1',
+          endpoint: server.address,
+          credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+          waitTimeSeconds: 1,
+          browseWaitSeconds: 0,
+          backoff: FAST.backoff,
+        }),
       });
       const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
       return {

@@ -497,6 +497,48 @@ test('a redrive or discard looks through more than one round of ten, and hands b
   t.is((await queue.deadLetters(100)).length, 24);
 });
 
+// Real SQS may answer a receive with fewer messages than there are (a short poll even with none): a round of fewer
+// than ten is not the end of the dead letters; only an empty long-polled round is. Here every discard's first round is
+// cut to one message, and the discards go newest first (fauxqs answers oldest first), so each must look further.
+test('a redrive or discard goes on past a round of fewer than ten, and each of its rounds is a long poll', async (t) => {
+  const { queue, dlqUrl, hook, named } = await open(t);
+  const ids = ['d0', 'd1', 'd2', 'd3', 'd4', 'd5'];
+  for (const id of ids) await rawDead(queue, dlqUrl, id);
+  let firstRound = true;
+  hook.fault = (call) => {
+    if (call.name === 'ReceiveMessageCommand' && firstRound) {
+      firstRound = false;
+      call.input['MaxNumberOfMessages'] = 1;
+    }
+    return false;
+  };
+  const found: boolean[] = [];
+  for (const id of [...ids].reverse()) {
+    firstRound = true;
+    found.push(await within(hook, queue.discard(id), 5000, `discard of ${id} past a short round`));
+  }
+  t.deepEqual(found, [true, true, true, true, true, true]);
+  const rounds = named('ReceiveMessageCommand');
+  t.true(rounds.length > ids.length, 'some discards took more than one round');
+  t.true(rounds.every((round) => round.input['WaitTimeSeconds'] === 1), 'long polls');
+  hook.fault = null;
+  t.deepEqual(await queue.deadLetters(10), []);
+});
+
+test('peek and the dead letters are read with long polls (a short poll samples only some of SQS’s servers)', async (t) => {
+  const { queue, dlqUrl, named } = await open(t);
+  await publish(queue, { n: 1 }, { messageId: 'm1' });
+  await rawDead(queue, dlqUrl, 'd1');
+  t.is((await queue.peek(10)).length, 1);
+  t.is((await queue.deadLetters(10)).length, 1);
+  const receives = named('ReceiveMessageCommand');
+  t.is(receives.length, 2);
+  t.deepEqual(receives.map((call) => [call.input['QueueUrl'], call.input['WaitTimeSeconds'], call.input['VisibilityTimeout']]), [
+    [receives[0]!.input['QueueUrl'], 1, 0],
+    [dlqUrl, 1, 0],
+  ]);
+});
+
 test('a redrive whose hand-back of the others fails still reports the redrive', async (t) => {
   const { queue, dlqUrl, hook } = await open(t);
   for (let n = 0; n < 3; n++) await rawDead(queue, dlqUrl, `d${n}`);

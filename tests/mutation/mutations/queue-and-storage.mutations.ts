@@ -686,6 +686,11 @@ function sqsQueueGuardMutations(): Mutation[] {
   const file = 'adapters/sqs/sqs-message-queue.ts';
   const entry = entriesOn('sqs guards', file, ['tests/integration/sqs-queue-guards.test.ts']);
   return [
+    // browsing the queues: long polls, and a redrive or discard ends only on an empty round
+    entry('a redrive or discard ends on a round of fewer than ten (real SQS may answer fewer than there are)', 'if (received.length === 0) return false;', 'if (received.length < 10) return false;'),
+    entry('a redrive or discard short-polls (samples only some SQS servers)', 'VisibilityTimeout: 30, WaitTimeSeconds: this.browseWaitSeconds,', 'VisibilityTimeout: 30, WaitTimeSeconds: 0,'),
+    entry('peek and the dead letters short-poll (sample only some SQS servers)', 'VisibilityTimeout: 0, WaitTimeSeconds: this.browseWaitSeconds,', 'VisibilityTimeout: 0, WaitTimeSeconds: 0,'),
+    entry('the browse long poll is 0 s by default (a short poll)', 'options.browseWaitSeconds ?? 1))', 'options.browseWaitSeconds ?? 0))'),
     // configuration and publishing
     entry('a long-poll time above 20 s is sent as is (every receive refused)', 'Math.max(0, Math.min(20, options.waitTimeSeconds ?? 10))', 'Math.max(0, options.waitTimeSeconds ?? 10)'),
     entry('a negative long-poll time is sent as is (every receive refused)', 'Math.max(0, Math.min(20, options.waitTimeSeconds ?? 10))', 'Math.min(20, options.waitTimeSeconds ?? 10)'),
@@ -743,7 +748,7 @@ function sqsQueueGuardMutations(): Mutation[] {
     entry('a redriven message keeps its dead reason', 'DeadReason: _reason, ...attributes }', '...attributes }'),
     entry('a redriven message loses its attributes', 'attributes, randomUUID());', '{}, randomUUID());'),
     entry('a redriven dead letter is not deleted from the dead letters', '          await this.client.send(new DeleteMessageCommand({ QueueUrl: deadUrl, ReceiptHandle: found.ReceiptHandle }));\n', ''),
-    entry('a redrive or discard of an unknown id never ends', '        if (received.length < 10) return false;\n', ''),
+    entry('a redrive or discard of an unknown id never ends', '        if (received.length === 0) return false;\n', ''),
     entry('the dead letters a redrive held are handed back in one batch over 10 (refused: they stay hidden)', 'held.slice(i, i + 10)', 'held.slice(i)'),
     entry('a failed hand-back of the held dead letters fails the redrive that was done', 'Entries: entries })).catch(() => undefined);', 'Entries: entries }));'),
     // peek and stats
