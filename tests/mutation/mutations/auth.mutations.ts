@@ -701,6 +701,8 @@ export const MUTATIONS: Mutation[] = [
     tests: ["tests/integration/oidc.test.ts"],
   },
   ...passwordHasherMutations(),
+  ...oidcCallbackMutations(),
+  ...smallAuthUseCaseMutations(),
   ...authMiddlewareMutations(),
 ];
 
@@ -737,3 +739,84 @@ function authMiddlewareMutations(): Mutation[] {
   ];
 }
 
+
+/**
+ * core/use-cases/auth/complete-oidc-login.use-case.ts beyond the OIDC entries above, on the in-memory adapters.
+ * Not listed: `!state` in the state check (an empty state with a state cookie already differs from it, and without
+ * one `!input.browserState` refuses it), and `user.role !== 'admin'` in the promotion (promoting an administrator
+ * again changes nothing anyone can see).
+ */
+function oidcCallbackMutations(): Mutation[] {
+  const entry = entriesOn('auth: OIDC callback', 'core/use-cases/auth/complete-oidc-login.use-case.ts', ['tests/unit/complete-oidc-login-guards.test.ts']);
+  return [
+    entry('an unknown provider is not refused as such (and spends the state)', '    if (!providers.has(input.provider)) return refuse(', '    if ((false as boolean)) return refuse('),
+    entry('a state nobody issued crashes the callback', "    if (!login) return refuse('invalid_state'", "    if ((false as boolean)) return refuse('invalid_state'"),
+    entry('a failed code exchange goes on to sign in', "    if (!exchanged.ok) return refuse('exchange_failed', exchanged.cause);\n", ''),
+    entry('a login started to link a provider signs in instead', 'return login.linkUserId ? this.link(login, login.linkUserId, exchanged.identity) : this.signIn(login, exchanged.identity);', 'return this.signIn(login, exchanged.identity);'),
+    entry('an identity linked by subject is judged by its email again', '    if (linked) {\n      const user = await users.findById(linked.userId);', '    if ((false as boolean)) {\n      const user = await users.findById(linked!.userId);'),
+    entry('an identity whose user is gone crashes the callback', "      if (!user) return refuse('account_conflict', 'the linked user no longer exists');\n", ''),
+    entry('a vouched-for login without an email crashes the callback', 'if (!email || !isValidEmail(email) || !identity.emailVerified) {', 'if (!isValidEmail(email!) || !identity.emailVerified) {'),
+    entry("the provider's email is not trimmed and lowercased", 'const email = identity.email === null ? null : normalizeEmail(identity.email);', 'const email = identity.email;'),
+    entry("the owner's password hash goes into the session", 'const { passwordHash: _hidden, ...user } = owner;', 'const user = owner;'),
+    entry('an email taken during the creation crashes the callback', "    if (!created) return refuse('account_conflict'", "    if ((false as boolean)) return refuse('account_conflict'"),
+    entry('an account that could not be created still gets the identity', 'link.createdAt }))) return false;', 'link.createdAt })) && (false as boolean)) return false;'),
+    entry('a fresh identity that could not be linked leaves a new account signed in without it', '      if (!(await tx.identities.link({ ...link, userId: id }))) throw new Error(', '      if (!(await tx.identities.link({ ...link, userId: id })) && (false as boolean)) throw new Error('),
+    entry('a name of blanks becomes an empty display name', "identity.name?.trim() || email.split('@')[0]!", "identity.name?.trim() ?? email.split('@')[0]!"),
+    entry('a display name is not bounded', '.slice(0, DISPLAY_NAME_MAX);', ';'),
+    entry('every OIDC sign-up is an administrator', "const role = adminEmails.includes(email) ? 'admin' : 'user';", "const role = 'admin';"),
+    // Defended twice: the account is created as admin, and every sign-in promotes an ADMIN_EMAILS user.
+    entry('an email in ADMIN_EMAILS signs up as a user', "const role = adminEmails.includes(email) ? 'admin' : 'user';", "const role = 'user';", [
+      { file: 'core/use-cases/auth/complete-oidc-login.use-case.ts', find: "    if (this.deps.adminEmails.includes(user.email) && user.role !== 'admin') {", replace: '    if ((false as boolean)) {' },
+    ]),
+  ];
+}
+
+/**
+ * The small auth use cases and services (tests/unit/auth-social-small-guards.test.ts). Not listed: `pending.state` and
+ * `pending.provider` in the pending login's completeness (the single-use store compares the record's state with the
+ * one asked, and the callback compares the provider, both refusing as invalid_state).
+ */
+function smallAuthUseCaseMutations(): Mutation[] {
+  const tests = ['tests/unit/auth-social-small-guards.test.ts'];
+  const on = (file: string, extra: string[] = []) => entriesOn('auth: small use cases', `core/use-cases/auth/${file}`, [...tests, ...extra]);
+  const profile = on('get-profile.use-case.ts');
+  const identities = on('list-identities.use-case.ts');
+  const promote = on('promote-user.use-case.ts');
+  const start = on('start-oidc-login.use-case.ts', ['tests/unit/complete-oidc-login-guards.test.ts']);
+  const pending = on('oidc-pending-logins.service.ts');
+  const session = on('session-tokens.service.ts');
+  return [
+    profile('the profile of a user who is gone is an empty success', "return user ? ok(user) : fail('AUTH.UNAUTHENTICATED', 'The account no longer exists');", 'return ok(user!);'),
+    identities('the identities of a user who is gone crash', "    if (!user) return fail('NOT_FOUND', 'User not found');\n", ''),
+    identities('a user without a password is said to have one', 'hasPassword: Boolean(withHash?.passwordHash)', 'hasPassword: Boolean(withHash)'),
+    promote('promote does not normalize the email it is given', 'findByEmail(normalizeEmail(input.email))', 'findByEmail(input.email)'),
+    promote('promote answers the password hash', 'const { passwordHash: _hidden, ...rest } = user;', 'const rest = user;'),
+    promote('promote answers admin without storing the role', "    await this.deps.users.setRole(user.id, 'admin', this.deps.clock.now());\n", ''),
+    start('a provider that cannot be reached is an error, not UPSTREAM.FAILED', '    try {\n      started = await providers.begin(input.provider);\n    } catch (error) {', '    started = await providers.begin(input.provider);\n    try {\n    } catch (error) {'),
+    start('a link start forgets the user who links (the callback signs in instead)', 'linkUserId: input.linkUserId ?? null', 'linkUserId: null'),
+    pending('a pending login without its nonce is taken', '[pending.state, pending.nonce, pending.codeVerifier, pending.provider]', '[pending.state, pending.codeVerifier, pending.provider]'),
+    pending('a pending login without its PKCE verifier is taken', '[pending.state, pending.nonce, pending.codeVerifier, pending.provider]', '[pending.state, pending.nonce, pending.provider]'),
+    pending('a pending login with an empty secret is taken', "typeof secret === 'string' && secret.length > 0", "typeof secret === 'string'"),
+    session('the refresh token is stored in clear', 'tokenHash: deps.tokens.hashOpaqueToken(refreshToken),', 'tokenHash: refreshToken,'),
+    session('the refresh lifetime is read as milliseconds', 'now.getTime() + deps.refreshTokenTtlSeconds * 1000', 'now.getTime() + deps.refreshTokenTtlSeconds'),
+    session('the access token names no family of the session', 'deps.tokens.issueAccessToken(user, familyId)', 'deps.tokens.issueAccessToken(user, deps.ids.newId())'),
+    session('the refresh token is stored outside its family', '    familyId,\n    tokenHash:', '    familyId: deps.ids.newId(),\n    tokenHash:'),
+    on('unlink-identity.use-case.ts')('unlinking an identity of a user who is gone crashes', 'const hasPassword = user ? Boolean((await tx.users.findByEmail(user.email))?.passwordHash) : false;', 'const hasPassword = Boolean((await tx.users.findByEmail(user!.email))?.passwordHash);'),
+    on('unlink-identity.use-case.ts')('a user without a password may unlink the last identity', 'const hasPassword = user ? Boolean((await tx.users.findByEmail(user.email))?.passwordHash) : false;', 'const hasPassword = user ? Boolean(await tx.users.findByEmail(user.email)) : false;'),
+    ...refreshGuards(),
+    on('attempt-limits.service.ts')('a refused attempt at the end of its window is told to wait 0 seconds', 'retryAfterSeconds: Math.max(1, hit.ttlSeconds)', 'retryAfterSeconds: hit.ttlSeconds'),
+  ];
+}
+
+/** core/use-cases/auth/refresh-session.use-case.ts and session-revocations.service.ts beyond sessions.mutations.ts (tests/unit/refresh-session-guards.test.ts). */
+function refreshGuards(): Mutation[] {
+  const tests = ['tests/unit/refresh-session-guards.test.ts'];
+  const refresh = entriesOn('auth: refresh', 'core/use-cases/auth/refresh-session.use-case.ts', tests);
+  const revocations = entriesOn('auth: refresh', 'core/use-cases/auth/session-revocations.service.ts', tests);
+  return [
+    refresh('a refresh without a token crashes instead of 401', '    if (!input.refreshToken) return unauthenticated;\n', ''),
+    refresh('a refresh token nobody issued crashes instead of 401', '    if (!session) return unauthenticated;\n', ''),
+    refresh('a refresh for a user who is gone crashes instead of 401', "return user ? issueSession(this.deps, tx.sessions, user, session.familyId) : 'gone';", 'return issueSession(this.deps, tx.sessions, user!, session.familyId);'),
+    revocations('a revocation the event bus cannot announce fails the logout', ".catch((error: unknown) => this.deps.logger.warn('session revocation not announced", ".then((error: unknown) => this.deps.logger.warn('session revocation not announced"),
+  ];
+}

@@ -661,6 +661,8 @@ export const MUTATIONS: Mutation[] = [
     tests: ["tests/integration/chat.test.ts"],
   },
   ...memorySocialStoreMutations(),
+  ...connectPlatformMutations(),
+  ...smallSocialMutations(),
 ];
 
 /**
@@ -732,5 +734,45 @@ function memorySocialStoreMutations(): Mutation[] {
     publication([PUBLICATIONS])('end from pending refused', "(found.status !== 'pending' && found.status !== 'uploading')) return false;\n    const result", "found.status !== 'uploading') return false;\n    const result"),
     publication([SOCIAL])('end from uploading refused', "(found.status !== 'pending' && found.status !== 'uploading')) return false;\n    const result", "found.status !== 'pending') return false;\n    const result"),
     publication([PUBLICATIONS])("end stores the caller's time", '{ ...found, ...result, updatedAt: new Date(now) }', '{ ...found, ...result, updatedAt: now }'),
+  ];
+}
+
+/**
+ * core/use-cases/social/connect-platform.use-case.ts beyond the entries above (tests/unit/social-connect-guards.test.ts,
+ * tests/unit/social-connect.test.ts). Not listed: `!state` in the callback's state check (a callback without a state
+ * and without the cookie then reaches the single-use store, which has no record for it and answers invalid_state too),
+ * and `typeof input.query.state === 'string'` (a repeated state parameter is an array, never equal to the cookie).
+ */
+function connectPlatformMutations(): Mutation[] {
+  const file = 'core/use-cases/social/connect-platform.use-case.ts';
+  const entry = entriesOn('social: connect', file, ['tests/unit/social-connect-guards.test.ts']);
+  const start = entriesOn('social: connect', file, ['tests/unit/social-connect.test.ts']);
+  return [
+    start('a platform name we do not support is answered 503 as not configured, not 404', "  if (!platform) return fail('NOT_FOUND',", "  if ((false as boolean)) return fail('NOT_FOUND',"),
+    start('starting an unknown or unconfigured platform crashes instead of answering its refusal', '    if (!found.ok) return found;\n', ''),
+    entry("the start does not keep the PKCE verifier (the exchange goes without it)", 'codeVerifier: started.codeVerifier });', 'codeVerifier: null });'),
+    entry("the exchange does not send the start's PKCE verifier", 'codeVerifier: pending.codeVerifier });', 'codeVerifier: null });'),
+    entry('a callback whose state has no pending connection crashes', 'if (!pending || pending.platform !== platform) return', 'if (pending!.platform !== platform) return'),
+    entry('a callback without a single code string is exchanged (or crashes)', " || typeof input.query.code !== 'string' || input.query.code.length === 0) {", ' || (input.query.code as string).length === 0) {'),
+    entry("a failure of ours after the exchange is reported as the platform's refusal", '      if (!(error instanceof PlatformError)) throw error;\n', ''),
+  ];
+}
+
+/**
+ * list-publications, pending-connections and disconnect (tests/unit/auth-social-small-guards.test.ts). Not listed: `isUuid` before
+ * the lookup (a lookup of a non-UUID id finds nothing and answers NOT_FOUND too), and `typeof pending.platform` in
+ * the pending connection's completeness (the callback compares the record's platform with the route's and refuses
+ * as invalid_state either way), `removed ? ... : null` in disconnect (revocable() turns a missing connection into null
+ * too), and the `.sort()` of the connections list (both stores list them by platform already).
+ */
+function smallSocialMutations(): Mutation[] {
+  const tests = ['tests/unit/auth-social-small-guards.test.ts'];
+  const list = entriesOn('social: publications list', 'core/use-cases/social/list-publications.use-case.ts', tests);
+  const pending = entriesOn('social: pending connection', 'core/use-cases/social/pending-connections.service.ts', tests);
+  return [
+    list('an output id in capitals is not found', 'findForUser(input.outputId.toLowerCase(), input.userId)', 'findForUser(input.outputId, input.userId)'),
+    list("another user's output crashes the listing instead of 404", "    if (!item) return fail('NOT_FOUND', 'No such output');\n", ''),
+    entriesOn('social: disconnect', 'core/use-cases/social/manage-connections.service.ts', tests)('disconnecting a platform name we do not support answers 204', "    if (!platform) return fail('NOT_FOUND', `No social platform named", "    if ((false as boolean)) return fail('NOT_FOUND', `No social platform named"),
+    pending('a pending connection without its user is taken', "isComplete: (pending) => typeof pending.userId === 'string' && typeof pending.platform === 'string',", "isComplete: (pending) => typeof pending.platform === 'string',"),
   ];
 }
