@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import nock from 'nock';
+import { TikTokPlatform } from '../../adapters/social/tiktok-platform.ts';
+import { YouTubePlatform } from '../../adapters/social/youtube-platform.ts';
+import type { SocialPlatformClient, SocialPlatforms } from '../../core/ports/social-platform.port.ts';
 import type { TestClient } from './test-client.ts';
 
 /**
@@ -10,6 +13,14 @@ export const GOOGLE_OAUTH = 'https://oauth2.googleapis.com';
 export const GOOGLE_APIS = 'https://www.googleapis.com';
 export const TIKTOK_API = 'https://open.tiktokapis.com';
 export const UPLOAD_PATH = '/upload/youtube/v3/videos';
+
+/** The two platform clients of the use-case tests, against the nock scopes above (TikTok's status polls fast). */
+export const youtubeClient = new YouTubePlatform({ clientId: 'c', clientSecret: 's', timeoutMs: 5000 });
+export const tiktokClient = new TikTokPlatform({ clientKey: 'k', clientSecret: 's', timeoutMs: 5000, pollIntervalMs: 5, pollTimeoutMs: 100 });
+export const platformsOf = (...clients: SocialPlatformClient[]): SocialPlatforms => ({
+  get: (platform) => clients.find((client) => client.platform === platform) ?? null,
+  configured: () => clients.map((client) => client.platform),
+});
 
 export const SOCIAL_ENV = {
   YOUTUBE_CLIENT_ID: 'yt-client.apps.googleusercontent.com',

@@ -5,11 +5,9 @@ import nock from 'nock';
 import { AesGcmTokenCipher } from '../../adapters/crypto/aes-gcm-token-cipher.ts';
 import { connectPagesRouter } from '../../adapters/http/connect-pages.ts';
 import { MemoryCache } from '../../adapters/memory/memory-cache.ts';
-import { TikTokPlatform } from '../../adapters/social/tiktok-platform.ts';
-import { YouTubePlatform } from '../../adapters/social/youtube-platform.ts';
 import { SystemClock } from '../../adapters/system/system-clock.ts';
 import type { SocialPlatform } from '../../core/domain/social.ts';
-import type { SocialPlatformClient, SocialPlatforms } from '../../core/ports/social-platform.port.ts';
+import type { SocialPlatforms } from '../../core/ports/social-platform.port.ts';
 import { CompleteConnection, StartConnection } from '../../core/use-cases/social/connect-platform.use-case.ts';
 import { ConnectionTokens } from '../../core/use-cases/social/connection-tokens.service.ts';
 import { ManageConnections } from '../../core/use-cases/social/manage-connections.service.ts';
@@ -17,7 +15,7 @@ import { PendingConnections } from '../../core/use-cases/social/pending-connecti
 import { addUser } from '../contract/fixtures.ts';
 import { openBackend } from '../support/backends.ts';
 import { quietLogger } from '../support/generation-harness.ts';
-import { GOOGLE_OAUTH, TIKTOK_API } from '../support/social-platforms.ts';
+import { GOOGLE_OAUTH, platformsOf, TIKTOK_API, tiktokClient, youtubeClient } from '../support/social-platforms.ts';
 
 /**
  * Connecting and disconnecting a platform through the use cases (the routes only pass the query and the
@@ -25,12 +23,8 @@ import { GOOGLE_OAUTH, TIKTOK_API } from '../support/social-platforms.ts';
  */
 
 const clock = new SystemClock();
-const youtube = new YouTubePlatform({ clientId: 'c', clientSecret: 's', timeoutMs: 5000 });
-const tiktok = new TikTokPlatform({ clientKey: 'k', clientSecret: 's', timeoutMs: 5000, pollIntervalMs: 5, pollTimeoutMs: 100 });
-const platformsOf = (...clients: SocialPlatformClient[]): SocialPlatforms => ({
-  get: (platform) => clients.find((client) => client.platform === platform) ?? null,
-  configured: () => clients.map((client) => client.platform),
-});
+const youtube = youtubeClient;
+const tiktok = tiktokClient;
 
 test.before(() => nock.disableNetConnect());
 test.afterEach.always(() => nock.cleanAll());
