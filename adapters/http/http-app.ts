@@ -158,8 +158,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   app.use(
     '/api/docs',
-    // Swagger UI ships inline bootstrapping; relax the CSP only on its own pages.
-    helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } } }),
+    // Swagger UI ships inline bootstrapping; relax the CSP only on its own pages. Over plain HTTP, no HSTS and no
+    // upgrade-insecure-requests here either (the browser would fetch Swagger UI's own scripts over https and fail).
+    helmet({
+      ...(options.cookies.secure ? {} : { strictTransportSecurity: false }),
+      contentSecurityPolicy: {
+        directives: {
+          'script-src': ["'self'", "'unsafe-inline'"],
+          'img-src': ["'self'", 'data:'],
+          ...(options.cookies.secure ? {} : { 'upgrade-insecure-requests': null }),
+        },
+      },
+    }),
     swaggerUi.serve,
     swaggerUi.setup(undefined, { swaggerOptions: { url: `${API_PREFIX}/openapi.json`, persistAuthorization: true } }),
   );

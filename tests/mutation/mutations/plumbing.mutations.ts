@@ -2,10 +2,17 @@ import { entriesOn, type Mutation } from '../mutation.ts';
 
 /**
  * Guards of the plumbing under the use cases: the database queue of the embedded default, the RabbitMQ connection
- * holder, the HTTP app's middleware, the outbox relay loop, traced fetch and the Prometheus metrics.
+ * holder, the HTTP app's middleware, the API router (its chain, validation report, handler drain and what it documents),
+ * the outbox relay loop, traced fetch and the Prometheus metrics.
  */
 const amqpLink = entriesOn('plumbing', 'adapters/rabbitmq/amqp-link.ts', ['tests/integration/amqp-link.test.ts']);
 const httpApp = entriesOn('plumbing', 'adapters/http/http-app.ts', ['tests/integration/http-app-guards.test.ts']);
+/** The request-wide middleware, pinned byte for byte (every header in order, the log line) by the middleware test. */
+const httpLayers = entriesOn('plumbing', 'adapters/http/http-app.ts', ['tests/integration/request-middleware.test.ts']);
+const apiRouter = entriesOn('plumbing', 'adapters/http/api-router.ts', ['tests/integration/http-app-guards.test.ts']);
+/** What api-router.ts writes into the OpenAPI document for every route it registers. */
+const GUARDS = 'tests/integration/http-app-guards.test.ts';
+const routerDoc = entriesOn('plumbing', 'adapters/http/api-router.ts', ['tests/integration/openapi-truth.test.ts', 'tests/integration/openapi.test.ts']);
 const relayLoop = entriesOn('plumbing', 'bootstrap/outbox-relay-loop.ts', ['tests/unit/outbox-relay-loop-guards.test.ts']);
 const fetchSpans = entriesOn('plumbing', 'adapters/opentelemetry/traced-fetch.ts', ['tests/unit/traced-fetch.test.ts']);
 const prom = entriesOn('plumbing', 'adapters/metrics/prom-metrics.ts', ['tests/unit/prom-metrics.test.ts']);
@@ -73,6 +80,99 @@ export const MUTATIONS: Mutation[] = [
   httpApp("HTTP app: what no API route served is labelled unmatched, 200s included", "return res.statusCode === 404 ? 'unmatched' : 'static';", "return 'unmatched';"),
   httpApp("HTTP app: the legacy prefix root names /api/v1/ as its successor", "req.path === '/' ? '' : req.path", 'req.path'),
   httpApp('HTTP app: a client error of the body parser (an unknown charset) is a logged 500', 'if (typed.status && typed.status >= 400 && typed.status < 500) {', 'if (false as boolean) {'),
+
+  httpApp('HTTP app: Swagger UI over plain HTTP sends HSTS', "      ...(options.cookies.secure ? {} : { strictTransportSecurity: false }),\n", ''),
+  httpApp('HTTP app: Swagger UI over plain HTTP asks the browser to upgrade its own scripts to https', "          ...(options.cookies.secure ? {} : { 'upgrade-insecure-requests': null }),\n", ''),
+  httpApp("HTTP app: Swagger UI's inline bootstrapping is blocked (its pages keep the API's script-src)", "          'script-src': [\"'self'\", \"'unsafe-inline'\"],\n", ''),
+  httpApp('HTTP app: a JSON body of exactly 1 MiB is refused', "limit: options.bodyLimit ?? '1mb',", 'limit: options.bodyLimit ?? 1024 * 1024 - 1,'),
+  httpApp('HTTP app: a JSON body one byte over 1 MiB is read', "limit: options.bodyLimit ?? '1mb',", 'limit: options.bodyLimit ?? 1024 * 1024 + 1,'),
+  httpApp('HTTP app: bodies of any media type (text/plain, forms) are parsed as JSON', "type: ['application/json', 'application/*+json'] }", 'type: () => true }'),
+  httpApp(
+    "HTTP app: what no route serves gets Express's HTML 404",
+    '  app.use((req: Request, res: Response) => {\n    res.status(404).json(',
+    '  app.use((req: Request, res: Response, next: NextFunction) => {\n    if (next as unknown) return next();\n    res.status(404).json(',
+  ),
+  httpApp("HTTP app: an HttpError's headers (a 429's Retry-After) are dropped", '      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);\n', ''),
+  httpApp('HTTP app: an HttpError is answered as an unexpected 500', '    if (error instanceof HttpError) {', '    if (false as boolean) {'),
+  httpApp('HTTP app: an error of status 400 raised by Express (an undecodable path parameter) is a logged 500', 'typed.status >= 400 && typed.status < 500) {', 'typed.status > 400 && typed.status < 500) {'),
+  httpApp("HTTP app: a library error carrying status 500 is answered 'Bad request', unlogged", 'typed.status >= 400 && typed.status < 500) {', 'typed.status >= 400 && typed.status <= 500) {'),
+  httpApp('HTTP app: an unexpected error is not logged', "    options.logger.error('unhandled error', { requestId: req.requestId, error });\n", ''),
+  httpApp(
+    'HTTP app: an unexpected error answers without the request id field',
+    'res.status(500).json({ ...errorBody(500, `Unexpected error; quote request id ${req.requestId}`), requestId: req.requestId });',
+    'res.status(500).json(errorBody(500, `Unexpected error; quote request id ${req.requestId}`));',
+  ),
+  httpApp(
+    "HTTP app: an unexpected error's message (SQL, paths) reaches the client",
+    'res.status(500).json({ ...errorBody(500, `Unexpected error; quote request id ${req.requestId}`), requestId: req.requestId });',
+    'res.status(500).json({ ...errorBody(500, String((error as Error).message)), requestId: req.requestId });',
+  ),
+  httpApp('HTTP app: the legacy prefix sends no Deprecation header', "      res.setHeader('Deprecation', 'true');\n", ''),
+  httpApp('HTTP app: the legacy prefix links every path to the /api/v1 root', "`<${API_PREFIX}${req.path === '/' ? '' : req.path}>; rel", '`<${API_PREFIX}>; rel'),
+  httpApp(
+    'HTTP app: surfaces under /api (the Comfy API v2) are mounted after the legacy prefix and answer as deprecated',
+    '  for (const { prefix, router } of api.mounts()) app.use(prefix, router);\n',
+    '',
+    [{ file: 'adapters/http/http-app.ts', find: '  app.use(connectPagesRouter(', replace: '  for (const { prefix, router } of api.mounts()) app.use(prefix, router);\n  app.use(connectPagesRouter(' }],
+  ),
+  httpApp('HTTP app: Swagger UI is not pointed at our document', "swaggerOptions: { url: `${API_PREFIX}/openapi.json`, persistAuthorization: true }", 'swaggerOptions: { persistAuthorization: true }'),
+  httpApp('HTTP app: Swagger UI forgets its Bearer token on every reload', "swaggerOptions: { url: `${API_PREFIX}/openapi.json`, persistAuthorization: true }", "swaggerOptions: { url: `${API_PREFIX}/openapi.json`, persistAuthorization: false }"),
+  { ...httpApp('HTTP app: the web client is never served', 'if (options.webRoot) app.use(webAppRouter(', 'if (false as boolean) app.use(webAppRouter('), tests: ['tests/integration/unknown-paths.test.ts'] },
+  httpLayers('HTTP app: X-Powered-By is sent where helmet does not run (GET /metrics)', "  app.disable('x-powered-by');\n", ''),
+  httpLayers('HTTP app: every JSON answer carries a weak ETag', "  app.set('etag', false);\n", ''),
+  httpLayers('HTTP app: a request id of 65 characters is kept', 'const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;', 'const REQUEST_ID = /^[A-Za-z0-9._-]{1,65}$/;'),
+  httpLayers('HTTP app: an empty request id is kept', 'const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;', 'const REQUEST_ID = /^[A-Za-z0-9._-]{0,64}$/;'),
+  httpLayers('HTTP app: a request id with any characters is kept', 'const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;', 'const REQUEST_ID = /^.{1,64}$/;'),
+  httpLayers('HTTP app: a request id is kept when part of it is well-formed (no anchors)', 'const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;', 'const REQUEST_ID = /[A-Za-z0-9._-]{1,64}/;'),
+  httpLayers('HTTP app: a request without a request id fails (its absence read as the id "undefined")', "typeof incoming === 'string' && REQUEST_ID.test(incoming)", 'REQUEST_ID.test(incoming as string)'),
+  httpLayers('HTTP app: the request id is not answered', "    res.setHeader('X-Request-Id', req.requestId);\n", ''),
+  httpLayers("HTTP app: the request log line's path carries the query string", "path: req.originalUrl.split('?')[0],", 'path: req.originalUrl,'),
+  httpLayers(
+    'HTTP app: GET /metrics passes the security, CORS and cookie layers',
+    '  if (options.metrics) {\n    app.get(METRICS_PATH, metricsHandler(options.metrics));\n    documentMetrics(openapi);\n  }\n',
+    '',
+    [{ file: 'adapters/http/http-app.ts', find: '  app.use(cookieParser());\n', replace: '  app.use(cookieParser());\n  if (options.metrics) {\n    app.get(METRICS_PATH, metricsHandler(options.metrics));\n    documentMetrics(openapi);\n  }\n' }],
+  ),
+  httpLayers('HTTP app: HSTS and upgrade-insecure-requests over plain HTTP', '    options.cookies.secure\n      ? helmet()', '    true as boolean\n      ? helmet()'),
+  httpLayers('HTTP app: no HSTS nor upgrade-insecure-requests with secure cookies (HTTPS)', '    options.cookies.secure\n      ? helmet()', '    false as boolean\n      ? helmet()'),
+  httpLayers('HTTP app: HSTS over plain HTTP', ': helmet({ strictTransportSecurity: false, contentSecurityPolicy', ': helmet({ contentSecurityPolicy'),
+  httpLayers("HTTP app: upgrade-insecure-requests over plain HTTP", "contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } }),", 'contentSecurityPolicy: { directives: {} } }),'),
+  httpLayers('HTTP app: CORS allows every origin, with credentials', 'callback(null, !origin || options.corsOrigins.includes(origin))', 'callback(null, true)'),
+  httpLayers('HTTP app: CORS headers are dropped for a request without Origin', 'callback(null, !origin || options.corsOrigins.includes(origin))', 'callback(null, options.corsOrigins.includes(origin as string))'),
+  httpLayers('HTTP app: CORS without credentials (cookies of an allowed origin refused by browsers)', '      credentials: true,\n', ''),
+  httpLayers('HTTP app: Retry-After is not exposed to cross-origin scripts', "exposedHeaders: 'X-Request-Id,Retry-After,Deprecation,Link,Idempotent-Replayed',", "exposedHeaders: 'X-Request-Id,Deprecation,Link,Idempotent-Replayed',"),
+  httpLayers('HTTP app: cookies are not parsed', '  app.use(cookieParser());\n', ''),
+  httpLayers('HTTP app: a JSON body over 1 MiB is read', "limit: options.bodyLimit ?? '1mb',", "limit: options.bodyLimit ?? '2mb',"),
+  httpApp('HTTP app: +json bodies (merge-patch) are not parsed', "type: ['application/json', 'application/*+json'] }", "type: ['application/json'] }"),
+  httpLayers('HTTP app: every response sets a new XSRF cookie, over the one the browser has', 'if (!(req.cookies as Record<string, string>)[XSRF_COOKIE]) setXsrfCookie', 'if (true as boolean) setXsrfCookie'),
+  httpLayers('HTTP app: a browser without an XSRF cookie is never given one', 'if (!(req.cookies as Record<string, string>)[XSRF_COOKIE]) setXsrfCookie', 'if (false as boolean) setXsrfCookie'),
+  httpLayers("HTTP app: a body over the limit is answered 'Bad request' (not the 1 MiB message)", "    if (typed.type === 'entity.too.large') {", '    if (false as boolean) {'),
+  httpLayers("HTTP app: a body that is not JSON is answered 'Bad request' (not what is wrong)", "    if (typed.type === 'entity.parse.failed') {", '    if (false as boolean) {'),
+
+  // adapters/http/api-router.ts
+  { ...apiRouter('API router: an admin route lets any signed-in user in', 'chain.push(requireAuth(this.auth, spec.auth, keyScopeOf(spec))', "chain.push(requireAuth(this.auth, 'access', keyScopeOf(spec))"), tests: [GUARDS] },
+  { ...apiRouter('API router: an API key is refused on the routes of its scope', 'chain.push(requireAuth(this.auth, spec.auth, keyScopeOf(spec))', 'chain.push(requireAuth(this.auth, spec.auth)'), tests: ['tests/integration/api-keys.test.ts'] },
+  apiRouter('API router: every validated request is refused', '  if (result.isEmpty()) return next();', '  if (false as boolean) return next();'),
+  apiRouter('API router: a field failing two rules is reported twice', '    if (seen.has(field)) continue;\n', ''),
+  apiRouter("API router: a validation failure's details are dropped", "next(new HttpError(400, 'Validation failed', details));", "next(new HttpError(400, 'Validation failed'));"),
+  apiRouter('API router: running handlers are not counted (shutdown waits for none)', '      this.running += 1;\n', ''),
+  apiRouter('API router: a handler that failed is counted as running forever', '      try {\n        await handler(req, res);\n      } finally {\n', '      {\n        await handler(req, res);\n'),
+  apiRouter('API router: drain waits out its whole limit after the last handler ended', '        if (this.running === 0) for (const resolve of this.idle.splice(0)) resolve();\n', ''),
+  apiRouter('API router: drain waits out its whole limit with nothing running', '    if (this.running === 0) return;\n', ''),
+  apiRouter('API router: drain waits forever for a handler that never ends', '      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),\n', ''),
+  routerDoc("API router doc: a validated route does not document its 400", "    if (spec.validate && !responses['400']) responses['400'] = errorResponse('Validation failed');\n", ''),
+  { ...routerDoc("API router doc: a protected route does not document its 401", "    if (spec.auth !== 'public' && !responses['401']) responses['401'] = errorResponse('Missing, invalid or expired access token');\n", ''), tests: [GUARDS] },
+  routerDoc('API router doc: a protected route does not document its 403', "    if (spec.auth !== 'public') {\n      const own = spec.responses[403]", "    if (false as boolean) {\n      const own = spec.responses[403]"),
+  routerDoc('API router doc: a public route is documented as needing authentication', "...(spec.auth === 'public' ? { security: [] } : {", '...(false as boolean ? { security: [] } : {'),
+  routerDoc('API router doc: path parameters are documented as optional', "in: 'path', required: true,", "in: 'path', required: false,"),
+  { ...routerDoc('API router doc: query parameters are not documented', '      ...Object.entries(spec.query ?? {}).map(', '      ...Object.entries({}).map('), tests: [GUARDS] },
+  { ...routerDoc('API router doc: header parameters (Idempotency-Key) are not documented', '      ...Object.entries(spec.headers ?? {}).map(', '      ...Object.entries({}).map('), tests: [GUARDS] },
+  routerDoc('API router doc: every request body is documented as JSON (uploads too)', "[spec.bodyContentType ?? 'application/json']", "['application/json']"),
+  routerDoc("API router doc: the Comfy API v2's errors are documented as API.md's error body", "ref(this.server ? 'ComfyV2Error' : 'Error')", "ref('Error')"),
+  routerDoc('API router doc: operations of another surface are not documented under their server', 'this.server === undefined ? {} : { server: this.server }', '{}'),
+  { ...routerDoc('API router doc: a request body is documented as optional', 'requestBody: { required: true,', 'requestBody: { required: false,'), tests: [GUARDS] },
+  { ...routerDoc("API router doc: a response's headers are not documented", '        ...(response.headers ? { headers: response.headers } : {}),\n', ''), tests: [GUARDS] },
+  { ...routerDoc("API router doc: a protected route does not say which API key scope it takes", "      ...(spec.auth === 'public' ? {} : { 'x-api-key-scope': keyScope }),\n", ''), tests: ['tests/integration/api-keys.test.ts'] },
 
   // bootstrap/outbox-relay-loop.ts
   relayLoop('outbox relay loop: a stopped loop still relays when triggered', 'if (this.queued || this.stopped) return;', 'if (this.queued) return;'),
