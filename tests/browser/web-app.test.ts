@@ -475,3 +475,14 @@ test.serial('Connections: connect YouTube through its consent page, publish a vi
     nock.enableNetConnect();
   }
 });
+
+// A provider sign-in refused for an account with a password (ADR 053) lands on the login page, which says what to do.
+test.serial('the login page explains a provider sign-in refused with sign_in_to_link, and names any other code', async (t) => {
+  const { context, page } = await newPage();
+  await page.goto('/login?error=sign_in_to_link');
+  await page.getByText('An account with this email already exists and has a password. Sign in with your password; the provider can then be linked to it.').waitFor();
+  await page.goto('/login?error=identity_in_use');
+  await page.getByText('Sign-in with the provider failed (identity_in_use).').waitFor();
+  t.pass();
+  await context.close();
+});

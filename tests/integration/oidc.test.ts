@@ -101,16 +101,44 @@ for (const db of DATABASES) {
     t.like((await again.get('/auth/profile')).body, { id: profile.body.id, coinBalance: 100 });
   });
 
-  test(`${db}: a login with a verified email links the existing password user`, async (t) => {
-    const client = setup().app.client();
-    const user = await client.signUp();
+  // Account pre-hijacking (ADR 053): anyone may register an address with a password, as no email is verified here. The
+  // address's real owner signing in with a provider must not land in (and so feed) the registrant's account: a verified
+  // email links only an account without a password. The password holder links the provider while signed in.
+  test(`${db}: a verified email does not link a password account (pre-hijacking); its holder links while signed in, then signs in by subject`, async (t) => {
+    const registrant = setup().app.client();
+    const user = await registrant.signUp();
     const sub = account(setup().idp, { email: user.email.toUpperCase(), email_verified: true });
+    const owner = setup().app.client();
+    const refused = await signIn(owner, sub);
+    t.is(refused.status, 302);
+    t.is(refused.headers.get('location'), `${FRONTEND}/login?error=sign_in_to_link`);
+    t.false(owner.cookies.has('access_token'), 'no session');
+    t.is(await repos().identities.findBySubject('acme', sub), null, 'nothing linked');
+    t.is((await repos().users.findByEmail(user.email))!.id, user.id, 'nobody created');
+    t.like((await registrant.get('/auth/identities')).body, { hasPassword: true, identities: [] });
+
+    // The password holder (the same person here) links it, after which the provider signs in to the account.
+    const started = await registrant.post('/auth/acme/link');
+    t.is((await callback(registrant, await setup().idp.authorize(started.body.url, sub))).headers.get('location'), `${FRONTEND}/?linked=acme`);
+    const later = setup().app.client();
+    t.is((await signIn(later, sub)).headers.get('location'), `${FRONTEND}/`);
+    t.is((await later.get('/auth/profile')).body.id, user.id);
+  });
+
+  test(`${db}: a verified email links the existing account without a password (made by another provider's login)`, async (t) => {
+    const email = `passwordless-${randomUUID()}@example.com`;
+    const first = account(setup().idp, { email, email_verified: true });
+    const creator = setup().app.client();
+    t.is((await signIn(creator, first)).headers.get('location'), `${FRONTEND}/`);
+    const id = (await creator.get('/auth/profile')).body.id as string;
+    // Another provider vouching for the same address: here the same provider's second key stands in for it.
+    await repos().identities.unlink(id, 'acme');
+    const second = account(setup().idp, { email: email.toUpperCase(), email_verified: true });
     const fresh = setup().app.client();
-    const res = await signIn(fresh, sub);
-    t.is(res.headers.get('location'), `${FRONTEND}/`);
-    t.is((await fresh.get('/auth/profile')).body.id, user.id);
-    t.like((await fresh.get('/auth/identities')).body, { hasPassword: true, identities: [{ provider: 'acme' }] });
-    t.is((await repos().identities.findBySubject('acme', sub))!.userId, user.id);
+    t.is((await signIn(fresh, second)).headers.get('location'), `${FRONTEND}/`);
+    t.is((await fresh.get('/auth/profile')).body.id, id);
+    t.like((await fresh.get('/auth/identities')).body, { hasPassword: false, identities: [{ provider: 'acme' }] });
+    t.is((await repos().identities.findBySubject('acme', second))!.userId, id);
   });
 
   test(`${db}: an email the provider does not vouch for links nothing and creates nobody`, async (t) => {
@@ -148,12 +176,14 @@ for (const db of DATABASES) {
     t.like((await later.get('/auth/profile')).body, { id, role: 'admin' });
   });
 
-  test(`${db}: a login whose provider sends email_verified as the string "true" links the existing password user`, async (t) => {
-    const user = await setup().app.client().signUp();
-    const sub = account(setup().idp, { email: user.email, email_verified: 'true' });
+  test(`${db}: a login whose provider sends email_verified as the string "true" links the existing account without a password`, async (t) => {
+    const id = randomUUID();
+    const email = `string-true-${randomUUID()}@example.com`;
+    await repos().users.create({ id, email, displayName: 'No password', role: 'user', passwordHash: null, createdAt: new Date() });
+    const sub = account(setup().idp, { email, email_verified: 'true' });
     const client = setup().app.client();
     t.is((await signIn(client, sub)).headers.get('location'), `${FRONTEND}/`);
-    t.is((await client.get('/auth/profile')).body.id, user.id);
+    t.is((await client.get('/auth/profile')).body.id, id);
   });
 
   // The state cookie binds a login to its browser: scripts must not read it (HttpOnly), it goes to the API only, is sent on
@@ -312,7 +342,8 @@ for (const db of DATABASES) {
     const withPassword = setup().app.client();
     const user = await withPassword.signUp();
     const linkSub = account(setup().idp, { email: user.email, email_verified: true });
-    await signIn(setup().app.client(), linkSub);
+    const started = await withPassword.post('/auth/acme/link');
+    t.is((await callback(withPassword, await setup().idp.authorize(started.body.url, linkSub))).headers.get('location'), `${FRONTEND}/?linked=acme`);
     t.is((await withPassword.delete('/auth/identities/acme')).status, 204);
     t.deepEqual((await withPassword.get('/auth/identities')).body.identities, []);
     t.is((await withPassword.delete('/auth/identities/acme')).status, 404);
@@ -345,11 +376,12 @@ for (const db of DATABASES) {
 
   // Pins the refusal when the user with this email already has another identity at the provider: no sign-in as that user.
   test(`${db}: a second identity at a provider with the email of a user already linked there does not sign in as that user`, async (t) => {
+    const email = `linked-${randomUUID()}@example.com`;
+    const first = account(setup().idp, { email, email_verified: true });
     const owner = setup().app.client();
-    const user = await owner.signUp();
-    const first = account(setup().idp, { email: user.email, email_verified: true });
-    t.is((await signIn(setup().app.client(), first)).headers.get('location'), `${FRONTEND}/`);
-    const second = account(setup().idp, { email: user.email, email_verified: true });
+    t.is((await signIn(owner, first)).headers.get('location'), `${FRONTEND}/`);
+    const user = (await owner.get('/auth/profile')).body as { id: string };
+    const second = account(setup().idp, { email, email_verified: true });
     const intruder = setup().app.client();
     const res = await signIn(intruder, second);
     t.is(errorOf(res), 'identity_in_use');

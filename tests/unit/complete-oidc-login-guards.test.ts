@@ -155,10 +155,26 @@ test('a vouched-for login without any email is email_unverified and creates nobo
   t.is(w.store.table('user_identities').size, 0);
 });
 
+// Pre-hijacking (ADR 053): a verified email does not link (nor sign in to) an account that has a password, whoever
+// set it; nothing is linked or created, and the callback says sign_in_to_link.
+test('a verified email of an account with a password is sign_in_to_link: nothing linked, created or signed in', async (t) => {
+  const w = await world();
+  const email = `registered-${randomUUID()}@example.com`;
+  const userId = await w.addUser(email, 'scrypt$someone-set-it');
+  const answer = w.verified(email);
+  w.idp.answer = answer;
+  const result = await w.callback(await w.begin());
+  t.like(result, { ok: false, code: 'sign_in_to_link' });
+  t.is(await w.repos.identities.findBySubject('acme', answer.ok ? answer.identity.subject : ''), null);
+  t.deepEqual(await w.repos.identities.listForUser(userId), []);
+  t.is(w.store.users.size, 1);
+});
+
 test("the provider's email is matched trimmed and case-insensitively, and the owner's password hash is not in the session", async (t) => {
   const w = await world();
   const local = `ada-${randomUUID()}`;
-  const userId = await w.addUser(`${local}@example.com`, 'scrypt$the-hash');
+  // Without a password (a password account is not linked by email: next test); its hash field is there, null.
+  const userId = await w.addUser(`${local}@example.com`);
   const answer = w.verified(`  ${local.toUpperCase()}@Example.COM `);
   w.idp.answer = answer;
   const result = await w.callback(await w.begin());

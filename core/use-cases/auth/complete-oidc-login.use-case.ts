@@ -16,7 +16,8 @@ export type OidcErrorCode =
   | 'exchange_failed'
   | 'email_unverified'
   | 'identity_in_use'
-  | 'account_conflict';
+  | 'account_conflict'
+  | 'sign_in_to_link';
 
 export type OidcFailure = Fail<OidcErrorCode> & { cause: string };
 
@@ -45,8 +46,9 @@ const refuse = (code: OidcErrorCode, cause: string): OidcFailure => ({ ...fail(c
 /**
  * The callback of an OpenID Connect login: checks state (bound to the browser, single use), redeems the
  * code with the PKCE verifier, checks the ID token's nonce, then signs in the user linked to
- * (provider, subject), else the user with the provider-verified email (linking it), else a new user with
- * the signup bonus. An email the provider does not vouch for never links or creates anything (ADR 025).
+ * (provider, subject), else the user with the provider-verified email (linking it) when that user has no password
+ * (ADR 053), else a new user with the signup bonus. An email the provider does not vouch for never links or creates
+ * anything (ADR 025).
  */
 export class CompleteOidcLogin {
   constructor(private readonly deps: CompleteOidcLoginDeps) {}
@@ -94,6 +96,10 @@ export class CompleteOidcLogin {
     const link = { provider: login.provider, subject: identity.subject, email, createdAt: clock.now() };
     const owner = await users.findByEmail(email);
     if (owner) {
+      // A password account's email was never proven: anyone may register an address and set its password. Linking
+      // the address's real owner into it would hand the registrant an account the owner then uses (pre-hijacking).
+      // Its holder signs in with the password and links the provider (POST /auth/{provider}/link).
+      if (owner.passwordHash !== null) return refuse('sign_in_to_link', 'the account with this email has a password, which no provider vouched for: its holder links the provider while signed in');
       if (!(await identities.link({ ...link, userId: owner.id }))) return refuse('identity_in_use', `the user with this email has another ${login.provider} identity linked`);
       const { passwordHash: _hidden, ...user } = owner;
       return this.session(user, false);

@@ -749,6 +749,7 @@ function authMiddlewareMutations(): Mutation[] {
 function oidcCallbackMutations(): Mutation[] {
   const entry = entriesOn('auth: OIDC callback', 'core/use-cases/auth/complete-oidc-login.use-case.ts', ['tests/unit/complete-oidc-login-guards.test.ts']);
   return [
+    entry('a verified email links a password account (pre-hijacking: the registrant keeps a way in)', "      if (owner.passwordHash !== null) return refuse('sign_in_to_link'", "      if ((false as boolean)) return refuse('sign_in_to_link'"),
     entry('an unknown provider is not refused as such (and spends the state)', '    if (!providers.has(input.provider)) return refuse(', '    if ((false as boolean)) return refuse('),
     entry('a state nobody issued crashes the callback', "    if (!login) return refuse('invalid_state'", "    if ((false as boolean)) return refuse('invalid_state'"),
     entry('a failed code exchange goes on to sign in', "    if (!exchanged.ok) return refuse('exchange_failed', exchanged.cause);\n", ''),

@@ -4,6 +4,7 @@ import type { Ctx } from '../main.ts';
 
 const PROVIDER_ERRORS: Record<string, string> = {
   access_denied: 'The sign-in was cancelled.',
+  sign_in_to_link: 'An account with this email already exists and has a password. Sign in with your password; the provider can then be linked to it.',
 };
 
 /** Sign in and sign up share one form; the provider buttons appear when the server has providers. */
