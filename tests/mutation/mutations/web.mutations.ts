@@ -37,7 +37,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'admin jobs: the server column shows nothing',
     file: BUNDLE,
-    find: 'e("td",null,g.engineServer===null?"—":`server ${g.engineServer}`),',
+    find: 'e("td",null,f.engineServer===null?"—":`server ${f.engineServer}`),',
     replace: '',
     also: [
       { file: 'web/src/pages/admin-console.ts', find: "              h('td', null, job.engineServer === null ? '—' : `server ${job.engineServer}`),\n", replace: '' },
