@@ -6,7 +6,9 @@
  * request changes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import test, { type ExecutionContext } from 'ava';
+import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { blake3Of, makeImage } from '../support/images.ts';
 import { reposOf, schedulingApp } from '../support/scheduling-app.ts';
@@ -244,6 +246,44 @@ function suite(db: TestDatabase): void {
     }
     t.true(text.includes(': keep-alive\n\n'), `a comment line while nothing happens: ${JSON.stringify(text)}`);
     t.is(parseFrames(text)[0]?.event, 'status', 'after the first frame');
+  });
+
+  // The client leaves while its stream's feed opens (here: while the bus subscription is made), so its 'close' comes
+  // before the route listens for it. A resume (Last-Event-ID) of a queued job takes no other await that would notice.
+  // The subscription must end at once, not when the job ends (a job that waits for hours would hold it for hours).
+  test(title('v2 event stream: a client that leaves while the stream opens does not keep its subscription'), async (t) => {
+    const { app: a, user: session } = await schedulingApp(t, db);
+    const owner = await v2Client(a, session, ['generate']);
+    const created = await owner.post('/jobs', { workflow: workflow(8) });
+    t.is(created.status, 201);
+    const bus = resolve(a.app.container, TOKENS.EventBus);
+    const subscribe = bus.subscribe.bind(bus);
+    let live = 0;
+    const stop = new AbortController();
+    let serverSawClose!: Promise<void>;
+    bus.subscribe = async (channel, handler) => {
+      const unsubscribe = await subscribe(channel, handler);
+      live += 1;
+      stop.abort();
+      await serverSawClose;
+      return async () => {
+        live -= 1;
+        await unsubscribe();
+      };
+    };
+    t.teardown(() => {
+      bus.subscribe = subscribe;
+    });
+    serverSawClose = new Promise((resolveClose) => {
+      a.app.server!.once('request', (req: IncomingMessage) => req.once('close', () => setTimeout(resolveClose, 50)));
+    });
+    await fetch(`${a.baseUrl}/api/v2/jobs/${created.body.id}/events`, { headers: { authorization: `Bearer ${owner.bearer}`, 'last-event-id': '0' }, signal: stop.signal }).catch(() => null);
+    const started = Date.now();
+    while (live > 0 && Date.now() - started < 2000) await new Promise((wait) => setTimeout(wait, 20));
+    t.is(live, 0, 'the feed closed when its client had left');
+    t.is((await owner.get(`/jobs/${created.body.id}`)).body.status, 'queued', 'the job did not end meanwhile');
+    // The aborted request's connection is not idle to Node, so the app's stop would wait for Node's 60 s header limit.
+    a.app.server!.closeAllConnections();
   });
 
   test(title('v2 assets: scopes and unknown ids; too large is 413 payload_too_large, no file or bytes that contradict content_type 422, nothing stored; file_path names the asset; an upload a queued job reads is 409 asset_in_use; content redirects with no-store'), async (t) => {

@@ -172,8 +172,10 @@ export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
           await feed.close();
           throw error;
         }
-        if (res.destroyed) return void (await feed.close()); // the client left meanwhile
       }
+      // A client that left while the feed opened (its 'close' came before any listener) gets nothing; else its
+      // subscription and heartbeat would last until the job ends.
+      if (res.destroyed) return void (await feed.close());
       res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
       res.flushHeaders();
       let ended = false;

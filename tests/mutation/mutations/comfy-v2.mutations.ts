@@ -297,6 +297,7 @@ function comfyV2RouteGuardMutations(): Mutation[] {
   const open = "auth: 'public',";
   return [
     // adapters/http/routes/comfy-v2.routes.ts
+    jobs('a stream whose client left while its feed opened keeps its subscription until the job ends', '      if (res.destroyed) return void (await feed.close());\n', ''),
     jobs('POST /jobs needs no credentials', "summary: 'Comfy API v2: run an API-format workflow (priced and paid like POST /generate with a workflow)',\n      tag,\n      " + access, "summary: 'Comfy API v2: run an API-format workflow (priced and paid like POST /generate with a workflow)',\n      tag,\n      " + open),
     jobs('GET /jobs/{id} needs no credentials', "tag, auth: 'access', responses: { 200: { description: 'The job'", "tag, auth: 'public', responses: { 200: { description: 'The job'"),
     jobs('GET /jobs/{id}/workflow needs no credentials', "summary: 'Comfy API v2: the API-format workflow the job ran (`format: api`)',\n      tag,\n      " + access, "summary: 'Comfy API v2: the API-format workflow the job ran (`format: api`)',\n      tag,\n      " + open),
