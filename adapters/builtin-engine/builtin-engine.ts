@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
@@ -73,6 +73,19 @@ const normalize = (workflow: PromptGraph): PromptGraph => {
     }
   }
   return copy;
+};
+
+/** An animated PNG's duration in seconds: the sum of its fcTL delays (a denominator of 0 means 1/100 s, per the APNG spec); undefined for a still PNG. */
+const apngSeconds = (png: Buffer): number | undefined => {
+  let frames = 0;
+  let seconds = 0;
+  for (let off = 8; off + 8 <= png.length; off += 12 + png.readUInt32BE(off)) {
+    const type = png.toString('ascii', off + 4, off + 8);
+    if (type === 'acTL' && off + 12 <= png.length) frames = png.readUInt32BE(off + 8);
+    if (type === 'fcTL' && off + 32 <= png.length) seconds += png.readUInt16BE(off + 28) / (png.readUInt16BE(off + 30) || 100);
+    if (type === 'IEND') break;
+  }
+  return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;
 };
 
 const portNodeErrors = (errors: Record<string, NodeErrorEntry>): EngineError['nodeErrors'] =>
@@ -207,6 +220,11 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
       file.width = meta.width;
       file.height = meta.height; // one frame's height: sharp reads the first frame unless asked for all
       if (meta.pages && meta.pages > 1 && meta.delay) file.durationSeconds = meta.delay.reduce((a, b) => a + b, 0) / 1000;
+      // libvips reads only an APNG's default image: its frames and delays are in its acTL and fcTL chunks.
+      if (mimeType === 'image/png') {
+        const seconds = apngSeconds(await readFile(full));
+        if (seconds !== undefined) file.durationSeconds = seconds;
+      }
     } else if (mimeType.startsWith('video/') || mimeType.startsWith('audio/')) {
       const probe = await probeMedia(this.options.ffmpegPath, full);
       if (probe.width !== undefined) file.width = probe.width;

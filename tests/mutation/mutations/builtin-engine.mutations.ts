@@ -11,6 +11,14 @@ const validated = entriesOn('builtin engine', 'adapters/builtin-engine/validate.
 const execute = entriesOn('builtin engine', 'adapters/builtin-engine/execute.ts', ['tests/unit/builtin-execute.test.ts']);
 const executed = entriesOn('builtin engine', 'adapters/builtin-engine/execute.ts', ['tests/unit/builtin-nodes.test.ts', 'tests/unit/builtin-execute.test.ts']);
 const engine = entriesOn('builtin engine', 'adapters/builtin-engine/builtin-engine.ts', ['tests/unit/builtin-engine-guards.test.ts']);
+// The engine's guards the audit pinned, run against the engine's own unit files (guards, audit, runs).
+const engineRun = entriesOn('builtin engine', 'adapters/builtin-engine/builtin-engine.ts', [
+  'tests/unit/builtin-engine-audit.test.ts',
+  'tests/unit/builtin-engine-guards.test.ts',
+  'tests/unit/builtin-engine.test.ts',
+]);
+const apng = entriesOn('builtin engine', 'adapters/builtin-engine/apng.ts', ['tests/unit/apng.test.ts']);
+const fleet = entriesOn('builtin engine', 'adapters/builtin-engine/builtin-fleet.ts', ['tests/unit/builtin-fleet.test.ts']);
 const nodeTests = ['tests/unit/builtin-node-guards.test.ts', 'tests/unit/builtin-nodes.test.ts'];
 const imageNodes = entriesOn('builtin engine', 'adapters/builtin-engine/nodes/image-nodes.ts', nodeTests);
 const utilityNodes = entriesOn('builtin engine', 'adapters/builtin-engine/nodes/utility-nodes.ts', nodeTests);
@@ -239,4 +247,70 @@ export const MUTATIONS: Mutation[] = [
   ffmpeg('a failed ffmpeg run with input succeeds', "code === 0 ? resolve() : reject(new NodeError(`ffmpeg exited with code ${code}", "true ? resolve() : reject(new NodeError(`ffmpeg exited with code ${code}"),
   ffmpeg('a media file\'s duration is not read', 'if (d) out.durationSeconds =', 'if (false as boolean) out.durationSeconds ='),
   ffmpeg('a video\'s frame size is not read', 'if (s) {', 'if (false as boolean) {'),
+
+  // adapters/builtin-engine/builtin-engine.ts (audit)
+  engineRun('a relative work folder refuses every input file', 'this.workDir = path.resolve(options.workDir);', 'this.workDir = options.workDir;'),
+  engineRun("numeric links are rewritten in the caller's workflow", 'const copy = structuredClone(workflow);', 'const copy = workflow;'),
+  engineRun('the validation summary leaves out the nodes\' errors', "if (parts.length > 0) return `${v.error.message}. ${parts.join(' | ')}`;", ''),
+  engineRun('the validation summary leaves out an error\'s details', '(x.details ? `${x.message}: ${x.details}` : x.message)', 'x.message'),
+  engineRun('the validation summary leaves out the prompt error\'s details', 'return v.error.details ? `${v.error.message}: ${v.error.details}` : v.error.message;', 'return v.error.message;'),
+  engineRun('the node errors lose their entries', 'errors: e.errors.map(({ type, message, details }) => ({ type, message, details }))', 'errors: []'),
+  engineRun('an input file in a subfolder has no folder to go to', 'await mkdir(path.dirname(target), { recursive: true });', 'await mkdir(dirs.inputDir, { recursive: true });'),
+  engineRun('an invalid workflow is run', 'if (!validation.ok) {', 'if (false as boolean) {'),
+  engineRun('no executing events', "onExecuting: (nodeId) => request.onEvent({ type: 'executing', nodeId, classType: prompt[nodeId]?.class_type ?? '' }),", 'onExecuting: () => {},'),
+  engineRun('no progress events', "onProgress: (value, max, nodeId) => request.onEvent({ type: 'progress', value, max, nodeId }),", 'onProgress: () => {},'),
+  engineRun('an aborted signal does not interrupt the run', 'isInterrupted: () => request.signal?.aborted === true,', 'isInterrupted: () => false,'),
+  engineRun('an interrupted run is not ENGINE.INTERRUPTED', "if (result.status === 'interrupted') {", 'if (false as boolean) {'),
+  engineRun('a failed node is not ENGINE.EXECUTION', "if (result.status === 'error') {", 'if (false as boolean) {'),
+  engineRun('audio files are not outputs', "for (const key of ['images', 'audio']) {", "for (const key of ['images']) {"),
+  engineRun('text outputs are dropped', "for (const text of (ui['text'] as unknown[] | undefined) ?? []) texts.push({ nodeId, text: String(text) });", ''),
+  engineRun('the output size limit is not enforced', 'if (max !== undefined && total > max) {', 'if (false as boolean) {'),
+  engineRun('outputs of exactly the output size limit fail', 'if (max !== undefined && total > max) {', 'if (max !== undefined && total >= max) {'),
+  engineRun('the output size counts files, not bytes', 'sum + (file.sizeBytes ?? 0)', 'sum + 1'),
+  engineRun('an output file\'s size is not measured', 'sizeBytes: (await stat(full)).size,', 'sizeBytes: 0,'),
+  engineRun('a preview is looked for in the output folder', "item.type === 'temp' ? dirs.tempDir : dirs.outputDir", 'dirs.outputDir'),
+  engineRun('a preview is reported as an output', "kind: item.type === 'temp' ? 'temp' : 'output',", "kind: 'output',"),
+  engineRun('an image output has no width', 'file.width = meta.width;', ''),
+  engineRun('an image output has no height', 'file.height = meta.height;', ''),
+  engineRun('an audio output is not probed', "else if (mimeType.startsWith('video/') || mimeType.startsWith('audio/')) {", "else if (mimeType.startsWith('video/')) {"),
+  engineRun('a video output has no width', 'if (probe.width !== undefined) file.width = probe.width;', ''),
+  engineRun('a video output has no height', 'if (probe.height !== undefined) file.height = probe.height;', ''),
+  engineRun('a video or audio output has no duration', 'if (probe.durationSeconds !== undefined) file.durationSeconds = probe.durationSeconds;', ''),
+  engineRun('an animated PNG output has no duration (fault fixed: libvips reads only its default image)', "if (mimeType === 'image/png') {", 'if (false as boolean) {'),
+  engineRun('a one-frame APNG has a duration', 'return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;', 'return frames > 0 ? Math.round(seconds * 1000) / 1000 : undefined;'),
+  engineRun('an APNG duration is a float sum, not milliseconds', 'return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;', 'return frames > 1 ? seconds : undefined;'),
+  engineRun('a still PNG has a duration of 0', 'if (seconds !== undefined) file.durationSeconds = seconds;', 'file.durationSeconds = seconds ?? 0;'),
+  engineRun('release keeps the input and temp folders', 'await Promise.all(Object.values(dirs).map((d) => rm(d, { recursive: true, force: true })));', 'await rm(dirs.outputDir, { recursive: true, force: true });'),
+  engineRun('check does not create the work folder', 'await mkdir(this.workDir, { recursive: true });\n  }', '}'),
+  engineRun('the catalogue is not server 1', '[{ server: 1, objectInfo: this.objectInfo }]', '[{ server: 0, objectInfo: this.objectInfo }]'),
+  engineRun('the catalogue is built again on every call', 'this.objectInfo ??= Object.fromEntries(', 'this.objectInfo = Object.fromEntries('),
+  engineRun('run() files cannot be opened', '{ ...result, files: result.files.map(openable) }', '{ ...result, files: result.files.map((f) => ({ ...openable(f), open: async () => openable({ ...f, path: `${f.path}.gone` }).open() })) }'),
+
+  // adapters/builtin-engine/apng.ts
+  apng('a chunk\'s CRC leaves out its type', 'crc32(Buffer.concat([head.subarray(4), data]))', 'crc32(data)'),
+  apng('a chunk has no length', 'head.writeUInt32BE(data.length, 0);', ''),
+  apng('the APNG has no IHDR', "parts.push(chunk('IHDR', chunks.find((c) => c.type === 'IHDR')!.data));", ''),
+  apng('acTL counts one frame', 'actl.writeUInt32BE(frames.length, 0);', 'actl.writeUInt32BE(1, 0);'),
+  apng('acTL plays once instead of looping', 'actl.writeUInt32BE(0, 4);', 'actl.writeUInt32BE(1, 4);'),
+  apng('acTL is written for every frame', 'if (index === 0) {\n      parts.push(chunk(\'IHDR\'', 'if (true as boolean) {\n      parts.push(chunk(\'IHDR\''),
+  apng('fcTL does not take a sequence number', 'fctl.writeUInt32BE(seq++, 0);', 'fctl.writeUInt32BE(seq, 0);'),
+  apng('fcTL has no width', 'fctl.writeUInt32BE(frame.width, 4);', ''),
+  apng('fcTL has no height', 'fctl.writeUInt32BE(frame.height, 8);', ''),
+  apng('a delay above 65535 ms is not clamped', 'Math.min(65535, Math.max(0, delayMs))', 'Math.max(0, delayMs) & 0xffff'),
+  apng('a negative delay is not clamped', 'Math.min(65535, Math.max(0, delayMs))', 'Math.min(65535, delayMs) & 0xffff'),
+  apng('the delay is in hundredths of a second', 'fctl.writeUInt16BE(1000, 22);', 'fctl.writeUInt16BE(100, 22);'),
+  apng('a frame is blended over the previous one instead of replacing it', 'fctl.writeUInt8(0, 25);', 'fctl.writeUInt8(1, 25);'),
+  apng('every frame\'s data is IDAT', 'if (index === 0) parts.push(chunk(\'IDAT\', c.data));', "if (true as boolean) parts.push(chunk('IDAT', c.data));"),
+  apng('the first frame\'s data is fdAT', 'if (index === 0) parts.push(chunk(\'IDAT\', c.data));', "if (false as boolean) parts.push(chunk('IDAT', c.data));"),
+  apng('fdAT does not take a sequence number', 's.writeUInt32BE(seq++, 0);', 's.writeUInt32BE(seq, 0);'),
+  apng('frames are not reported as they are encoded (no progress, no interrupt)', 'await onFrame?.(index);', ''),
+  apng('the APNG has no IEND', "parts.push(chunk('IEND', Buffer.alloc(0)));", ''),
+  apng('the compression level does not reach the encoder', '.png({ compressionLevel: compressLevel })', '.png()'),
+
+  // adapters/builtin-engine/builtin-fleet.ts
+  fleet('a failing check is healthy', "return [{ ...base, healthy: false, error: (error as Error)?.message ?? String(error) }];", "return [{ ...base, healthy: true, error: null }];"),
+  fleet('a failing check has no error message', "(error as Error)?.message ?? String(error)", "'check failed'"),
+  fleet('a thrown non-Error is not reported', "(error as Error)?.message ?? String(error)", "(error as Error)?.message ?? null"),
+  fleet('a thrown null fails the fleet', "(error as Error)?.message ?? String(error)", "(error as Error).message ?? String(error)"),
+  fleet('the check is not awaited', 'await this.engine.check();', 'void this.engine.check().catch(() => {});'),
 ];
