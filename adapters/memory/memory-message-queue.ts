@@ -131,7 +131,11 @@ export class MemoryMessageQueue implements MessageQueue {
 
   async consume(options: ConsumeOptions, handler: Handler): Promise<Consumer> {
     validateConsumeOptions(options);
-    const consumer = new MemoryConsumer({ ...options, taskTypes: [...options.taskTypes] }, handler, (stopped) => this.consumers.delete(stopped));
+    const consumer = new MemoryConsumer({ ...options, taskTypes: [...options.taskTypes] }, handler, (stopped) => {
+      this.consumers.delete(stopped);
+      // Without consumers the wake-up timer serves no one, and would keep the process alive until it fires.
+      this.armTimer(this.clock.now().getTime());
+    });
     this.consumers.add(consumer);
     this.schedule();
     return consumer;

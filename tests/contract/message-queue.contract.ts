@@ -642,6 +642,29 @@ export function messageQueueContract(name: string, setup: () => Promise<QueueBac
     t.deepEqual(ended, [{ id: messageId, attempt: 1, body: { n: 'hopeless' }, reason: 'bad platform', deadAlready: false }]);
   });
 
+  test(`${name}: onDeadLetter is called only for messages that go dead, not for those acknowledged or retried`, async (t) => {
+    const { queue } = await open();
+    const environment = uniqueEnv('ondead-only');
+    const ended: string[] = [];
+    const handled: string[] = [];
+    const consumer = await queue.consume(
+      { ...base, taskTypes: ['generation'], environment, onDeadLetter: async (message) => void ended.push((message.body as { name: string }).name) },
+      async (message): Promise<HandlerOutcome> => {
+        const { name } = message.body as { name: string };
+        handled.push(`${name}#${message.attempt}`);
+        if (name === 'dead') return { action: 'dead', reason: 'given up' };
+        if (name === 'retried' && message.attempt === 1) return { action: 'retry', delaySeconds: 0 };
+        return { action: 'ack' };
+      },
+    );
+    for (const name of ['acked', 'retried', 'dead']) await queue.publish({ taskType: 'generation', environment, body: { name } });
+    await waitFor(() => handled.length === 4 && ended.length === 1, 'four deliveries and one dead letter');
+    await sleep(200);
+    await consumer.stop();
+    t.deepEqual(handled.sort(), ['acked#1', 'dead#1', 'retried#1', 'retried#2']);
+    t.deepEqual(ended, ['dead']);
+  });
+
   test.serial(`${name}: onDeadLetter also ends a message delivered maxAttempts times without being settled`, async (t) => {
     const { queue } = await open();
     const environment = uniqueEnv('ondead-expired');

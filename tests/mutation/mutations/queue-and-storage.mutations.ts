@@ -69,6 +69,109 @@ const RABBIT_QUEUE_GUARDS: Mutation[] = [
   },
 ];
 
+// --- adapters/memory/memory-message-queue.ts, its own guards (tests/integration/memory-queue-guards.test.ts, memory-queue-slots.test.ts) ---
+const MEMORY_QUEUE = 'adapters/memory/memory-message-queue.ts';
+const memoryQueue = entriesOn('memory queue guards', MEMORY_QUEUE, ['tests/integration/memory-queue-guards.test.ts']);
+
+const MEMORY_QUEUE_GUARDS: Mutation[] = [
+  // publishing and consuming
+  memoryQueue('an undefined body is not published as null (its delivery fails)', 'body: JSON.stringify(message.body ?? null),', 'body: JSON.stringify(message.body),'),
+  memoryQueue('a message published without a trace context is delivered with an empty one', '      ...(message.trace ? { trace: { ...message.trace } } : {}),', '      trace: { ...message.trace },'),
+  memoryQueue('consume() takes options it cannot honour', '    validateConsumeOptions(options);\n', ''),
+  // listing, redrive, discard, stats
+  memoryQueue('peek with a negative size lists all but the last', '    return this.ordered((row) => isWaiting(row, now))\n      .slice(0, Math.max(0, max))', '    return this.ordered((row) => isWaiting(row, now))\n      .slice(0, max)'),
+  memoryQueue('deadLetters with a negative size lists all but the last', "    return this.ordered((row) => row.status === 'dead')\n      .slice(0, Math.max(0, max))", "    return this.ordered((row) => row.status === 'dead')\n      .slice(0, max)"),
+  memoryQueue('a redriven message stays hidden until the visibility it was taken with runs out', 'lastError: null, visibleAt: this.clock.now().getTime(), seq', 'lastError: null, seq'),
+  memoryQueue('a redriven message keeps its old place (it overtakes what waited before the redrive)', 'visibleAt: this.clock.now().getTime(), seq: (sequence += 1) });', 'visibleAt: this.clock.now().getTime() });'),
+  memoryQueue('a redrive does not wake the consumers (the message waits for the next publish)', '    this.scheduleAll();\n    return true;', '    return true;'),
+  memoryQueue('a discarded dead letter leaves no tombstone (its messageId can be published again)', "    row.status = 'done';\n    return true;", '    this.rows.delete(id);\n    return true;'),
+  memoryQueue('stats count every task type as waiting for each', 'const waiting = rows.filter((row) => row.taskType === taskType && isWaiting(row, now));', 'const waiting = rows.filter((row) => isWaiting(row, now));'),
+  memoryQueue('stats tell an oldest age of -Infinity when none waits', 'const oldest = Math.min(now, ...waiting', 'const oldest = Math.min(...waiting'),
+  memoryQueue('stats count every task type\'s dead letters for each', "rows.filter((row) => row.taskType === taskType && row.status === 'dead').length", "rows.filter((row) => row.status === 'dead').length"),
+  memoryQueue('close() does not stop (nor wait for) its consumers', '    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));\n', ''),
+  // order and dispatch
+  memoryQueue('messages are taken in the order they were first stored, not by when they became visible', '.sort((a, b) => a.visibleAt - b.visibleAt || a.seq - b.seq)', ''),
+  memoryQueue('messages visible at the same instant are taken in storage order, not arrival order', 'a.visibleAt - b.visibleAt || a.seq - b.seq', 'a.visibleAt - b.visibleAt'),
+  memoryQueue('acknowledged and dead messages are taken again once their visibility runs out', "            r.status === 'ready' && r.visibleAt <= now && r.environment", '            r.visibleAt <= now && r.environment'),
+  memoryQueue('a message held by a consumer (or waiting out a retry delay) is taken at once', "            r.status === 'ready' && r.visibleAt <= now && r.environment", "            r.status === 'ready' && r.environment"),
+  memoryQueue('a taken message is not marked as held by its delivery (its outcome is never recorded)', '        row.claimToken = token;\n', ''),
+  entriesOn('memory queue guards', MEMORY_QUEUE, ['tests/integration/memory-queue-slots.test.ts'])('a finished handler never gives its slot back', '          consumer.inFlight.delete(task);\n', ''),
+  memoryQueue('a finished handler does not start the message waiting for its slot', '          consumer.inFlight.delete(task);\n          this.scheduleAll();', '          consumer.inFlight.delete(task);'),
+  // the wake-up timer
+  memoryQueue('a queue without consumers arms the wake-up timer (it keeps the process alive)', '    if (this.consumers.size === 0) return;\n', ''),
+  memoryQueue('with nothing to wait for, the wake-up timer fires every millisecond (the consumer spins)', '    if (next === Infinity) return;\n', ''),
+  memoryQueue('the wake-up timer waits for the last message to become visible, not the first', ' && row.visibleAt < next) next = row.visibleAt;', ') next = row.visibleAt;'),
+  memoryQueue('the wake-up timer also waits for settled messages (an idle consumer keeps the process alive)', "if (row.status === 'ready' && row.visibleAt > now && row.visibleAt < next)", 'if (row.visibleAt > now && row.visibleAt < next)'),
+  memoryQueue('the wake-up timer wakes no one (a retry waits for the next publish)', '      this.timer = null;\n      this.scheduleAll();\n    }, next - now);', '      this.timer = null;\n    }, next - now);'),
+  memoryQueue('a new wake-up timer leaves the earlier one armed', '  private armTimer(now: number): void {\n    if (this.timer) clearTimeout(this.timer);\n', '  private armTimer(now: number): void {\n'),
+  memoryQueue('the last consumer to stop leaves the wake-up timer armed (the process lives until it fires)', '      this.armTimer(this.clock.now().getTime());\n    });', '    });'),
+  // handling and settling
+  memoryQueue('a handler that throws is an unhandled rejection and its message is never settled', "    try {\n      result = { outcome: await consumer.handler(message) };\n    } catch (error) {\n      result = { error };\n      this.logger.warn('queue handler failed', { messageId: row.id, attempt, error: describeError(error) });\n    }", '    result = { outcome: await consumer.handler(message) };'),
+  memoryQueue('a handler that throws is not logged', "      this.logger.warn('queue handler failed', { messageId: row.id, attempt, error: describeError(error) });\n", ''),
+  memoryQueue('onDeadLetter is called for acknowledged and retried messages too', "if (settlement.kind === 'dead' && consumer.options.onDeadLetter) {", 'if (consumer.options.onDeadLetter) {'),
+  memoryQueue('a consumer without onDeadLetter calls it anyway (the message never goes dead)', "if (settlement.kind === 'dead' && consumer.options.onDeadLetter) {", "if (settlement.kind === 'dead') {"),
+  memoryQueue('a failed onDeadLetter is not logged', "        this.logger.error('queue dead-lettering failed', { messageId: row.id, error: describeError(error) });\n        return;", '        return;'),
+  memoryQueue('a late outcome is ignored without a warning', "      this.logger.warn('queue message was taken by another delivery before it was settled (visibility expired)', { messageId: row.id });\n", ''),
+  memoryQueue('a settled message stays marked as held (a retry waiting out its delay is not listed as waiting)', "    row.claimToken = null;\n    if (settlement.kind === 'delete')", "    if (settlement.kind === 'delete')"),
+  memoryQueue('an acknowledged message is not marked done (it comes back when its visibility ends)', "if (settlement.kind === 'delete') row.status = 'done';", "if (settlement.kind === 'delete') row.claimToken = null;"),
+  memoryQueue('an acknowledged message leaves no tombstone (its messageId can be published again)', "if (settlement.kind === 'delete') row.status = 'done';", "if (settlement.kind === 'delete') this.rows.delete(row.id);"),
+  memoryQueue('a dead letter does not keep its reason', "else Object.assign(row, { status: 'dead', lastError: settlement.reason });", "else Object.assign(row, { status: 'dead' });"),
+  memoryQueue('a visibility shortened by extendVisibility does not wake the consumers (the message waits out the old one)', '    row.visibleAt = this.clock.now().getTime() + Math.round(seconds * 1000);\n    this.scheduleAll();', '    row.visibleAt = this.clock.now().getTime() + Math.round(seconds * 1000);'),
+  memoryQueue('stop() (and close()) do not wait for the handlers in flight', '    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);\n    this.onStop(this);', '    this.onStop(this);'),
+];
+
+// --- adapters/sequelize/sequelize-queue-consumer.ts, its own guards (tests/integration/db-queue-consumer-guards.test.ts) ---
+const DB_CONSUMER = 'adapters/sequelize/sequelize-queue-consumer.ts';
+const dbConsumer = entriesOn('database queue consumer guards', DB_CONSUMER, ['tests/integration/db-queue-consumer-guards.test.ts']);
+const dbConsumerContract = entriesOn('database queue consumer contract guards', DB_CONSUMER, [QUEUE_CONTRACT]);
+
+const DB_CONSUMER_GUARDS: Mutation[] = [
+  // the take
+  dbConsumer('the take does not check the message is visible (a message being ended for its attempts is taken twice)', "AND attempts = ? AND visible_at <= ?\",", "AND attempts = ? AND (visible_at <= ? OR 1 = 1)\","),
+  dbConsumer('a take that matched nothing counts as taken', '  return changed === 1;\n}', '  return changed >= 0;\n}'),
+  dbConsumerContract('a candidate another consumer took first is handled here too', '      if (!claimed) continue;\n', ''),
+  dbConsumerContract('a take claims every candidate, beyond the free slots', '      if (taken >= free || this.stopped) break;', '      if (this.stopped) break;'),
+  dbConsumer('a stopping consumer goes on claiming the candidates of its last poll', '      if (taken >= free || this.stopped) break;', '      if (taken >= free) break;'),
+  dbConsumerContract('a message delivered maxAttempts times without being settled is handled again', '      const exhausted = attempts >= this.options.maxAttempts;', '      const exhausted = false;'),
+  dbConsumer('the take that only ends an exhausted message counts one more attempt', 'attempts: exhausted ? attempts : attempts + 1 }', 'attempts: attempts + 1 }'),
+  // hints and wake-ups
+  dbConsumer("a hint of another environment is taken (its consumer runs another environment's message)", 'if (hint && hint.environment === this.options.environment && ', 'if (hint && '),
+  dbConsumer('a hint of another task type is taken', ' && this.options.taskTypes.includes(hint.task_type)) {', ') {'),
+  entriesOn('database queue consumer guards', DB_CONSUMER, ['tests/integration/queue-take-guard.test.ts'])(
+    'a hint that came while every slot was busy is taken before the work waiting in an earlier turn',
+    'if (this.hints.length >= MAX_HINTS || this.inFlight.size >= this.options.concurrency) this.backlog = true;',
+    'if (this.hints.length >= MAX_HINTS) this.backlog = true;',
+  ),
+  dbConsumer('more hints than free slots are taken as hinted, not in the fair order', 'const hinted = !this.backlog && pending.length <= free ? pending : [];', 'const hinted = !this.backlog ? pending : [];'),
+  dbConsumer('a wake-up that comes while the consumer is not asleep is lost (it sleeps the whole poll interval)', '    else this.woken = true;\n', '\n'),
+  dbConsumer('a sleep cut short stays registered (a later wake-up during a poll is lost)', '        clearTimeout(timer);\n        this.wakeUp = null;', '        clearTimeout(timer);'),
+  dbConsumer('a sleep cut short leaves its timer armed (a stopped consumer keeps the process alive for the poll interval)', '        clearTimeout(timer);\n        this.wakeUp = null;', '        this.wakeUp = null;'),
+  dbConsumer('stop() does not wake the sleeping consumer (it waits out the poll interval)', '      this.stopped = true;\n      this.wake();', '      this.stopped = true;'),
+  dbConsumer('stop() does not wait for the take in flight (its message is handled after stop() returned)', '    await this.loop;\n', ''),
+  // the loop
+  dbConsumer('a failed poll ends the consumer (an unhandled rejection; nothing is taken again)', "        try {\n          found = await this.takeAndStart(free);\n        } catch (error) {\n          this.deps.logger.warn('queue poll failed', { error: describeError(error) });\n        }", '        found = await this.takeAndStart(free);'),
+  dbConsumer('after a take with a slot still free the consumer sleeps (work the hints did not show waits the poll interval)', '      if (found && this.inFlight.size < this.options.concurrency) continue;\n', ''),
+  dbConsumer('an idle consumer polls continually', '      if (found && this.inFlight.size < this.options.concurrency) continue;\n', '      if (this.inFlight.size < this.options.concurrency) continue;\n'),
+  dbConsumer('a finished handler does not wake the consumer (the next waiting message waits the poll interval)', '      this.inFlight.delete(task);\n      this.wake();', '      this.inFlight.delete(task);'),
+  // handling and settling
+  dbConsumerContract('a message without a trace context is delivered with the trace null', '      ...(row.trace ? { trace: JSON.parse(row.trace) as TraceCarrier } : {}),', '      trace: JSON.parse(row.trace as string) as TraceCarrier,'),
+  dbConsumer('a failed onDeadLetter on a message ended for its attempts is an unhandled rejection, not logged', "      this.deps.logger.error('queue dead-lettering failed', { messageId: row.message_id, error: describeError(error) });", '      throw error;'),
+  dbConsumer('a handler that throws is not logged', "      this.deps.logger.warn('queue handler failed', { messageId: row.message_id, attempt, error: describeError(error) });\n", ''),
+  dbConsumer("a message acknowledged in the handler's transaction is settled again (ended and dead-lettered when the handler then throws)", '    if (ack.committed) return;\n', ''),
+  dbConsumer('a failed settle is an unhandled rejection, not logged', "      this.deps.logger.error('queue settle failed', { messageId: row.message_id, error: describeError(error) });", '      throw error;'),
+  entriesOn('database queue consumer guards', DB_CONSUMER, ['tests/integration/queue-ack-in-transaction.test.ts'])(
+    'a settle does not check the delivery still holds the message (a late outcome overrides the one that holds it now)',
+    "{ id: row.id, claim_token: token, status: 'ready' };",
+    "{ id: row.id, status: 'ready' };",
+  ),
+  dbConsumerContract('a retry is visible again at once (its delay ignored)', 'changed = await this.write({ visible_at: later(now, settlement.seconds), claim_token: null', 'changed = await this.write({ visible_at: now, claim_token: null'),
+  dbConsumerContract('a retry stays marked as held (not listed as waiting while it waits out its delay)', 'visible_at: later(now, settlement.seconds), claim_token: null, updated_at: now }', 'visible_at: later(now, settlement.seconds), updated_at: now }'),
+  dbConsumerContract('a dead letter stays ready (it comes back)', "changed = await this.write({ status: 'dead', claim_token: null, last_error", 'changed = await this.write({ claim_token: null, last_error'),
+  dbConsumer('onDeadLetter is handed null for a message whose body could not be read', 'if (this.options.onDeadLetter && message) await', 'if (this.options.onDeadLetter) await'),
+  dbConsumer('a late outcome is dropped without a warning', '    if (changed !== 1) {\n      this.deps.logger.warn(', '    if (false) {\n      this.deps.logger.warn('),
+  dbConsumer("ackWith a transaction that is not this database's fails the handler", 'if (!scope || !this.deps.db.owns(scope)) return;', 'if (!this.deps.db.owns(scope!)) return;'),
+];
+
 export const MUTATIONS: Mutation[] = [
   {
     name: 'dead letters do not end their job',
@@ -627,6 +730,8 @@ export const MUTATIONS: Mutation[] = [
     tests: [QUEUE_CONTRACT],
   },
   ...RABBIT_QUEUE_GUARDS,
+  ...MEMORY_QUEUE_GUARDS,
+  ...DB_CONSUMER_GUARDS,
   ...sqsQueueGuardMutations(),
 
   // --- adapters/redis/redis-event-bus.ts, adapters/rabbitmq/rabbit-event-bus.ts (tests/contract/event-bus.test.ts) ---
