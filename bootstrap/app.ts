@@ -81,6 +81,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     container.getAll<LifecycleBinding>(TOKENS.Lifecycle).filter((part) => part.roles.some((role) => config.roles.includes(role)));
   let started: LifecycleBinding[] = [];
   let tracing: Awaited<ReturnType<typeof startTracingOf>> = null;
+  let stopping: Promise<void> | null = null;
 
   return {
     config,
@@ -89,6 +90,7 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
     http,
     server,
     async start() {
+      stopping = null;
       tracing ??= await startTracingOf(config);
       const applied = await migrateWithRetry(() => ports.db().migrate(), logger);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
@@ -108,29 +110,40 @@ export function buildApplication(config: Readonly<Config>, options: { logger?: L
       }
       return { port };
     },
-    async stop() {
-      for (const part of [...started].reverse()) {
-        await part.beforeServerClose?.().catch((error: unknown) => logger.error('stop failed', { part: part.name, error }));
-      }
-      if (server?.listening) {
-        server.closeIdleConnections();
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
-      }
-      // server.close() resolves once connections are gone, but a handler whose client hung up keeps
-      // running: let it finish before its database goes away.
-      await drainHandlers(15_000);
-      for (const part of started.reverse()) {
-        await part.stop().catch((error: unknown) => logger.error('stop failed', { part: part.name, error }));
-      }
-      started = [];
-      await ports.cache().close();
-      await ports.db().close();
-      // Last: the spans of the shutdown's own work are sent too.
-      await tracing?.shutdown().catch((error: unknown) => logger.error('trace export at shutdown failed', { error }));
-      tracing = null;
+    stop() {
+      // A second stop (a test's teardown after the test stopped it, a signal during a failed start) waits for the first.
+      stopping ??= (async () => {
+        for (const part of [...started].reverse()) {
+          await part.beforeServerClose?.().catch((error: unknown) => logger.error('stop failed', { part: part.name, error }));
+        }
+        if (server?.listening) {
+          server.closeIdleConnections();
+          // A connection Node still counts as busy (a request its client gave up on before any answer) would hold
+          // close() until Node's 60 s header limit, past the 20 s after which a signalled process exits with 1.
+          const cut = setTimeout(() => server!.closeAllConnections(), CLOSE_GRACE_MS);
+          await new Promise<void>((resolve) => server!.close(() => resolve()));
+          clearTimeout(cut);
+        }
+        // server.close() resolves once connections are gone, but a handler whose client hung up keeps
+        // running: let it finish before its database goes away.
+        await drainHandlers(15_000);
+        for (const part of started.reverse()) {
+          await part.stop().catch((error: unknown) => logger.error('stop failed', { part: part.name, error }));
+        }
+        started = [];
+        await ports.cache().close();
+        await ports.db().close();
+        // Last: the spans of the shutdown's own work are sent too.
+        await tracing?.shutdown().catch((error: unknown) => logger.error('trace export at shutdown failed', { error }));
+        tracing = null;
+      })();
+      return stopping;
     },
   };
 }
+
+/** How long the stop waits for open connections to end by themselves before it cuts them. */
+const CLOSE_GRACE_MS = 10_000;
 
 /** Two processes starting together race on the same migration; the loser waits and finds it done. */
 async function migrateWithRetry(migrate: () => Promise<string[]>, logger: Logger, attempts = 5): Promise<string[]> {

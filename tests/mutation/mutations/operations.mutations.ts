@@ -248,6 +248,8 @@ function integrationConfigMutations(): Mutation[] {
 function applicationMutations(): Mutation[] {
   const entry = entriesOn('application', 'bootstrap/app.ts', ['tests/integration/app-roles.test.ts']);
   return [
+    entriesOn('application', 'bootstrap/app.ts', ['tests/integration/comfy-v2-guards.test.ts'])('the stop waits for a connection Node counts as busy until its 60 s header limit', '          const cut = setTimeout(() => server!.closeAllConnections(), CLOSE_GRACE_MS);\n', '          const cut = undefined;\n'),
+    entriesOn('application', 'bootstrap/app.ts', ['tests/integration/comfy-v2-guards.test.ts'])('a second stop closes the database again (and fails)', '      stopping ??= (async () => {', '      stopping = (async () => {'),
     entry('a worker process builds and listens on the HTTP server too', "  if (config.roles.includes('api')) {\n    const { all: checks, readiness }", "  if (true as boolean) {\n    const { all: checks, readiness }"),
     entry('every part starts whatever the roles (an api process runs jobs)', '.filter((part) => part.roles.some((role) => config.roles.includes(role)));', '.filter(() => true);'),
     entry('the migration is retried for ever', '      if (attempt >= attempts) throw error;\n', ''),

@@ -165,7 +165,6 @@ const DB_CONSUMER_GUARDS: Mutation[] = [
     "{ id: row.id, status: 'ready' };",
   ),
   dbConsumerContract('a retry is visible again at once (its delay ignored)', 'changed = await this.write({ visible_at: later(now, settlement.seconds), claim_token: null', 'changed = await this.write({ visible_at: now, claim_token: null'),
-  dbConsumerContract('a retry stays marked as held (not listed as waiting while it waits out its delay)', 'visible_at: later(now, settlement.seconds), claim_token: null, updated_at: now }', 'visible_at: later(now, settlement.seconds), updated_at: now }'),
   dbConsumerContract('a dead letter stays ready (it comes back)', "changed = await this.write({ status: 'dead', claim_token: null, last_error", 'changed = await this.write({ claim_token: null, last_error'),
   dbConsumer('onDeadLetter is handed null for a message whose body could not be read', 'if (this.options.onDeadLetter && message) await', 'if (this.options.onDeadLetter) await'),
   dbConsumer('a late outcome is dropped without a warning', '    if (changed !== 1) {\n      this.deps.logger.warn(', '    if (false) {\n      this.deps.logger.warn('),
