@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,23 @@ const freePort = () =>
       server.close(() => resolve(port));
     });
   });
+
+/**
+ * What a silent Deno was doing (Linux): its CPU seconds (compiling or looping) against a blocked state and the kernel
+ * function it waits in, and how many threads it has. A first start once printed nothing and refused connections for
+ * 300 s under a full CI run, while a second one started in 4 s.
+ */
+function processState(pid: number | undefined): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / 100;
+    const wchan = readFileSync(`/proc/${pid}/wchan`, 'utf8');
+    return `process state ${fields[0]}, ${cpuSeconds} s of CPU, ${fields[17]} threads, waiting in ${wchan || '-'}`;
+  } catch (error) {
+    return `process state unknown (${(error as Error).message})`;
+  }
+}
 
 /** The README's Deno permissions; `--allow-run` lets the builtin engine start the bundled ffmpeg for videos. */
 const PERMISSIONS = ['--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-sys', '--allow-ffi', '--allow-run'];
@@ -83,7 +100,7 @@ async function startDeno(t: ExecutionContext, permissions: string[], logLevel: '
   }
   t.log(`Deno answered after ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (!health) {
-    throw new Error(`Deno never answered on port ${port}${running ? '' : ' (it exited)'}; last try: ${lastFailure}\n${output.slice(-4000)}`);
+    throw new Error(`Deno never answered on port ${port}${running ? '' : ' (it exited)'}; last try: ${lastFailure}; ${processState(deno.pid)}\n${output.slice(-4000)}`);
   }
   t.is(health.status, 200, output.slice(-4000));
   t.like(await health.json(), { status: 'ok', checks: { database: 'ok' } });
