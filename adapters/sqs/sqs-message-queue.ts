@@ -153,7 +153,7 @@ export class SqsMessageQueue implements MessageQueue {
 
   /**
    * Receives the dead-letter queue's messages (held 30 s) until `id` turns up, runs `then` on it and deletes it; every
-   * other message received is made visible again at once. Each round is a long poll of 1 s: a short poll samples some
+   * other message received is made visible again at once. Each round is a long poll (`browseWaitSeconds`, 1 s by default): a short poll samples some
    * of SQS's servers and may answer fewer messages than there are, or none. A round may still bring fewer than ten
    * while more are left, so only an empty round (every message seen is held) means the queue holds no such message.
    */
@@ -257,7 +257,7 @@ export class SqsMessageQueue implements MessageQueue {
   /**
    * Receives with visibility 0, so the messages stay visible to consumers. Each such receive counts on SQS (the next
    * delivery's attempt number grows by one per peek), and SQS shows only visible messages: one held by a consumer or
-   * waiting out a retry delay is not listed. Each round is a long poll of 1 s (it waits only when nothing is visible),
+   * waiting out a retry delay is not listed. Each round is a long poll (`browseWaitSeconds`; it waits only when nothing is visible),
    * which asks every SQS server: a short poll samples some and may answer fewer messages than there are, or none. A
    * short round ends the browse, as another round would count one more receive on every message.
    */
