@@ -2,6 +2,7 @@
  * Animated PNG assembly. libvips (sharp) cannot write APNG, so each frame is encoded to PNG by sharp
  * and its IDAT chunks are re-wrapped as APNG frames (acTL/fcTL/fdAT, per the APNG spec).
  */
+import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import type { Frame } from './types.ts';
 import { sharpOf } from './image-ops.ts';
@@ -70,4 +71,30 @@ export const encodeApng = async (
   }
   parts.push(chunk('IEND', Buffer.alloc(0)));
   return Buffer.concat(parts);
+};
+
+/**
+ * An animated PNG's duration in seconds: the sum of its fcTL delays (a denominator of 0 means 1/100 s, per the APNG
+ * spec); undefined for a still PNG. Reads chunk headers, not the image data: acTL must come before the first IDAT, so a
+ * still PNG is settled there, and an animated one's fcTL chunks are read without their frames.
+ */
+export const apngDurationSeconds = async (file: string): Promise<number | undefined> => {
+  const handle = await open(file, 'r');
+  try {
+    // A chunk's length and type, then as much of its data as an fcTL's delay needs.
+    const head = Buffer.alloc(32);
+    let frames = 0;
+    let seconds = 0;
+    for (let off = 8; ; off += 12 + head.readUInt32BE(0)) {
+      const { bytesRead } = await handle.read(head, 0, head.length, off);
+      if (bytesRead < 8) break;
+      const type = head.toString('ascii', 4, 8);
+      if (type === 'acTL' && bytesRead >= 12) frames = head.readUInt32BE(8);
+      if (type === 'fcTL' && bytesRead >= 32) seconds += head.readUInt16BE(28) / (head.readUInt16BE(30) || 100);
+      if (type === 'IEND' || (type === 'IDAT' && frames <= 1)) break;
+    }
+    return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;
+  } finally {
+    await handle.close();
+  }
 };

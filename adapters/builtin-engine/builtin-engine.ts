@@ -24,6 +24,7 @@ import type { ObjectInfo } from '../../core/domain/object-info.ts';
 import { BuiltinRuntime } from './builtin-runtime.ts';
 import { createRegistry, nodeInfo } from './node-registry.ts';
 import type { NodeErrorEntry, PromptGraph, ValidateResult } from './builtin-runtime.ts';
+import { apngDurationSeconds } from './apng.ts';
 import { probeMedia } from './ffmpeg.ts';
 
 export interface BuiltinEngineOptions {
@@ -73,19 +74,6 @@ const normalize = (workflow: PromptGraph): PromptGraph => {
     }
   }
   return copy;
-};
-
-/** An animated PNG's duration in seconds: the sum of its fcTL delays (a denominator of 0 means 1/100 s, per the APNG spec); undefined for a still PNG. */
-const apngSeconds = (png: Buffer): number | undefined => {
-  let frames = 0;
-  let seconds = 0;
-  for (let off = 8; off + 8 <= png.length; off += 12 + png.readUInt32BE(off)) {
-    const type = png.toString('ascii', off + 4, off + 8);
-    if (type === 'acTL' && off + 12 <= png.length) frames = png.readUInt32BE(off + 8);
-    if (type === 'fcTL' && off + 32 <= png.length) seconds += png.readUInt16BE(off + 28) / (png.readUInt16BE(off + 30) || 100);
-    if (type === 'IEND') break;
-  }
-  return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;
 };
 
 const portNodeErrors = (errors: Record<string, NodeErrorEntry>): EngineError['nodeErrors'] =>
@@ -222,7 +210,7 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
       if (meta.pages && meta.pages > 1 && meta.delay) file.durationSeconds = meta.delay.reduce((a, b) => a + b, 0) / 1000;
       // libvips reads only an APNG's default image: its frames and delays are in its acTL and fcTL chunks.
       if (mimeType === 'image/png') {
-        const seconds = apngSeconds(await readFile(full));
+        const seconds = await apngDurationSeconds(full);
         if (seconds !== undefined) file.durationSeconds = seconds;
       }
     } else if (mimeType.startsWith('video/') || mimeType.startsWith('audio/')) {

@@ -55,6 +55,18 @@ function routeOf(req: Request, res: Response): string {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/**
+ * Helmet's headers with the CSP's own directives added to its defaults. HSTS and upgrade-insecure-requests only when
+ * the service is served over HTTPS (secure cookies): over plain HTTP the browser would remember to use https for the
+ * host, or fetch the page's own scripts over https, and fail.
+ */
+function securityHeaders(https: boolean, directives: Record<string, string[]> = {}) {
+  return helmet({
+    ...(https ? {} : { strictTransportSecurity: false }),
+    contentSecurityPolicy: { directives: { ...directives, ...(https ? {} : { 'upgrade-insecure-requests': null }) } },
+  });
+}
+
 export interface HttpApp {
   app: Express;
   openapi: OpenApiDocument;
@@ -105,12 +117,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     app.get(METRICS_PATH, metricsHandler(options.metrics));
     documentMetrics(openapi);
   }
-  // HSTS and upgrade-insecure-requests only make sense when the service is served over HTTPS.
-  app.use(
-    options.cookies.secure
-      ? helmet()
-      : helmet({ strictTransportSecurity: false, contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } }),
-  );
+  app.use(securityHeaders(options.cookies.secure));
   app.use(
     cors({
       origin: (origin, callback) => callback(null, !origin || options.corsOrigins.includes(origin)),
@@ -158,18 +165,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   app.use(
     '/api/docs',
-    // Swagger UI ships inline bootstrapping; relax the CSP only on its own pages. Over plain HTTP, no HSTS and no
-    // upgrade-insecure-requests here either (the browser would fetch Swagger UI's own scripts over https and fail).
-    helmet({
-      ...(options.cookies.secure ? {} : { strictTransportSecurity: false }),
-      contentSecurityPolicy: {
-        directives: {
-          'script-src': ["'self'", "'unsafe-inline'"],
-          'img-src': ["'self'", 'data:'],
-          ...(options.cookies.secure ? {} : { 'upgrade-insecure-requests': null }),
-        },
-      },
-    }),
+    // Swagger UI ships inline bootstrapping; relax the CSP only on its own pages.
+    securityHeaders(options.cookies.secure, { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] }),
     swaggerUi.serve,
     swaggerUi.setup(undefined, { swaggerOptions: { url: `${API_PREFIX}/openapi.json`, persistAuthorization: true } }),
   );

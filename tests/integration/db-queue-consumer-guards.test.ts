@@ -15,12 +15,12 @@ import { claimMessage, type Candidate, type SequelizeQueueConsumer } from '../..
 import type { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
-import type { Logger } from '../../core/ports/logger.port.ts';
 import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome } from '../../core/ports/queue.port.ts';
 import { DATABASES } from '../support/databases.ts';
 import { openMigratedDatabase } from '../support/migrated-database.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 import { waitFor } from '../contract/message-queue.contract.ts';
+import { activeTimers as timers, capturingLogger } from '../support/queue-test-kit.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Polls a minute apart: within a test, only a wake-up (or the loop looking again at once) brings a message. */
@@ -35,19 +35,6 @@ const options = (environment: string, overrides: Partial<ConsumeOptions> = {}): 
 });
 const CANDIDATES = 'SELECT id, message_id, task_type, environment, body, attempts, trace FROM queue_messages';
 const CLAIM = 'UPDATE queue_messages SET visible_at = ?, attempts = ?, claim_token = ?';
-const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
-
-function capturingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger: Logger = {
-    debug() {},
-    info() {},
-    warn: (message, fields) => void lines.push(`warn ${message} ${JSON.stringify(fields ?? {})}`),
-    error: (message, fields) => void lines.push(`error ${message} ${JSON.stringify(fields ?? {})}`),
-    child: () => logger,
-  };
-  return { logger, lines };
-}
 
 type Kind = (typeof DATABASES)[number];
 
@@ -337,6 +324,22 @@ for (const kind of DATABASES) {
     t.teardown(() => consumer.stop());
     await waitFor(() => seen.length === 3, 'three deliveries', 3000);
     t.deepEqual(seen, ['one', 'two', 'three']);
+  });
+
+  // Pins: a message whose handler asked for a retry later is no longer held by that delivery: peek and stats show it as
+  // waiting during its delay (a claim left on it hid it from both until the delay ran out).
+  test(`${kind}: a message waiting out a retry delay is shown as waiting, not as held`, async (t) => {
+    const db = await opened(t, kind);
+    const queue = new SequelizeMessageQueue(db, SLOW);
+    t.teardown(() => queue.close());
+    const { messageId } = await queue.publish({ taskType: 'generation', environment: 'later', body: { name: 'later' } });
+    let deliveries = 0;
+    const consumer = await queue.consume(options('later'), async () => (deliveries++, { action: 'retry', delaySeconds: 60 }));
+    t.teardown(() => consumer.stop());
+    await waitFor(async () => (await statusOf(db, messageId)).attempts === 1 && (await queue.peek(10)).length === 1, 'the retry settled and shown', 3000);
+    t.deepEqual((await queue.peek(10)).map((message) => (message.body as { name: string }).name), ['later']);
+    t.like((await queue.stats('later', ['generation']))[0], { taskType: 'generation', waiting: 1 });
+    t.is(deliveries, 1);
   });
 
   test.serial(`${kind}: a settle that fails is logged; the message comes back when its visibility ends and is settled then`, async (t) => {

@@ -9,9 +9,9 @@ import test from 'ava';
 import { MemoryMessageQueue, type MemoryMessageQueueOptions } from '../../adapters/memory/memory-message-queue.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
-import type { Logger } from '../../core/ports/logger.port.ts';
 import type { ConsumeOptions, DeliveredMessage, HandlerOutcome } from '../../core/ports/queue.port.ts';
 import { waitFor } from '../contract/message-queue.contract.ts';
+import { activeTimers as timers, capturingLogger } from '../support/queue-test-kit.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const FAST: MemoryMessageQueueOptions = { backoff: { initialSeconds: 0.05, maxSeconds: 0.4 } };
@@ -25,21 +25,6 @@ const options = (overrides: Partial<ConsumeOptions> = {}): ConsumeOptions => ({
 });
 const publish = (queue: MemoryMessageQueue, body: unknown, extra: { messageId?: string } = {}) =>
   queue.publish({ taskType: 'generation', environment: 'local', body, ...extra });
-
-/** The timers this process has armed (a timer keeps a Node process alive until it fires). */
-const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
-
-function capturingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger: Logger = {
-    debug() {},
-    info() {},
-    warn: (message, fields) => void lines.push(`warn ${message} ${JSON.stringify(fields ?? {})}`),
-    error: (message, fields) => void lines.push(`error ${message} ${JSON.stringify(fields ?? {})}`),
-    child: () => logger,
-  };
-  return { logger, lines };
-}
 
 function fresh(extra: MemoryMessageQueueOptions = {}): MemoryMessageQueue {
   return new MemoryMessageQueue(new MemoryStore(), { ...FAST, ...extra });

@@ -1,7 +1,10 @@
 import test from 'ava';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
-import { encodeApng } from '../../adapters/builtin-engine/apng.ts';
+import { apngDurationSeconds, encodeApng } from '../../adapters/builtin-engine/apng.ts';
 import type { Frame } from '../../adapters/builtin-engine/types.ts';
 
 // The APNG writer (SaveAnimatedPNG): its chunks read literally, per the APNG spec.
@@ -99,4 +102,38 @@ test('a failing frame callback stops the encoding', async (t) => {
     { message: 'interrupted' },
   );
   t.deepEqual(seen, [0]);
+});
+
+/** An fcTL's 26 bytes: sequence number, size, offsets, then the delay (numerator, denominator), dispose and blend. */
+const fctl = (num: number, den: number) => {
+  const data = Buffer.alloc(26);
+  data.writeUInt16BE(num, 20);
+  data.writeUInt16BE(den, 22);
+  return chunk('fcTL', data);
+};
+const actl = (frames: number) => {
+  const data = Buffer.alloc(8);
+  data.writeUInt32BE(frames, 0);
+  return chunk('acTL', data);
+};
+const durationOf = async (parts: Buffer[]) => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'apng-duration-')), 'x.png');
+  writeFileSync(file, Buffer.concat([Buffer.from(SIGNATURE), chunk('IHDR', Buffer.alloc(13)), ...parts]));
+  return apngDurationSeconds(file);
+};
+
+// Pins the duration reader (the builtin engine's outputs): fcTL delays summed, rounded to the millisecond; a
+// denominator of 0 means 1/100 s; an acTL of one frame, or one after the first IDAT (the spec puts it before; such a
+// file is a still PNG to every decoder), gives none; a file cut inside an fcTL counts only the delays it holds whole.
+test('the duration of an animated PNG is the sum of its frame delays, read from its chunk headers', async (t) => {
+  const idat = chunk('IDAT', Buffer.alloc(40, 7));
+  const fdat = chunk('fdAT', Buffer.alloc(44, 9));
+  const iend = chunk('IEND', Buffer.alloc(0));
+  t.is(await durationOf([actl(2), fctl(1, 0), idat, fctl(3, 4), fdat, iend]), 0.76);
+  t.is(await durationOf([actl(3), fctl(1, 3), idat, fctl(1, 3), fdat, fctl(1, 3), fdat, iend]), 1);
+  t.is(await durationOf([actl(1), fctl(5, 1), idat, iend]), undefined);
+  t.is(await durationOf([idat, actl(2), fctl(1, 1), fctl(2, 1), iend]), undefined);
+  t.is(await durationOf([idat, iend]), undefined);
+  const whole = Buffer.concat([actl(2), fctl(1, 2), idat, fctl(7, 1)]);
+  t.is(await durationOf([whole.subarray(0, whole.length - 10)]), 0.5);
 });

@@ -18,6 +18,7 @@ const engineRun = entriesOn('builtin engine', 'adapters/builtin-engine/builtin-e
   'tests/unit/builtin-engine.test.ts',
 ]);
 const apng = entriesOn('builtin engine', 'adapters/builtin-engine/apng.ts', ['tests/unit/apng.test.ts']);
+const apngDuration = entriesOn('builtin engine', 'adapters/builtin-engine/apng.ts', ['tests/unit/apng.test.ts', 'tests/unit/builtin-engine-audit.test.ts']);
 const fleet = entriesOn('builtin engine', 'adapters/builtin-engine/builtin-fleet.ts', ['tests/unit/builtin-fleet.test.ts']);
 const nodeTests = ['tests/unit/builtin-node-guards.test.ts', 'tests/unit/builtin-nodes.test.ts'];
 const imageNodes = entriesOn('builtin engine', 'adapters/builtin-engine/nodes/image-nodes.ts', nodeTests);
@@ -277,8 +278,12 @@ export const MUTATIONS: Mutation[] = [
   engineRun('a video output has no height', 'if (probe.height !== undefined) file.height = probe.height;', ''),
   engineRun('a video or audio output has no duration', 'if (probe.durationSeconds !== undefined) file.durationSeconds = probe.durationSeconds;', ''),
   engineRun('an animated PNG output has no duration (fault fixed: libvips reads only its default image)', "if (mimeType === 'image/png') {", 'if (false as boolean) {'),
-  engineRun('a one-frame APNG has a duration', 'return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;', 'return frames > 0 ? Math.round(seconds * 1000) / 1000 : undefined;'),
-  engineRun('an APNG duration is a float sum, not milliseconds', 'return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;', 'return frames > 1 ? seconds : undefined;'),
+  apngDuration('a one-frame APNG has a duration', 'return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;', 'return frames > 0 ? Math.round(seconds * 1000) / 1000 : undefined;'),
+  apngDuration('an APNG duration is a float sum, not milliseconds', 'return frames > 1 ? Math.round(seconds * 1000) / 1000 : undefined;', 'return frames > 1 ? seconds : undefined;'),
+  apngDuration('an acTL after the first IDAT makes a still PNG animated', " || (type === 'IDAT' && frames <= 1)) break;", ') break;'),
+  apngDuration('an fcTL cut short is read from the last chunk\'s bytes', "if (type === 'fcTL' && bytesRead >= 32)", "if (type === 'fcTL')"),
+  apngDuration('a zero delay denominator means 1 s', '(head.readUInt16BE(30) || 100)', '(head.readUInt16BE(30) || 1)'),
+  apngDuration('the fcTL delay is read from the sequence number', 'seconds += head.readUInt16BE(28) /', 'seconds += head.readUInt16BE(8) /'),
   engineRun('a still PNG has a duration of 0', 'if (seconds !== undefined) file.durationSeconds = seconds;', 'file.durationSeconds = seconds ?? 0;'),
   engineRun('release keeps the input and temp folders', 'await Promise.all(Object.values(dirs).map((d) => rm(d, { recursive: true, force: true })));', 'await rm(dirs.outputDir, { recursive: true, force: true });'),
   engineRun('check does not create the work folder', 'await mkdir(this.workDir, { recursive: true });\n  }', '}'),

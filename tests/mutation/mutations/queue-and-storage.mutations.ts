@@ -169,6 +169,7 @@ const DB_CONSUMER_GUARDS: Mutation[] = [
   dbConsumer('onDeadLetter is handed null for a message whose body could not be read', 'if (this.options.onDeadLetter && message) await', 'if (this.options.onDeadLetter) await'),
   dbConsumer('a late outcome is dropped without a warning', '    if (changed !== 1) {\n      this.deps.logger.warn(', '    if (false) {\n      this.deps.logger.warn('),
   dbConsumer("ackWith a transaction that is not this database's fails the handler", 'if (!scope || !this.deps.db.owns(scope)) return;', 'if (!this.deps.db.owns(scope!)) return;'),
+  dbConsumer('a message waiting out a retry delay stays held by the delivery that asked for it (hidden from peek and stats)', 'visible_at: later(now, settlement.seconds), claim_token: null, updated_at: now', 'visible_at: later(now, settlement.seconds), updated_at: now'),
 ];
 
 export const MUTATIONS: Mutation[] = [
