@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -81,7 +81,7 @@ async function startDeno(t: ExecutionContext, permissions: string[], logLevel: '
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  // The first run compiles every module into DENO_DIR: be generous (it took over 180 s once, under a full CI run).
+  // The first run compiles every module into DENO_DIR: be generous (up to 50 s here with other tests running).
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();
   let health: Response | null = null;
@@ -130,6 +130,19 @@ async function generateVideo(client: TestClient): Promise<Job> {
   }
   return job;
 }
+
+// Pins the cause of the first start that never answered (ADR 054): a package whose "exports" has a "module-sync" entry
+// is an ES module that CommonJS code require()s. Deno 2.9 loads such a module by blocking its only runtime thread on the
+// load, and on a cold DENO_DIR the load waits for that same thread (the CommonJS analysis of the module's own CommonJS
+// import): the process hangs, silent, before the service logs anything. get-intrinsic 1.3 require()d three of them for
+// every start (Express's qs), so package.json pins 1.2.7, which has none. Read from what npm installed for production.
+test('no package the service loads at run time has a "module-sync" export (Deno deadlocks on its require() at a cold start)', (t) => {
+  const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const folders = listed.stdout.split('\n').filter((line) => line.includes('node_modules'));
+  t.true(folders.length > 100, `npm ls listed ${folders.length} packages: ${listed.stderr}`);
+  const withModuleSync = folders.filter((folder) => readFileSync(path.join(folder, 'package.json'), 'utf8').includes('"module-sync"'));
+  t.deepEqual(withModuleSync.map((folder) => path.relative(root, folder)), []);
+});
 
 test.serial('the service runs under Deno on the embedded default: register, read the profile, generate a video', async (t) => {
   t.timeout(360_000);
