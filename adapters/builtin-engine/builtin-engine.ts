@@ -123,8 +123,15 @@ export class BuiltinEngine implements WorkflowEngine, NodeCatalog {
       if (!target.startsWith(dirs.inputDir + path.sep)) {
         return { ok: false, error: { code: 'ENGINE.VALIDATION', message: `Input file name not allowed: ${input.name}` }, transient: false };
       }
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, input.data);
+      try {
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(target, input.data);
+      } catch (error) {
+        // Two inputs whose names need one path as both a file and a folder (`a` and `a/b`): the caller's mistake.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST' && code !== 'ENOTDIR' && code !== 'EISDIR') throw error;
+        return { ok: false, error: { code: 'ENGINE.VALIDATION', message: `Input file name clashes with another input: ${input.name}` }, transient: false };
+      }
     }
     const prompt = normalize(request.workflow as PromptGraph);
     const validation = runtime.validate(prompt);

@@ -203,3 +203,16 @@ test('an animated PNG output has its duration; a still PNG and a one-frame APNG 
   t.is(byName['still_00001_.png']!.durationSeconds, undefined);
   t.is(byName['still_00002_.png']!.durationSeconds, undefined);
 });
+
+// Pins: inputs whose names need one path as a file and as a folder (`a` then `a/b` or `a/b/c`, or `a/b` then `a`) end the run
+// with a validation error naming the input, not an exception; the same names one level apart run.
+test('inputs whose names clash as file and folder are a validation error', async (t) => {
+  const { engine } = makeEngine();
+  const data = Buffer.from('x');
+  for (const [runId, names] of [['clash-1', ['a.png', 'a.png/b.png']], ['clash-2', ['c/d.png', 'c']], ['clash-4', ['g.png', 'g.png/h/i.png']]] as const) {
+    const r = await engine.run(request(runId, solid, { inputs: names.map((name) => ({ name, data, mimeType: 'image/png' })) }));
+    t.deepEqual(r, { ok: false, transient: false, error: { code: 'ENGINE.VALIDATION', message: `Input file name clashes with another input: ${names[1]}` } }, runId);
+  }
+  const fine = await engine.run(request('clash-3', solid, { inputs: [{ name: 'e.png', data, mimeType: 'image/png' }, { name: 'f/e.png', data, mimeType: 'image/png' }] }));
+  t.true(fine.ok);
+});
