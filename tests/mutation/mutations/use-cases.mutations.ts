@@ -1,0 +1,116 @@
+import { entriesOn, type Mutation } from '../mutation.ts';
+
+/**
+ * The guard audit of the core use cases (generation run and submit, admin coin adjustments, output history, uploads,
+ * template publishing) and of three domain modules (dispatch policy, queue view, storage keys): the guards no other
+ * list deleted, each pinned by the audit's own tests.
+ */
+const AUDIT = 'tests/unit/core-use-case-audit.test.ts';
+const DOMAIN_AUDIT = 'tests/unit/core-domain-audit.test.ts';
+
+const submit = entriesOn('use-cases: submit', 'core/use-cases/generation/submit-generation.use-case.ts', [AUDIT]);
+const adjust = entriesOn('use-cases: admin adjust', 'core/use-cases/coins/admin-adjust-coins.use-case.ts', [AUDIT]);
+const history = entriesOn('use-cases: history', 'core/use-cases/generation/output-history.service.ts', [AUDIT]);
+const upload = entriesOn('use-cases: upload', 'core/use-cases/uploads/store-upload.use-case.ts', [AUDIT]);
+const assets = entriesOn('use-cases: assets', 'core/use-cases/uploads/upload-assets.use-case.ts', [AUDIT]);
+const publish = entriesOn('use-cases: publish', 'core/use-cases/templates/publish-template.use-case.ts', [AUDIT]);
+const policy = entriesOn('use-cases: dispatch policy', 'core/domain/dispatch-policy.ts', [DOMAIN_AUDIT]);
+const view = entriesOn('use-cases: queue view', 'core/domain/queue-view.ts', [DOMAIN_AUDIT]);
+const key = entriesOn('use-cases: storage key', 'core/domain/storage-key.ts', [DOMAIN_AUDIT]);
+const run = entriesOn('use-cases: run', 'core/use-cases/generation/run-generation.use-case.ts', [AUDIT]);
+
+export const MUTATIONS: Mutation[] = [
+  run('a message without a job id is looked up as a job', "    if (!jobId) return { action: 'dead', reason: 'not a generation message (no job id)' };\n", ''),
+  run('a message of an unknown job crashes the handler', "    if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };\n", ''),
+  run('a job expired before its delivery is run on the engine', "    if (started.kind === 'finished' || started.kind === 'expired') {", "    if (started.kind === 'finished') {"),
+  run('a transient engine failure fails the job at once', '    if (result.transient) return this.transient(attempt, error);\n', ''),
+  run('the retry lease does not cover the retry wait', 'this.later(delaySeconds + this.deps.visibilitySeconds)', 'this.later(this.deps.visibilitySeconds)'),
+  run("the owner is not told of a retry", "        await this.deps.events.record(tx, job.userId, { type: 'job.status', jobId: job.id, text });\n", ''),
+  run('every retry waits the first backoff', 'const delaySeconds = backoffSeconds(message.attempt);', 'const delaySeconds = backoffSeconds(1);'),
+  run('the last attempt is retried once more', '    if (message.attempt >= maxAttempts) {', '    if (message.attempt > maxAttempts) {'),
+  run('a retry of a cancelled job tells its owner it is retrying', '      if (await tx.jobs.updateRunning(job.id, runId, changes, this.deps.clock.now())) {', '      if ((await tx.jobs.updateRunning(job.id, runId, changes, this.deps.clock.now())) || true) {'),
+  run("a failed job loses the engine's node", '...(result.error.nodeId ? { nodeId: result.error.nodeId } : {}) };', '};'),
+  run('a storage outage fails the job instead of retrying it', "      return this.transient(attempt, { code: 'STORAGE.UNAVAILABLE', message: (error as Error).message });", "      await this.fail(attempt, { code: 'STORAGE.UNAVAILABLE', message: (error as Error).message });\n      return { action: 'ack' };"),
+  run("the engine never frees a run's files", '      await this.deps.engine.release?.(attempt.runId).catch(() => undefined);\n', ''),
+  run('the heartbeat does not extend the delivery', 'await message.extendVisibility(visibilitySeconds).catch(', 'await Promise.resolve().catch('),
+  run("the heartbeat does not renew the job's lease", '{ leaseUntil: this.later(visibilitySeconds) }', '{}'),
+  run('a failing lease renewal aborts the engine run', "        return true;\n      });\n      if (!held) {", "        return false;\n      });\n      if (!held) {"),
+  run('a cancel does not reach the running engine call', 'const unregister = this.deps.onCancel(job.id, () => controller.abort());', 'const unregister = () => undefined;'),
+  run("the slot a job ran on is never given back", '      slot?.release();\n      clearInterval(heartbeat);', '      clearInterval(heartbeat);'),
+  run('a slot is kept when the job cannot be started', '      slot?.release();\n      throw error;', '      throw error;'),
+  submit('an upper-case requestId is another request (charged twice)', 'isUuid(input.requestId) ? input.requestId.toLowerCase() : null', 'isUuid(input.requestId) ? input.requestId : null'),
+  submit('a start deadline of 0 s is accepted', '(value as number) >= 1 &&', '(value as number) >= 0 &&'),
+  submit('a start deadline of a whole day is refused', '(value as number) <= MAX_START_DEADLINE_SECONDS', '(value as number) < MAX_START_DEADLINE_SECONDS'),
+  submit('a fractional start deadline is accepted', 'Number.isInteger(value) &&', "typeof value === 'number' &&"),
+  submit('the start deadline is read as minutes', 'new Date(now.getTime() + deadlineSeconds * 1000)', 'new Date(now.getTime() + deadlineSeconds * 60_000)'),
+  submit('a request for an unknown template keeps the linked deduction', '    if (!prepared.ok) return this.reject(input.userId, requestId, prepared);', '    if (!prepared.ok) return prepared;'),
+  submit('a request short of coins keeps the linked deduction', "return this.reject(input.userId, requestId, fail('COIN.INSUFFICIENT', 'Not enough coins for this generation'));", "return fail('COIN.INSUFFICIENT', 'Not enough coins for this generation');"),
+  submit('a user at the active-job cap keeps the linked deduction', 'return { ...(await this.reject(input.userId, requestId, busy)), retryAfterSeconds: ACTIVE_JOBS_RETRY_AFTER_SECONDS };', 'return { ...busy, retryAfterSeconds: ACTIVE_JOBS_RETRY_AFTER_SECONDS };'),
+  submit('a user at the active-job cap is not told when to come back', 'return { ...(await this.reject(input.userId, requestId, busy)), retryAfterSeconds: ACTIVE_JOBS_RETRY_AFTER_SECONDS };', 'return await this.reject(input.userId, requestId, busy);'),
+  submit('alsoCommit is not run with the new job', '        await input.alsoCommit?.(tx, { job: created, created: true });\n', ''),
+  adjust('a deduction adds the coins', "amount: input.direction === 'add' ? amount : -amount,", 'amount,'),
+  adjust('a deduction is audited as an addition', "action: input.direction === 'add' ? 'coin.add' : 'coin.deduct',", "action: 'coin.add',"),
+  adjust('the audit row does not name the ledger row', 'balanceAfter: transaction.balanceAfter, transactionId: transaction.id }', 'balanceAfter: transaction.balanceAfter }'),
+  adjust('the answer carries the balance from before the change', 'const after: User = { ...user, coinBalance: transaction.balanceAfter, updatedAt: now };', 'const after: User = { ...user, updatedAt: now };'),
+  adjust('the ledger row does not name the admin', '        actorId: input.actorId,\n        createdAt: now,\n      });\n      if (!applied.ok)', '        actorId: null,\n        createdAt: now,\n      });\n      if (!applied.ok)'),
+  adjust('a missing amount is answered with the format message', "  if (input.amount === undefined) problems.push({ field: 'amount', message: 'is required' });\n  else if", '  if'),
+  adjust('a missing reason is answered with the format message', "  if (input.reason === undefined) problems.push({ field: 'reason', message: 'is required' });\n  else if", '  if'),
+  history('a malformed page request is listed anyway', '    if (!request.ok) return request;\n', ''),
+  history("a link to another user's output crashes instead of NOT_FOUND", "    if (!item) return fail('NOT_FOUND', 'No such output');\n    if (input.kind === 'view')", "    if (input.kind === 'view')"),
+  history('a download link is an inline view', "    if (input.kind === 'view') return ok(await this.viewUrl(item));", '    return ok(await this.viewUrl(item));'),
+  history('a download link lives as long as a view link', 'expiresInSeconds: this.deps.downloadUrlTtlSeconds,', 'expiresInSeconds: this.deps.viewUrlTtlSeconds,'),
+  history("deleting another user's output crashes instead of NOT_FOUND", "    if (!item) return fail('NOT_FOUND', 'No such output');\n    await this.remove(item);", '    await this.remove(item!);'),
+  history('an upper-case output id is not found', 'this.deps.history.findForUser(outputId.toLowerCase(), userId)', 'this.deps.history.findForUser(outputId, userId)'),
+  history('the retention sweep says it deleted nothing', '        deleted += 1;\n', ''),
+  upload('a malformed expected_hash is ignored (the bytes are stored unchecked)', '    if (expected === null && input.expectedHash !== undefined && input.expectedHash !== null) {', '    if (false) {'),
+  upload('the file name is kept untrimmed, a blank one as blank', 'const fileName = input.fileName?.trim() || null;', 'const fileName = input.fileName ?? null;'),
+  upload('an empty file is told it is no image', "    if (bytes.length === 0) return problem('is empty');\n", ''),
+  upload('a file declared as a type we do not take is told its type is "other"', "    if (claimed === 'other') return problem(", "    if (false) return problem("),
+  assets('by-hash of bytes the caller never uploaded answers ok', "return upload ? ok(upload) : fail('NOT_FOUND', NO_BYTES);", 'return ok(upload!);'),
+  assets("from-hash of another user's bytes crashes instead of NOT_FOUND", "    if (!source) return fail('NOT_FOUND', NO_BYTES);\n", ''),
+  assets('from-hash keeps the source name over the given one', '(input.fileName as string | undefined)?.trim() || source.fileName', 'source.fileName'),
+  assets("from-hash shares the source's file (deleting one deletes the other's)", 'storageKey: `uploads/${input.userId}/${id}.${IMAGE_EXTENSION[source.mimeType as ImageMimeType] ?? \'bin\'}`,', 'storageKey: source.storageKey,'),
+  assets('a download link of a named upload is named by its id', 'fileName: upload.fileName ?? `${upload.id}.${extension}`,', 'fileName: `${upload.id}.${extension}`,'),
+  assets('an upload is deleted before its file (a failing file delete leaks the file)', '    await storage.delete(upload.storageKey);\n    await uploads.delete(upload.id);', '    await uploads.delete(upload.id);\n    await storage.delete(upload.storageKey);'),
+  publish('taking an incomplete draft back to a draft is refused', '      if (input.publish) {\n        const complete', '      {\n        const complete'),
+  publish('unpublishing keeps the template published', 'const publishedAt = input.publish ? (current.publishedAt ?? this.deps.clock.now()) : null;', 'const publishedAt = current.publishedAt ?? this.deps.clock.now();'),
+  publish('asking for the state a template is in logs a change', 'changed: publishedAt !== current.publishedAt,', 'changed: true,'),
+  publish('unpublishing is logged as publishing', "action: () => (input.publish ? 'template.publish' : 'template.unpublish'),", "action: () => 'template.publish',"),
+  policy('an empty wait list crashes the fair choice', '  if (waiting.length === 0) return null;\n', ''),
+  policy('overdue jobs go by arrival, not by how long they were passed over', '.sort((a, b) => a.skippedSince! - b.skippedSince! || a.order - b.order)[0]!', '.sort((a, b) => a.order - b.order)[0]!'),
+  policy('overdue jobs passed over equally long go in listing order', '.sort((a, b) => a.skippedSince! - b.skippedSince! || a.order - b.order)[0]!', '.sort((a, b) => a.skippedSince! - b.skippedSince!)[0]!'),
+  policy("a user's jobs go in listing order, not oldest first", 'for (const job of [...waiting].sort(byOrder)) byUser.set(', 'for (const job of [...waiting]) byUser.set('),
+  policy('a loaded pick does not pass over the users ahead', '...users.slice(0, index).map((ahead) => ahead[0]!.id), ', ''),
+  policy("a loaded pick does not pass over its owner's older job", '...(ready === jobs[0] ? [] : [jobs[0]!.id])', ''),
+  policy('a fair pick is reported as a loaded one', "reason: skipped.length === 0 ? 'fair' : 'loaded'", "reason: 'loaded' as const"),
+  policy("with nothing loaded the last user's job goes first", 'return { id: users[0]![0]!.id, reason', 'return { id: users.at(-1)![0]!.id, reason'),
+  policy('shortest-queue takes jobs in listing order', 'const first = [...input.waiting].sort(byOrder)[0];', 'const first = input.waiting[0];'),
+  policy('shortest-queue schedules fairly', "policy === 'fair' ? chooseFair(input) : chooseByArrival(input)", 'chooseFair(input)'),
+  view('a message without a body crashes the view', "const json = JSON.stringify(message.body) ?? 'null';", 'const json = JSON.stringify(message.body) as string;'),
+  view('a message without attributes shows no task type', "taskType: message.attributes['TaskType'] ?? '',", "taskType: message.attributes['TaskType'],"),
+  view('a message without attributes shows no environment', "environment: message.attributes['Environment'] ?? '',", "environment: message.attributes['Environment'],"),
+  view("the message's user not shown", "userId: stringField(message.body, 'userId'),", 'userId: null,'),
+  view('a message with no reason shows it absent, not null', 'reason: message.reason ?? null,', 'reason: message.reason as string,'),
+  view('a null body crashes the view', "typeof body === 'object' && body !== null ?", "typeof body === 'object' ?"),
+  view('a field that is not a string shown as it is', "return typeof value === 'string' ? value : null;", 'return (value ?? null) as string | null;'),
+  key('a key that is not a string crashes the check', "if (typeof key !== 'string' || key.length === 0) return", 'if ((key as string).length === 0) return'),
+  key('an empty key is told it has empty segments', "if (typeof key !== 'string' || key.length === 0) return", "if (typeof key !== 'string') return"),
+  key('an absolute key is told it has empty segments', "  if (key.startsWith('/')) return 'must be relative (no leading /)';\n", ''),
+  key('a .. segment is told it is a dot-name', "    if (segment === '.' || segment === '..') return 'must not contain . or .. segments';\n", ''),
+  key('a key of exactly 1024 bytes is refused', 'if (encoder.encode(key).length > STORAGE_KEY_MAX_BYTES) return', 'if (encoder.encode(key).length >= STORAGE_KEY_MAX_BYTES) return'),
+  key('a segment of exactly 200 bytes is refused', 'if (encoder.encode(segment).length > STORAGE_KEY_SEGMENT_MAX_BYTES) return', 'if (encoder.encode(segment).length >= STORAGE_KEY_SEGMENT_MAX_BYTES) return'),
+  key('a segment is measured in characters, not bytes', 'if (encoder.encode(segment).length > STORAGE_KEY_SEGMENT_MAX_BYTES) return', 'if (segment.length > STORAGE_KEY_SEGMENT_MAX_BYTES) return'),
+  key('a bad key is not refused by assertStorageKey', '  if (problem !== null) throw new InvalidStorageKeyError(key, problem);', '  if (false as boolean) throw new InvalidStorageKeyError(key, problem!);'),
+  run("the engine run's time is not measured", '      metrics.runTime(this.secondsSince(runStarted));\n', ''),
+  run("the storing's time is not measured", '        metrics.uploadTime(this.secondsSince(storeStarted));\n', ''),
+  run("a failing engine release turns the attempt's outcome into an error", 'await this.deps.engine.release?.(attempt.runId).catch(() => undefined);', 'await this.deps.engine.release?.(attempt.runId);'),
+  submit('the submit that lost a requestId race fails instead of answering with the job', '      if (existing) return this.existing(existing, input.userId);\n      throw new Error(', '      throw new Error('),
+  run("the run ends before its last progress events are recorded (they are lost)", '      unregister();\n      await relay.drain();', '      unregister();'),
+  upload('a buffer is stored without its hash being computed', '    if (body.length > maxBytes) return null;\n    await hash.update(body);\n', '    if (body.length > maxBytes) return null;\n'),
+  upload('a streamed file is hashed over its first chunk only', '    if (size > maxBytes) return null;\n    await hash.update(chunk);\n', '    if (size > maxBytes) return null;\n    if (chunks.length === 0) await hash.update(chunk);\n'),
+  upload("a streamed file's chunks are laid over each other", '    offset += chunk.length;\n', ''),
+  upload("an upload is stored outside its owner's folder", 'storageKey: `uploads/${input.userId}/${id}.${IMAGE_EXTENSION[real]}`,', 'storageKey: `uploads/${id}.${IMAGE_EXTENSION[real]}`,'),
+  upload('an upload keeps the claimed type over its bytes', '      mimeType: real,\n', '      mimeType: input.claimedMimeType ?? real,\n'),
+  policy('a user with no loaded job is taken anyway (crashes the choice)', '    if (!ready) continue;\n', ''),
+  policy('with no overdue job the choice crashes', '  if (overdue.length > 0) {', '  if (overdue.length >= 0) {'),
+];
