@@ -94,7 +94,7 @@ export const adminRoutes = (deps: AdminRoutesDeps) => (api: ApiRouter) => {
     async (req: Request, res: Response) => {
       const userId = String(req.params.id);
       if (!isUuid(userId)) return sendError(res, 404, 'User not found');
-      const result = await deps.userTransactions.execute({ userId, page: req.query.page, limit: req.query.limit });
+      const result = await deps.userTransactions.execute({ userId: userId.toLowerCase(), page: req.query.page, limit: req.query.limit });
       if (!result.ok) return sendFail(res, result);
       res.json({ ...result.value, items: result.value.items.map(transactionDto) });
     },
