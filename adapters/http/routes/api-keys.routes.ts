@@ -84,7 +84,7 @@ export const apiKeysRoutes = (deps: ApiKeysRoutesDeps) => (api: ApiRouter) => {
     async (req: Request, res: Response) => {
       const keyId = String(req.params.id);
       if (!isUuid(keyId)) return sendError(res, 404, 'No such API key');
-      const result = await deps.revoke.execute({ userId: req.principal!.userId, keyId });
+      const result = await deps.revoke.execute({ userId: req.principal!.userId, keyId: keyId.toLowerCase() });
       if (!result.ok) return sendFail(res, result);
       res.status(204).end();
     },

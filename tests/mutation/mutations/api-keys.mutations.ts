@@ -243,4 +243,11 @@ export const MUTATIONS: Mutation[] = [
     replace: '      expiresAt: NO_END,',
     tests: [HTTP],
   },
+  {
+    name: 'api keys: routes: revoking a key by its id in upper case answers 404 (SQLite compares case-sensitively)',
+    file: 'adapters/http/routes/api-keys.routes.ts',
+    find: 'keyId: keyId.toLowerCase() });',
+    replace: 'keyId });',
+    tests: [HTTP],
+  },
 ];
