@@ -103,7 +103,8 @@ export class RequestPublication {
           platform,
           status: 'pending',
           attemptId: deps.ids.newId(),
-          title: request.title ?? defaultTitle(item.fileName),
+          // An empty title counts as none: YouTube refuses a video without a title (invalidTitle), after the request was accepted.
+          title: request.title || defaultTitle(item.fileName),
           description: request.description,
           privacy: request.privacy,
           url: null,
