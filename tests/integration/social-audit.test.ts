@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { SystemClock } from '../../adapters/system/system-clock.ts';
-import type { SocialPlatformClient } from '../../core/ports/social-platform.port.ts';
-import { RequestPublication } from '../../core/use-cases/social/request-publication.use-case.ts';
-import { addUser, historyItem } from '../contract/fixtures.ts';
-import { openBackend, type Backend } from '../support/backends.ts';
+import { addUser } from '../contract/fixtures.ts';
+import { backendPerDatabase, publicationRequester, type RequesterOptions } from '../support/publication-requests.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 
 /**
@@ -13,38 +11,8 @@ import { DATABASES, type TestDatabase } from '../support/databases.ts';
  */
 
 const clock = new SystemClock();
-const backends = new Map<TestDatabase, Promise<Backend>>();
-const backendFor = (db: TestDatabase) => {
-  if (!backends.has(db)) backends.set(db, openBackend(db));
-  return backends.get(db)!;
-};
-test.after.always(async () => {
-  for (const opened of backends.values()) await (await opened.catch(() => null))?.dispose();
-});
-
-/** A user with one stored output and the given platforms connected; YouTube and TikTok are configured. */
-async function requester(db: TestDatabase, options: { mimeType?: string; connected?: ('YOUTUBE' | 'TIKTOK')[] } = {}) {
-  const backend = await backendFor(db);
-  const userId = await addUser(backend.repos.users);
-  const item = historyItem(userId, randomUUID(), { mimeType: options.mimeType ?? 'video/mp4', fileName: 'clip.mp4', sizeBytes: 1000 });
-  await backend.repos.history.add(item);
-  for (const platform of options.connected ?? (['YOUTUBE', 'TIKTOK'] as const)) {
-    await backend.repos.connections.save({ userId, platform, accessToken: 'v1.k.a', refreshToken: null, expiresAt: null, accountId: null, scope: null, createdAt: clock.now(), updatedAt: clock.now() });
-  }
-  const request = new RequestPublication({
-    uow: backend.uow,
-    history: backend.repos.history,
-    connections: backend.repos.connections,
-    platforms: { get: (platform) => ({ platform }) as SocialPlatformClient, configured: () => ['YOUTUBE', 'TIKTOK'] },
-    ids: { newId: () => randomUUID() },
-    clock,
-    environment: 'local',
-  });
-  const queued = async () =>
-    (await backend.outbox.lease(1000, { token: randomUUID(), until: new Date(Date.now() + 60_000) }, new Date())).filter((entry) => (entry.message.body as { outputId?: string }).outputId === item.id);
-  const ask = (body: unknown, as: { userId?: string; outputId?: string } = {}) => request.execute({ userId: as.userId ?? userId, outputId: as.outputId ?? item.id, body });
-  return { backend, userId, item, ask, queued };
-}
+const backendFor = backendPerDatabase();
+const requester = async (db: TestDatabase, options: RequesterOptions = {}) => publicationRequester(await backendFor(db), options);
 
 for (const db of DATABASES) {
   // Pins ownership: another user's output (or one that does not exist) answers NOT_FOUND and records nothing.

@@ -17,7 +17,7 @@ import { PUBLICATION_ERROR_MAX_CHARS, PublicationEnds } from '../../core/use-cas
 import { RequestPublication } from '../../core/use-cases/social/request-publication.use-case.ts';
 import { FailDeadLetteredPublication, RunPublication } from '../../core/use-cases/social/run-publication.use-case.ts';
 import { addUser, historyItem } from '../contract/fixtures.ts';
-import { openBackend, type Backend } from '../support/backends.ts';
+import { backendPerDatabase } from '../support/publication-requests.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 import { GOOGLE_APIS, GOOGLE_OAUTH, sessionUri, SOCIAL_ENV, TIKTOK_API, UPLOAD_PATH, youtubeVideo } from '../support/social-platforms.ts';
@@ -42,14 +42,7 @@ test.afterEach.always(() => nock.cleanAll());
 test.after.always(() => nock.enableNetConnect());
 
 /** One backend per database for the whole file: every test keeps to a user and output of its own. */
-const backends = new Map<TestDatabase, Promise<Backend>>();
-const backendFor = (db: TestDatabase) => {
-  if (!backends.has(db)) backends.set(db, openBackend(db));
-  return backends.get(db)!;
-};
-test.after.always(async () => {
-  for (const opened of backends.values()) await (await opened.catch(() => null))?.dispose();
-});
+const backendFor = backendPerDatabase();
 
 interface WorldOptions {
   /** The platform connected and published to (default YOUTUBE). */

@@ -15,10 +15,9 @@ import { PlatformError, type PublishRequest, type SocialPlatformClient } from '.
 import { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import { ConnectionTokens } from '../../core/use-cases/social/connection-tokens.service.ts';
 import { PublicationEnds } from '../../core/use-cases/social/publication-ends.service.ts';
-import { RequestPublication } from '../../core/use-cases/social/request-publication.use-case.ts';
 import { FailDeadLetteredPublication, publicationView, RunPublication } from '../../core/use-cases/social/run-publication.use-case.ts';
 import { addUser, historyItem } from '../contract/fixtures.ts';
-import { openBackend, type Backend } from '../support/backends.ts';
+import { backendPerDatabase, publicationRequester } from '../support/publication-requests.ts';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 
@@ -47,14 +46,7 @@ test.after.always(() => {
   for (const timer of intervals) clearInterval(timer);
 });
 
-const backends = new Map<TestDatabase, Promise<Backend>>();
-const backendFor = (db: TestDatabase) => {
-  if (!backends.has(db)) backends.set(db, openBackend(db));
-  return backends.get(db)!;
-};
-test.after.always(async () => {
-  for (const opened of backends.values()) await (await opened.catch(() => null))?.dispose();
-});
+const backendFor = backendPerDatabase();
 
 interface WorldOptions {
   /** What the platform does with a publish call (default: answers a URL). */
@@ -135,27 +127,7 @@ const bytesOf = async (source: AsyncIterable<Uint8Array>): Promise<Buffer> => {
 };
 
 /** A request use case over the backend, for a user with YouTube and TikTok connected. */
-async function requester(db: TestDatabase, fileName = 'clip.mp4') {
-  const backend = await backendFor(db);
-  const userId = await addUser(backend.repos.users);
-  const item = historyItem(userId, randomUUID(), { mimeType: 'video/mp4', fileName, sizeBytes: SIZE });
-  await backend.repos.history.add(item);
-  for (const platform of ['YOUTUBE', 'TIKTOK'] as const) {
-    await backend.repos.connections.save({ userId, platform, accessToken: 'v1.k.a', refreshToken: null, expiresAt: null, accountId: null, scope: null, createdAt: clock.now(), updatedAt: clock.now() });
-  }
-  const request = new RequestPublication({
-    uow: backend.uow,
-    history: backend.repos.history,
-    connections: backend.repos.connections,
-    platforms: { get: (platform) => ({ platform }) as SocialPlatformClient, configured: () => ['YOUTUBE', 'TIKTOK'] },
-    ids: { newId: () => randomUUID() },
-    clock,
-    environment: 'local',
-  });
-  const queued = async () =>
-    (await backend.outbox.lease(1000, { token: randomUUID(), until: new Date(Date.now() + 60_000) }, new Date())).filter((entry) => (entry.message.body as { outputId?: string }).outputId === item.id);
-  return { backend, userId, item, ask: (body: unknown) => request.execute({ userId, outputId: item.id, body }), queued };
-}
+const requester = async (db: TestDatabase, fileName = 'clip.mp4') => publicationRequester(await backendFor(db), { fileName, sizeBytes: SIZE });
 
 for (const db of DATABASES) {
   // Pins that a malformed message goes to the dead letters (where an operator sees it) instead of crashing the handler on every redelivery.

@@ -14,43 +14,14 @@ import { WebSocket } from 'ws';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { RedisEventBus, type RedisEventBusOptions } from '../../adapters/redis/redis-event-bus.ts';
 import { WsGateway, type SocketClaims } from '../../adapters/ws/ws-gateway.ts';
-import { USER_EVENTS_CHANNEL, type EventBus, type StoredUserEvent } from '../../core/ports/user-events.port.ts';
+import { USER_EVENTS_CHANNEL, type StoredUserEvent } from '../../core/ports/user-events.port.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 import { connectWs, refusedStatus, type WsAuth, type WsMessage } from '../support/ws-test-client.ts';
+import { SyncEventBus } from '../support/sync-event-bus.ts';
 
 const USER = 'user-a';
 const HOUR = 3600_000;
 const AT = new Date('2030-01-01T00:00:00.000Z');
-
-/** Delivers synchronously; counts its handlers and reconnect listeners. */
-class StandInBus implements EventBus {
-  readonly handlers = new Map<string, Set<(payload: unknown) => void>>();
-  readonly reconnectListeners = new Set<() => void>();
-
-  async publish(channel: string, payload: unknown): Promise<void> {
-    for (const handler of this.handlers.get(channel) ?? []) handler(JSON.parse(JSON.stringify(payload)));
-  }
-
-  async subscribe(channel: string, handler: (payload: unknown) => void): Promise<() => Promise<void>> {
-    const set = this.handlers.get(channel) ?? new Set();
-    set.add(handler);
-    this.handlers.set(channel, set);
-    return async () => void set.delete(handler);
-  }
-
-  onReconnect(listener: () => void): () => void {
-    this.reconnectListeners.add(listener);
-    return () => this.reconnectListeners.delete(listener);
-  }
-
-  handlerCount(): number {
-    let count = 0;
-    for (const set of this.handlers.values()) count += set.size;
-    return count;
-  }
-
-  async close(): Promise<void> {}
-}
 
 type TokenClaims = Omit<SocketClaims, 'expiresAt'> & { expiresInMs?: number; throws?: boolean };
 
@@ -63,7 +34,7 @@ interface Options {
 
 async function setup(t: ExecutionContext, options: Options = {}) {
   const tokens = options.tokens ?? { 'token-a': { userId: USER, sessionId: 'login-1' } };
-  const bus = new StandInBus();
+  const bus = new SyncEventBus();
   const stored = options.stored ?? [];
   let authentications = 0;
   const gateway = new WsGateway({

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import nock from 'nock';
 import { TikTokPlatform } from '../../adapters/social/tiktok-platform.ts';
 import { YouTubePlatform } from '../../adapters/social/youtube-platform.ts';
-import type { SocialPlatformClient, SocialPlatforms } from '../../core/ports/social-platform.port.ts';
+import type { PublishRequest, SocialPlatformClient, SocialPlatforms } from '../../core/ports/social-platform.port.ts';
 import type { TestClient } from './test-client.ts';
 
 /**
@@ -102,3 +102,30 @@ export function youtubeUpload(id: string, videoId: string, seen: Record<string, 
 export const youtubeVideo = (videoId: string) => ({ kind: 'youtube#video', id: videoId, snippet: {}, status: { uploadStatus: 'uploaded', privacyStatus: 'private' } });
 
 export const YOUTUBE_SCOPE_FOR_TESTS = 'https://www.googleapis.com/auth/youtube.upload';
+
+/** The ten bytes `0123456789` as a video to publish, read from any offset; refs the adapter saves go into `refs`. */
+export const TEN_BYTES = Buffer.from('0123456789');
+export const tenBytePublishRequest = (refs: string[], overrides: Partial<PublishRequest> = {}): PublishRequest => ({
+  accessToken: 'secret-token',
+  file: {
+    sizeBytes: TEN_BYTES.length,
+    contentType: 'video/mp4',
+    fileName: 'a.mp4',
+    read: async (start) =>
+      (async function* () {
+        yield TEN_BYTES.subarray(start);
+      })(),
+  },
+  title: 'T',
+  description: '',
+  privacy: 'private',
+  remoteRef: null,
+  saveRemoteRef: async (ref) => void refs.push(ref),
+  ...overrides,
+});
+/** A PlatformError's kind (undefined for anything else). */
+export const errorKind = (error: unknown) => (error as { kind?: string } | undefined)?.kind;
+/** YouTube's resumable upload, as nock scopes: the start of a session, one request into session `id`, a saved session. */
+export const youtubeStart = () => nock(GOOGLE_APIS).post(UPLOAD_PATH).query({ uploadType: 'resumable', part: 'snippet,status' });
+export const youtubeSession = (id: string) => nock(GOOGLE_APIS).put(UPLOAD_PATH).query({ uploadType: 'resumable', upload_id: id });
+export const savedYoutubeSession = (id: string) => JSON.stringify({ session: sessionUri(id) });

@@ -11,9 +11,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import { WsGateway, WS_CLOSE, type SocketClaims } from '../../adapters/ws/ws-gateway.ts';
 import type { UserEvent } from '../../core/domain/user-events.ts';
-import { SESSION_CHANNEL, USER_EVENTS_CHANNEL, type EventBus, type StoredUserEvent } from '../../core/ports/user-events.port.ts';
+import { SESSION_CHANNEL, USER_EVENTS_CHANNEL, type StoredUserEvent } from '../../core/ports/user-events.port.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 import { connectWs, refusedStatus, type WsMessage } from '../support/ws-test-client.ts';
+import { SyncEventBus } from '../support/sync-event-bus.ts';
 
 const USER = 'user-a';
 const AT = new Date('2030-01-01T00:00:00.000Z');
@@ -27,39 +28,11 @@ const seqsOf = (messages: WsMessage[]): number[] => messages.filter(isEvent).map
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const progress = (value: number, note = ''): UserEvent => ({ type: 'job.status', jobId: 'j', text: `${value}${note}` });
 
-/** A bus that delivers synchronously, in publish order, and can announce a reconnect. */
-class StandInBus implements EventBus {
-  private readonly handlers = new Map<string, Set<(payload: unknown) => void>>();
-  private readonly reconnectListeners = new Set<() => void>();
-
-  async publish(channel: string, payload: unknown): Promise<void> {
-    for (const handler of this.handlers.get(channel) ?? []) handler(JSON.parse(JSON.stringify(payload)));
-  }
-
-  async subscribe(channel: string, handler: (payload: unknown) => void): Promise<() => Promise<void>> {
-    const set = this.handlers.get(channel) ?? new Set();
-    set.add(handler);
-    this.handlers.set(channel, set);
-    return async () => void set.delete(handler);
-  }
-
-  onReconnect(listener: () => void): () => void {
-    this.reconnectListeners.add(listener);
-    return () => this.reconnectListeners.delete(listener);
-  }
-
-  reconnected(): void {
-    for (const listener of this.reconnectListeners) listener();
-  }
-
-  async close(): Promise<void> {}
-}
-
 /** A token's claims; its access token expires `expiresInMs` after it is checked (an hour unless told). */
 type TokenClaims = Omit<SocketClaims, 'expiresAt'> & { expiresInMs?: number };
 
 async function setup(t: ExecutionContext, tokens: Record<string, TokenClaims> = { 'token-a': { userId: USER, sessionId: 'login-1' } }) {
-  const bus = new StandInBus();
+  const bus = new SyncEventBus();
   const stored: StoredUserEvent[] = [];
   /** While set, each replay read takes its page at once and hands it over only when the gate opens. */
   let gate: Promise<void> | null = null;

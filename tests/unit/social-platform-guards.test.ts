@@ -2,8 +2,7 @@ import test from 'ava';
 import nock from 'nock';
 import { TikTokPlatform } from '../../adapters/social/tiktok-platform.ts';
 import { YouTubePlatform } from '../../adapters/social/youtube-platform.ts';
-import type { PublishRequest } from '../../core/ports/social-platform.port.ts';
-import { GOOGLE_APIS, GOOGLE_OAUTH, sessionUri, TIKTOK_API, UPLOAD_PATH, youtubeVideo } from '../support/social-platforms.ts';
+import { GOOGLE_OAUTH, sessionUri, TIKTOK_API, youtubeVideo, errorKind as kindOf, savedYoutubeSession as savedSession, tenBytePublishRequest as request, youtubeSession as session, youtubeStart as initiation } from '../support/social-platforms.ts';
 
 /**
  * Guards of the YouTube and TikTok adapters that the other suites leave undefended: how each platform's
@@ -16,35 +15,12 @@ test.afterEach.always(() => nock.cleanAll());
 test.after.always(() => nock.enableNetConnect());
 
 const SIZE = 10;
-const FILE = Buffer.from('0123456789');
 const youtube = new YouTubePlatform({ clientId: 'c', clientSecret: 's', timeoutMs: 2000 });
 const tiktok = new TikTokPlatform({ clientKey: 'k', clientSecret: 's', timeoutMs: 2000, pollIntervalMs: 5, pollTimeoutMs: 300 });
 
-const request = (refs: string[], overrides: Partial<PublishRequest> = {}): PublishRequest => ({
-  accessToken: 'secret-token',
-  file: {
-    sizeBytes: SIZE,
-    contentType: 'video/mp4',
-    fileName: 'a.mp4',
-    read: async (start) =>
-      (async function* () {
-        yield FILE.subarray(start);
-      })(),
-  },
-  title: 'T',
-  description: '',
-  privacy: 'private',
-  remoteRef: null,
-  saveRemoteRef: async (ref) => void refs.push(ref),
-  ...overrides,
-});
-const kindOf = (error: unknown) => (error as { kind?: string } | undefined)?.kind;
 
 // --- YouTube ---
 
-const initiation = () => nock(GOOGLE_APIS).post(UPLOAD_PATH).query({ uploadType: 'resumable', part: 'snippet,status' });
-const session = (id: string) => nock(GOOGLE_APIS).put(UPLOAD_PATH).query({ uploadType: 'resumable', upload_id: id });
-const savedSession = (id: string) => JSON.stringify({ session: sessionUri(id) });
 
 // Pins the resume after a partial upload: YouTube's 308 means "send the rest", which goes into the same session, never a second video.
 test.serial('YouTube: an upload answered 308 asks the session where it stands and sends the rest into it', async (t) => {

@@ -1,8 +1,7 @@
 import test from 'ava';
 import nock from 'nock';
 import { YouTubePlatform } from '../../adapters/social/youtube-platform.ts';
-import type { PublishRequest } from '../../core/ports/social-platform.port.ts';
-import { GOOGLE_APIS, GOOGLE_OAUTH, sessionUri, UPLOAD_PATH, youtubeVideo } from '../support/social-platforms.ts';
+import { GOOGLE_OAUTH, sessionUri, youtubeVideo, errorKind as kindOf, savedYoutubeSession as savedSession, tenBytePublishRequest as request, youtubeSession as session, youtubeStart as initiation } from '../support/social-platforms.ts';
 
 /** Guards of the YouTube adapter that social-platform-guards.test.ts and social-youtube-upload.test.ts leave undefended. YouTube is a nock scope. */
 
@@ -11,31 +10,8 @@ test.afterEach.always(() => nock.cleanAll());
 test.after.always(() => nock.enableNetConnect());
 
 const SIZE = 10;
-const FILE = Buffer.from('0123456789');
 const youtube = new YouTubePlatform({ clientId: 'c', clientSecret: 's', timeoutMs: 2000 });
 
-const request = (refs: string[], overrides: Partial<PublishRequest> = {}): PublishRequest => ({
-  accessToken: 'secret-token',
-  file: {
-    sizeBytes: SIZE,
-    contentType: 'video/mp4',
-    fileName: 'a.mp4',
-    read: async (start) =>
-      (async function* () {
-        yield FILE.subarray(start);
-      })(),
-  },
-  title: 'T',
-  description: '',
-  privacy: 'private',
-  remoteRef: null,
-  saveRemoteRef: async (ref) => void refs.push(ref),
-  ...overrides,
-});
-const kindOf = (error: unknown) => (error as { kind?: string } | undefined)?.kind;
-const initiation = () => nock(GOOGLE_APIS).post(UPLOAD_PATH).query({ uploadType: 'resumable', part: 'snippet,status' });
-const session = (id: string) => nock(GOOGLE_APIS).put(UPLOAD_PATH).query({ uploadType: 'resumable', upload_id: id });
-const savedSession = (id: string) => JSON.stringify({ session: sessionUri(id) });
 
 // Pins the resume offset: a saved session holding bytes 0-3 gets bytes 4-9 (no byte twice), one holding nothing (308 without Range) gets the whole file.
 test.serial('YouTube: a resumed session gets exactly the bytes it lacks', async (t) => {
