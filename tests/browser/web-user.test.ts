@@ -262,6 +262,10 @@ test.serial('a queued job whose start deadline passes turns into an expired row 
   const expected = ended === 'cancelled' ? balance : `${Number.parseInt(balance, 10) - 5} coins`;
   await page.getByTestId('balance').filter({ hasText: expected }).waitFor();
   await screenshot(page, 'user-02b-expired');
+  // A blocker that ended between its status read and the click answers the cancel 409, which the browser logs (seen
+  // in CI); that answer is right, not a problem of the page. Taken out of the shared list, so later tests do not see it.
+  const raced = problems.problems.findIndex((line) => line.includes('status of 409') && line.includes(`/generate/${blocker}/cancel`));
+  if (raced >= 0 && ended === 'succeeded') problems.problems.splice(raced, 1);
   t.deepEqual(problems.problems, []);
 });
 
