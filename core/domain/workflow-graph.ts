@@ -61,6 +61,27 @@ class Problems {
 }
 
 /**
+ * What is wrong with a literal `filename_prefix`, or null. ComfyUI (folder_paths.get_save_image_path) normalises the
+ * prefix: its folders become the output's subfolder and its last part the file stem. A prefix that names no stem
+ * (`''`, `.`, `a/..`) saved hidden files named `._00001_.png` there, and the per-run folder the engines add (ADR 034)
+ * made the same prefix save elsewhere on ComfyUI (`output/mgs/<run>_00001_.png`) than on the builtin engine; an
+ * absolute one, or one that climbs above the folder, is refused by ComfyUI only when it lands outside `output/`.
+ * Every engine gets the same answer here, before a template is stored or a job is paid for. A backslash counts as `/`
+ * (a Windows server's separator).
+ */
+export const filenamePrefixProblem = (prefix: string): string | null => {
+  const path = prefix.replaceAll('\\', '/');
+  if (path.startsWith('/')) return 'must be a path inside the output folder, not an absolute one';
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part !== '..') parts.push(part);
+    else if (parts.pop() === undefined) return 'leads out of the output folder (..)';
+  }
+  return parts.length === 0 ? 'names no file: give the outputs a name, such as ComfyUI or images/portrait' : null;
+};
+
+/**
  * Checks a ComfyUI API-format graph before it is stored or sent to an engine, so that an admin or a user
  * gets every fixable problem at once with the node and input it concerns, instead of ComfyUI's first
  * KeyError. Returns a deep copy with link source ids normalised to strings.
@@ -124,6 +145,10 @@ export const validateWorkflowGraph = (input: unknown, options: WorkflowGraphOpti
     const inputs = graph[id]!.inputs;
     for (const name of Object.keys(inputs)) {
       const value = inputs[name];
+      if (name === 'filename_prefix' && typeof value === 'string') {
+        const problem = filenamePrefixProblem(value);
+        if (problem) problems.add(inputField(id, name), problem);
+      }
       if (!Array.isArray(value)) continue;
       const field = inputField(id, name);
       if (!isLink(value)) {

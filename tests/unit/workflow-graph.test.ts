@@ -195,3 +195,54 @@ test('outputNodeIds and isOutputNodeType recognise output nodes', (t) => {
   t.false(isOutputNodeType('ImageInvert'));
   t.true(isOutputNodeType('VHS_VideoCombine', ['VHS_VideoCombine']));
 });
+
+// A literal filename_prefix must name a file inside the output folder (ComfyUI's get_save_image_path rules): the same
+// answer on every engine, before a template is stored or a job is paid for.
+const withPrefix = (prefix: unknown): Record<string, unknown> => {
+  const input = chain();
+  (input['3'] as { inputs: Record<string, unknown> }).inputs['filename_prefix'] = prefix;
+  return input;
+};
+for (const [prefix, fragment] of [
+  ['', 'names no file'],
+  ['.', 'names no file'],
+  ['./', 'names no file'],
+  ['a/..', 'names no file'],
+  ['a\\..', 'names no file'],
+  ['/', 'not an absolute one'],
+  ['/tmp/out', 'not an absolute one'],
+  ['\\out', 'not an absolute one'],
+  ['..', 'leads out of the output folder'],
+  ['../out', 'leads out of the output folder'],
+  ['a/../../out', 'leads out of the output folder'],
+  ['a\\..\\..\\out', 'leads out of the output folder'],
+] as const) {
+  test(`rejects the filename_prefix ${JSON.stringify(prefix)}`, (t) => {
+    rejects(t, validateWorkflowGraph(withPrefix(prefix)), 'workflow.3.inputs.filename_prefix', fragment);
+  });
+}
+for (const prefix of ['out', 'images/portrait', 'images/', './out', 'a/../out', 'a/./b/../c', '..out', 'out..', '%year%-%month%/img', 'ComfyUI']) {
+  test(`accepts the filename_prefix ${JSON.stringify(prefix)}`, (t) => {
+    const result = validateWorkflowGraph(withPrefix(prefix));
+    t.true(result.ok, JSON.stringify(result.ok ? null : result.details));
+  });
+}
+
+test('checks only a literal filename_prefix: a link to a string node, and inputs of other names, pass', (t) => {
+  const input = withPrefix(['4', 0]);
+  input['4'] = { class_type: 'PrimitiveString', inputs: { value: '' } };
+  (input['1'] as { inputs: Record<string, unknown> }).inputs['prefix'] = '/';
+  t.true(validateWorkflowGraph(input).ok);
+});
+
+test('reports a bad filename_prefix on every node that has one, with the others', (t) => {
+  const input = withPrefix('/');
+  input['5'] = { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: '..' } };
+  input['6'] = { class_type: 'SaveImage', inputs: { images: ['9', 0], filename_prefix: 'fine' } };
+  const result = validateWorkflowGraph(input);
+  if (result.ok) return t.fail('accepted');
+  t.deepEqual(
+    result.details?.map((p) => p.field),
+    ['workflow.3.inputs.filename_prefix', 'workflow.5.inputs.filename_prefix', 'workflow.6.inputs.images'],
+  );
+});

@@ -8,6 +8,7 @@ const pool = entriesOn('comfy pool', 'adapters/comfyui/comfy-pool.ts', ['tests/u
 const engineGuard = entriesOn('comfy engine guards', 'adapters/comfyui/comfy-engine.ts', ['tests/integration/comfyui-engine-guards.test.ts']);
 const outputGuard = entriesOn('comfy outputs guards', 'adapters/comfyui/comfy-outputs.ts', ['tests/unit/comfy-outputs.test.ts']);
 
+const prefixRule = entriesOn('filename_prefix', 'core/domain/workflow-graph.ts', ['tests/unit/workflow-graph.test.ts', 'tests/integration/filename-prefix.test.ts']);
 const fleetCheck = entriesOn('fleet check', 'core/use-cases/templates/fleet-check.service.ts', ['tests/unit/template-fleet.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
@@ -948,4 +949,10 @@ export const MUTATIONS: Mutation[] = [
   outputGuard('an interrupt without node id names node ""', "'Interrupted',\n    ...(nodeId ? { nodeId } : {}),", "'Interrupted',\n    nodeId,"),
   outputGuard('an interrupt without node id says "before node #"', 'message: nodeId ? `Interrupted before', 'message: true ? `Interrupted before'),
   outputGuard('an interrupt without node type reads "undefined"', "`Interrupted before ${String(data['node_type'] ?? 'node')}", "`Interrupted before ${String(data['node_type'])}"),
+  prefixRule('a literal filename_prefix is not checked', '        if (problem) problems.add(inputField(id, name), problem);\n', ''),
+  prefixRule('an absolute prefix is taken', "  if (path.startsWith('/')) return 'must be a path inside the output folder, not an absolute one';\n", ''),
+  prefixRule('a prefix climbing above the output folder is taken', "else if (parts.pop() === undefined) return 'leads out of the output folder (..)';", 'else parts.pop();'),
+  prefixRule('a prefix that names no file is taken', "return parts.length === 0 ? 'names no file", "return parts.length === -1 ? 'names no file"),
+  prefixRule("a backslash is not read as a folder separator", "const path = prefix.replaceAll('\\\\', '/');", 'const path = prefix;'),
+  prefixRule("a '.' part counts as a name", "if (part === '' || part === '.') continue;", "if (part === '') continue;"),
 ];
