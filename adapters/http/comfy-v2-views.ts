@@ -124,6 +124,7 @@ const CODE_BY_FAIL: Record<string, { status: number; code: string }> = {
   'IDEMPOTENCY.KEY_REUSED': { status: 422, code: 'idempotency_key_reuse' },
   'IDEMPOTENCY.IN_PROGRESS': { status: 429, code: 'idempotency_in_progress' },
   'JOB.TOO_MANY_ACTIVE': { status: 429, code: 'queue_full' },
+  'QUEUE.FULL': { status: 429, code: 'queue_full' },
   'COIN.INSUFFICIENT': { status: 402, code: 'insufficient_credits' },
   'ASSET.MISSING': { status: 422, code: 'missing_asset' },
   'ASSET.HASH_MISMATCH': { status: 409, code: 'hash_mismatch' },

@@ -89,7 +89,7 @@ export const comfyV2Routes = (deps: ComfyV2RoutesDeps) => (root: ApiRouter) => {
         201: { description: 'Job created and queued (a repeat with the same Idempotency-Key and body returns the same job)', schema: v2JobSchema },
         402: { description: '`insufficient_credits`', schema: envelope },
         422: { description: '`invalid_workflow` (details.problems per field), `workflow_format_ui` (a UI-export graph), or `idempotency_key_reuse` (same key, another body)', schema: envelope },
-        429: { description: '`queue_full` (MAX_ACTIVE_JOBS_PER_USER), see Retry-After', schema: envelope },
+        429: { description: '`queue_full` (MAX_ACTIVE_JOBS_PER_USER, or QUEUE_MAX_DEPTH queued jobs of all users), see Retry-After', schema: envelope },
       },
     },
     async (req: Request, res: Response) => {
