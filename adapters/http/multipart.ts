@@ -22,7 +22,7 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
   return new Promise((resolve) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes, files: 1, fields: 50, parts: 60, fieldSize: 64 * 1024 } });
+      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes + 1, files: 1, fields: 50, parts: 60, fieldSize: 64 * 1024 } });
     } catch {
       req.resume();
       resolve(badFile(`send multipart/form-data with the image in a file field named "${options.field}"`));
@@ -35,6 +35,8 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
 
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
+      // busboy destroys an unfinished file with the parser's own error (a body cut short): handled below, not thrown.
+      stream.on('error', () => settle(badFile('the multipart body is malformed')));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => settle({ ok: false, status: 413, message: `The file is larger than the ${Math.round(options.maxBytes / 1048576)} MB upload limit` }));
       stream.on('end', () => {
@@ -58,6 +60,11 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
       if (outcome) resolve(outcome);
       else if (file) resolve({ ok: true, file, fields });
       else resolve(badFile(`is required (a multipart file field named "${options.field}")`));
+    });
+    // A client that hangs up before the end of its body never ends it: settle anyway, so the route handler ends
+    // (shutdown waits for the handlers still running).
+    req.once('close', () => {
+      if (!req.complete) resolve(outcome ?? badFile('the request ended before its body did'));
     });
     req.pipe(parser);
   });

@@ -25,7 +25,11 @@ export class OpenAiLanguageModel implements LanguageModel {
         if (!line.startsWith('data:')) continue;
         const data = line.slice(5).trim();
         if (data === '[DONE]') return whole;
-        const text = (JSON.parse(data) as { choices?: Choice[] }).choices?.[0]?.delta?.content;
+        const event = JSON.parse(data) as { choices?: Choice[]; error?: { message?: unknown } | string };
+        // An error in the stream (OpenAI, vLLM and LM Studio send one after the status line was already 200): the
+        // answer so far is no answer, also when the server then ends the stream with [DONE].
+        if (event.error !== undefined) throw new Error(`OpenAI-compatible server: ${typeof event.error === 'object' && event.error !== null && typeof event.error.message === 'string' ? event.error.message : JSON.stringify(event.error)}`);
+        const text = event.choices?.[0]?.delta?.content;
         if (typeof text === 'string' && text) {
           options.onText!(text);
           whole += text;

@@ -75,6 +75,16 @@ test.serial('openai: streaming reads server-sent deltas until [DONE]', async (t)
   t.deepEqual(pieces, ['Hi', ' there']);
 });
 
+test.serial('openai: an error event in the stream is a failure with its message, also when [DONE] follows', async (t) => {
+  const delta = `data: ${JSON.stringify({ choices: [{ delta: { content: 'Hi' } }] })}\n\n`;
+  nock(URL_).post('/v1/chat/completions').reply(200, delta + `data: ${JSON.stringify({ error: { message: 'context length exceeded', type: 'invalid_request_error' } })}\n\ndata: [DONE]\n\n`, { 'content-type': 'text/event-stream' });
+  const pieces: string[] = [];
+  t.deepEqual(await new OpenAiLanguageModel(server()).generate('x', { onText: (text) => pieces.push(text) }), { ok: false, reason: 'failed', cause: 'OpenAI-compatible server: context length exceeded' });
+  t.deepEqual(pieces, ['Hi']);
+  nock(URL_).post('/v1/chat/completions').reply(200, `data: ${JSON.stringify({ error: 'overloaded' })}\n\ndata: [DONE]\n\n`, { 'content-type': 'text/event-stream' });
+  t.deepEqual(await new OpenAiLanguageModel(server()).generate('x', { onText: () => undefined }), { ok: false, reason: 'failed', cause: 'OpenAI-compatible server: "overloaded"' });
+});
+
 test.serial('openai: a stream that ends without [DONE] is a failure, not a short answer', async (t) => {
   nock(URL_).post('/v1/chat/completions').reply(200, `data: ${JSON.stringify({ choices: [{ delta: { content: 'Hi' } }] })}\n\n`, { 'content-type': 'text/event-stream' });
   t.deepEqual(await new OpenAiLanguageModel(server()).generate('x', { onText: () => undefined }), { ok: false, reason: 'failed', cause: 'the stream ended before [DONE]' });
