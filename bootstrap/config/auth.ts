@@ -38,6 +38,8 @@ export function readJwtSecret(read: Reader, ctx: LocalSecretContext): string {
   if (jwtSecret === undefined) {
     if (ctx.appEnv === 'local') {
       jwtSecret = localSecret(ctx.dataDir, ctx.persistLocalSecret);
+      // A kept file cut short (an empty one: anyone could sign tokens) is refused, as a short JWT_SECRET is.
+      if (jwtSecret.length < 32) read.problems.push(`the JWT secret kept in ${path.join(ctx.dataDir, 'jwt-secret')} must be at least 32 characters (delete the file to have a new one generated)`);
     } else {
       read.problems.push(`JWT_SECRET is required when APP_ENV=${ctx.appEnv}`);
       jwtSecret = '';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { parseTokenKeys } from '../../adapters/crypto/aes-gcm-token-cipher.ts';
 import { localSecret, type LocalSecretContext } from './auth.ts';
 import type { Reader } from './reader.ts';
@@ -34,12 +35,20 @@ export function readSocial(read: Reader, ctx: LocalSecretContext): SocialConfig 
   const youtube = pair('YOUTUBE_CLIENT_ID', read.raw('YOUTUBE_CLIENT_ID'), 'YOUTUBE_CLIENT_SECRET', read.raw('YOUTUBE_CLIENT_SECRET'));
   const tiktok = pair('TIKTOK_CLIENT_KEY', read.raw('TIKTOK_CLIENT_KEY'), 'TIKTOK_CLIENT_SECRET', read.raw('TIKTOK_CLIENT_SECRET'));
   let tokenEncryptionKey = read.raw('TOKEN_ENCRYPTION_KEY') ?? '';
-  if (tokenEncryptionKey) {
+  let keySource = 'TOKEN_ENCRYPTION_KEY: ';
+  let keyRemedy = '';
+  if (!tokenEncryptionKey && (youtube || tiktok)) {
+    if (appEnv === 'local') {
+      tokenEncryptionKey = localSecret(dataDir, ctx.persistLocalSecret, 'token-encryption-key', () => randomBytes(32).toString('hex'));
+      // A kept file cut short or edited is checked like the variable: the platforms' tokens are sealed with it.
+      keySource = `the token key kept in ${path.join(dataDir, 'token-encryption-key')}: `;
+      keyRemedy = ' (delete the file to have a new one generated; connected accounts must then be connected again)';
+    } else read.problems.push(`TOKEN_ENCRYPTION_KEY is required when a social platform is configured and APP_ENV=${appEnv} (32 bytes as 64 hex characters or base64; "id:key,oldid:oldkey" to rotate)`);
+  }
+  // A kept file may be empty: checked all the same.
+  if (tokenEncryptionKey || keyRemedy) {
     const parsed = parseTokenKeys(tokenEncryptionKey);
-    if ('problem' in parsed) read.problems.push(`TOKEN_ENCRYPTION_KEY: ${parsed.problem}`);
-  } else if (youtube || tiktok) {
-    if (appEnv === 'local') tokenEncryptionKey = localSecret(dataDir, ctx.persistLocalSecret, 'token-encryption-key', () => randomBytes(32).toString('hex'));
-    else read.problems.push(`TOKEN_ENCRYPTION_KEY is required when a social platform is configured and APP_ENV=${appEnv} (32 bytes as 64 hex characters or base64; "id:key,oldid:oldkey" to rotate)`);
+    if ('problem' in parsed) read.problems.push(`${keySource}${parsed.problem}${keyRemedy}`);
   }
   return {
     youtube: youtube ? { clientId: youtube[0], clientSecret: youtube[1] } : null,
