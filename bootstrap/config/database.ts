@@ -14,7 +14,7 @@ export function readDatabase(read: Reader, ctx: { dataDir: string }): DatabaseCo
   if (databaseUrl.startsWith('sqlite:')) {
     const target = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     // The service keeps jobs, coins and its queue in the database: an in-memory one would lose them all on restart.
-    if (target === ':memory:' || target === '') read.problems.push('DATABASE_URL=sqlite: needs a file path (sqlite:/path/to/app.db); an in-memory database is not supported');
+    if (target.replace(/^\/\//, '') === ':memory:' || target === '') read.problems.push('DATABASE_URL=sqlite: needs a file path (sqlite:/path/to/app.db); an in-memory database is not supported');
     database = { url: databaseUrl, dialect: 'sqlite', storagePath: path.resolve(target || '.') };
   } else if (databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://')) {
     // mysql2 serves both; a mariadb:// URL would make Sequelize look for the `mariadb` package.

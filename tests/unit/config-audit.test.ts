@@ -206,6 +206,9 @@ test('database: an in-memory SQLite database is refused (it would lose jobs and 
   const problem = 'DATABASE_URL=sqlite: needs a file path (sqlite:/path/to/app.db); an in-memory database is not supported';
   t.deepEqual(problemsOf({ DATABASE_URL: 'sqlite::memory:' }), [problem]);
   t.deepEqual(problemsOf({ DATABASE_URL: 'sqlite:' }), [problem]);
+  // The URL form (Sequelize's own examples use it): before, a file named ':memory:' at the root of the disk.
+  t.deepEqual(problemsOf({ DATABASE_URL: 'sqlite://:memory:' }), [problem]);
+  t.is(load({ DATABASE_URL: 'sqlite:///var/lib/mgs/:memory:' }).database.storagePath, '/var/lib/mgs/:memory:', 'a file of that name in a folder is a file');
 });
 
 test('database: mysql:// and mariadb:// both reach mysql2; other schemes and bad URLs are refused', (t) => {
