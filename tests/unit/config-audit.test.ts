@@ -2,25 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { loadConfig, type Config } from '../../bootstrap/config.ts';
+import { loadConfig } from '../../bootstrap/config.ts';
+import { load, problemsOf } from '../support/config-env.ts';
 
 /**
  * Guard audit of the configuration sections (generation, queue, database, cache and bus, auth, telemetry): the
  * documented defaults (.env.example, API.md §11) pinned literally, the bounds of each number, and the refusals of
  * bad values, each named in a problem an operator reads at start-up.
  */
-
-const load = (env: Record<string, string>): Readonly<Config> => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join('; ')}`);
-  return result.config;
-};
-
-const problemsOf = (env: Record<string, string>): string[] => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (result.ok) throw new Error(`configuration unexpectedly valid: ${JSON.stringify(env)}`);
-  return result.problems;
-};
 
 const MiB = 1024 * 1024;
 

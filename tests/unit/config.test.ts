@@ -3,20 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { loadConfig, type Config } from '../../bootstrap/config.ts';
+import { load, problemsOf } from '../support/config-env.ts';
 import { readQueue } from '../../bootstrap/config/queue.ts';
 import { Reader } from '../../bootstrap/config/reader.ts';
-
-const load = (env: Record<string, string>): Readonly<Config> => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join('; ')}`);
-  return result.config;
-};
-
-const problemsOf = (env: Record<string, string>): string[] => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (result.ok) throw new Error('configuration unexpectedly valid');
-  return result.problems;
-};
 
 test('an empty environment gives the embedded default', (t) => {
   const config = load({});

@@ -1,19 +1,7 @@
 import test from 'ava';
-import { loadConfig, type Config } from '../../bootstrap/config.ts';
+import { load, problemsOf } from '../support/config-env.ts';
 
 const REDIS = 'redis://127.0.0.1:6379';
-
-const load = (env: Record<string, string>): Readonly<Config> => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join('; ')}`);
-  return result.config;
-};
-
-const problemsOf = (env: Record<string, string>): string[] => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (result.ok) throw new Error('configuration unexpectedly valid');
-  return result.problems;
-};
 
 test('EVENT_BUS_DRIVER defaults to memory, and to redis when the cache is on Redis', (t) => {
   t.deepEqual(load({}).eventBus, { driver: 'memory' });

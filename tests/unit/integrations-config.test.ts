@@ -1,17 +1,5 @@
 import test from 'ava';
-import { loadConfig, type Config } from '../../bootstrap/config.ts';
-
-const load = (env: Record<string, string>): Readonly<Config> => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join('; ')}`);
-  return result.config;
-};
-
-const problemsOf = (env: Record<string, string>): string[] => {
-  const result = loadConfig(env, { persistLocalSecret: false });
-  if (result.ok) throw new Error('configuration unexpectedly valid');
-  return result.problems;
-};
+import { load, problemsOf } from '../support/config-env.ts';
 
 test('no OIDC provider and no chat by default', (t) => {
   const config = load({});
