@@ -1,4 +1,4 @@
-import { refreshSession } from './api.ts';
+import { onSignedOut, refreshSession, request } from './api.ts';
 
 export interface ServerEvent {
   type: string;
@@ -15,7 +15,8 @@ const SESSION_REVOKED = 4003;
 /**
  * The real-time channel (API.md §6). It remembers the last `seq` it saw; after a dropped connection it
  * reconnects with backoff and sends `{"type":"sync","since":seq}` so nothing is missed. A socket closed
- * because its access token expired (4001) refreshes the session first.
+ * because its access token expired (4001), or refused before it opened, renews the session first; a session that
+ * cannot be renewed signs the page out.
  */
 export class EventSocket {
   private ws: WebSocket | null = null;
@@ -57,7 +58,9 @@ export class EventSocket {
     const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/api/v1/ws`;
     const ws = new WebSocket(url);
     this.ws = ws;
+    let opened = false;
     ws.addEventListener('open', () => {
+      opened = true;
       this.retry = 0;
       ws.send(JSON.stringify(this.lastSeq === null ? { type: 'sync' } : { type: 'sync', since: this.lastSeq }));
     });
@@ -81,7 +84,13 @@ export class EventSocket {
       const delay = Math.min(10_000, 250 * 2 ** this.retry++);
       this.timer = setTimeout(() => {
         if (this.stopped) return;
-        if (close.code === TOKEN_EXPIRED) void refreshSession().then(() => !this.stopped && this.connect());
+        // The token ran out: renew the session, and when it is gone for good (refresh refused) the page signs out
+        // instead of reconnecting for ever.
+        if (close.code === TOKEN_EXPIRED) void refreshSession().then((renewed) => !this.stopped && (renewed ? this.connect() : onSignedOut()));
+        // Refused before it opened: the browser does not say why, and an access token that expired while the socket
+        // was down (a laptop asleep) is refused at every try. One request tells: a 401 renews the session (or signs
+        // out); a server that is down fails it, and the next try waits longer.
+        else if (!opened) void request('GET', '/auth/profile').catch(() => undefined).then(() => !this.stopped && this.connect());
         else this.connect();
       }, close.code === TOKEN_EXPIRED ? 0 : delay);
     });

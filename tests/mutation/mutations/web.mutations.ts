@@ -37,7 +37,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'admin jobs: the server column shows nothing',
     file: BUNDLE,
-    find: 'e("td",null,f.engineServer===null?"—":`server ${f.engineServer}`),',
+    find: 'e("td",null,g.engineServer===null?"—":`server ${g.engineServer}`),',
     replace: '',
     also: [
       { file: 'web/src/pages/admin-console.ts', find: "              h('td', null, job.engineServer === null ? '—' : `server ${job.engineServer}`),\n", replace: '' },
@@ -49,7 +49,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "jobs panel: a running job's time left is not shown",
     file: BUNDLE,
-    find: ',this.job.status==="running"&&s>0&&a.push(`about ${Ne(s)} left`)',
+    find: ',this.job.status==="running"&&s>0&&a.push(`about ${Te(s)} left`)',
     replace: '',
     also: [{ file: JOBS_PANEL, find: "    if (this.job.status === 'running' && left > 0) parts.push(`about ${duration(left)} left`);\n", replace: '' }],
     tests: ['tests/browser/web-user.test.ts'],

@@ -41,7 +41,8 @@ export const authPage =
               if (mode === 'signup') await api.post('/auth/register', { email: email.value, password: password.value, displayName: displayName.value });
               const login = await api.post<{ user: User }>('/auth/login', { email: email.value, password: password.value });
               ctx.setUser(login.user);
-              ctx.navigate(next.startsWith('/') && !next.startsWith('//') ? next : '/');
+              // A path on this site only: `//host` and `/\host` (a browser reads a backslash as `/`) name another one.
+              ctx.navigate(/^\/(?![/\\])/.test(next) ? next : '/');
             } catch (failure) {
               status.textContent = failure instanceof ApiError ? failure.message : 'The service could not be reached.';
               submit.disabled = false;
