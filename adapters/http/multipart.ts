@@ -11,7 +11,12 @@ export interface ReceivedFile {
 
 export type SingleFileOutcome = { ok: true; file: ReceivedFile; /** The text fields, by name (the last value of a repeated one). */ fields: Record<string, string> } | { ok: false; status: 400 | 413; message: string; details?: FieldProblem[] };
 
-const badFile = (message: string): SingleFileOutcome => ({ ok: false, status: 400, message: 'Validation failed', details: [{ field: 'file', message }] });
+const badFile = (message: string): SingleFileOutcome => badField('file', message);
+const badField = (field: string, message: string): SingleFileOutcome => ({ ok: false, status: 400, message: 'Validation failed', details: [{ field, message }] });
+
+/** The most parts a form may have, and the longest text field in bytes. busboy's limits fire on reaching them, hence the + 1 below. */
+const MAX_PARTS = 60;
+const MAX_FIELD_BYTES = 64 * 1024;
 
 /**
  * Reads a multipart/form-data body that must carry exactly one file, in `field`, of at most `maxBytes`.
@@ -22,7 +27,7 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
   return new Promise((resolve) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes + 1, files: 1, fields: 50, parts: 60, fieldSize: 64 * 1024 } });
+      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes + 1, files: 1, fields: 50, parts: MAX_PARTS + 1, fieldSize: MAX_FIELD_BYTES + 1 } });
     } catch {
       req.resume();
       resolve(badFile(`send multipart/form-data with the image in a file field named "${options.field}"`));
@@ -44,8 +49,9 @@ export function readSingleFile(req: Request, options: { field: string; maxBytes:
         else file = { data: Buffer.concat(chunks), mimeType: info.mimeType, fileName: info.filename ?? '' };
       });
     });
-    parser.on('field', (name, value) => {
+    parser.on('field', (name, value, info) => {
       if (name === options.field) settle(badFile('must be a file, not a text field'));
+      else if (info.valueTruncated) settle(badField(name, `is longer than ${MAX_FIELD_BYTES} bytes`));
       else fields[name] = value;
     });
     parser.on('filesLimit', () => settle(badFile('send exactly one file')));
