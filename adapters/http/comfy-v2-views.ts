@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { FieldProblem } from '../../core/domain/result.ts';
+import type { ErrorCode, FieldProblem } from '../../core/domain/result.ts';
 import type { ApiRouter } from './api-router.ts';
-import { failCodeOf } from './error-table.ts';
+import { failCodeOf, STATUS_BY_CODE } from './error-table.ts';
 import type { GenerationJob, JobStatus } from '../../core/domain/job.ts';
 import type { HistoryView } from '../../core/domain/job-views.ts';
 import type { UserEvent } from '../../core/domain/user-events.ts';
@@ -137,11 +137,16 @@ export const v2Error = (code: string, message: string, details?: FieldProblem[])
   error: { code, message, ...(details && details.length > 0 ? { details: { problems: details } } : {}) },
 });
 
-/** A refused v2 job submission: a bad workflow is v2's 422 `invalid_workflow`, with our per-field problems as details. */
+/**
+ * A refused v2 job submission: a bad workflow is v2's 422 `invalid_workflow`, with our per-field problems as details.
+ * A code v2 names differently is in CODE_BY_FAIL; any other takes the status of the one error table and v2's code
+ * for that status, as every other error of the surface does (see v2Envelope).
+ */
 export function v2SubmitFailure(failure: { code: string; message: string; details?: FieldProblem[] }): { status: number; body: unknown } {
   if (failure.code === 'VALIDATION.FAILED') return { status: 422, body: v2Error('invalid_workflow', failure.message, failure.details) };
-  const mapped = CODE_BY_FAIL[failure.code] ?? { status: 500, code: 'upstream_error' };
-  return { status: mapped.status, body: v2Error(mapped.code, failure.message, failure.details) };
+  const status = CODE_BY_FAIL[failure.code]?.status ?? STATUS_BY_CODE[failure.code as ErrorCode] ?? 500;
+  const code = CODE_BY_FAIL[failure.code]?.code ?? CODE_BY_STATUS[status] ?? 'upstream_error';
+  return { status, body: v2Error(code, failure.message, failure.details) };
 }
 
 /**

@@ -126,11 +126,13 @@ test('terminal events are the four that end a job', (t) => {
   t.deepEqual(terminal, ['job.completed', 'job.failed', 'job.cancelled', 'job.expired']);
 });
 
-// Pins the v2 error codes of refused submissions (the SDK branches on them), and 500 upstream_error for the rest.
+// Pins the v2 error codes of refused submissions (the SDK branches on them). A code v2 has no name for takes its
+// status from the error table and v2's code for that status (it was 500 upstream_error: QUEUE.FULL answered so until
+// its row was added); only a code the table does not know is 500.
 test('refused submissions map to v2 codes and statuses', (t) => {
   const problems = [{ field: 'workflow.1.inputs.width', message: 'too big' }];
   t.deepEqual(v2SubmitFailure({ code: 'VALIDATION.FAILED', message: 'bad', details: problems }), { status: 422, body: { error: { code: 'invalid_workflow', message: 'bad', details: { problems } } } });
-  const table = (['IDEMPOTENCY.KEY_REUSED', 'IDEMPOTENCY.IN_PROGRESS', 'JOB.TOO_MANY_ACTIVE', 'COIN.INSUFFICIENT', 'ASSET.MISSING', 'ASSET.HASH_MISMATCH', 'ASSET.IN_USE', 'SOMETHING.ELSE'] as const).map((code) => {
+  const table = (['IDEMPOTENCY.KEY_REUSED', 'IDEMPOTENCY.IN_PROGRESS', 'JOB.TOO_MANY_ACTIVE', 'COIN.INSUFFICIENT', 'ASSET.MISSING', 'ASSET.HASH_MISMATCH', 'ASSET.IN_USE', 'QUEUE.FULL', 'NOT_FOUND', 'AUTH.FORBIDDEN', 'CONFLICT', 'PAYLOAD.TOO_LARGE', 'RATE_LIMITED', 'UPSTREAM.TIMEOUT', 'SOMETHING.ELSE'] as const).map((code) => {
     const { status, body } = v2SubmitFailure({ code, message: 'm' });
     return [code, status, (body as { error: { code: string } }).error.code];
   });
@@ -142,6 +144,13 @@ test('refused submissions map to v2 codes and statuses', (t) => {
     ['ASSET.MISSING', 422, 'missing_asset'],
     ['ASSET.HASH_MISMATCH', 409, 'hash_mismatch'],
     ['ASSET.IN_USE', 409, 'asset_in_use'],
+    ['QUEUE.FULL', 429, 'queue_full'],
+    ['NOT_FOUND', 404, 'not_found'],
+    ['AUTH.FORBIDDEN', 403, 'forbidden'],
+    ['CONFLICT', 409, 'conflict'],
+    ['PAYLOAD.TOO_LARGE', 413, 'payload_too_large'],
+    ['RATE_LIMITED', 429, 'rate_limited'],
+    ['UPSTREAM.TIMEOUT', 504, 'upstream_error'],
     ['SOMETHING.ELSE', 500, 'upstream_error'],
   ]);
   t.deepEqual(v2Error('not_found', 'No such job', []), { error: { code: 'not_found', message: 'No such job' } }, 'no empty details');

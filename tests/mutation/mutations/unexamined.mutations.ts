@@ -17,7 +17,7 @@ const comfy = entriesOn('unexamined: comfy engine options', 'bootstrap/modules/g
 
 export const MUTATIONS: Mutation[] = [
   // The queue-depth check (ADR 037), both submits.
-  v2('a full queue is a 500 upstream_error, not 429 queue_full', "  'QUEUE.FULL': { status: 429, code: 'queue_full' },\n", ''),
+  v2('a full queue is 429 rate_limited, not queue_full', "  'QUEUE.FULL': { status: 429, code: 'queue_full' },\n", ''),
   submit('running jobs fill the queue too', "listByStatus(['queued'], { page: 1, limit: 1 })", "listByStatus(['queued', 'running'], { page: 1, limit: 1 })"),
 
   // The retention sweep, as the scheduler runs it.
