@@ -29,25 +29,27 @@ export interface LocalSecretContext {
   persistLocalSecret: boolean;
 }
 
+/** The shortest JWT signing secret taken, given or kept. */
+const MIN_JWT_SECRET = 32;
+
 /**
  * JWT_SECRET (at least 32 characters), required outside APP_ENV=local. It is read before the URLs and the rest of
  * the auth section (`readAuth`), so its problem comes first.
  */
 export function readJwtSecret(read: Reader, ctx: LocalSecretContext): string {
-  let jwtSecret = read.raw('JWT_SECRET');
-  if (jwtSecret === undefined) {
-    if (ctx.appEnv === 'local') {
-      jwtSecret = localSecret(ctx.dataDir, ctx.persistLocalSecret);
-      // A kept file cut short (an empty one: anyone could sign tokens) is refused, as a short JWT_SECRET is.
-      if (jwtSecret.length < 32) read.problems.push(`the JWT secret kept in ${path.join(ctx.dataDir, 'jwt-secret')} must be at least 32 characters (delete the file to have a new one generated)`);
-    } else {
-      read.problems.push(`JWT_SECRET is required when APP_ENV=${ctx.appEnv}`);
-      jwtSecret = '';
-    }
-  } else if (jwtSecret.length < 32) {
-    read.problems.push('JWT_SECRET must be at least 32 characters');
+  const given = read.raw('JWT_SECRET');
+  if (given !== undefined) {
+    if (given.length < MIN_JWT_SECRET) read.problems.push(`JWT_SECRET must be at least ${MIN_JWT_SECRET} characters`);
+    return given;
   }
-  return jwtSecret;
+  if (ctx.appEnv !== 'local') {
+    read.problems.push(`JWT_SECRET is required when APP_ENV=${ctx.appEnv}`);
+    return '';
+  }
+  const kept = localSecret(ctx.dataDir, ctx.persistLocalSecret);
+  // A kept file cut short (an empty one: anyone could sign tokens) is refused, as a short JWT_SECRET is.
+  if (kept.secret.length < MIN_JWT_SECRET) read.problems.push(`the JWT secret kept in ${kept.file} must be at least ${MIN_JWT_SECRET} characters (delete the file to have a new one generated)`);
+  return kept.secret;
 }
 
 /** Tokens (JWT_*, *_TOKEN_TTL), cookies, administrators and the login and registration limits, around the secret `readJwtSecret` gave. */
@@ -70,13 +72,16 @@ export function readAuth(read: Reader, ctx: { appEnv: AppEnv; jwtSecret: string 
   };
 }
 
-/** APP_ENV=local keeps a generated secret under DATA_DIR (the JWT signing secret, the token key) so it survives restarts. */
-export function localSecret(dataDir: string, persist: boolean, fileName = 'jwt-secret', make = () => randomBytes(48).toString('base64url')): string {
-  if (!persist) return make();
+/**
+ * APP_ENV=local keeps a generated secret under DATA_DIR (the JWT signing secret, the token key) so it survives
+ * restarts: the secret, and the file it is kept in (where it would be, when nothing is kept).
+ */
+export function localSecret(dataDir: string, persist: boolean, fileName = 'jwt-secret', make = () => randomBytes(48).toString('base64url')): { secret: string; file: string } {
   const file = path.join(dataDir, fileName);
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (!persist) return { secret: make(), file };
+  if (existsSync(file)) return { secret: readFileSync(file, 'utf8').trim(), file };
   mkdirSync(dataDir, { recursive: true });
   const secret = make();
   writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
+  return { secret, file };
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { parseTokenKeys } from '../../adapters/crypto/aes-gcm-token-cipher.ts';
 import { localSecret, type LocalSecretContext } from './auth.ts';
 import type { Reader } from './reader.ts';
@@ -34,21 +33,20 @@ export function readSocial(read: Reader, ctx: LocalSecretContext): SocialConfig 
   };
   const youtube = pair('YOUTUBE_CLIENT_ID', read.raw('YOUTUBE_CLIENT_ID'), 'YOUTUBE_CLIENT_SECRET', read.raw('YOUTUBE_CLIENT_SECRET'));
   const tiktok = pair('TIKTOK_CLIENT_KEY', read.raw('TIKTOK_CLIENT_KEY'), 'TIKTOK_CLIENT_SECRET', read.raw('TIKTOK_CLIENT_SECRET'));
-  let tokenEncryptionKey = read.raw('TOKEN_ENCRYPTION_KEY') ?? '';
-  let keySource = 'TOKEN_ENCRYPTION_KEY: ';
-  let keyRemedy = '';
-  if (!tokenEncryptionKey && (youtube || tiktok)) {
+  /** The tokens are sealed with the key: one that does not parse stops the start, named by where it came from. */
+  const checked = (key: string, source: string, remedy = ''): string => {
+    const parsed = parseTokenKeys(key);
+    if ('problem' in parsed) read.problems.push(`${source}: ${parsed.problem}${remedy}`);
+    return key;
+  };
+  const given = read.raw('TOKEN_ENCRYPTION_KEY') ?? '';
+  let tokenEncryptionKey = given ? checked(given, 'TOKEN_ENCRYPTION_KEY') : '';
+  if (!given && (youtube || tiktok)) {
     if (appEnv === 'local') {
-      tokenEncryptionKey = localSecret(dataDir, ctx.persistLocalSecret, 'token-encryption-key', () => randomBytes(32).toString('hex'));
-      // A kept file cut short or edited is checked like the variable: the platforms' tokens are sealed with it.
-      keySource = `the token key kept in ${path.join(dataDir, 'token-encryption-key')}: `;
-      keyRemedy = ' (delete the file to have a new one generated; connected accounts must then be connected again)';
+      // A kept file cut short or edited (even an empty one) is checked like the variable.
+      const kept = localSecret(dataDir, ctx.persistLocalSecret, 'token-encryption-key', () => randomBytes(32).toString('hex'));
+      tokenEncryptionKey = checked(kept.secret, `the token key kept in ${kept.file}`, ' (delete the file to have a new one generated; connected accounts must then be connected again)');
     } else read.problems.push(`TOKEN_ENCRYPTION_KEY is required when a social platform is configured and APP_ENV=${appEnv} (32 bytes as 64 hex characters or base64; "id:key,oldid:oldkey" to rotate)`);
-  }
-  // A kept file may be empty: checked all the same.
-  if (tokenEncryptionKey || keyRemedy) {
-    const parsed = parseTokenKeys(tokenEncryptionKey);
-    if ('problem' in parsed) read.problems.push(`${keySource}${parsed.problem}${keyRemedy}`);
   }
   return {
     youtube: youtube ? { clientId: youtube[0], clientSecret: youtube[1] } : null,

@@ -105,8 +105,9 @@ export const MUTATIONS: Mutation[] = [
   cacheAndBus('EVENT_BUS_DRIVER=redis without REDIS_URL is accepted', "read.required('REDIS_URL', 'when EVENT_BUS_DRIVER=redis')", "read.string('REDIS_URL', '')"),
 
   // bootstrap/config/auth.ts
-  auth('a JWT_SECRET of 16 characters is accepted', '} else if (jwtSecret.length < 32) {', '} else if (jwtSecret.length < 16) {'),
-  auth('JWT_SECRET is optional in development (a secret generated per process)', "if (ctx.appEnv === 'local') {", "if (ctx.appEnv !== 'production') {"),
+  auth('a JWT_SECRET of 16 characters is accepted', '    if (given.length < MIN_JWT_SECRET) read.problems.push(', '    if (given.length < 16) read.problems.push('),
+  auth('a JWT_SECRET of 31 characters is accepted', 'const MIN_JWT_SECRET = 32;', 'const MIN_JWT_SECRET = 31;'),
+  auth('JWT_SECRET is optional in development (a secret generated per process)', "  if (ctx.appEnv !== 'local') {", "  if (ctx.appEnv === 'production') {"),
   auth('cookies are not secure by default in production', "read.bool('SECURE_COOKIES', ctx.appEnv === 'production')", "read.bool('SECURE_COOKIES', false)"),
   auth('ADMIN_EMAILS is case-sensitive', ".map((email) => email.toLowerCase())", '.map((email) => email)'),
   auth('an access token lives a day by default', "read.duration('ACCESS_TOKEN_TTL', 15 * 60)", "read.duration('ACCESS_TOKEN_TTL', 86400)"),
@@ -119,12 +120,13 @@ export const MUTATIONS: Mutation[] = [
   auth('REGISTER_MAX_PER_ADDRESS defaults to 100', "read.int('REGISTER_MAX_PER_ADDRESS', 5,", "read.int('REGISTER_MAX_PER_ADDRESS', 100,"),
   auth('the registration window is a minute by default', "read.duration('REGISTER_WINDOW', 60 * 60)", "read.duration('REGISTER_WINDOW', 60)"),
   auth('API_KEY_RATE_LIMIT_PER_MINUTE defaults to a million', "read.int('API_KEY_RATE_LIMIT_PER_MINUTE', 600,", "read.int('API_KEY_RATE_LIMIT_PER_MINUTE', 1_000_000,"),
-  auth('the kept local secret is read with its line end', "return readFileSync(file, 'utf8').trim();", "return readFileSync(file, 'utf8');"),
-  auth('the kept local secret is replaced at every start (every session ends at a restart)', "  if (existsSync(file)) return readFileSync(file, 'utf8').trim();\n", ''),
+  auth('the kept local secret is read with its line end', "{ secret: readFileSync(file, 'utf8').trim(), file }", "{ secret: readFileSync(file, 'utf8'), file }"),
+  auth('the kept local secret is replaced at every start (every session ends at a restart)', "  if (existsSync(file)) return { secret: readFileSync(file, 'utf8').trim(), file };\n", ''),
   auth('the kept local secret is readable by every local user', 'mode: 0o600', 'mode: 0o644'),
-  auth('an empty or short kept local secret signs tokens (anyone can forge them)', '      if (jwtSecret.length < 32) read.problems.push(`the JWT secret kept in', '      if (false as boolean) read.problems.push(`the JWT secret kept in'),
-  social('an empty kept token key is taken (no problem at start)', '  if (tokenEncryptionKey || keyRemedy) {', '  if (tokenEncryptionKey) {'),
-  auth('a secret that is not to be kept is written to DATA_DIR anyway', '  if (!persist) return make();\n', ''),
+  auth('an empty or short kept local secret signs tokens (anyone can forge them)', '  if (kept.secret.length < MIN_JWT_SECRET) read.problems.push(`the JWT secret kept in', '  if (false as boolean) read.problems.push(`the JWT secret kept in'),
+  social('an empty kept token key is taken (no problem at start)', '      tokenEncryptionKey = checked(kept.secret,', '      tokenEncryptionKey = kept.secret || checked(kept.secret,'),
+  social('a kept token key is not checked at all', '      tokenEncryptionKey = checked(kept.secret,', '      tokenEncryptionKey = kept.secret; void (kept.secret,'),
+  auth('a secret that is not to be kept is written to DATA_DIR anyway', '  if (!persist) return { secret: make(), file };\n', ''),
 
   // bootstrap/config/telemetry.ts
   telemetry('OTEL_EXPORTER_OTLP_ENDPOINT with a trailing slash gets //v1/traces', ".replace(/\\/$/, '')", ''),

@@ -231,9 +231,10 @@ function integrationConfigMutations(): Mutation[] {
   const oidcTests = ['tests/unit/integrations-config.test.ts'];
   return [
     { name: 'social config: a platform with only one of its values turned on', file: social, find: "    if (!id || !secret) {\n      read.problems.push(", replace: "    if (!id && !secret) {\n      read.problems.push(", tests: socialTests },
-    { name: 'social config: a malformed TOKEN_ENCRYPTION_KEY accepted', file: social, find: "    if ('problem' in parsed) read.problems.push(`${keySource}${parsed.problem}${keyRemedy}`);\n", replace: '', tests: socialTests },
+    { name: 'social config: a malformed TOKEN_ENCRYPTION_KEY accepted', file: social, find: "    if ('problem' in parsed) read.problems.push(`${source}: ${parsed.problem}${remedy}`);\n", replace: '', tests: socialTests },
+    { name: 'social config: a given TOKEN_ENCRYPTION_KEY is not checked', file: social, find: "  let tokenEncryptionKey = given ? checked(given, 'TOKEN_ENCRYPTION_KEY') : '';", replace: '  let tokenEncryptionKey = given;', tests: socialTests },
     { name: 'social config: no TOKEN_ENCRYPTION_KEY required with a platform in production', file: social, find: "    } else read.problems.push(`TOKEN_ENCRYPTION_KEY is required when a social platform", replace: "    } else void (`TOKEN_ENCRYPTION_KEY is required when a social platform", tests: socialTests },
-    { name: 'social config: APP_ENV=local makes no key', file: social, find: '      tokenEncryptionKey = localSecret(dataDir,', replace: '      void localSecret(dataDir,', tests: socialTests },
+    { name: 'social config: APP_ENV=local makes no key', file: social, find: '      tokenEncryptionKey = checked(kept.secret,', replace: '      void checked(kept.secret,', tests: socialTests },
     { name: 'oidc config: a reserved word taken as a provider name', file: oidc, find: ' || RESERVED_PROVIDER_NAMES.has(name)) {', replace: ') {', tests: oidcTests },
     { name: 'oidc config: a provider name of any characters taken', file: oidc, find: "    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name) || RESERVED_PROVIDER_NAMES.has(name)) {", replace: '    if (RESERVED_PROVIDER_NAMES.has(name)) {', tests: oidcTests },
     { name: 'oidc config: an http issuer accepted in production', file: oidc, find: "      if (appEnv === 'production' && issuer.startsWith('http:')) read.problems.push(", replace: "      if (false) read.problems.push(", tests: oidcTests },
