@@ -267,12 +267,15 @@ test.serial('the socket: a dropped connection comes back and syncs from its last
     const socket = await fakeSocket(page);
     await jobsList(page, [job('socket-job', 'running', 0)]);
     const refreshes: number[] = [];
+    let profiles = 0;
     page.on('response', (response) => {
       if (response.url().endsWith('/api/v1/auth/refresh')) refreshes.push(response.status());
+      if (response.url().endsWith('/api/v1/auth/profile')) profiles += 1;
     });
     await page.goto('/');
     await row(page, 'socket-job').waitFor();
     await until(() => socket.sent[0]?.length === 1, 'the first sync');
+    const profilesOnLoad = profiles;
     t.deepEqual(JSON.parse(socket.sent[0]![0]!), { type: 'sync' });
     socket.send({ type: 'job.status', jobId: 'socket-job', seq: 41, text: 'Step 1' });
     await statusOfRow(page, 'socket-job').filter({ hasText: 'Step 1' }).waitFor();
@@ -281,6 +284,8 @@ test.serial('the socket: a dropped connection comes back and syncs from its last
     await until(() => socket.sent[1]?.length === 1, 'the second connection');
     t.deepEqual(JSON.parse(socket.sent[1]![0]!), { type: 'sync', since: 41 });
     t.deepEqual(refreshes, [], 'a dropped connection needs no refresh');
+    // Only a socket refused before it opened asks for the profile first (to renew the session): this one had opened.
+    t.is(profiles, profilesOnLoad, 'a dropped connection asks for no profile');
     socket.send({ type: 'job.status', jobId: 'socket-job', seq: 42, text: 'Step 2' });
     await statusOfRow(page, 'socket-job').filter({ hasText: 'Step 2' }).waitFor();
 

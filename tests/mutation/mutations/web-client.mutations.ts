@@ -100,6 +100,11 @@ export const MUTATIONS: Mutation[] = [
     ['s?this.connect():K("GET","/auth/profile").catch(()=>{}).then(()=>!this.stopped&&this.connect())', 'this.connect()'],
     ["else if (!opened) void request('GET', '/auth/profile').catch(() => undefined).then(() => !this.stopped && this.connect());\n        else this.connect();", 'else this.connect();'],
   ),
+  socket(
+    'every reconnection asks for the profile first, also of a socket that had opened',
+    ['s?this.connect():K(', '!1?this.connect():K('],
+    ["        else if (!opened) void request('GET',", "        else if (true as boolean) void request('GET',"],
+  ),
   auth('sign-in follows next to another site (/\\host)', ['/^\\/(?![/\\\\])/.test(i)', '/^\\/(?!\\/)/.test(i)'], ["/^\\/(?![/\\\\])/.test(next)", '/^\\/(?!\\/)/.test(next)']),
 
   api('state-changing requests lose their XSRF header', ['r&&(s["x-xsrf-token"]=r)', 'r&&!1'], ["if (xsrf) headers['x-xsrf-token'] = xsrf;", '']),
