@@ -217,7 +217,10 @@ function suite(db: TestDatabase): void {
     // Someone replays the first (already rotated) token: theft is assumed.
     const thief = (await app()).client();
     thief.cookies.set('refresh_token', first);
-    assertError(t, await thief.post('/auth/refresh'), 401);
+    const stolen = await thief.post('/auth/refresh');
+    assertError(t, stolen, 401);
+    // A refused refresh clears the session's cookies: the browser stops sending a dead token.
+    for (const name of ['access_token', 'refresh_token']) t.regex(setCookie(stolen, name) ?? '', new RegExp(`^${name}=;.*Expires=Thu, 01 Jan 1970 00:00:00 GMT`), `${name} cleared`);
     // ... so the legitimate newest token of that family is dead too.
     const victim = (await app()).client();
     victim.cookies.set('refresh_token', third);

@@ -385,6 +385,48 @@ test('ready templates this server rejects are skipped with the reason', async (t
   t.true(report.skipped[0]!.problems.some((p) => p.field === 'workflow.4.class_type'));
 });
 
+/** The store as another process's install leaves it: its first template in, not yet visible when this one counted. */
+const installingElsewhere = (uow: MemoryUnitOfWork, create = (real: (template: WorkflowTemplate) => Promise<boolean>) => real): MemoryUnitOfWork =>
+  new Proxy(uow, {
+    get(target, property, receiver) {
+      if (property !== 'run') return Reflect.get(target, property, receiver);
+      return (work: (tx: any) => Promise<unknown>) =>
+        target.run((tx) => {
+          const templates = new Proxy(tx.templates, {
+            get(repository, name) {
+              if (name === 'countEver') return async () => 0;
+              if (name === 'create') return create(repository.create.bind(repository));
+              const value = Reflect.get(repository, name);
+              return typeof value === 'function' ? value.bind(repository) : value;
+            },
+          });
+          return work({ ...tx, templates });
+        });
+    },
+  });
+
+test('ready templates installed by another process at the same moment: this one installs none and reports none', async (t) => {
+  const uow = new MemoryUnitOfWork(new MemoryStore());
+  let n = 0;
+  const ids = { newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}` };
+  const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
+  // The other process got the second ready template in first.
+  const theirs = value(t, await new InstallReadyTemplates({ uow, ids, clock, rules: {}, ready: [READY_TEMPLATES[1]!] }).execute());
+  t.deepEqual(theirs.installed, [READY_TEMPLATES[1]!.name]);
+  const report = value(t, await new InstallReadyTemplates({ uow: installingElsewhere(uow), ids, clock, rules: {}, ready: READY_TEMPLATES }).execute());
+  t.deepEqual(report, { installedNow: false, installed: [], skipped: [] });
+  t.deepEqual((await uow.autocommit.templates.list()).map((x) => x.name), [READY_TEMPLATES[1]!.name], 'the first one this process created was rolled back');
+});
+
+test('ready templates: a store failure while installing is thrown, not taken for another process installing', async (t) => {
+  const uow = new MemoryUnitOfWork(new MemoryStore());
+  const failing = installingElsewhere(uow, () => async () => {
+    throw new Error('disk full');
+  });
+  const install = new InstallReadyTemplates({ uow: failing, ids: { newId: () => '00000000-0000-4000-8000-000000000001' }, clock: { now: () => new Date() }, rules: {}, ready: READY_TEMPLATES });
+  await t.throwsAsync(() => install.execute(), { message: 'disk full' });
+});
+
 test('a new template is a draft; publishing needs a complete map; back to draft hides it again', async (t) => {
   const app = setup();
   const template = await created(t, app);

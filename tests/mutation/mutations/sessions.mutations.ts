@@ -2,6 +2,20 @@ import type { Mutation } from '../mutation.ts';
 
 export const MUTATIONS: Mutation[] = [
   {
+    name: 'sessions: a refused refresh leaves the dead session cookies in the browser',
+    file: 'adapters/http/routes/auth.routes.ts',
+    find: '      if (!result.ok) {\n        clearSessionCookies(res, deps.cookies);\n',
+    replace: '      if (!result.ok) {\n',
+    tests: ['tests/integration/auth.test.ts'],
+  },
+  {
+    name: 'sessions: a login or sign-up refused by its rate limit says no Retry-After',
+    file: 'adapters/http/routes/auth.routes.ts',
+    find: "  if (failure.retryAfterSeconds) res.setHeader('Retry-After', String(failure.retryAfterSeconds));\n",
+    replace: '',
+    tests: ['tests/integration/auth.test.ts'],
+  },
+  {
     name: 'sockets ignore session revocation',
     file: 'adapters/ws/ws-gateway.ts',
     find: "client.ws.close(WS_CLOSE.SESSION_REVOKED, 'session revoked');",

@@ -321,6 +321,9 @@ export const MUTATIONS: Mutation[] = [
     also: [{ file: 'core/use-cases/templates/revise-template.service.ts', find: 'if (templateNameKey(next.name) !== templateNameKey(current.name) && (await templates.nameTaken(next.name, id))) {', replace: 'if (false as boolean) {' }],
     tests: [USE_CASES_TEST, TEMPLATES_HTTP_TEST],
   },
+  guard('ready templates: a name taken by another process installing at the same moment is reported as installed by this one', 'core/use-cases/templates/install-ready-templates.use-case.ts', '          if (!(await templates.create(built.value))) throw new InstalledElsewhere();\n', '          await templates.create(built.value);\n', [USE_CASES_TEST]),
+  guard('ready templates: a store failure while installing is taken for another process installing', 'core/use-cases/templates/install-ready-templates.use-case.ts', '      if (!(error instanceof InstalledElsewhere)) throw error;\n', '', [USE_CASES_TEST]),
+  guard('ready templates: a template that breaks this server\'s rules is installed', 'core/use-cases/templates/install-ready-templates.use-case.ts', '          if (!built.ok) {\n', '          if (!built.ok && false) {\n', [USE_CASES_TEST]),
   guard('ready templates come back into a table that once held templates', 'core/use-cases/templates/install-ready-templates.use-case.ts', '        if ((await templates.countEver()) > 0) return;\n', '', [USE_CASES_TEST]),
   guard('test runs ignore MAX_ACTIVE_JOBS_PER_USER', TEST_RUN_USE_CASE, 'const queueTurn = await turnForJob(tx, this.deps, input.userId);\n      if (queueTurn === null) return null;', 'const queueTurn = (await turnForJob(tx, this.deps, input.userId)) ?? 1;', [TEST_RUNS_UNIT]),
   // Repositories.
