@@ -66,3 +66,21 @@ export async function axeViolations(page: Page): Promise<string[]> {
   });
   return results.flatMap((violation) => violation.targets.map((target) => `${violation.id} (${violation.help}) at ${target}`));
 }
+
+/** An output as the history lists it, for a page whose answers the test gives: a 64×64 PNG whose file is missing. */
+export const fakeOutput = (id: string, fields: Record<string, unknown> = {}) => ({
+  id,
+  jobId: `job-of-${id}`,
+  templateId: null,
+  templateName: null,
+  usedParameters: {},
+  mimeType: 'image/png',
+  createdAt: new Date().toISOString(),
+  expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+  viewUrl: `/missing/${id}.png`,
+  fileName: `${id}.png`,
+  sizeBytes: 2048,
+  width: 64,
+  height: 64,
+  ...fields,
+});

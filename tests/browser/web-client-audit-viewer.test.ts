@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { launchChromium } from './browser-support.ts';
+import { fakeOutput, launchChromium } from './browser-support.ts';
 
 // The output viewer's guards (web-client.mutations.ts): the History page on outputs of the test's own (page.route),
 // opened full size in the dialog: Left from the first wraps to the last, Tab stays inside, Escape gives focus back.
@@ -20,21 +20,7 @@ test.after.always(async () => {
   await app?.close();
 });
 
-const output = (id: string) => ({
-  id,
-  jobId: `job-of-${id}`,
-  templateId: null,
-  templateName: null,
-  usedParameters: { prompt: `prompt of ${id}` },
-  mimeType: 'image/png',
-  createdAt: new Date().toISOString(),
-  expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-  viewUrl: `/missing/${id}.png`,
-  fileName: `${id}.png`,
-  sizeBytes: 2048,
-  width: 64,
-  height: 64,
-});
+const output = (id: string) => fakeOutput(id, { usedParameters: { prompt: `prompt of ${id}` } });
 
 test('the viewer: arrows wrap around, Tab stays in the dialog, Escape gives focus back; one output has nowhere to move', async (t) => {
   const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width: 1100, height: 800 } });

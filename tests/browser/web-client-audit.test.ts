@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { launchChromium } from './browser-support.ts';
+import { fakeOutput, launchChromium } from './browser-support.ts';
 
 // The web client's guards (tests/mutation/mutations/web-client.mutations.ts), against the real application (SQLite):
 // what the server says is real where the outcome needs it (sign-in, refresh, CSRF); the jobs list, the socket's
@@ -59,22 +59,8 @@ const job = (id: string, status: string, minutes: number, extra: Partial<FakeJob
   ...extra,
 });
 
-const output = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  jobId: `job-of-${id}`,
-  templateId: solidId,
-  templateName: 'Solid colour image',
-  usedParameters: { prompt: `prompt of ${id}`, width: 64 },
-  mimeType: 'image/png',
-  createdAt: minutesAgo(5),
-  expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-  viewUrl: `/missing/${id}.png`,
-  fileName: `${id}.png`,
-  sizeBytes: 2048,
-  width: 64,
-  height: 64,
-  ...extra,
-});
+const output = (id: string, extra: Record<string, unknown> = {}) =>
+  fakeOutput(id, { templateId: solidId, templateName: 'Solid colour image', usedParameters: { prompt: `prompt of ${id}`, width: 64 }, createdAt: minutesAgo(5), ...extra });
 
 /** A socket the test is the server of: what the page sent on each connection, and events to send it. */
 interface FakeSocket {

@@ -21,6 +21,9 @@ export class ApiError extends Error {
   }
 }
 
+/** What to tell the user of a failed request: the server's message, or that it could not be reached. */
+export const errorText = (failure: unknown): string => (failure instanceof ApiError ? failure.message : 'The service could not be reached.');
+
 export interface User {
   id: string;
   email: string;

@@ -1,5 +1,5 @@
 import './app.css';
-import { api, setSignedOutHandler, type User } from './api.ts';
+import { api, errorText, setSignedOutHandler, type User } from './api.ts';
 import { h, replace } from './dom.ts';
 import { EventSocket } from './socket.ts';
 import { authPage } from './pages/auth.ts';
@@ -61,10 +61,14 @@ const SIGNED_IN_HINT = 'signed-in';
 
 const root = document.getElementById('app')!;
 const header = h('header', { className: 'top' });
-const main = h('main', { id: 'main', tabIndex: -1 });
+const newMain = () => h('main', { id: 'main', tabIndex: -1 });
+/** The page shown: each render gets a main of its own, so a page still loading when the next one opened writes into one no longer shown. */
+let main = newMain();
 replace(root, h('a', { className: 'skip', href: '#main' }, 'Skip to content'), header, main);
 
 let cleanup: (() => void) | void = undefined;
+/** Renders started: a page that finishes loading after a later render began is dropped (its cleanup run at once). */
+let renders = 0;
 
 const ctx: Ctx = {
   user: null,
@@ -121,21 +125,34 @@ async function signOut(): Promise<void> {
 }
 
 async function render(): Promise<void> {
+  const mine = ++renders;
   if (typeof cleanup === 'function') cleanup();
   cleanup = undefined;
   const route = ROUTES.find((candidate) => candidate.path === location.pathname);
+  if (route && route.access !== 'public' && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);
+  if (route?.access === 'admin' && ctx.user?.role !== 'admin') return ctx.navigate('/?denied=admin');
+  if (route?.access === 'public' && ctx.user) return ctx.navigate('/');
+  const view = newMain();
+  main.replaceWith(view);
+  main = view;
   if (!route) {
     document.title = 'Not found · Media studio';
-    replace(main, h('h1', null, 'Page not found'), h('p', null, h('a', { href: '/', 'data-link': '' }, 'Back to the start')));
+    replace(view, h('h1', null, 'Page not found'), h('p', null, h('a', { href: '/', 'data-link': '' }, 'Back to the start')));
     return;
   }
-  if (route.access !== 'public' && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);
-  if (route.access === 'admin' && ctx.user?.role !== 'admin') return ctx.navigate('/?denied=admin');
-  if (route.access === 'public' && ctx.user) return ctx.navigate('/');
   document.title = `${route.title} · Media studio`;
   renderHeader();
-  replace(main);
-  cleanup = await route.page(ctx, main);
+  try {
+    const done = await route.page(ctx, view);
+    if (mine === renders) cleanup = done;
+    else if (typeof done === 'function') done();
+  } catch (failure) {
+    // A page whose data could not be read says so (it was blank), with a way to try again.
+    if (mine === renders) {
+      const again = h('a', { href: location.pathname + location.search, 'data-link': '' }, 'Try again');
+      replace(view, h('h1', null, route.title), h('p', { className: 'status error', role: 'alert' }, `This page could not be loaded: ${errorText(failure)}`), h('p', null, again));
+    }
+  }
 }
 
 document.addEventListener('click', (event) => {

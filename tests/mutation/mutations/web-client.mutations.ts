@@ -38,14 +38,14 @@ export const MUTATIONS: Mutation[] = [
     ['!oe.has(y.status)&&new Date(y.updatedAt).getTime()>=T', '!oe.has(y.status)'],
     ['!ACTIVE.has(job.status) && new Date(job.updatedAt).getTime() >= cutoff', '!ACTIVE.has(job.status)'],
   ),
-  jobs('more than five endings are listed', ['.slice(0,xt)', ''], ['.slice(0, MAX_ENDED)', '']),
+  jobs('more than five endings are listed', ['.slice(0,kt)', ''], ['.slice(0, MAX_ENDED)', '']),
   jobs(
     'an active job older than an hour is left out',
-    ['E=l.filter(y=>oe.has(y.status))', 'E=l.filter(y=>oe.has(y.status)&&new Date(y.updatedAt).getTime()>=T)'],
+    ['$=l.filter(y=>oe.has(y.status))', '$=l.filter(y=>oe.has(y.status)&&new Date(y.updatedAt).getTime()>=T)'],
     ['const active = jobs.filter((job) => ACTIVE.has(job.status));', 'const active = jobs.filter((job) => ACTIVE.has(job.status) && new Date(job.updatedAt).getTime() >= cutoff);'],
   ),
   jobs("a queued job's status text from the server is not shown", ['this.text.textContent=t.statusText??"Queued"', 'this.text.textContent="Queued"'], ["job.statusText ?? 'Queued'", "'Queued'"]),
-  jobs('a long prompt is not shortened', ['return t?t.length>Re?', 'return t?!1?'], ['return prompt.length > PROMPT_CHARS ?', 'return false ?']),
+  jobs('a long prompt is not shortened', ['return t?t.length>qe?', 'return t?!1?'], ['return prompt.length > PROMPT_CHARS ?', 'return false ?']),
   jobs('an hour and more is told in minutes', ['return a<60?`${a} min', 'return!0?`${a} min'], ['if (minutes < 60) return', 'if (true) return']),
   // How a job ends.
   jobs(
@@ -73,7 +73,7 @@ export const MUTATIONS: Mutation[] = [
   jobs('a refused cancel leaves its button disabled', ['"The service could not be reached.",this.cancel.disabled=!1}', '"The service could not be reached."}'], ['      this.cancel.disabled = false;\n', '']),
   // Events for jobs the page does not show yet, and the snapshot after a reconnect.
   jobs('events that arrive while a job is fetched are lost', ['for(let p of c.get(T)??[])s.get(T)?.apply(p)', ''], ['for (const later of fetching.get(id) ?? []) rows.get(id)?.apply(later);', '']),
-  jobs('each event of a job being fetched fetches it again', ['if(E)return void E.push(l);', ''], ['    if (waiting) return void waiting.push(event);\n', '']),
+  jobs('each event of a job being fetched fetches it again', ['if($)return void $.push(l);', ''], ['    if (waiting) return void waiting.push(event);\n', '']),
   jobs('a snapshot does not read the list again', ['if(l.type==="job.snapshot")return void o().catch(()=>{});', ''], ["    if (event.type === 'job.snapshot') return void load().catch(() => undefined);\n", '']),
 
   socket('a replayed (older) event is shown again', ['if(this.lastSeq!==null&&r.seq<=this.lastSeq)return;', ''], ['if (this.lastSeq !== null && event.seq <= this.lastSeq) return;', '']),
@@ -82,11 +82,11 @@ export const MUTATIONS: Mutation[] = [
     ['this.lastSeq===null?{type:"sync"}:{type:"sync",since:this.lastSeq}', '{type:"sync"}'],
     ["this.lastSeq === null ? { type: 'sync' } : { type: 'sync', since: this.lastSeq }", "{ type: 'sync' }"],
   ),
-  socket('a dropped connection is not opened again', ['s?this.connect():K(', 's?void 0:K('], ['        else this.connect();\n', '']),
-  socket('a revoked session (4003) reconnects', ['||(this.ws=null,i.code===yt))return;', '||(this.ws=null,!1))return;'], ['      if (close.code === SESSION_REVOKED) return;\n', '']),
+  socket('a dropped connection is not opened again', ['s?this.connect():z(', 's?void 0:z('], ['        else this.connect();\n', '']),
+  socket('a revoked session (4003) reconnects', ['||(this.ws=null,i.code===bt))return;', '||(this.ws=null,!1))return;'], ['      if (close.code === SESSION_REVOKED) return;\n', '']),
   socket(
     'an expired token (4001) reconnects without refreshing the session',
-    ['i.code===je?xe().then(o=>!this.stopped&&(o?this.connect():se())):', ''],
+    ['i.code===Re?ke().then(o=>!this.stopped&&(o?this.connect():se())):', ''],
     ['if (close.code === TOKEN_EXPIRED) void refreshSession().then((renewed) => !this.stopped && (renewed ? this.connect() : onSignedOut()));', 'if (false) void 0;'],
   ),
 
@@ -97,18 +97,18 @@ export const MUTATIONS: Mutation[] = [
   ),
   socket(
     'a socket refused before it opened retries without renewing the session',
-    ['s?this.connect():K("GET","/auth/profile").catch(()=>{}).then(()=>!this.stopped&&this.connect())', 'this.connect()'],
+    ['s?this.connect():z("GET","/auth/profile").catch(()=>{}).then(()=>!this.stopped&&this.connect())', 'this.connect()'],
     ["else if (!opened) void request('GET', '/auth/profile').catch(() => undefined).then(() => !this.stopped && this.connect());\n        else this.connect();", 'else this.connect();'],
   ),
   socket(
     'every reconnection asks for the profile first, also of a socket that had opened',
-    ['s?this.connect():K(', '!1?this.connect():K('],
+    ['s?this.connect():z(', '!1?this.connect():z('],
     ["        else if (!opened) void request('GET',", "        else if (true as boolean) void request('GET',"],
   ),
   auth('sign-in follows next to another site (/\\host)', ['/^\\/(?![/\\\\])/.test(i)', '/^\\/(?!\\/)/.test(i)'], ["/^\\/(?![/\\\\])/.test(next)", '/^\\/(?!\\/)/.test(next)']),
 
   api('state-changing requests lose their XSRF header', ['r&&(s["x-xsrf-token"]=r)', 'r&&!1'], ["if (xsrf) headers['x-xsrf-token'] = xsrf;", '']),
-  api('a request is not retried after the session was refreshed', ['await xe()&&(s=await we(n,t,a))', 'await xe()'], ['if (await refreshSession()) res = await send(method, path, options);', 'await refreshSession();']),
+  api('a request is not retried after the session was refreshed', ['await ke()&&(s=await xe(n,t,a))', 'await ke()'], ['if (await refreshSession()) res = await send(method, path, options);', 'await refreshSession();']),
   api('a session gone for good does not lead to sign-in', ['s.status===401&&se()', '!1'], ['    if (res.status === 401) onSignedOut();\n', '']),
   api("a refusal's details are not shown", ['super(s.details?.length?', 'super(!1?'], ['super(body.details?.length ?', 'super(false ?']),
   api(
@@ -117,7 +117,7 @@ export const MUTATIONS: Mutation[] = [
     ['{ statusCode: res.status, error: res.statusText, message: res.statusText }', "{ statusCode: res.status, error: '', message: '' }"],
   ),
 
-  generate('a template the balance cannot pay can be submitted', ['w.disabled=!b||b.cost>P,', 'w.disabled=!b,'], ['submit.disabled = !template || template.cost > balance;', 'submit.disabled = !template;']),
+  generate('a template the balance cannot pay can be submitted', ['w.disabled=!b||b.cost>E,', 'w.disabled=!b,'], ['submit.disabled = !template || template.cost > balance;', 'submit.disabled = !template;']),
   generate(
     "a refused submit's reason is not shown",
     ['l.textContent=R instanceof M?R.message:"The service could not be reached."', 'l.textContent="The service could not be reached."'],
@@ -136,15 +136,15 @@ export const MUTATIONS: Mutation[] = [
 
   history('Previous is offered on the first page', ['disabled:n<=1', 'disabled:!1'], ['disabled: page <= 1', 'disabled: false']),
   history('Next is offered on the last page', ['disabled:n>=t', 'disabled:!1'], ['disabled: page >= totalPages', 'disabled: false']),
-  history('a page past the end shows nothing', ['if(p.items.length===0&&g>1&&p.totalPages>0)return g=p.totalPages,j();', ''], [
+  history('a page past the end shows nothing', ['if(p.items.length===0&&g>1&&p.totalPages>0)return g=p.totalPages,q();', ''], [
     '    if (result.items.length === 0 && page > 1 && result.totalPages > 0) {\n      page = result.totalPages;\n      return load();\n    }\n',
     '',
   ]),
-  history('Delete deletes at the first click', ['if(!y){y=!0,h(N,"Confirm delete",H());return}', ''], [
+  history('Delete deletes at the first click', ['if(!y){y=!0,h(N,"Confirm delete",j());return}', ''], [
     "      if (!armed) {\n        armed = true;\n        replace(remove, 'Confirm delete', hiddenName());\n        return;\n      }\n",
     '',
   ]),
-  history("a refused delete's reason is not shown", ['v.textContent=q instanceof M?q.message:"Delete failed."', 'v.textContent="Delete failed."'], [
+  history("a refused delete's reason is not shown", ['v.textContent=O instanceof M?O.message:"Delete failed."', 'v.textContent="Delete failed."'], [
     "status.textContent = failure instanceof ApiError ? failure.message : 'Delete failed.';",
     "status.textContent = 'Delete failed.';",
   ]),
@@ -169,7 +169,7 @@ export const MUTATIONS: Mutation[] = [
     ['this.previous.disabled = this.next.disabled = this.items.length < 2;', 'this.previous.disabled = this.next.disabled = false;'],
   ),
 
-  prefill('a preset is guessed onto a linked input', ['if(t in s.inputs&&!Je(s.inputs[t]))', 'if(t in s.inputs)'], ['if (key in node.inputs && !isLink(node.inputs[key]))', 'if (key in node.inputs)']),
+  prefill('a preset is guessed onto a linked input', ['if(t in s.inputs&&!Fe(s.inputs[t]))', 'if(t in s.inputs)'], ['if (key in node.inputs && !isLink(node.inputs[key]))', 'if (key in node.inputs)']),
   prefill(
     'a prompt behind a ConditioningCombine is not found',
     ['s=r.inputs.conditioning??r.inputs.conditioning_1??r.inputs[t]', 's=r.inputs.conditioning??r.inputs[t]'],

@@ -49,7 +49,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "jobs panel: a running job's time left is not shown",
     file: BUNDLE,
-    find: ',this.job.status==="running"&&s>0&&a.push(`about ${Te(s)} left`)',
+    find: ',this.job.status==="running"&&s>0&&a.push(`about ${Ee(s)} left`)',
     replace: '',
     also: [{ file: JOBS_PANEL, find: "    if (this.job.status === 'running' && left > 0) parts.push(`about ${duration(left)} left`);\n", replace: '' }],
     tests: ['tests/browser/web-user.test.ts'],

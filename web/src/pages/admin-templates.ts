@@ -1,4 +1,4 @@
-import { api, ApiError } from '../api.ts';
+import { api, errorText } from '../api.ts';
 import { field, h, replace, statusLine, type Child } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { guessLocation, hasNegativeText, type Workflow } from './template-prefill.ts';
@@ -42,7 +42,6 @@ interface Preset {
 
 const TYPES = ['string', 'integer', 'number', 'boolean', 'enum', 'image', 'seed'];
 const isLink = (value: unknown) => Array.isArray(value) && value.length === 2 && typeof value[0] === 'string';
-const errorText = (failure: unknown) => (failure instanceof ApiError ? failure.message : 'The service could not be reached.');
 
 /** A card form that parses its workflow JSON before `save` runs; a refusal of either shows in `line`. */
 const workflowForm = (
@@ -126,7 +125,12 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<(
       message = errorText(failure);
     }
     // The list first, then the announcement: what the status says is already on screen.
-    await loadList();
+    try {
+      await loadList();
+    } catch (failure) {
+      message = `${message} The list could not be read again: ${errorText(failure)}`;
+      failed = true;
+    }
     status.className = failed ? 'status error' : 'status';
     status.textContent = message;
   }
@@ -360,6 +364,13 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<(
           submit: async (event: SubmitEvent) => {
             event.preventDefault();
             mapStatus.textContent = '';
+            // Keyed by the parameter's key: a second row with the same key would silently replace the first.
+            const keys = rows.map(({ item }) => item.key);
+            const twice = keys.find((key, at) => keys.indexOf(key) !== at);
+            if (twice !== undefined) {
+              mapStatus.textContent = `Two parameters have the key "${twice}": give each its own.`;
+              return;
+            }
             const map: Record<string, MapItem> = {};
             for (const { item } of rows) {
               const { class_type: _classType, ...rest } = item;
@@ -367,6 +378,7 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<(
             }
             try {
               const saved = await api.put<AdminTemplate>(`/workflow-templates/${template.id}/parameter-map`, map);
+              status.className = 'status';
               status.textContent = `Saved ${saved.name}: version ${saved.version}, ${Object.keys(saved.parameter_map).length} parameters.`;
               replace(editor);
               await loadList();

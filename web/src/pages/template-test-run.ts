@@ -1,4 +1,4 @@
-import { api, ApiError } from '../api.ts';
+import { api, errorText } from '../api.ts';
 import { h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { mediaFor, type HistoryItem } from '../media.ts';
@@ -17,7 +17,6 @@ export interface TestedTemplate {
 
 type TestRun = Job & { templateVersion: number | null; textOutputs: { nodeId: string; text: string }[] };
 
-const errorText = (failure: unknown) => (failure instanceof ApiError ? failure.message : 'The service could not be reached.');
 
 /** The form's parameters: the map's items, as the catalogue gives them to users. */
 const parametersOf = (map: TestedTemplate['parameter_map']): Parameter[] =>
