@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import test from 'ava';
 import Provider from 'oidc-provider';
 import { OpenIdClientProviders } from '../../adapters/openid/openid-client-providers.ts';
+import { authorizeAt } from '../support/oidc-test-provider.ts';
 import { freePort } from '../support/test-app.ts';
 
 const REDIRECT = 'http://127.0.0.1:1/api/v1/auth/acme/callback';
@@ -59,32 +60,7 @@ test.before(async () => {
 test.after.always(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())));
 
 /** Plays the browser at the provider (devInteractions: login, then consent) and returns the redirect back to us. */
-async function authorize(authorizationUrl: string, accountId: string): Promise<URL> {
-  const jar = new Map<string, string>();
-  const send = async (url: string, init: RequestInit = {}) => {
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const cookie of response.headers.getSetCookie()) {
-      const pair = cookie.split(';')[0]!;
-      jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
-    }
-    return response;
-  };
-  let response = await send(authorizationUrl);
-  for (let step = 0; step < 12; step += 1) {
-    const location = response.headers.get('location');
-    if (!location) throw new Error(`the provider answered ${response.status} without a redirect: ${(await response.text()).slice(0, 500)}`);
-    const next = new URL(location, issuer);
-    if (next.href.startsWith(REDIRECT)) return next;
-    if (!/^\/interaction\/[^/]+$/.test(next.pathname)) {
-      response = await send(next.href);
-      continue;
-    }
-    const page = await (await send(next.href)).text();
-    const form: Record<string, string> = page.includes('name="login"') ? { prompt: 'login', login: accountId, password: 'any' } : { prompt: 'consent' };
-    response = await send(next.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
-  }
-  throw new Error('the provider never redirected back');
-}
+const authorize = (authorizationUrl: string, accountId: string) => authorizeAt(issuer, [REDIRECT], authorizationUrl, accountId);
 
 let count = 0;
 const login = async (idToken: Claims, userinfo: Claims) => {
