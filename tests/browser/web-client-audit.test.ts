@@ -322,12 +322,17 @@ test.serial('the socket: refused before it opened (its access token expired whil
       ws.connectToServer();
     });
     const refreshes: number[] = [];
+    let listReads = 0;
     page.on('response', (response) => {
       if (response.url().endsWith('/api/v1/auth/refresh')) refreshes.push(response.status());
+      if (response.url().endsWith('/api/v1/generate?limit=50')) listReads += 1;
     });
     await page.goto('/');
     await page.getByText('Costs', { exact: false }).waitFor();
     await until(() => routes.length === 1, 'the first connection');
+    // The first sync is answered by a job.snapshot, which reads the list again. Had that read come after the token
+    // was spoiled below, its 401 would renew the session before the socket's next try, which would then be let in.
+    await until(() => listReads >= 2, 'the list read again after the snapshot');
     // While the socket is down, its access token stops being valid; the refresh token still is.
     await context.addCookies([{ name: 'access_token', value: 'expired.while.asleep', url: app.app.config.publicUrl }]);
     await routes[0]!.close({ code: 1001, reason: 'gone (test)' });
