@@ -12,9 +12,11 @@ export function readDatabase(read: Reader, ctx: { dataDir: string }): DatabaseCo
   const databaseUrl = read.string('DATABASE_URL', `sqlite:${path.join(ctx.dataDir, 'app.db')}`);
   let database: DatabaseConfig;
   if (databaseUrl.startsWith('sqlite:')) {
-    const target = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    // sqlite:<path>, or the URL form sqlite://<path> (sqlite:///var/lib/app.db, sqlite://data/app.db, sqlite://:memory:).
+    const rest = databaseUrl.slice('sqlite:'.length);
+    const target = rest.startsWith('//') ? rest.slice(2) : rest;
     // The service keeps jobs, coins and its queue in the database: an in-memory one would lose them all on restart.
-    if (target.replace(/^\/\//, '') === ':memory:' || target === '') read.problems.push('DATABASE_URL=sqlite: needs a file path (sqlite:/path/to/app.db); an in-memory database is not supported');
+    if (target === ':memory:' || target === '') read.problems.push('DATABASE_URL=sqlite: needs a file path (sqlite:/path/to/app.db); an in-memory database is not supported');
     database = { url: databaseUrl, dialect: 'sqlite', storagePath: path.resolve(target || '.') };
   } else if (databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://')) {
     // mysql2 serves both; a mariadb:// URL would make Sequelize look for the `mariadb` package.

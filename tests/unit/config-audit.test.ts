@@ -189,12 +189,16 @@ test('database: sqlite file paths, absolute (sqlite:///...) or relative', (t) =>
   t.deepEqual(load({ DATABASE_URL: 'sqlite:/srv/app.db' }).database, { url: 'sqlite:/srv/app.db', dialect: 'sqlite', storagePath: '/srv/app.db' });
   t.deepEqual(load({ DATABASE_URL: 'sqlite:data/x.db' }).database, { url: 'sqlite:data/x.db', dialect: 'sqlite', storagePath: path.resolve('data/x.db') });
   t.deepEqual(load({ DATA_DIR: '/srv/media' }).database, { url: 'sqlite:/srv/media/app.db', dialect: 'sqlite', storagePath: '/srv/media/app.db' });
+  // The URL form with a relative path: before, the leading // made it a file at the root of the disk (/data/x.db).
+  t.is(load({ DATABASE_URL: 'sqlite://data/x.db' }).database.storagePath, path.resolve('data/x.db'));
 });
 
 test('database: an in-memory SQLite database is refused (it would lose jobs and coins on restart)', (t) => {
   const problem = 'DATABASE_URL=sqlite: needs a file path (sqlite:/path/to/app.db); an in-memory database is not supported';
   t.deepEqual(problemsOf({ DATABASE_URL: 'sqlite::memory:' }), [problem]);
   t.deepEqual(problemsOf({ DATABASE_URL: 'sqlite:' }), [problem]);
+  // Before, the root of the disk (/) was taken for the database file, and the service failed at start.
+  t.deepEqual(problemsOf({ DATABASE_URL: 'sqlite://' }), [problem]);
   // The URL form (Sequelize's own examples use it): before, a file named ':memory:' at the root of the disk.
   t.deepEqual(problemsOf({ DATABASE_URL: 'sqlite://:memory:' }), [problem]);
   t.is(load({ DATABASE_URL: 'sqlite:///var/lib/mgs/:memory:' }).database.storagePath, '/var/lib/mgs/:memory:', 'a file of that name in a folder is a file');

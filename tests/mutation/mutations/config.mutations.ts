@@ -86,8 +86,9 @@ export const MUTATIONS: Mutation[] = [
   queue('SQS_ENDPOINT and SQS_DLQ_URL are not checked', "for (const name of ['SQS_QUEUE_URL', 'SQS_ENDPOINT', 'SQS_DLQ_URL'])", "for (const name of ['SQS_QUEUE_URL'])"),
 
   // bootstrap/config/database.ts
-  database('an in-memory SQLite database is accepted', "    if (target.replace(/^\\/\\//, '') === ':memory:' || target === '') read.problems.push(", '    if (false as boolean) read.problems.push('),
-  database('sqlite://:memory: is taken for a file at the root', "target.replace(/^\\/\\//, '') === ':memory:'", "target === ':memory:'"),
+  database('an in-memory SQLite database is accepted', "    if (target === ':memory:' || target === '') read.problems.push(", '    if (false as boolean) read.problems.push('),
+  database('the // of the URL form is kept (sqlite://:memory: a file at the root)', "const target = rest.startsWith('//') ? rest.slice(2) : rest;", 'const target = rest;'),
+  database('the // of the URL form is stripped before an absolute path only', "const target = rest.startsWith('//') ? rest.slice(2) : rest;", "const target = rest.replace(/^\\/\\/(?=\\/)/, '');"),
   database('sqlite: with no path is accepted', "=== ':memory:' || target === ''", "=== ':memory:'"),
   database('a mariadb:// URL is handed to Sequelize as is (it looks for the mariadb package)', ".replace(/^mariadb:/, 'mysql:')", ''),
   database('a mysql URL that is no URL is accepted', "    read.url('DATABASE_URL', database.url, ['mysql:']);\n", ''),
