@@ -99,12 +99,20 @@ export async function request<T>(method: string, path: string, options: RequestO
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  const parsed: unknown = text ? JSON.parse(text) : undefined;
-  if (!res.ok) {
-    const body = (parsed as ErrorBody | undefined) ?? { statusCode: res.status, error: res.statusText, message: res.statusText };
-    throw new ApiError(res.status, body);
+  if (!res.ok) throw new ApiError(res.status, errorBodyOf(res, text));
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** The service's error body; else (no body, or a proxy's page) the status text, so the user still learns what happened. */
+function errorBodyOf(res: Response, text: string): ErrorBody {
+  try {
+    const parsed = JSON.parse(text) as Partial<ErrorBody> | null;
+    if (typeof parsed?.message === 'string') return parsed as ErrorBody;
+  } catch {
+    // Not JSON: told by its status below.
   }
-  return parsed as T;
+  const reason = res.statusText || `Error ${res.status}`;
+  return { statusCode: res.status, error: reason, message: reason };
 }
 
 export const api = {

@@ -1,10 +1,10 @@
 import { h, replace } from './dom.ts';
-import type { HistoryItem } from './media.ts';
+import { renewOnError, type HistoryItem, type RenewUrl } from './media.ts';
 
 const FOCUSABLE = 'button:not([disabled]), [href], video[controls], audio[controls], [tabindex]:not([tabindex="-1"])';
 
 /** The full-size output: an image at its own size (scaled down to the screen), or a playable video or sound. */
-function fullMedia(item: HistoryItem, caption: string): HTMLElement {
+function fullMedia(item: HistoryItem, caption: string): HTMLImageElement | HTMLMediaElement {
   if (item.mimeType.startsWith('video/')) return h('video', { src: item.viewUrl, controls: true, preload: 'metadata', playsInline: true, 'aria-label': caption });
   if (item.mimeType.startsWith('audio/')) return h('audio', { src: item.viewUrl, controls: true, preload: 'metadata', 'aria-label': caption });
   return h('img', { src: item.viewUrl, alt: caption, width: item.width, height: item.height });
@@ -25,7 +25,11 @@ export class OutputViewer {
   private index = 0;
   private opener: HTMLElement | null = null;
 
-  constructor(private readonly describe: (item: HistoryItem) => string) {
+  /** `renew`: where an output's URL that stopped working (VIEW_URL_TTL) is asked for again. */
+  constructor(
+    private readonly describe: (item: HistoryItem) => string,
+    private readonly renew?: RenewUrl,
+  ) {
     this.title = h('h2', { id: 'viewer-title' });
     this.counter = h('p', { className: 'hint', 'aria-live': 'polite' });
     this.stage = h('div', { className: 'viewer-stage' });
@@ -68,7 +72,7 @@ export class OutputViewer {
     this.title.textContent = caption;
     this.counter.textContent = `Output ${this.index + 1} of ${this.items.length}`;
     this.previous.disabled = this.next.disabled = this.items.length < 2;
-    replace(this.stage, fullMedia(item, caption));
+    replace(this.stage, renewOnError(fullMedia(item, caption), item, this.renew));
   }
 
   private move(step: number): void {

@@ -21,7 +21,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "jobs panel: a test run's events put it in the Jobs panel (ADR 043)",
     file: BUNDLE,
-    find: 'if(l.testRun)return void u.add(l.id);',
+    find: 'if(l.testRun)return void d.add(l.id);',
     replace: '',
     also: [{ file: JOBS_PANEL, find: 'if (job.testRun) return void testRuns.add(job.id);', replace: '' }],
     tests: ['tests/browser/template-test-runs.test.ts'],
@@ -37,7 +37,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'admin jobs: the server column shows nothing',
     file: BUNDLE,
-    find: 'e("td",null,g.engineServer===null?"—":`server ${g.engineServer}`),',
+    find: 'e("td",null,c.engineServer===null?"—":`server ${c.engineServer}`),',
     replace: '',
     also: [
       { file: 'web/src/pages/admin-console.ts', find: "              h('td', null, job.engineServer === null ? '—' : `server ${job.engineServer}`),\n", replace: '' },
@@ -49,7 +49,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "jobs panel: a running job's time left is not shown",
     file: BUNDLE,
-    find: ',this.job.status==="running"&&s>0&&a.push(`about ${Ee(s)} left`)',
+    find: ',this.job.status==="running"&&s>0&&a.push(`about ${Ce(s)} left`)',
     replace: '',
     also: [{ file: JOBS_PANEL, find: "    if (this.job.status === 'running' && left > 0) parts.push(`about ${duration(left)} left`);\n", replace: '' }],
     tests: ['tests/browser/web-user.test.ts'],

@@ -1,9 +1,13 @@
-import { api, ApiError, query, type Page, type User } from '../api.ts';
+import { api, ApiError, errorText, query, type Page, type User } from '../api.ts';
 import { field, h, replace, statusLine, uuid } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { pager } from './history.ts';
 
-/** Users, searchable, with coin adjustments (each sent with its own Idempotency-Key). */
+/**
+ * Users, searchable, with coin adjustments. Each adjustment has its own Idempotency-Key, kept until it is answered: a
+ * press while one is sent does nothing (Apply is disabled), and trying again after a send that got no answer is the same
+ * adjustment (the server answers it once).
+ */
 export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   const search = h('input', { type: 'search', name: 'q' });
   const body = h('tbody');
@@ -14,6 +18,12 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
   const adjust = (user: User): HTMLElement => {
     const amount = h('input', { type: 'number', min: 1, max: 1_000_000, step: 1, required: true, className: 'short' });
     const direction = h('select', null, h('option', { value: 'add' }, 'Add'), h('option', { value: 'deduct' }, 'Deduct'));
+    const apply = h('button', { type: 'submit', className: 'secondary' }, 'Apply');
+    // A new adjustment once the amount or direction changes; the same one when Apply is pressed again after a failure.
+    let key = uuid();
+    const another = () => (key = uuid());
+    amount.addEventListener('input', another);
+    direction.addEventListener('change', another);
     const form = h(
       'form',
       {
@@ -21,27 +31,35 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
         on: {
           submit: async (event: SubmitEvent) => {
             event.preventDefault();
+            apply.disabled = true;
+            let updated: User;
             try {
-              const updated = await api.post<User>(
-                `/admin/coin/${direction.value}/${user.id}`,
-                { amount: Number(amount.value), reason: 'admin_adjustment' },
-                uuid(),
-              );
-              status.textContent = `${updated.email} now has ${updated.coinBalance} coins.`;
-              if (updated.id === ctx.user?.id) await ctx.refreshUser();
-              await load();
+              updated = await api.post<User>(`/admin/coin/${direction.value}/${user.id}`, { amount: Number(amount.value), reason: 'admin_adjustment' }, key);
             } catch (failure) {
+              // A refusal is an answer: the next press is a new adjustment. A send that got none is tried again as the same one.
+              if (failure instanceof ApiError) another();
               status.textContent = failure instanceof ApiError ? failure.message : 'The change failed.';
+              return;
+            } finally {
+              apply.disabled = false;
             }
+            another();
+            const done = `${updated.email} now has ${updated.coinBalance} coins.`;
+            status.textContent = done;
+            if (updated.id === ctx.user?.id) await ctx.refreshUser();
+            await load().catch((failure: unknown) => (status.textContent = `${done} The list could not be read again: ${errorText(failure)}`));
           },
         },
       },
       field(`Direction for ${user.email}`, direction),
       field(`Coins for ${user.email}`, amount),
-      h('button', { type: 'submit', className: 'secondary' }, 'Apply'),
+      apply,
     );
     return form;
   };
+
+  /** A search or another page: a refusal is said (the list stays as it was). */
+  const show = () => load().catch((failure: unknown) => (status.textContent = errorText(failure)));
 
   async function load(): Promise<void> {
     const result = await api.get<Page<User>>(`/admin/users${query({ page, limit: 20, q: search.value.trim() })}`);
@@ -51,7 +69,7 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
         h('tr', null, h('td', null, user.email), h('td', null, user.displayName), h('td', null, user.role), h('td', { className: 'num' }, String(user.coinBalance)), h('td', null, adjust(user))),
       ),
     );
-    replace(nav, pager(page, result.totalPages, (next) => ((page = next), void load())));
+    replace(nav, pager(page, result.totalPages, (next) => ((page = next), void show())));
   }
 
   replace(
@@ -59,7 +77,7 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
     h('h1', null, 'Users'),
     h(
       'form',
-      { className: 'inline', role: 'search', on: { submit: (event: SubmitEvent) => (event.preventDefault(), (page = 1), void load()) } },
+      { className: 'inline', role: 'search', on: { submit: (event: SubmitEvent) => (event.preventDefault(), (page = 1), void show()) } },
       field('Search by email or name', search),
       h('button', { type: 'submit', className: 'secondary' }, 'Search'),
     ),

@@ -1,4 +1,4 @@
-import { api, ApiError } from '../api.ts';
+import { api, errorText } from '../api.ts';
 import { field, h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 
@@ -20,8 +20,9 @@ export async function apiKeysPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   const status = statusLine();
   const created = h('div', { className: 'created-key' });
   const name = h('input', { type: 'text', required: true, maxLength: 64, autocomplete: 'off' });
-  const scopes = ['generate', 'history', ...(ctx.user?.role === 'admin' ? ['admin'] : [])].map((scope) => ({ scope, box: h('input', { type: 'checkbox', checked: scope === 'generate', value: scope }) }));
+  const scopes = ['generate', 'history', ...(ctx.user?.role === 'admin' ? ['admin'] : [])].map((scope) => ({ scope, box: h('input', { type: 'checkbox', defaultChecked: scope === 'generate', value: scope }) }));
   const expires = h('input', { type: 'date' });
+  const create = h('button', { type: 'submit' }, 'Create key');
 
   async function load(): Promise<void> {
     const keys = await api.get<ApiKeyView[]>('/api-keys');
@@ -47,7 +48,13 @@ export async function apiKeysPage(ctx: Ctx, main: HTMLElement): Promise<void> {
 
   async function revoke(key: ApiKeyView): Promise<void> {
     if (!confirm(`Revoke the key "${key.name}"? Callers using it are refused from their next request.`)) return;
-    await api.delete(`/api-keys/${key.id}`);
+    status.textContent = '';
+    try {
+      await api.delete(`/api-keys/${key.id}`);
+    } catch (failure) {
+      status.textContent = errorText(failure);
+      return;
+    }
     status.textContent = `Key "${key.name}" revoked.`;
     await load();
   }
@@ -77,18 +84,23 @@ export async function apiKeysPage(ctx: Ctx, main: HTMLElement): Promise<void> {
       on: {
         submit: async (event: SubmitEvent) => {
           event.preventDefault();
+          // One key per press: the button stays disabled while the key is made.
+          create.disabled = true;
           status.textContent = '';
           const chosen = scopes.filter(({ box }) => box.checked).map(({ scope }) => scope);
           const expiresAt = expires.value ? new Date(`${expires.value}T23:59:59Z`).toISOString() : undefined;
+          let made: ApiKeyView & { key: string };
           try {
-            const made = await api.post<ApiKeyView & { key: string }>('/api-keys', { name: name.value, scopes: chosen, expiresAt });
-            showOnce(made.key);
-            form.reset();
-            await load();
-          } catch (error) {
-            if (!(error instanceof ApiError)) throw error;
-            status.textContent = error.message;
+            made = await api.post<ApiKeyView & { key: string }>('/api-keys', { name: name.value, scopes: chosen, expiresAt });
+          } catch (failure) {
+            status.textContent = errorText(failure);
+            return;
+          } finally {
+            create.disabled = false;
           }
+          showOnce(made.key);
+          form.reset();
+          await load();
         },
       },
     },
@@ -96,7 +108,7 @@ export async function apiKeysPage(ctx: Ctx, main: HTMLElement): Promise<void> {
     field('Name', name),
     h('fieldset', null, h('legend', null, 'Scopes'), scopes.map(({ scope, box }) => field(scope, box))),
     field('Expires (optional)', expires, 'Leave empty for a key that does not expire.'),
-    h('button', { type: 'submit' }, 'Create key'),
+    create,
   );
 
   replace(

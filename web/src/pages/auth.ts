@@ -1,4 +1,4 @@
-import { api, ApiError, type User } from '../api.ts';
+import { api, errorText, type User } from '../api.ts';
 import { field, h, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 
@@ -44,7 +44,7 @@ export const authPage =
               // A path on this site only: `//host` and `/\host` (a browser reads a backslash as `/`) name another one.
               ctx.navigate(/^\/(?![/\\])/.test(next) ? next : '/');
             } catch (failure) {
-              status.textContent = failure instanceof ApiError ? failure.message : 'The service could not be reached.';
+              status.textContent = errorText(failure);
               submit.disabled = false;
             }
           },

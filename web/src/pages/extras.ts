@@ -1,4 +1,4 @@
-import { api, ApiError } from '../api.ts';
+import { api, errorText } from '../api.ts';
 import { field, h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 
@@ -24,7 +24,13 @@ export async function connectionsPage(ctx: Ctx, main: HTMLElement): Promise<void
                     type: 'button',
                     className: 'secondary',
                     on: { click: async () => {
-                      await api.post(`/disconnect/${platform.toLowerCase()}`);
+                      status.textContent = '';
+                      try {
+                        await api.post(`/disconnect/${platform.toLowerCase()}`);
+                      } catch (failure) {
+                        status.textContent = errorText(failure);
+                        return;
+                      }
                       status.textContent = `${platform} disconnected.`;
                       await load();
                     } },
@@ -62,7 +68,7 @@ export function chatPage(_ctx: Ctx, main: HTMLElement): void {
             log.append(h('li', { className: 'me' }, text), h('li', null, response));
             prompt.value = '';
           } catch (failure) {
-            status.textContent = failure instanceof ApiError ? failure.message : 'The service could not be reached.';
+            status.textContent = errorText(failure);
           } finally {
             send.disabled = false;
           }

@@ -1,7 +1,7 @@
-import { api, ApiError, type User } from '../api.ts';
+import { api, errorText, type User } from '../api.ts';
 import { field, h, replace, statusLine, uuid } from '../dom.ts';
 import type { Ctx } from '../main.ts';
-import { mediaFor, type HistoryItem } from '../media.ts';
+import { mediaFor, renewViewUrl, type HistoryItem } from '../media.ts';
 import { jobsPanel, type Job } from './jobs-panel.ts';
 import { parameterFields, type Parameter } from './parameter-form.ts';
 
@@ -18,8 +18,9 @@ interface Template {
 }
 
 const GALLERY_LIMIT = 20;
-/** Outputs made in this browser session (kept while the page lives), newest first. */
-const gallery: HistoryItem[] = [];
+const NOT_ENOUGH = 'Not enough coins for this template.';
+/** Outputs made in this browser session by the user signed in (kept while the page lives), newest first. */
+let gallery: { userId: string | undefined; items: HistoryItem[] } = { userId: undefined, items: [] };
 
 /** The generate page with a template chosen and its form filled in from an earlier run's parameters. */
 export const remixPath = (templateId: string, parameters: Record<string, unknown>): string =>
@@ -37,6 +38,8 @@ function readRemix(search: URLSearchParams): { templateId: string; parameters: R
 }
 
 export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => void> {
+  // Another user signed in in this tab: the outputs of the one before are not theirs to see.
+  if (gallery.userId !== ctx.user?.id) gallery = { userId: ctx.user?.id, items: [] };
   const search = new URLSearchParams(location.search);
   const denied = search.get('denied') === 'admin';
   const remix = readRemix(search);
@@ -57,14 +60,18 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
   const submit = h('button', { type: 'submit' }, 'Generate');
   const galleryList = h('ul', { className: 'grid', 'aria-label': 'Outputs of this session' });
   let inputs: ReturnType<typeof parameterFields> | null = null;
+  // A submit in flight keeps Generate disabled, whatever a job ending meanwhile does to the balance.
+  let submitting = false;
 
   const current = () => templates.find((template) => template.id === picker.value);
   const showCost = () => {
     const template = current();
     const balance = ctx.user?.coinBalance ?? 0;
     cost.textContent = template ? `Costs ${template.cost} coins; you have ${balance}.` : '';
-    submit.disabled = !template || template.cost > balance;
-    if (template && template.cost > balance) status.textContent = 'Not enough coins for this template.';
+    submit.disabled = submitting || !template || template.cost > balance;
+    if (template && template.cost > balance) status.textContent = NOT_ENOUGH;
+    // A refund or a top-up made it payable: the warning goes (any other message stays).
+    else if (status.textContent === NOT_ENOUGH) status.textContent = '';
   };
   const showTemplate = () => {
     const template = current();
@@ -79,11 +86,11 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
   const renderGallery = () =>
     replace(
       galleryList,
-      gallery.map((item) => h('li', { className: 'tile' }, mediaFor(item, `Output ${item.fileName}`), h('span', { className: 'hint' }, item.fileName))),
+      gallery.items.map((item) => h('li', { className: 'tile' }, mediaFor(item, `Output ${item.fileName}`, renewViewUrl), h('span', { className: 'hint' }, item.fileName))),
     );
   const addOutputs = (outputs: HistoryItem[]) => {
-    for (const output of outputs) if (!gallery.some((known) => known.id === output.id)) gallery.unshift(output);
-    gallery.splice(GALLERY_LIMIT);
+    for (const output of outputs) if (!gallery.items.some((known) => known.id === output.id)) gallery.items.unshift(output);
+    gallery.items.splice(GALLERY_LIMIT);
     renderGallery();
   };
   const names = new Map(templates.map((template) => [template.id, template.name]));
@@ -104,6 +111,7 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
           event.preventDefault();
           const template = current();
           if (!template) return;
+          submitting = true;
           submit.disabled = true;
           status.textContent = '';
           try {
@@ -111,12 +119,16 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
             const requestId = uuid();
             const job = await api.post<Job>('/generate', { templateId: template.id, parameters, requestId }, requestId);
             jobs.add(job);
-            await ctx.refreshUser();
           } catch (failure) {
-            status.textContent = failure instanceof ApiError ? failure.message : 'The service could not be reached.';
-          } finally {
+            status.textContent = errorText(failure);
+            submitting = false;
             showCost();
+            return;
           }
+          // The job is made: a balance that cannot be read now is read again when a job ends, not told as a failed submit.
+          await ctx.refreshUser().catch(() => undefined);
+          submitting = false;
+          showCost();
         },
       },
     },

@@ -1,7 +1,7 @@
-import { api, ApiError, query, type Page } from '../api.ts';
+import { api, ApiError, errorText, query, type Page } from '../api.ts';
 import { field, h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
-import { mediaFor, type HistoryItem } from '../media.ts';
+import { mediaFor, renewViewUrl, type HistoryItem } from '../media.ts';
 import { OutputViewer } from '../viewer.ts';
 import { colourToHex, isColour, remixPath, type Parameter } from './generate.ts';
 import { summarisePrompt } from './jobs-panel.ts';
@@ -70,7 +70,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
   const catalogue = new Map((await api.get<CatalogueTemplate[]>('/templates')).map((template) => [template.id, template]));
   const describe = (item: HistoryItem): string =>
     `${item.templateName ?? 'Output'}: ${summarisePrompt(item.usedParameters)}, made ${new Date(item.createdAt).toLocaleString()}`;
-  const viewer = new OutputViewer(describe);
+  const viewer = new OutputViewer(describe, renewViewUrl);
   let shown: HistoryItem[] = [];
   const nav = h('div');
   const status = statusLine();
@@ -98,12 +98,16 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
     const select = h('select', null, platforms.map((platform) => h('option', { value: platform }, platform)));
     const button = h('button', { type: 'button', className: 'secondary' }, 'Publish');
     button.addEventListener('click', async () => {
+      // One upload per press: the button stays disabled while it is asked for.
+      button.disabled = true;
       try {
         const answer = await api.post<{ message: string }>(`/my-outputs/${item.id}/publish`, { platforms: [select.value] });
         status.textContent = answer.message;
         await showPublications(item.id);
       } catch (failure) {
         status.textContent = failure instanceof ApiError ? failure.message : 'Publishing failed.';
+      } finally {
+        button.disabled = false;
       }
     });
     return h('div', null, h('div', { className: 'inline' }, field(`Publish ${item.fileName} to`, select), button), state);
@@ -122,16 +126,24 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
       remove.disabled = true;
       try {
         await api.delete(`/my-outputs/${item.id}`);
-        status.textContent = `${item.fileName} deleted.`;
-        await load();
       } catch (failure) {
         status.textContent = failure instanceof ApiError ? failure.message : 'Delete failed.';
         remove.disabled = false;
+        return;
       }
+      status.textContent = `${item.fileName} deleted.`;
+      await load().catch((failure: unknown) => (status.textContent = `${item.fileName} deleted. The list could not be read again: ${errorText(failure)}`));
     });
     const download = h('button', { type: 'button', className: 'secondary' }, 'Download', hiddenName());
     download.addEventListener('click', async () => {
-      const { downloadUrl } = await api.get<{ downloadUrl: string }>(`/my-outputs/${item.id}/download-url`);
+      let downloadUrl: string;
+      try {
+        ({ downloadUrl } = await api.get<{ downloadUrl: string }>(`/my-outputs/${item.id}/download-url`));
+      } catch (failure) {
+        // Deleted or expired meanwhile: say so rather than nothing.
+        status.textContent = failure instanceof ApiError ? failure.message : 'Download failed.';
+        return;
+      }
       const link = h('a', { href: downloadUrl, download: item.fileName, hidden: true });
       document.body.append(link);
       link.click();
@@ -147,7 +159,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
     return h(
       'li',
       { className: 'tile', 'data-output': item.id },
-      mediaFor(item, describe(item)),
+      mediaFor(item, describe(item), renewViewUrl),
       h('strong', { className: 'tile-title' }, item.templateName ?? (item.templateId ? 'Deleted template' : 'Raw workflow')),
       h('span', { className: 'tile-prompt' }, summarisePrompt(item.usedParameters)),
       h('time', { className: 'hint', dateTime: item.createdAt }, made.toLocaleString()),
@@ -158,11 +170,16 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
     );
   };
 
+  // The page asked for last: an earlier request that answers after it is dropped (Next, then Previous).
+  let loads = 0;
   async function load(): Promise<void> {
-    publicationStates.clear();
+    const mine = ++loads;
     const result = await api.get<Page<HistoryItem>>(`/my-outputs${query({ page, limit: PAGE_SIZE })}`);
+    if (mine !== loads) return;
+    publicationStates.clear();
     if (result.items.length === 0 && page > 1 && result.totalPages > 0) {
       page = result.totalPages;
+      history.replaceState(null, '', `/history?page=${page}`);
       return load();
     }
     shown = result.items;

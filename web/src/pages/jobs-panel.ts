@@ -1,4 +1,4 @@
-import { api, ApiError, query, type Page } from '../api.ts';
+import { api, errorText, query, type Page } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import type { HistoryItem } from '../media.ts';
 import type { EventSocket, ServerEvent } from '../socket.ts';
@@ -219,7 +219,7 @@ class JobRow {
     try {
       this.fromJob(await api.post<Job>(`/generate/${this.job.id}/cancel`));
     } catch (failure) {
-      this.message.textContent = failure instanceof ApiError ? failure.message : 'The service could not be reached.';
+      this.message.textContent = errorText(failure);
       this.cancel.disabled = false;
     }
   }

@@ -1,4 +1,4 @@
-import { api } from '../api.ts';
+import { api, errorText } from '../api.ts';
 import { field, h, replace } from '../dom.ts';
 
 export interface Parameter {
@@ -19,16 +19,29 @@ export const isColour = (parameter: Parameter): boolean =>
 export const colourToHex = (value: number): string => `#${Math.trunc(value).toString(16).padStart(6, '0').slice(-6)}`;
 export const hexToColour = (hex: string): number => Number.parseInt(hex.replace('#', ''), 16);
 
+/** Whether the control holds a value to send: it started with one, or the user changed it. */
+function changedBy(input: HTMLInputElement, set: boolean): () => boolean {
+  let changed = set;
+  input.addEventListener('input', () => (changed = true));
+  input.addEventListener('change', () => (changed = true));
+  return () => changed;
+}
+
 /** The control of one parameter, starting at `initial` (a remixed value) or the parameter's default. */
 function control(parameter: Parameter, initial: unknown = parameter.default): { element: HTMLElement; read(): unknown; ready(): Promise<void> } {
+  // A colour or a checkbox always shows a value; without a default or a remixed value it is sent only once the user
+  // changed it, so the workflow's own value stands (the server leaves an optional parameter that is not sent alone).
+  const set = initial !== undefined;
   if (isColour(parameter)) {
     const input = h('input', { type: 'color', name: parameter.key, className: 'colour', value: colourToHex(typeof initial === 'number' ? initial : 0) });
-    return { element: input, read: () => hexToColour(input.value), ready: async () => undefined };
+    const touched = changedBy(input, set);
+    return { element: input, read: () => (touched() ? hexToColour(input.value) : undefined), ready: async () => undefined };
   }
   switch (parameter.type) {
     case 'boolean': {
       const input = h('input', { type: 'checkbox', name: parameter.key, checked: initial === true });
-      return { element: input, read: () => input.checked, ready: async () => undefined };
+      const touched = changedBy(input, set);
+      return { element: input, read: () => (touched() ? input.checked : undefined), ready: async () => undefined };
     }
     case 'enum': {
       const select = h(
@@ -44,24 +57,42 @@ function control(parameter: Parameter, initial: unknown = parameter.default): { 
       };
     }
     case 'image': {
-      const input = h('input', { type: 'file', name: parameter.key, accept: 'image/png,image/jpeg,image/webp', required: parameter.required });
-      const preview = h('span', { className: 'thumb' });
-      // A remix reuses the earlier input (an upload's or an output's id) until another file is chosen.
+      // A remix reuses the earlier input (an upload's or an output's id) until another file is chosen: the empty
+      // file field does not hold the form back then.
       let uploadId: string | undefined = typeof initial === 'string' ? initial : undefined;
+      const input = h('input', { type: 'file', name: parameter.key, accept: 'image/png,image/jpeg,image/webp', required: parameter.required && !uploadId });
+      const preview = h('span', { className: 'thumb' });
       if (uploadId) replace(preview, h('span', { className: 'hint' }, 'Using the input image of the output you remix.'));
+      // The upload of the file chosen last: an earlier, slower one neither sets the id nor fails the form.
+      let chosen = 0;
       let pending: Promise<void> = Promise.resolve();
       input.addEventListener('change', () => {
         const file = input.files?.[0];
+        const mine = ++chosen;
         uploadId = undefined;
+        input.required = Boolean(parameter.required);
+        pending = Promise.resolve();
         replace(preview);
         if (!file) return;
         const form = new FormData();
         form.append('file', file);
-        pending = api.upload<{ id: string }>('/uploads', form).then((upload) => {
-          uploadId = upload.id;
-          const url = URL.createObjectURL(file);
-          replace(preview, h('img', { src: url, alt: `Chosen ${parameter.label ?? parameter.key}`, on: { load: () => URL.revokeObjectURL(url) } }));
-        });
+        const upload = api.upload<{ id: string }>('/uploads', form);
+        pending = upload.then(
+          (made) => {
+            if (mine !== chosen) return;
+            uploadId = made.id;
+            const url = URL.createObjectURL(file);
+            replace(preview, h('img', { src: url, alt: `Chosen ${parameter.label ?? parameter.key}`, on: { load: () => URL.revokeObjectURL(url) } }));
+          },
+          (failure: unknown) => {
+            if (mine !== chosen) return;
+            // Said at once, beside the field; a submit with this file still fails with the same reason.
+            replace(preview, h('span', { className: 'hint error', role: 'alert' }, errorText(failure)));
+            throw failure;
+          },
+        );
+        // Read at submit (ready); not an unhandled rejection before that.
+        pending.catch(() => undefined);
       });
       return { element: h('div', null, input, preview), read: () => uploadId, ready: () => pending };
     }
