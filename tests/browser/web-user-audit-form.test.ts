@@ -427,10 +427,9 @@ test.serial("the session's outputs: each once, newest first, twenty at most; a j
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Product faults found by this audit (test.failing until fixed; SHOW_FAULTS=1 runs them as plain tests, to see why they fail).
-const fault = test.serial;
+// Product faults this audit found, fixed (ADR 057): each title says what the page did before the fix.
 
-fault("FAULT: the session's outputs of one user are shown to the next user who signs in in the same tab", async (t) => {
+test.serial("fixed fault: the session's outputs of one user are shown to the next user who signs in in the same tab", async (t) => {
   const h = await harness([PLAIN]);
   const { page } = h;
   try {
@@ -458,7 +457,7 @@ fault("FAULT: the session's outputs of one user are shown to the next user who s
   }
 });
 
-fault('FAULT: a remix of a template whose image is required cannot be sent: the empty file field holds the form back', async (t) => {
+test.serial('fixed fault: a remix of a template whose image is required cannot be sent: the empty file field holds the form back', async (t) => {
   const h = await harness();
   const { page } = h;
   try {
@@ -471,7 +470,7 @@ fault('FAULT: a remix of a template whose image is required cannot be sent: the 
   }
 });
 
-fault('FAULT: two files chosen one after the other: the first, slower upload wins and is sent', async (t) => {
+test.serial('fixed fault: two files chosen one after the other: the first, slower upload wins and is sent', async (t) => {
   const h = await harness();
   const { page } = h;
   try {
@@ -501,7 +500,7 @@ fault('FAULT: two files chosen one after the other: the first, slower upload win
   }
 });
 
-fault('FAULT: a refused upload is not said when the file is chosen, and its refusal stays after the file is taken away: the form cannot be sent without an image', async (t) => {
+test.serial('fixed fault: a refused upload is not said when the file is chosen, and its refusal stays after the file is taken away: the form cannot be sent without an image', async (t) => {
   const h = await harness();
   const { page } = h;
   try {
@@ -525,7 +524,7 @@ fault('FAULT: a refused upload is not said when the file is chosen, and its refu
   }
 });
 
-fault('FAULT: a job made, then a failed read of the balance: the page says the submit failed', async (t) => {
+test.serial('fixed fault: a job made, then a failed read of the balance: the page says the submit failed', async (t) => {
   const h = await harness([PLAIN]);
   const { page } = h;
   try {
@@ -542,7 +541,7 @@ fault('FAULT: a job made, then a failed read of the balance: the page says the s
   }
 });
 
-fault('FAULT: "Not enough coins" stays after a refund makes the template payable', async (t) => {
+test.serial('fixed fault: "Not enough coins" stays after a refund makes the template payable', async (t) => {
   const h = await harness([DEAR]);
   const { page } = h;
   try {
@@ -561,7 +560,7 @@ fault('FAULT: "Not enough coins" stays after a refund makes the template payable
   }
 });
 
-fault('FAULT: a job that ends while a submit is in flight enables Generate again: the form can be sent twice', async (t) => {
+test.serial('fixed fault: a job that ends while a submit is in flight enables Generate again: the form can be sent twice', async (t) => {
   const h = await harness([PLAIN]);
   const { page } = h;
   try {
@@ -589,7 +588,7 @@ fault('FAULT: a job that ends while a submit is in flight enables Generate again
   }
 });
 
-fault("FAULT: a checkbox or a colour without a default is always sent (false, black 0), over the template's own value", async (t) => {
+test.serial("fixed fault: a checkbox or a colour without a default is always sent (false, black 0), over the template's own value", async (t) => {
   const UNSET = {
     ...PLAIN,
     id: 'tpl-unset',

@@ -265,7 +265,7 @@ test.serial('history: Download fetches a fresh link and downloads it under the f
   }
 });
 
-test.serial('FAULT history: a refused download link (the output expired or was deleted meanwhile) is not shown', async (t) => {
+test.serial('fixed fault history: a refused download link (the output expired or was deleted meanwhile) is not shown', async (t) => {
   const { context, page } = await userPage();
   try {
     await fakeSocket(page);
@@ -368,7 +368,7 @@ test.serial('history: publishing: videos only, each platform with its state, a p
   }
 });
 
-test.serial('FAULT history: Publish pressed twice while the first request runs publishes twice', async (t) => {
+test.serial('fixed fault history: Publish pressed twice while the first request runs publishes twice', async (t) => {
   const { context, page } = await userPage();
   try {
     await fakeSocket(page);
@@ -426,7 +426,7 @@ test.serial('the viewer: arrows in a focused video seek it rather than move, clo
   }
 });
 
-test.serial('FAULT history: a delete that worked, followed by a list that could not be read again, is reported as failed', async (t) => {
+test.serial('fixed fault history: a delete that worked, followed by a list that could not be read again, is reported as failed', async (t) => {
   const { context, page } = await userPage();
   try {
     await fakeSocket(page);
@@ -449,7 +449,7 @@ test.serial('FAULT history: a delete that worked, followed by a list that could 
   }
 });
 
-test.serial('FAULT history: a page that answers late replaces the page asked for after it (Next, then Previous)', async (t) => {
+test.serial('fixed fault history: a page that answers late replaces the page asked for after it (Next, then Previous)', async (t) => {
   const { context, page } = await userPage();
   try {
     await fakeSocket(page);

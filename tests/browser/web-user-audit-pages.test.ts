@@ -315,10 +315,9 @@ test.serial('Audit log: each entry with its time, action, administrator, user (n
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Product faults found by this audit (test.failing until fixed; SHOW_FAULTS=1 runs them as plain tests, to see why they fail).
-const fault = test.serial;
+// Product faults this audit found, fixed (ADR 057): each title says what the page did before the fix.
 
-fault('FAULT: API keys: after a key is made, the form no longer has "generate" ticked (form.reset() drops a default set as a property)', async (t) => {
+test.serial('fixed fault: API keys: after a key is made, the form no longer has "generate" ticked (form.reset() drops a default set as a property)', async (t) => {
   await pageOf(USER, async (page) => {
     await page.goto('/api-keys');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
@@ -330,7 +329,7 @@ fault('FAULT: API keys: after a key is made, the form no longer has "generate" t
   });
 });
 
-fault('FAULT: API keys: a refused revoke says nothing', async (t) => {
+test.serial('fixed fault: API keys: a refused revoke says nothing', async (t) => {
   await pageOf(USER, async (page) => {
     await page.route(/\/api\/v1\/api-keys\/[^/]+$/, (route) =>
       route.request().method() === 'DELETE' ? route.fulfill(refusal(404, 'This key was revoked already (test).')) : route.fallback(),
@@ -347,7 +346,7 @@ fault('FAULT: API keys: a refused revoke says nothing', async (t) => {
   });
 });
 
-fault('FAULT: API keys: Create key pressed twice while the first is sent makes two keys', async (t) => {
+test.serial('fixed fault: API keys: Create key pressed twice while the first is sent makes two keys', async (t) => {
   await pageOf(USER, async (page) => {
     const created = recorder(page, 'POST', /^\/api\/v1\/api-keys$/);
     let release: () => void = () => undefined;
@@ -368,7 +367,7 @@ fault('FAULT: API keys: Create key pressed twice while the first is sent makes t
   });
 });
 
-fault('FAULT: Connections: a refused disconnect says nothing', async (t) => {
+test.serial('fixed fault: Connections: a refused disconnect says nothing', async (t) => {
   await pageOf(USER, async (page) => {
     await withFeatures(page);
     await page.route('**/api/v1/connections', (route) => route.fulfill({ json: ['YOUTUBE'] }));
@@ -382,7 +381,7 @@ fault('FAULT: Connections: a refused disconnect says nothing', async (t) => {
   });
 });
 
-fault('FAULT: Users: Apply pressed twice while the first adjustment is sent adjusts twice (each press has its own Idempotency-Key)', async (t) => {
+test.serial('fixed fault: Users: Apply pressed twice while the first adjustment is sent adjusts twice (each press has its own Idempotency-Key)', async (t) => {
   await pageOf(ADMIN, async (page) => {
     const adjustments = recorder(page, 'POST', /^\/api\/v1\/admin\/coin\//);
     let release: () => void = () => undefined;
@@ -404,7 +403,7 @@ fault('FAULT: Users: Apply pressed twice while the first adjustment is sent adju
   });
 });
 
-fault('FAULT: Users: an adjustment made, then a failed read of the list: the page shows only the failure, as if the adjustment had not been made', async (t) => {
+test.serial('fixed fault: Users: an adjustment made, then a failed read of the list: the page shows only the failure, as if the adjustment had not been made', async (t) => {
   await pageOf(ADMIN, async (page) => {
     let failReads = false;
     let failed = 0;
@@ -427,7 +426,7 @@ fault('FAULT: Users: an adjustment made, then a failed read of the list: the pag
   });
 });
 
-fault('FAULT: Users: a refused search (or page) says nothing', async (t) => {
+test.serial('fixed fault: Users: a refused search (or page) says nothing', async (t) => {
   await pageOf(ADMIN, async (page) => {
     await page.route(/\/api\/v1\/admin\/users\?.*q=/, (route) => route.fulfill(refusal(400, 'The search is too long (test).')));
     const errors: string[] = [];

@@ -426,7 +426,7 @@ test.serial('the jobs panel: no jobs says so; Cancel waits for its answer and cl
   }
 });
 
-test.serial('FAULT requests: an error answered with a non-JSON body (a proxy page) is told as "could not be reached", its status lost', async (t) => {
+test.serial('fixed fault requests: an error answered with a non-JSON body (a proxy page) is told as "could not be reached", its status lost', async (t) => {
   const { context, page } = await newPage();
   try {
     await page.route('**/api/v1/auth/login', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body>502 Bad Gateway</body></html>' }));
