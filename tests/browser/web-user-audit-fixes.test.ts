@@ -236,6 +236,45 @@ test.serial('the image field: a refused upload is said at once, a stale answer c
   });
 });
 
+test.serial('the form: a checkbox or colour without a default is sent once the user changed it, also back to its first look', async (t) => {
+  await pageOf(USER, async (page) => {
+    const UNSET = {
+      id: 'tpl-unset',
+      name: 'Unset',
+      description: null,
+      category: 'text-to-image',
+      cost: 1,
+      outputType: 'image',
+      parameters: [
+        { key: 'upscale', label: 'Upscale', type: 'boolean' },
+        { key: 'tiled', label: 'Tiled', type: 'boolean' },
+        { key: 'background_color', label: 'Background', type: 'integer', min: 0, max: 16777215 },
+      ],
+    };
+    await page.route('**/api/v1/templates', (route) => route.fulfill({ json: [UNSET] }));
+    await page.route('**/api/v1/generate?limit=50', (route) => route.fulfill({ json: { items: [], page: 1, limit: 50, total: 0, totalPages: 1 } }));
+    const sent: Record<string, unknown>[] = [];
+    await page.route('**/api/v1/generate', (route) => {
+      const body = route.request().postDataJSON() as { parameters: Record<string, unknown>; requestId: string };
+      sent.push(body.parameters);
+      const now = new Date().toISOString();
+      return route.fulfill({
+        status: 202,
+        json: { id: body.requestId, status: 'queued', templateId: 'tpl-unset', progress: { value: 0, max: 1 }, statusText: null, outputs: [], usedParameters: body.parameters, error: null, refundedCoins: 0, createdAt: now, updatedAt: now },
+      });
+    });
+    await page.goto('/');
+    await page.getByLabel('Upscale').check();
+    // Ticked and unticked again: the user chose false.
+    await page.getByLabel('Tiled').check();
+    await page.getByLabel('Tiled').uncheck();
+    await page.getByLabel('Background').fill('#ff8000');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    await until(() => sent.length === 1, 'the submit');
+    t.deepEqual(sent[0], { upscale: true, tiled: false, background_color: 0xff8000 });
+  });
+});
+
 test.serial('requests: an error whose JSON body is not the service\'s is told by its status text', async (t) => {
   const context = await browser.newContext({ baseURL: app.app.config.publicUrl });
   try {

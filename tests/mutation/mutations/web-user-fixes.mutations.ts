@@ -51,12 +51,29 @@ export const MUTATIONS: Mutation[] = [
     "    else if (status.textContent === NOT_ENOUGH) status.textContent = '';\n",
     '',
   ]),
+  generate('a job ending during a submit enables Generate again', FORM, ['v.disabled=H||!b||b.cost>I,', 'v.disabled=!b||b.cost>I,'], [
+    'submit.disabled = submitting || !template || template.cost > balance;',
+    'submit.disabled = !template || template.cost > balance;',
+  ]),
+  generate('a refused submit keeps Generate disabled', [...FORM, 'tests/browser/web-client-audit.test.ts'], ['l.textContent=P(U),H=!1,h();return', 'l.textContent=P(U),h();return'], [
+    '            status.textContent = errorText(failure);\n            submitting = false;\n            showCost();',
+    '            status.textContent = errorText(failure);\n            showCost();',
+  ]),
   generate('a balance that cannot be read after a submit fails the submit', FORM, ['await n.refreshUser().catch(()=>{}),H=!1', 'await n.refreshUser(),H=!1'], [
     '          await ctx.refreshUser().catch(() => undefined);\n',
     '          await ctx.refreshUser();\n',
   ]),
 
   // The image field.
+  form('an untouched colour without a default is sent (black)', FORM, ['read:()=>r()?Je(s.value):void 0', 'read:()=>Je(s.value)'], [
+    'read: () => (touched() ? hexToColour(input.value) : undefined)',
+    'read: () => hexToColour(input.value)',
+  ]),
+  form('an untouched checkbox without a default is sent (false)', FORM, ['read:()=>r()?s.checked:void 0', 'read:()=>s.checked'], ['read: () => (touched() ? input.checked : undefined)', 'read: () => input.checked']),
+  form('a checkbox or colour the user changed is not sent', FIXES, ['return n.addEventListener("input",()=>a=!0),n.addEventListener("change",()=>a=!0),()=>a', 'return()=>a'], [
+    "  input.addEventListener('input', () => (changed = true));\n  input.addEventListener('change', () => (changed = true));\n",
+    '',
+  ]),
   form('a remixed image does not make the empty file field optional', FORM, ['required:n.required&&!s}', 'required:n.required}'], ['required: parameter.required && !uploadId });', 'required: parameter.required });']),
   form('a cleared remixed image leaves the field optional', FIXES, ['if(s=void 0,r.required=!!n.required,', 'if(s=void 0,'], ['        input.required = Boolean(parameter.required);\n', '']),
   form('an earlier, slower upload sets the image', FORM, ['if(f!==o)return;s=l.id;', 's=l.id;'], ['          (made) => {\n            if (mine !== chosen) return;', '          (made) => {']),
@@ -118,7 +135,11 @@ export const MUTATIONS: Mutation[] = [
     '                        return;',
   ]),
 
-  // Users: one adjustment, one key.
+  // Users: one adjustment, one key; a refused search or page is said.
+  users('a refused search or page says nothing', PAGES, ['w=()=>f().catch(c=>i.textContent=P(c))', 'w=()=>f()'], [
+    'const show = () => load().catch((failure: unknown) => (status.textContent = errorText(failure)));',
+    'const show = () => load();',
+  ]),
   users('Apply stays enabled while an adjustment is sent', PAGES, ['S.preventDefault(),v.disabled=!0;', 'S.preventDefault();'], ['            apply.disabled = true;\n', '']),
   users('Apply stays disabled after an answer', FIXES, ['"The change failed.";return}finally{v.disabled=!1}', '"The change failed.";return}finally{}'], ['            } finally {\n              apply.disabled = false;\n            }', '            } finally {\n            }']),
   users('each press is a new adjustment (a send that got no answer is made twice)', FIXES, ['reason:"admin_adjustment"},T)}catch', 'reason:"admin_adjustment"},ae())}catch'], [
