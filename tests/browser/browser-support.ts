@@ -84,3 +84,14 @@ export const fakeOutput = (id: string, fields: Record<string, unknown> = {}) => 
   height: 64,
   ...fields,
 });
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check` holds (polling every 25 ms), failing after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}

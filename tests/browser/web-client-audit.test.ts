@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium } from './browser-support.ts';
+import { fakeOutput, launchChromium, sleep, until } from './browser-support.ts';
 
 // The web client's guards (tests/mutation/mutations/web-client.mutations.ts), against the real application (SQLite):
 // what the server says is real where the outcome needs it (sign-in, refresh, CSRF); the jobs list, the socket's
@@ -109,16 +109,7 @@ async function userPage(): Promise<{ context: BrowserContext; page: Page }> {
 
 const row = (page: Page, id: string) => page.locator(`.jobs li[data-job-id="${id}"]`);
 const statusOfRow = (page: Page, id: string) => row(page, id).locator('.job-status');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until `check` holds (polling), failing after `ms`. */
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 test.serial('the jobs panel from the list: recent endings only (five at most), active jobs whatever their age, failures with their refund', async (t) => {
   const { context, page } = await userPage();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium } from './browser-support.ts';
+import { fakeOutput, launchChromium, sleep, until } from './browser-support.ts';
 
 // The guards the fixes of the web user audit added (tests/mutation/mutations/web-user-fixes.mutations.ts), beside the
 // audit's own tests of the faults: view URLs asked for again, an administrator's adjustment sent once under one key,
@@ -27,15 +27,7 @@ test.after.always(async () => {
   await app?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** A signed-in page of `email`, whose uncaught errors (an unhandled rejection too) are collected. */
 async function pageOf(email: string, run: (page: Page, errors: string[], context: BrowserContext) => Promise<void>): Promise<void> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium } from './browser-support.ts';
+import { fakeOutput, launchChromium, until } from './browser-support.ts';
 
 // The Generate page's guards and its parameter form (web/src/pages/generate.ts, parameter-form.ts):
 // tests/mutation/mutations/web-user-form.mutations.ts. The application is real (SQLite: sign-in, the profile); the
@@ -160,14 +160,6 @@ const generateButton = (page: Page) => page.getByRole('button', { name: 'Generat
 const status = (page: Page) => page.locator('form p.status');
 const hintOf = (page: Page, label: string) => page.locator('.field', { has: page.getByLabel(label, { exact: true }) }).locator('small');
 
-/** Waits until `check` holds (polling), failing after 10 s. */
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function open(h: Harness, path = '/'): Promise<void> {
   await h.page.goto(path);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium } from './browser-support.ts';
+import { fakeOutput, launchChromium, sleep, until } from './browser-support.ts';
 
 // The History page's guards (tests/mutation/mutations/web-user-history.mutations.ts), against the real application
 // (SQLite): the outputs, templates, features and publications are the test's own (page.route) so that every state is
@@ -26,15 +26,7 @@ test.after.always(async () => {
   await app?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** A page of a user of its own, signed in. */
 async function userPage(): Promise<{ context: BrowserContext; page: Page }> {

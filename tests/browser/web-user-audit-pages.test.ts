@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { launchChromium } from './browser-support.ts';
+import { launchChromium, until } from './browser-support.ts';
 
 // The small pages' guards (web/src/pages/api-keys.ts, extras.ts, admin-users.ts, audit.ts):
 // tests/mutation/mutations/web-user-form.mutations.ts. The application is real (SQLite): keys, users and coins are
@@ -51,13 +51,6 @@ function recorder(page: Page, method: string, pattern: RegExp): Request[] {
   return seen;
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const statusOf = (page: Page) => page.locator('main > p[role="status"]');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium } from './browser-support.ts';
+import { fakeOutput, launchChromium, sleep, until } from './browser-support.ts';
 
 // The sign-in forms (auth.ts), the request helper (api.ts) and the socket's sign-out (socket.ts): guards listed in
 // tests/mutation/mutations/web-user-history.mutations.ts. The real application (SQLite) answers where the outcome
@@ -27,15 +27,7 @@ test.after.always(async () => {
   await app?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width: 1100, height: 800 } });
