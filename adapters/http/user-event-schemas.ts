@@ -35,7 +35,10 @@ export const USER_EVENT_SCHEMAS: Record<UserEventType, JsonSchema> = {
     position: { type: 'integer', minimum: 0, description: 'Queued jobs ahead of this one (ADR 037)' },
     etaSeconds: { type: ['integer', 'null'], minimum: 0, description: 'Seconds until it should be done, null when no run time is known yet' },
   }),
-  'job.started': event('job.started', ['attempt'], { attempt: { type: 'integer', minimum: 1 } }),
+  'job.started': event('job.started', ['attempt', 'etaSeconds'], {
+    attempt: { type: 'integer', minimum: 1 },
+    etaSeconds: { type: ['integer', 'null'], minimum: 0, description: "Seconds it should take: a running job's etaSeconds as it starts (ADR 037), null when no run time is known yet" },
+  }),
   'job.status': event('job.status', ['text'], { text: { type: 'string', description: 'Free text such as "Generating" or "Uploading results"' } }),
   'job.progress': event('job.progress', ['value', 'max'], { value: { type: 'number' }, max: { type: 'number' }, node: { type: 'string' } }),
   'job.output': event('job.output', ['output'], { output: component('HistoryItem') }),

@@ -256,6 +256,7 @@ export function generationFeature(
         onCancel,
         metrics,
         slots,
+        estimates: queue,
       });
       const deadLetters = new FailDeadLetteredJob({ uow: ports.uow(), lifecycle, logger, requestCancel });
       return [{ taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) }];

@@ -9,7 +9,8 @@ export type UserEvent =
   | { type: 'job.queued'; jobId: string; position?: number }
   // The job's place in the queue changed (ADR 037): sent by a periodic pass, only when `position` changed.
   | { type: 'job.queue'; jobId: string; position: number; etaSeconds: number | null }
-  | { type: 'job.started'; jobId: string; attempt: number }
+  // `etaSeconds`: what should be left of it as it starts (its run estimate, ADR 037), null when no run time is known.
+  | { type: 'job.started'; jobId: string; attempt: number; etaSeconds: number | null }
   | { type: 'job.status'; jobId: string; text: string }
   | { type: 'job.progress'; jobId: string; value: number; max: number; node?: string }
   | { type: 'job.output'; jobId: string; output: HistoryView }

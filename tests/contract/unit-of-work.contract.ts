@@ -104,7 +104,7 @@ async function writeEverything(tx: Transaction, world: World, add: Additions): P
   if (!(await tx.templates.create(template(add.templateId)))) throw new Error('template not created');
   await tx.uploads.create(upload(add.uploadId, world.userId));
   if (!(await tx.uploads.markUsed(world.uploadId, now))) throw new Error('upload not marked');
-  await tx.events.append(world.userId, { type: 'job.started', jobId: world.jobId, attempt: 1 }, now);
+  await tx.events.append(world.userId, { type: 'job.started', jobId: world.jobId, attempt: 1, etaSeconds: null }, now);
   await tx.deductions.add({ id: add.deductionId, userId: world.userId, relatedEntityId: add.requestId, amount: 3, createdAt: now });
 }
 

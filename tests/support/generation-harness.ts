@@ -126,6 +126,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     cancels.set(jobId, abort);
     return () => cancels.delete(jobId);
   };
+  const queue = new QueueEstimates({ jobs: repos.jobs, estimates: new RunEstimates(repos.jobs), clock, slots: 1, order: options.queueOrder ?? 'arrival' });
   const visibilitySeconds = options.visibilitySeconds ?? 30;
   const run = new RunGeneration({
     uow,
@@ -142,6 +143,7 @@ export async function generationHarness(options: HarnessOptions = {}) {
     visibilitySeconds,
     onCancel,
     progressIntervalMs: 0,
+    estimates: queue,
     ...metrics,
   });
   const cancel = new CancelGeneration({ uow, jobs: repos.jobs, lifecycle, logger: quietLogger, requestCancel });
@@ -149,7 +151,6 @@ export async function generationHarness(options: HarnessOptions = {}) {
   const deductCoins = new DeductCoins({ users: repos.users, uow, payment, ids, clock });
   const deadLetters = new FailDeadLetteredJob({ uow, lifecycle, logger: quietLogger, requestCancel });
   const expire = new ExpireOverdueJobs({ uow, jobs: repos.jobs, lifecycle, clock, logger: quietLogger });
-  const queue = new QueueEstimates({ jobs: repos.jobs, estimates: new RunEstimates(repos.jobs), clock, slots: 1, order: options.queueOrder ?? 'arrival' });
   const announce = new AnnounceQueuePositions({ uow, jobs: repos.jobs, queue, events, maxJobs: 500 });
   const reconciler = new ReconcileJobs({
     uow,

@@ -108,7 +108,7 @@ test('event frames', (t) => {
   t.deepEqual(frameOf({ type: 'job.queued', jobId: ID, position: 3 }), { id: 'id: 12', name: 'event: status', data: { status: 'queued', queue_position: 3 } });
   t.deepEqual(frameOf({ type: 'job.queued', jobId: ID })!.data, { status: 'queued', queue_position: null });
   t.deepEqual(frameOf({ type: 'job.queue', jobId: ID, position: 1, etaSeconds: 30 })!.data, { status: 'queued', queue_position: 1 });
-  t.deepEqual(frameOf({ type: 'job.started', jobId: ID, attempt: 1 })!.data, { status: 'running', queue_position: null });
+  t.deepEqual(frameOf({ type: 'job.started', jobId: ID, attempt: 1, etaSeconds: 20 })!.data, { status: 'running', queue_position: null });
   t.deepEqual(frameOf({ type: 'job.progress', jobId: ID, value: 2, max: 8, node: '5' }), { id: 'id: 12', name: 'event: progress', data: { value: 0.25, nodes_done: 0, nodes_total: 0, current_node: '5', step: 2, steps: 8 } });
   t.like(frameOf({ type: 'job.progress', jobId: ID, value: 9, max: 8 })!.data, { value: 1, current_node: null });
   t.like(frameOf({ type: 'job.progress', jobId: ID, value: 3, max: 0 })!.data, { value: 0 });

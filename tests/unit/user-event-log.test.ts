@@ -23,7 +23,7 @@ test('stores the event with the next seq in the transaction, and fans the envelo
   const published: UserEventEnvelope[] = [];
   await bus.subscribe(USER_EVENTS_CHANNEL, (payload) => published.push(payload as UserEventEnvelope));
   const seqs = await uow.run(async (tx) => {
-    const first = await log.record(tx, 'u1', { type: 'job.started', jobId: 'j1', attempt: 1 });
+    const first = await log.record(tx, 'u1', { type: 'job.started', jobId: 'j1', attempt: 1, etaSeconds: null });
     const second = await log.record(tx, 'u1', { type: 'job.progress', jobId: 'j1', value: 1, max: 4 });
     const other = await log.record(tx, 'u2', { type: 'job.queued', jobId: 'j2' });
     await settle();
@@ -33,7 +33,7 @@ test('stores the event with the next seq in the transaction, and fans the envelo
   t.deepEqual(seqs, [1, 2, 1]);
   await settle();
   t.deepEqual(published, [
-    { userId: 'u1', seq: 1, event: { type: 'job.started', jobId: 'j1', attempt: 1 }, createdAt: '2030-01-01T00:00:00.000Z' },
+    { userId: 'u1', seq: 1, event: { type: 'job.started', jobId: 'j1', attempt: 1, etaSeconds: null }, createdAt: '2030-01-01T00:00:00.000Z' },
     { userId: 'u1', seq: 2, event: { type: 'job.progress', jobId: 'j1', value: 1, max: 4 }, createdAt: '2030-01-01T00:00:00.000Z' },
     { userId: 'u2', seq: 1, event: { type: 'job.queued', jobId: 'j2' }, createdAt: '2030-01-01T00:00:00.000Z' },
   ]);
@@ -60,7 +60,7 @@ test('a rolled-back transaction leaves neither a stored event nor a fanned-out o
 test('an event is stored even when fanning out fails, so a sync can still replay it', async (t) => {
   const down: EventBus = { publish: async () => Promise.reject(new Error('bus down')), subscribe: async () => async () => undefined, close: async () => undefined };
   const { log, store, uow } = setup(undefined, down);
-  await uow.run((tx) => log.record(tx, 'u', { type: 'job.started', jobId: 'j', attempt: 1 }));
+  await uow.run((tx) => log.record(tx, 'u', { type: 'job.started', jobId: 'j', attempt: 1, etaSeconds: null }));
   t.deepEqual((await store.listSince('u', 0, 10)).map((e) => e.seq), [1]);
 });
 
@@ -88,7 +88,7 @@ test('one failed publish does not stop the fan-out of the events after it', asyn
     close: async () => undefined,
   };
   const { log, uow } = setup(undefined, flaky);
-  await uow.run((tx) => log.record(tx, 'u', { type: 'job.started', jobId: 'j', attempt: 1 }));
+  await uow.run((tx) => log.record(tx, 'u', { type: 'job.started', jobId: 'j', attempt: 1, etaSeconds: null }));
   await uow.run((tx) => log.record(tx, 'u', { type: 'job.progress', jobId: 'j', value: 1, max: 2 }));
   await settle();
   // Pins: seq 1's failure is logged and left to sync; seq 2 still goes out.

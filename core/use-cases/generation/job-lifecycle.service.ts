@@ -46,8 +46,9 @@ export class JobLifecycle {
   /**
    * A delivery attempt takes the job: running, under a new run id that fences the attempt's writes, with a lease.
    * `previousRunId` is the run id it replaced (an earlier attempt's, whose engine prompt may still exist).
+   * `etaSeconds`: what should be left of it (`QueueEstimates.atStart`), told by its `job.started` event.
    */
-  async start(tx: Transaction, jobId: string, attempt: number, leaseUntil: Date): Promise<StartOutcome> {
+  async start(tx: Transaction, jobId: string, attempt: number, leaseUntil: Date, etaSeconds: number | null = null): Promise<StartOutcome> {
     const current = await tx.jobs.findById(jobId);
     if (!current) return { kind: 'missing' };
     const at = this.deps.clock.now();
@@ -59,7 +60,7 @@ export class JobLifecycle {
     if (!(await tx.jobs.transition(jobId, { to: 'running', runId, changes }, at))) return { kind: 'finished', job: current };
     const job: GenerationJob = { ...current, ...changes, status: 'running', runId, updatedAt: at };
     await this.deps.events.recordAll(tx, job.userId, [
-      { type: 'job.started', jobId, attempt },
+      { type: 'job.started', jobId, attempt, etaSeconds },
       { type: 'job.status', jobId, text: 'Generating' },
     ]);
     await this.deps.webhooks?.record(tx, job, webhookEventOf('running'), { status: 'running', attempt });

@@ -123,6 +123,15 @@ export class QueueEstimates {
     return { position, etaSeconds: this.queuedEta(aheadMs, own, mine, busy!(mine)) };
   }
 
+  /**
+   * What should be left of a job that starts now (the `etaSeconds` of its `job.started` event): the same number as a
+   * running job's right after it started, before an engine server is known.
+   */
+  async atStart(job: EstimatedJob): Promise<number | null> {
+    const now = this.deps.clock.now();
+    return (await this.of({ ...job, status: 'running', startedAt: now, retryAt: null, engineServer: null })).etaSeconds;
+  }
+
   /** The same numbers for a whole queue of queued jobs (any order given): position = the index in the queue's order. */
   async ofQueue(queue: readonly Pick<GenerationJob, 'id' | 'createdAt' | 'templateId' | 'queueTurn' | 'fitChoices'>[]): Promise<{ jobId: string; position: number; etaSeconds: number | null }[]> {
     const serversOf = this.serverSets();

@@ -13,6 +13,7 @@ import type { EngineInputs } from './engine-inputs.service.ts';
 import type { EngineSlotWait } from './engine-slot-wait.service.ts';
 import type { JobLifecycle } from './job-lifecycle.service.ts';
 import { ProgressRelay, type ProgressRelayDeps } from './progress-relay.service.ts';
+import type { QueueEstimates } from './queue-estimates.service.ts';
 import type { StoreOutputs } from './store-outputs.service.ts';
 
 export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'> {
@@ -34,6 +35,8 @@ export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'>
   metrics?: JobMetrics;
   /** Where a job waits, still queued, for an engine slot before it starts (ADR 044); none: the run waits for one. */
   slots?: EngineSlotWait;
+  /** What should be left of a job that starts now, for its `job.started` event (ADR 037); none: null. */
+  estimates?: Pick<QueueEstimates, 'atStart'>;
 }
 
 /** `succeeded`: set once this attempt's results committed, so the log line needs no read to say so. */
@@ -54,10 +57,12 @@ export class RunGeneration {
     if (!jobId) return { action: 'dead', reason: 'not a generation message (no job id)' };
     const slot = (await this.deps.slots?.wait(jobId, message)) ?? null;
     const leaseUntil = this.later(this.deps.visibilitySeconds);
-    const started = await this.deps.uow.run((tx) => this.deps.lifecycle.start(tx, jobId, message.attempt, leaseUntil)).catch((error: unknown) => {
-      slot?.release();
-      throw error;
-    });
+    const started = await this.etaAtStart(jobId)
+      .then((etaSeconds) => this.deps.uow.run((tx) => this.deps.lifecycle.start(tx, jobId, message.attempt, leaseUntil, etaSeconds)))
+      .catch((error: unknown) => {
+        slot?.release();
+        throw error;
+      });
     if (started.kind !== 'started') slot?.release();
     if (started.kind === 'missing') return { action: 'dead', reason: `job ${jobId} does not exist` };
     if (started.kind === 'finished' || started.kind === 'expired') {
@@ -77,6 +82,13 @@ export class RunGeneration {
       const ended = outcome ? await this.describe(attempt, outcome) : 'error';
       logger.info('job ended', { ...fields, outcome: ended, durationMs: clock.now().getTime() - began });
     }
+  }
+
+  /** Read before the start's transaction (its reads are not the transaction's); a message whose job is gone has none. */
+  private async etaAtStart(jobId: string): Promise<number | null> {
+    if (!this.deps.estimates) return null;
+    const job = await this.deps.jobs.findById(jobId);
+    return job ? this.deps.estimates.atStart(job) : null;
   }
 
   /** For the log: how the attempt ended (the job's status when it is still this attempt's), never a reason to fail. */

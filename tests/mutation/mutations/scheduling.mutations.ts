@@ -15,10 +15,32 @@ const FIT = 'core/use-cases/generation/server-fit.service.ts';
 const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
 const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
 const REMAINING_UNIT = 'tests/unit/remaining-time.test.ts';
+const STARTED_ETA_TEST = 'tests/integration/started-eta.test.ts';
 const FULL_CHECK = '    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };\n';
 
 /** Scheduling (ADR 037): start deadlines (the expired status's one way in, the checks that end a job past its deadline, its refund), backpressure, queue position and ETA. */
 export const MUTATIONS: Mutation[] = [
+  {
+    name: 'job.started: its etaSeconds is never told',
+    file: 'core/use-cases/generation/job-lifecycle.service.ts',
+    find: "      { type: 'job.started', jobId, attempt, etaSeconds },",
+    replace: "      { type: 'job.started', jobId, attempt, etaSeconds: null },",
+    tests: [STARTED_ETA_TEST],
+  },
+  {
+    name: "job.started: the worker is given no estimates (etaSeconds always null)",
+    file: 'bootstrap/modules/generation.module.ts',
+    find: '        estimates: queue,\n',
+    replace: '',
+    tests: [STARTED_ETA_TEST],
+  },
+  {
+    name: "job.started: a delivery whose job is gone is estimated anyway (the handler crashes, no dead letter)",
+    file: 'core/use-cases/generation/run-generation.use-case.ts',
+    find: '    return job ? this.deps.estimates.atStart(job) : null;',
+    replace: '    return this.deps.estimates.atStart(job!);',
+    tests: ['tests/integration/jobs-guards.test.ts'],
+  },
   {
     name: 'expired transition: a running job may expire too',
     file: 'core/domain/job.ts',
