@@ -9,6 +9,7 @@ import type { SequelizeDatabase } from './sequelize-database.ts';
 import { selectRows, sqlTime } from './sql-scope.ts';
 import { queueMessageModel, type QueueMessageRow } from './sequelize-message-queue.ts';
 import { sqlScopeOf } from './sequelize-unit-of-work.ts';
+import { WakeableSleep } from '../system/wakeable-sleep.ts';
 
 export interface QueueConsumerDeps {
   db: SequelizeDatabase;
@@ -58,8 +59,8 @@ export class SequelizeQueueConsumer implements Consumer {
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<void>>();
-  private wakeUp: (() => void) | null = null;
-  private woken = false;
+  /** The poll interval's sleep, cut short by wake(). */
+  private readonly idle = new WakeableSleep();
   /** Messages this process just committed: tried first, without a poll query (the conditional take still decides). */
   private hints: Candidate[] = [];
   /**
@@ -85,8 +86,7 @@ export class SequelizeQueueConsumer implements Consumer {
       if (this.hints.length >= MAX_HINTS || this.inFlight.size >= this.options.concurrency) this.backlog = true;
       if (this.hints.length < MAX_HINTS) this.hints.push(hint);
     }
-    if (this.wakeUp) this.wakeUp();
-    else this.woken = true;
+    this.idle.wake();
   }
 
   async stop(): Promise<void> {
@@ -113,24 +113,8 @@ export class SequelizeQueueConsumer implements Consumer {
       if (this.stopped) break;
       // Took (or raced for) work and still has room: look again at once instead of sleeping.
       if (found && this.inFlight.size < this.options.concurrency) continue;
-      await this.sleep(this.deps.pollIntervalMs);
+      await this.idle.sleep(this.deps.pollIntervalMs);
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
-    });
   }
 
   /** Returns whether any candidate was seen (taken here or by a rival). */

@@ -28,6 +28,7 @@ import {
   type Settlement,
 } from '../../core/domain/message-delivery.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
+import { WakeableSleep } from '../system/wakeable-sleep.ts';
 import type {
   ConsumeOptions,
   Consumer,
@@ -313,8 +314,8 @@ class SqsConsumer implements Consumer {
   private readonly inFlight = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  /** Ends the back-off after a failed receive at once: stop() does not wait it out (up to 10 s). */
-  private cutPause: (() => void) | null = null;
+  /** The back-off after a failed receive, which stop() ends at once (it does not wait out up to 10 s). */
+  private readonly idle = new WakeableSleep();
   private deletes: string[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -333,7 +334,7 @@ class SqsConsumer implements Consumer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.cutPause?.();
+    this.idle.wake();
     // The receive in flight is not aborted: SQS may already have hidden the messages it is returning, which would
     // then stay hidden for a whole visibility timeout. Its answer is handed back at once instead (see the loop).
     this.wake?.();
@@ -373,7 +374,7 @@ class SqsConsumer implements Consumer {
         if (this.stopped) return;
         failures += 1;
         logger.warn('SQS receive failed; retrying', { error: describeError(error), failures });
-        await this.pause(Math.min(10_000, 200 * 2 ** Math.min(failures, 6)));
+        await this.idle.sleep(Math.min(10_000, 200 * 2 ** Math.min(failures, 6)));
         continue;
       }
       if (this.stopped) {
@@ -393,19 +394,6 @@ class SqsConsumer implements Consumer {
       }
       if (foreign > 0 && foreign === messages.length) await sleep(200); // only others' messages: do not spin on them
     }
-  }
-
-  /** Waits `ms`, or less when the consumer stops meanwhile. */
-  private pause(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.cutPause = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.cutPause = done;
-    });
   }
 
   private run(delivery: Delivery): void {

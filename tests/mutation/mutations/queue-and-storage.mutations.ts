@@ -123,6 +123,8 @@ const MEMORY_QUEUE_GUARDS: Mutation[] = [
 // --- adapters/sequelize/sequelize-queue-consumer.ts, its own guards (tests/integration/db-queue-consumer-guards.test.ts) ---
 const DB_CONSUMER = 'adapters/sequelize/sequelize-queue-consumer.ts';
 const dbConsumer = entriesOn('database queue consumer guards', DB_CONSUMER, ['tests/integration/db-queue-consumer-guards.test.ts']);
+/** The consumers' idle sleep (adapters/system/wakeable-sleep.ts), run by the database consumer's guard tests. */
+const idleSleep = entriesOn('database queue consumer guards', 'adapters/system/wakeable-sleep.ts', ['tests/integration/db-queue-consumer-guards.test.ts']);
 const dbConsumerContract = entriesOn('database queue consumer contract guards', DB_CONSUMER, [QUEUE_CONTRACT]);
 
 const DB_CONSUMER_GUARDS: Mutation[] = [
@@ -143,9 +145,10 @@ const DB_CONSUMER_GUARDS: Mutation[] = [
     'if (this.hints.length >= MAX_HINTS) this.backlog = true;',
   ),
   dbConsumer('more hints than free slots are taken as hinted, not in the fair order', 'const hinted = !this.backlog && pending.length <= free ? pending : [];', 'const hinted = !this.backlog ? pending : [];'),
-  dbConsumer('a wake-up that comes while the consumer is not asleep is lost (it sleeps the whole poll interval)', '    else this.woken = true;\n', '\n'),
-  dbConsumer('a sleep cut short stays registered (a later wake-up during a poll is lost)', '        clearTimeout(timer);\n        this.wakeUp = null;', '        clearTimeout(timer);'),
-  dbConsumer('a sleep cut short leaves its timer armed (a stopped consumer keeps the process alive for the poll interval)', '        clearTimeout(timer);\n        this.wakeUp = null;', '        this.wakeUp = null;'),
+  idleSleep('a wake-up that comes while the consumer is not asleep is lost (it sleeps the whole poll interval)', '    else this.woken = true;\n', '\n'),
+  idleSleep('a sleep cut short stays registered (a later wake-up during a poll is lost)', '        clearTimeout(timer);\n        this.cut = null;', '        clearTimeout(timer);'),
+  idleSleep('a sleep cut short leaves its timer armed (a stopped consumer keeps the process alive for the poll interval)', '        clearTimeout(timer);\n        this.cut = null;', '        this.cut = null;'),
+  dbConsumer('a wake-up does not cut the poll sleep short', '    this.idle.wake();\n', ''),
   dbConsumer('stop() does not wake the sleeping consumer (it waits out the poll interval)', '      this.stopped = true;\n      this.wake();', '      this.stopped = true;'),
   dbConsumer('stop() does not wait for the take in flight (its message is handled after stop() returned)', '    await this.loop;\n', ''),
   // the loop
@@ -814,7 +817,7 @@ function sqsQueueGuardMutations(): Mutation[] {
     entry('a RedrivePolicy without a target is not reported as no dead-letter queue', '      if (!arn) throw new Error(', '      if (false) throw new Error('),
     entry('a queue without a RedrivePolicy is parsed anyway (a JSON error instead of no dead-letter queue)', 'Attributes?.RedrivePolicy ? (JSON.parse(Attributes.RedrivePolicy) as { deadLetterTargetArn?: string }) : null', "(JSON.parse(Attributes?.RedrivePolicy ?? '') as { deadLetterTargetArn?: string })"),
     // the receive loop
-    entry('stop() waits out the back-off after failed receives', '    this.cutPause?.();\n', ''),
+    entry('stop() waits out the back-off after failed receives', '    this.idle.wake();\n', ''),
     entry('a receive that fails while stopping logs a retry', '        if (this.stopped) return;\n        failures += 1;', '        failures += 1;'),
     entry('the back-off after failed receives never starts over', '        failures = 0;\n', ''),
     entry('a consumer with every slot busy receives 0 messages (refused) instead of waiting', '      if (free <= 0) {', '      if (false) {'),
