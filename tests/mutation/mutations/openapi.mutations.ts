@@ -113,8 +113,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'asyncapi: an event field the service sends is missing from its schema',
     file: 'adapters/http/user-event-schemas.ts',
-    find: "'job.started': event('job.started', ['attempt'], { attempt: { type: 'integer', minimum: 1 } }),",
-    replace: "'job.started': event('job.started', [], {}),",
+    find: "'job.started': event('job.started', ['attempt', 'etaSeconds'], {\n    attempt: { type: 'integer', minimum: 1 },\n",
+    replace: "'job.started': event('job.started', [], {\n",
     tests: [ASYNCAPI],
   },
   {

@@ -37,7 +37,7 @@ export const MUTATIONS: Mutation[] = [
   run('a failing lease renewal aborts the engine run', "        return true;\n      });\n      if (!held) {", "        return false;\n      });\n      if (!held) {"),
   run('a cancel does not reach the running engine call', 'const unregister = this.deps.onCancel(job.id, () => controller.abort());', 'const unregister = () => undefined;'),
   run("the slot a job ran on is never given back", '      slot?.release();\n      clearInterval(heartbeat);', '      clearInterval(heartbeat);'),
-  run('a slot is kept when the job cannot be started', '      slot?.release();\n      throw error;', '      throw error;'),
+  run('a slot is kept when the job cannot be started', '        slot?.release();\n        throw error;', '        throw error;'),
   submit('an upper-case requestId is another request (charged twice)', 'isUuid(input.requestId) ? input.requestId.toLowerCase() : null', 'isUuid(input.requestId) ? input.requestId : null'),
   submit('a start deadline of 0 s is accepted', '(value as number) >= 1 &&', '(value as number) >= 0 &&'),
   submit('a start deadline of a whole day is refused', '(value as number) <= MAX_START_DEADLINE_SECONDS', '(value as number) < MAX_START_DEADLINE_SECONDS'),
