@@ -225,6 +225,8 @@ test.serial('live events: progress, status, a failure with its refund and the ne
     t.is(fetches, 1, 'fetched once, whatever arrives meanwhile');
     release();
     await statusOfRow(page, 'other-tab').filter({ hasText: 'Warming up' }).waitFor();
+    // Its start event told no time left (an event stored before job.started carried etaSeconds): the job is read again.
+    await until(() => fetches === 2, 'the read of what is left of a job whose start told nothing');
     t.is(await statusOfRow(page, 'live').textContent(), 'Failed: the sampler crashed (5 coins refunded)');
     t.is(await page.locator('[aria-label="Outputs of this session"] li').count(), 0, 'the late completion showed no output');
 

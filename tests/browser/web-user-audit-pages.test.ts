@@ -419,6 +419,29 @@ test.serial('fixed fault: Users: an adjustment made, then a failed read of the l
   });
 });
 
+test.serial("fixed fault: Users: an administrator's own adjustment whose profile cannot be read again leaves the list unread (and an unhandled rejection)", async (t) => {
+  await pageOf(ADMIN, async (page) => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto('/admin/users');
+    const adminRow = page.getByRole('row', { name: new RegExp(ADMIN) });
+    const before = Number(await adminRow.getByRole('cell').nth(3).textContent());
+    // From the adjustment on, the header's profile read fails; the adjustment itself is the server's.
+    let profileReads = 0;
+    await page.route('**/api/v1/auth/profile', (route) => {
+      profileReads += 1;
+      return route.fulfill(refusal(503, 'The profile is unavailable (test).'));
+    });
+    await page.getByLabel(`Coins for ${ADMIN}`).fill('3');
+    await adminRow.getByRole('button', { name: 'Apply' }).click();
+    await statusOf(page).filter({ hasText: `${ADMIN} now has ${before + 3} coins.` }).waitFor();
+    await adminRow.getByRole('cell', { name: String(before + 3), exact: true }).waitFor();
+    t.is(profileReads, 1);
+    t.is(await statusOf(page).textContent(), `${ADMIN} now has ${before + 3} coins.`);
+    t.deepEqual(errors, []);
+  });
+});
+
 test.serial('fixed fault: Users: a refused search (or page) says nothing', async (t) => {
   await pageOf(ADMIN, async (page) => {
     await page.route(/\/api\/v1\/admin\/users\?.*q=/, (route) => route.fulfill(refusal(400, 'The search is too long (test).')));

@@ -179,10 +179,14 @@ test.serial('queue position and ETA show when the server reports them, and count
     // figures of the test's choosing. The snapshot that answers the socket's first sync reloads the list, and a reload
     // takes the estimate afresh from the clock's time then: in CI it landed after the first figures were read, and the
     // countdown restarted. The list is read once when the page loads; this page gets every other event.
+    let waitingId = '';
     await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
       const server = ws.connectToServer();
       server.onMessage((message) => {
-        if (!/"type":"job\.(queue|snapshot)"/.test(String(message))) ws.send(message);
+        if (/"type":"job\.(queue|snapshot)"/.test(String(message))) return;
+        const event = JSON.parse(String(message)) as { type: string; jobId?: string };
+        // The waiting job's start tells a time left of the test's choosing (its GET below says another).
+        ws.send(event.type === 'job.started' && event.jobId === waitingId ? JSON.stringify({ ...event, etaSeconds: 30 }) : message);
       });
     });
     // Paused a minute past the installed time: the installed clock runs until paused, and pausing at a time it has
@@ -192,6 +196,7 @@ test.serial('queue position and ETA show when the server reports them, and count
     await page.clock.pauseAt(start + 60_000);
     const blocker = await submit(page, templateIds['Slow blur']!, { prompt: 'blocking the worker' });
     const waiting = await submit(page, templateIds['Slow blur']!, { prompt: 'waiting its turn' });
+    waitingId = waiting;
     while ((await statusOf(page, blocker)) === 'queued') await sleep(50);
     // The list with figures of our choosing: the queued job done in 95 s, the running one 40 s from its end.
     await page.route('**/api/v1/generate?limit=50', async (route) => {
@@ -217,12 +222,12 @@ test.serial('queue position and ETA show when the server reports them, and count
     t.is(await queueOf(waiting).textContent(), 'position 2, done in about 54 s');
     await page.clock.fastForward(55_000);
     t.is(await queueOf(waiting).textContent(), 'position 2');
-    // A job that starts while the page is open (the blocker ends): its time left is read from the server, since the
-    // start event carries none.
+    // A job that starts while the page is open (the blocker ends): its time left is the one its job.started tells,
+    // not a read of the job (which here would say 31 s).
     await page.route(`**/api/v1/generate/${waiting}`, async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { status: string; etaSeconds?: number };
-      await route.fulfill({ response, json: body.status === 'running' ? { ...body, etaSeconds: 30 } : body });
+      await route.fulfill({ response, json: body.status === 'running' ? { ...body, etaSeconds: 31 } : body });
     });
     await queueOf(waiting).filter({ hasText: /^about 30 s left$/ }).waitFor({ timeout: 60_000 });
     await page.unrouteAll({ behavior: 'ignoreErrors' });

@@ -29,3 +29,12 @@ export function judge(run: { status: number | null; output: string; killed: bool
 export const entriesOn =
   (prefix: string, file: string, tests: string[]) =>
   (name: string, find: string, replace: string, also?: Edit[]): Mutation => ({ name: `${prefix}: ${name}`, file, find, replace, ...(also ? { also } : {}), tests });
+
+/**
+ * A guard of the web client, deleted in its source (web/src): the runner builds the bundle the browser tests serve
+ * (web/dist) from the mutated source, so an entry names no minified text and outlives a rebuild.
+ */
+export const webGuard =
+  (prefix: string, source: string, tests: string[]) =>
+  (name: string, [find, replace]: [find: string, replace: string], more: Edit[] = []): Mutation =>
+    entriesOn(prefix, source, tests)(name, find, replace, more.length > 0 ? more : undefined);

@@ -8,7 +8,8 @@
  * A mutation counts as caught only when a test of its files fails an assertion. Before any mutation, the
  * same files run unmutated and must all pass (green first): otherwise a missing server, a flaky file or a
  * timeout would read as "caught". A file that crashes or times out under a mutation is reported as such and
- * does not count as caught. The list lives in `mutations/*.mutations.ts`, one file per area.
+ * does not count as caught. The list lives in `mutations/*.mutations.ts`, one file per area. A mutation of the web
+ * client's source (web/src) rebuilds its bundle (web/dist) in the scratch copy before its browser tests run.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -53,6 +54,20 @@ function ava(cwd: string, tests: string[]): { status: number | null; output: str
   return { status: run.status, output, killed: run.signal !== null, seconds: Math.round((Date.now() - started) / 1000) };
 }
 
+/**
+ * Builds the web client's bundle (web/dist) in the scratch copy from its mutated source, as `npm run build:web` does,
+ * keeping the committed files in `originals` to be put back. A mutation the bundle does not show (esbuild dropped the
+ * edit, or it only touched types) is `unchanged`; one that does not build is `crashed`. Neither counts as caught.
+ */
+function buildWeb(cwd: string, originals: Map<string, string>): 'built' | 'unchanged' | 'crashed' {
+  const dist = path.join(cwd, 'web/dist');
+  const before = new Map(readdirSync(dist).map((name) => [path.join(dist, name), readFileSync(path.join(dist, name), 'utf8')]));
+  for (const [file, text] of before) if (!originals.has(file)) originals.set(file, text);
+  const run = spawnSync(path.join(cwd, 'node_modules/.bin/tsx'), ['web/build.ts'], { cwd, encoding: 'utf8' });
+  if (run.status !== 0) return 'crashed';
+  return [...before].some(([file, text]) => readFileSync(file, 'utf8') !== text) ? 'built' : 'unchanged';
+}
+
 const print = (line: object): void => {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 };
@@ -65,6 +80,12 @@ async function main(): Promise<number> {
   const chosen = (await loadMutations(areas)).filter((mutation) => !filter || mutation.name.includes(filter));
   if (chosen.length === 0) {
     print({ error: `no mutation matches ${JSON.stringify(filter)}` });
+    return 2;
+  }
+  // The bundle is built from the mutated source (buildWeb): an edit of web/dist would be overwritten.
+  const built = chosen.filter((mutation) => [mutation, ...(mutation.also ?? [])].some((edit) => edit.file.startsWith('web/dist/')));
+  if (built.length > 0) {
+    print({ error: 'web/dist is built from web/src: delete the guard in its source (webGuard)', mutations: built.map((mutation) => mutation.name) });
     return 2;
   }
   // Every guard text must still be in the code before anything runs: a stale entry is an error, not a pass.
@@ -91,20 +112,22 @@ async function main(): Promise<number> {
       return 2;
     }
 
-    const counts: Record<Verdict, number> = { caught: 0, survived: 0, crashed: 0, 'timed-out': 0 };
+    const counts: Record<Verdict | 'unchanged', number> = { caught: 0, survived: 0, crashed: 0, 'timed-out': 0, unchanged: 0 };
     for (const mutation of chosen) {
       const originals = new Map<string, string>();
-      for (const edit of [mutation, ...(mutation.also ?? [])]) {
+      const edits = [mutation, ...(mutation.also ?? [])];
+      for (const edit of edits) {
         const target = path.join(scratch, edit.file);
         const current = readFileSync(target, 'utf8');
         if (!originals.has(target)) originals.set(target, current);
         writeFileSync(target, current.replace(edit.find, edit.replace));
       }
-      const run = ava(scratch, mutation.tests);
+      const built = edits.some((edit) => edit.file.startsWith('web/src/')) ? buildWeb(scratch, originals) : 'built';
+      const run = built === 'built' ? ava(scratch, mutation.tests) : null;
       for (const [target, original] of originals) writeFileSync(target, original);
-      const { verdict, red } = judge(run);
+      const { verdict, red } = run ? judge(run) : { verdict: built as 'unchanged' | 'crashed', red: [] as string[] };
       counts[verdict] += 1;
-      print({ mutation: mutation.name, verdict, caught: verdict === 'caught', seconds: run.seconds, red: red.slice(0, 3) });
+      print({ mutation: mutation.name, verdict, caught: verdict === 'caught', seconds: run?.seconds ?? 0, red: red.slice(0, 3) });
     }
     print({ mutations: chosen.length, ...counts });
     return counts.caught === chosen.length ? 0 : 1;

@@ -28,7 +28,7 @@ export class OutputViewer {
   /** `renew`: where an output's URL that stopped working (VIEW_URL_TTL) is asked for again. */
   constructor(
     private readonly describe: (item: HistoryItem) => string,
-    private readonly renew?: RenewUrl,
+    private readonly renew: RenewUrl,
   ) {
     this.title = h('h2', { id: 'viewer-title' });
     this.counter = h('p', { className: 'hint', 'aria-live': 'polite' });

@@ -46,7 +46,7 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
             another();
             const done = `${updated.email} now has ${updated.coinBalance} coins.`;
             status.textContent = done;
-            if (updated.id === ctx.user?.id) await ctx.refreshUser();
+            if (updated.id === ctx.user?.id) await ctx.refreshUser().catch(() => undefined);
             await load().catch((failure: unknown) => (status.textContent = `${done} The list could not be read again: ${errorText(failure)}`));
           },
         },

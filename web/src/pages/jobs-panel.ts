@@ -104,11 +104,13 @@ class JobRow {
         this.showQueue();
         break;
       case 'job.started':
-        // Until the server says what is left of it, its queued estimate (also a time until done) stands.
         this.job = { ...this.job, status: 'running', position: undefined };
         this.text.textContent = 'Started';
+        // The event tells what should be left of it. One stored before events told it (a replay) is asked about; until
+        // the answer, its queued estimate (also a time until done) stands.
+        if ('etaSeconds' in event) this.expect(event.etaSeconds);
+        else void this.readRunningEta();
         this.showQueue();
-        void this.readRunningEta();
         break;
       case 'job.status':
         this.text.textContent = String(event.text ?? '');
@@ -162,7 +164,7 @@ class JobRow {
     this.doneAt = typeof etaSeconds === 'number' ? now + etaSeconds * 1000 : null;
   }
 
-  /** A job that just started: the server's estimate of what is left of it (the start event carries none). */
+  /** A job that just started whose event told no time left: the server's estimate of what is left of it. */
   private async readRunningEta(): Promise<void> {
     try {
       // A job that ended meanwhile has no estimate, and an ended row shows none.

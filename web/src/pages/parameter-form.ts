@@ -23,7 +23,6 @@ export const hexToColour = (hex: string): number => Number.parseInt(hex.replace(
 function changedBy(input: HTMLInputElement, set: boolean): () => boolean {
   let changed = set;
   input.addEventListener('input', () => (changed = true));
-  input.addEventListener('change', () => (changed = true));
   return () => changed;
 }
 
