@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WhereOptions } from 'sequelize';
-import { describeError, expiredReason, settlementOf, type BackoffPolicy, type Settlement } from '../../core/domain/message-delivery.ts';
+import { describeError, expiredReason, settlementOf, WakeableSleep, type BackoffPolicy, type Settlement } from '../../core/domain/message-delivery.ts';
 import type { Clock } from '../../core/ports/clock.port.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
 import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome, TraceCarrier } from '../../core/ports/queue.port.ts';
@@ -9,7 +9,6 @@ import type { SequelizeDatabase } from './sequelize-database.ts';
 import { selectRows, sqlTime } from './sql-scope.ts';
 import { queueMessageModel, type QueueMessageRow } from './sequelize-message-queue.ts';
 import { sqlScopeOf } from './sequelize-unit-of-work.ts';
-import { WakeableSleep } from '../system/wakeable-sleep.ts';
 
 export interface QueueConsumerDeps {
   db: SequelizeDatabase;

@@ -23,12 +23,12 @@ import {
   traceCarrierOf,
   traceFields,
   validateConsumeOptions,
+  WakeableSleep,
   withTrace,
   type BackoffPolicy,
   type Settlement,
 } from '../../core/domain/message-delivery.ts';
 import type { Logger } from '../../core/ports/logger.port.ts';
-import { WakeableSleep } from '../system/wakeable-sleep.ts';
 import type {
   ConsumeOptions,
   Consumer,

@@ -123,8 +123,8 @@ const MEMORY_QUEUE_GUARDS: Mutation[] = [
 // --- adapters/sequelize/sequelize-queue-consumer.ts, its own guards (tests/integration/db-queue-consumer-guards.test.ts) ---
 const DB_CONSUMER = 'adapters/sequelize/sequelize-queue-consumer.ts';
 const dbConsumer = entriesOn('database queue consumer guards', DB_CONSUMER, ['tests/integration/db-queue-consumer-guards.test.ts']);
-/** The consumers' idle sleep (adapters/system/wakeable-sleep.ts), run by the database consumer's guard tests. */
-const idleSleep = entriesOn('database queue consumer guards', 'adapters/system/wakeable-sleep.ts', ['tests/integration/db-queue-consumer-guards.test.ts']);
+/** The consumers' idle sleep (WakeableSleep in core/domain/message-delivery.ts), run by the database consumer's guard tests. */
+const idleSleep = entriesOn('database queue consumer guards', 'core/domain/message-delivery.ts', ['tests/integration/db-queue-consumer-guards.test.ts']);
 const dbConsumerContract = entriesOn('database queue consumer contract guards', DB_CONSUMER, [QUEUE_CONTRACT]);
 
 const DB_CONSUMER_GUARDS: Mutation[] = [
