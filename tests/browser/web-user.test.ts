@@ -14,8 +14,8 @@ const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1100, height: 800 };
 
 // Some seconds of blur per job, checked for interruption between frames: long enough to be seen queued and running.
-const slowWorkflow = () => ({
-  '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: 16, color: 0x808080 } },
+const slowWorkflow = (frames = 16) => ({
+  '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: frames, color: 0x808080 } },
   '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 31, sigma: 10 } },
   '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'slow' } },
   '4': { class_type: 'PrimitiveString', inputs: { value: 'x' } },
@@ -54,6 +54,8 @@ test.before(async () => {
   admin = app.client();
   await admin.signUp({ email: ADMIN, password: PASSWORD, displayName: 'The Admin' });
   await createTemplate('Slow blur', slowWorkflow(), { prompt: { preset: 'prompt', node_id: '4', input_name: 'value', required: true } }, 5);
+  // Three times Slow blur's work: a job that must still run when the test, slowed by a loaded machine, gets to cancel it.
+  await createTemplate('Long blur', slowWorkflow(48), { prompt: { preset: 'prompt', node_id: '4', input_name: 'value', required: true } }, 5);
   await createTemplate(
     'Seeded square',
     seededWorkflow(),
@@ -117,7 +119,7 @@ test.serial('the jobs panel comes from the server: two queued jobs are told apar
   await page.getByText('No jobs yet.').waitFor();
 
   // Submitted elsewhere (another tab): the first runs, the second waits behind it (one job at a time).
-  const first = await submit(page, templateIds['Slow blur']!, { prompt: 'first slow blur' });
+  const first = await submit(page, templateIds['Long blur']!, { prompt: 'first slow blur' });
   const second = await submit(page, templateIds['Slow blur']!, { prompt: 'second slow blur' });
   // The first has started before the page is read again (on a loaded machine the worker may take a moment), so the
   // second's place is the one asserted below, not a place behind a first still queued.
@@ -150,9 +152,9 @@ test.serial('the jobs panel comes from the server: two queued jobs are told apar
   // A reload finds the running job and the cancelled one; the running one is cancelled from the fresh page.
   while ((await statusOf(page, first)) === 'queued') await sleep(50);
   await page.reload();
-  await row(page, first).getByRole('button', { name: 'Cancel Slow blur: first slow blur' }).waitFor();
+  await row(page, first).getByRole('button', { name: 'Cancel Long blur: first slow blur' }).waitFor();
   await row(page, second).locator('.job-status', { hasText: 'Cancelled' }).waitFor();
-  await row(page, first).getByRole('button', { name: 'Cancel Slow blur: first slow blur' }).click();
+  await row(page, first).getByRole('button', { name: 'Cancel Long blur: first slow blur' }).click();
   await row(page, first).locator('.job-status', { hasText: 'Cancelled' }).waitFor();
   t.is(await statusOf(page, first), 'cancelled');
   await page.getByTestId('balance').filter({ hasText: '100 coins' }).waitFor();
