@@ -25,7 +25,7 @@ import { JobControl } from '../../core/use-cases/generation/job-control.service.
 import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.service.ts';
 import { JobQueries } from '../../core/use-cases/generation/job-queries.service.ts';
 import { PrepareGeneration } from '../../core/use-cases/generation/prepare-generation.service.ts';
-import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
+import { RecentRunsCache, RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
 import { QueueEstimates } from '../../core/use-cases/generation/queue-estimates.service.ts';
 import { ServerFit } from '../../core/use-cases/generation/server-fit.service.ts';
 import { ReconcileJobs } from '../../core/use-cases/generation/reconcile-jobs.use-case.ts';
@@ -96,6 +96,8 @@ function bindEngine(container: Container, config: Readonly<Config>): void {
 }
 
 const COMFY_ENGINE = Symbol('ComfyEngine');
+/** How long the worker keeps a template's recent run times for its job.started estimates. */
+const START_ESTIMATE_TTL_MS = 5_000;
 
 export type GenerationFeature = Feature<{ control: JobControl; queries: JobQueries; lifecycle: JobLifecycle }>;
 
@@ -138,7 +140,8 @@ export function generationFeature(
     config.engine.driver === 'comfyui' && config.engine.urls.length > 1 && nodes
       ? { servers: new ServerFit({ nodes, templates: repos.templates, clock: ports.clock() }), slotsPerServer: config.engine.jobsPerServer }
       : undefined;
-  const queue = new QueueEstimates({ jobs: repos.jobs, estimates, clock: ports.clock(), slots, order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival', fit });
+  const queueDeps = { jobs: repos.jobs, clock: ports.clock(), slots, order: config.queue.driver === 'db' ? ('owner-turns' as const) : ('arrival' as const), fit };
+  const queue = new QueueEstimates({ ...queueDeps, estimates });
   const queries = new JobQueries({ jobs: repos.jobs, history: repos.history, viewUrl: history.viewUrl, queue });
   const reconcile = new ReconcileJobs({
     uow: ports.uow(),
@@ -256,7 +259,8 @@ export function generationFeature(
         onCancel,
         metrics,
         slots,
-        estimates: queue,
+        // Each start's job.started estimate: the run history read at most every few seconds per template, not per job.
+        estimates: new QueueEstimates({ ...queueDeps, estimates: new RecentRunsCache(estimates, ports.clock(), START_ESTIMATE_TTL_MS) }),
       });
       const deadLetters = new FailDeadLetteredJob({ uow: ports.uow(), lifecycle, logger, requestCancel });
       return [{ taskType: 'generation', handle: (message) => run.execute(message), onDeadLetter: (message, reason) => deadLetters.execute(message, reason) }];

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { median, queueFullRetryAfter } from '../../core/domain/run-estimate.ts';
-import { RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
+import { RecentRunsCache, RunEstimates } from '../../core/use-cases/generation/run-estimates.service.ts';
 
 /** Run times by template (null: every template), newest first, as the repository gives them; `onServer`: by template and server. */
 const history = (byTemplate: Record<string, number[]>, all: number[], onServer: Record<string, Record<number, number[]>> = {}) => ({
@@ -65,4 +65,36 @@ test('Retry-After of a full queue: the head estimate in whole seconds rounded up
   t.is(queueFullRetryAfter(8_000), 8);
   t.is(queueFullRetryAfter(20), 1);
   t.is(queueFullRetryAfter(null), 10);
+});
+
+test('RecentRunsCache: one read per template, servers and choices while it is fresh; read again once ttlMs passed; a failed read is not kept', async (t) => {
+  let now = 1_000_000;
+  const clock = { now: () => new Date(now) };
+  const reads: string[] = [];
+  let fail = false;
+  const cache = new RecentRunsCache(
+    {
+      runs: async (templateId, servers = null, fitChoices = '') => {
+        reads.push(`${templateId}|${servers?.join(',') ?? '-'}|${fitChoices}`);
+        if (fail) throw new Error('database down');
+        return [reads.length * 1_000];
+      },
+    },
+    clock,
+    5_000,
+  );
+  t.deepEqual(await cache.runs('a'), [1_000]);
+  now += 4_999;
+  t.deepEqual(await cache.runs('a'), [1_000], 'still fresh: not read again');
+  t.deepEqual(await cache.runs('a', [1]), [2_000], 'other servers: their own read');
+  t.deepEqual(await cache.runs('a', null, 'cfg=x'), [3_000], 'other choices: their own read');
+  t.deepEqual(await cache.runs('b'), [4_000]);
+  now += 1;
+  t.deepEqual(await cache.runs('a'), [5_000], 'ttlMs passed: read again');
+  now += 10_000;
+  fail = true;
+  await t.throwsAsync(cache.runs('a'), { message: 'database down' });
+  fail = false;
+  t.deepEqual(await cache.runs('a'), [7_000], 'the failed read was not kept');
+  t.deepEqual(reads, ['a|-|', 'a|1|', 'a|-|cfg=x', 'b|-|', 'a|-|', 'a|-|', 'a|-|']);
 });

@@ -1,5 +1,6 @@
 import { median, RUN_SAMPLE } from '../../domain/run-estimate.ts';
 import type { JobRepository } from '../../ports/job-repository.port.ts';
+import type { Clock } from '../../ports/clock.port.ts';
 import type { ServerSet } from './server-fit.service.ts';
 
 /**
@@ -28,5 +29,34 @@ export class RunEstimates {
   /** A job's run estimate: the median of its recent runs, or null when none is known. */
   async runMs(templateId: string | null, servers: ServerSet = null, fitChoices = ''): Promise<number | null> {
     return median(await this.runs(templateId, servers, fitChoices));
+  }
+}
+
+/**
+ * Recent runs kept `ttlMs` per template, servers and choices: for the worker's `job.started` estimate, which would
+ * otherwise read the run history before every start. An estimate a few seconds old is as good; the API's reads
+ * (GET /generate, job.queue) use RunEstimates itself.
+ */
+export class RecentRunsCache implements Pick<RunEstimates, 'runs'> {
+  private readonly kept = new Map<string, { until: number; runs: Promise<number[]> }>();
+
+  constructor(
+    private readonly estimates: Pick<RunEstimates, 'runs'>,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  runs(templateId: string | null, servers: ServerSet = null, fitChoices = ''): Promise<number[]> {
+    const now = this.clock.now().getTime();
+    const key = JSON.stringify([templateId, servers, fitChoices]);
+    const hit = this.kept.get(key);
+    if (hit && hit.until > now) return hit.runs;
+    // Bounded: templates x server sets x choices is small, but never let it grow without end.
+    if (this.kept.size >= 1000) this.kept.clear();
+    const runs = this.estimates.runs(templateId, servers, fitChoices);
+    this.kept.set(key, { until: now + this.ttlMs, runs });
+    // A failed read is not kept.
+    runs.catch(() => this.kept.get(key)?.runs === runs && this.kept.delete(key));
+    return runs;
   }
 }

@@ -16,10 +16,20 @@ const ESTIMATES = 'core/use-cases/generation/queue-estimates.service.ts';
 const SUBMIT = 'core/use-cases/generation/submit-generation.use-case.ts';
 const REMAINING_UNIT = 'tests/unit/remaining-time.test.ts';
 const STARTED_ETA_TEST = 'tests/integration/started-eta.test.ts';
+const RUN_ESTIMATES = 'core/use-cases/generation/run-estimates.service.ts';
+const RUN_ESTIMATES_UNIT = 'tests/unit/run-estimates.test.ts';
 const FULL_CHECK = '    if (full) return { ...(await this.reject(input.userId, requestId, full.failure)), retryAfterSeconds: full.retryAfterSeconds };\n';
 
 /** Scheduling (ADR 037): start deadlines (the expired status's one way in, the checks that end a job past its deadline, its refund), backpressure, queue position and ETA. */
 export const MUTATIONS: Mutation[] = [
+  ...(
+    [
+      ['a kept read never goes stale', '    if (hit && hit.until > now) return hit.runs;', '    if (hit) return hit.runs;'],
+      ['reads are not kept (one per start)', '    if (hit && hit.until > now) return hit.runs;', '    if (hit && false) return hit.runs;'],
+      ['other servers or choices share a template\'s kept read', 'const key = JSON.stringify([templateId, servers, fitChoices]);', 'const key = JSON.stringify([templateId]);'],
+      ['a failed read is kept', '    runs.catch(() => this.kept.get(key)?.runs === runs && this.kept.delete(key));', '    runs.catch(() => undefined);'],
+    ] as const
+  ).map(([name, find, replace]) => ({ name: `recent runs cache: ${name}`, file: RUN_ESTIMATES, find, replace, tests: [RUN_ESTIMATES_UNIT] })),
   {
     name: 'job.started: its etaSeconds is never told',
     file: 'core/use-cases/generation/job-lifecycle.service.ts',
@@ -30,7 +40,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "job.started: the worker is given no estimates (etaSeconds always null)",
     file: 'bootstrap/modules/generation.module.ts',
-    find: '        estimates: queue,\n',
+    find: '        estimates: new QueueEstimates({ ...queueDeps, estimates: new RecentRunsCache(estimates, ports.clock(), START_ESTIMATE_TTL_MS) }),\n',
     replace: '',
     tests: [STARTED_ETA_TEST],
   },
