@@ -244,15 +244,15 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'queue order: the database queue counts positions in arrival order (not owners in turn)',
     file: 'bootstrap/modules/generation.module.ts',
-    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival', fit });",
-    replace: "order: 'arrival', fit });",
+    find: "order: config.queue.driver === 'db' ? ('owner-turns' as const) : ('arrival' as const), fit };",
+    replace: "order: 'arrival' as const, fit };",
     tests: [POSITION_TEST],
   },
   {
     name: 'queue order: RabbitMQ and SQS count positions with owners in turn (not FIFO)',
     file: 'bootstrap/modules/generation.module.ts',
-    find: "order: config.queue.driver === 'db' ? 'owner-turns' : 'arrival', fit });",
-    replace: "order: 'owner-turns', fit });",
+    find: "order: config.queue.driver === 'db' ? ('owner-turns' as const) : ('arrival' as const), fit };",
+    replace: "order: 'owner-turns' as const, fit };",
     tests: [POSITION_TEST],
   },
   {
