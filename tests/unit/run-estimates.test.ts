@@ -98,3 +98,14 @@ test('RecentRunsCache: one read per template, servers and choices while it is fr
   t.deepEqual(await cache.runs('a'), [7_000], 'the failed read was not kept');
   t.deepEqual(reads, ['a|-|', 'a|1|', 'a|-|cfg=x', 'b|-|', 'a|-|', 'a|-|', 'a|-|']);
 });
+
+test('RecentRunsCache: at 1,000 kept reads it starts again empty (it never grows without end)', async (t) => {
+  let reads = 0;
+  const cache = new RecentRunsCache({ runs: async () => [++reads] }, { now: () => new Date(0) }, 60_000);
+  for (let i = 0; i < 1_000; i++) await cache.runs(`t${i}`);
+  await cache.runs('t0');
+  t.is(reads, 1_000, 'the 1,000 kept reads are all still there');
+  await cache.runs('t1000');
+  await cache.runs('t0');
+  t.is(reads, 1_002, 'the 1,001st read emptied the cache: t0 is read again');
+});

@@ -27,6 +27,7 @@ export const MUTATIONS: Mutation[] = [
       ['a kept read never goes stale', '    if (hit && hit.until > now) return hit.runs;', '    if (hit) return hit.runs;'],
       ['reads are not kept (one per start)', '    if (hit && hit.until > now) return hit.runs;', '    if (hit && false) return hit.runs;'],
       ['other servers or choices share a template\'s kept read', 'const key = JSON.stringify([templateId, servers, fitChoices]);', 'const key = JSON.stringify([templateId]);'],
+      ['the kept reads grow without end', '    if (this.kept.size >= 1000) this.kept.clear();\n', ''],
       ['a failed read is kept', '    runs.catch(() => this.kept.get(key)?.runs === runs && this.kept.delete(key));', '    runs.catch(() => undefined);'],
     ] as const
   ).map(([name, find, replace]) => ({ name: `recent runs cache: ${name}`, file: RUN_ESTIMATES, find, replace, tests: [RUN_ESTIMATES_UNIT] })),
