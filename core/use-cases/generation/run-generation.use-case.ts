@@ -35,8 +35,8 @@ export interface RunGenerationDeps extends Omit<ProgressRelayDeps, 'intervalMs'>
   metrics?: JobMetrics;
   /** Where a job waits, still queued, for an engine slot before it starts (ADR 044); none: the run waits for one. */
   slots?: EngineSlotWait;
-  /** What should be left of a job that starts now, for its `job.started` event (ADR 037); none: null. */
-  estimates?: Pick<QueueEstimates, 'atStart'>;
+  /** What should be left of a job that starts now, for its `job.started` event (ADR 037). */
+  estimates: Pick<QueueEstimates, 'atStart'>;
 }
 
 /** `succeeded`: set once this attempt's results committed, so the log line needs no read to say so. */
@@ -86,7 +86,6 @@ export class RunGeneration {
 
   /** Read before the start's transaction (its reads are not the transaction's); a message whose job is gone has none. */
   private async etaAtStart(jobId: string): Promise<number | null> {
-    if (!this.deps.estimates) return null;
     const job = await this.deps.jobs.findById(jobId);
     return job ? this.deps.estimates.atStart(job) : null;
   }
