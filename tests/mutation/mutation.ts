@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
 /** One edit of a mutation: `find` must occur in `file` (the first occurrence is replaced). */
 export interface Edit {
   file: string;
@@ -38,3 +42,17 @@ export const webGuard =
   (prefix: string, source: string, tests: string[]) =>
   (name: string, [find, replace]: [find: string, replace: string], more: Edit[] = []): Mutation =>
     entriesOn(prefix, source, tests)(name, find, replace, more.length > 0 ? more : undefined);
+
+/**
+ * Builds the web client's bundle (web/dist) in a scratch copy (`cwd`) from its mutated source, as `npm run build:web`
+ * does, keeping the committed files in `originals` to be put back. A mutation the bundle does not show (esbuild dropped
+ * the edit, or it only touched types) is `unchanged`; one that does not build is `crashed`. Neither counts as caught.
+ */
+export function buildWeb(cwd: string, originals: Map<string, string>): 'built' | 'unchanged' | 'crashed' {
+  const dist = path.join(cwd, 'web/dist');
+  const before = new Map(readdirSync(dist).map((name) => [path.join(dist, name), readFileSync(path.join(dist, name), 'utf8')]));
+  for (const [file, text] of before) if (!originals.has(file)) originals.set(file, text);
+  const run = spawnSync(path.join(cwd, 'node_modules/.bin/tsx'), ['web/build.ts'], { cwd, encoding: 'utf8' });
+  if (run.status !== 0) return 'crashed';
+  return [...before].some(([file, text]) => readFileSync(file, 'utf8') !== text) ? 'built' : 'unchanged';
+}

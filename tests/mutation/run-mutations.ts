@@ -16,7 +16,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { judge, type Mutation, type Verdict } from './mutation.ts';
+import { buildWeb, judge, type Mutation, type Verdict } from './mutation.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LIST_DIR = path.join(ROOT, 'tests/mutation/mutations');
@@ -52,20 +52,6 @@ function ava(cwd: string, tests: string[]): { status: number | null; output: str
   const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
   if (process.env.MUTATION_VERBOSE) process.stdout.write(output);
   return { status: run.status, output, killed: run.signal !== null, seconds: Math.round((Date.now() - started) / 1000) };
-}
-
-/**
- * Builds the web client's bundle (web/dist) in the scratch copy from its mutated source, as `npm run build:web` does,
- * keeping the committed files in `originals` to be put back. A mutation the bundle does not show (esbuild dropped the
- * edit, or it only touched types) is `unchanged`; one that does not build is `crashed`. Neither counts as caught.
- */
-function buildWeb(cwd: string, originals: Map<string, string>): 'built' | 'unchanged' | 'crashed' {
-  const dist = path.join(cwd, 'web/dist');
-  const before = new Map(readdirSync(dist).map((name) => [path.join(dist, name), readFileSync(path.join(dist, name), 'utf8')]));
-  for (const [file, text] of before) if (!originals.has(file)) originals.set(file, text);
-  const run = spawnSync(path.join(cwd, 'node_modules/.bin/tsx'), ['web/build.ts'], { cwd, encoding: 'utf8' });
-  if (run.status !== 0) return 'crashed';
-  return [...before].some(([file, text]) => readFileSync(file, 'utf8') !== text) ? 'built' : 'unchanged';
 }
 
 const print = (line: object): void => {
