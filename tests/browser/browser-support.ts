@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type WebSocketRoute } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../.scratch/screenshots');
@@ -94,4 +95,53 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
+}
+
+/** A fresh browser context on the application at `baseURL` (a desktop viewport) and its page. */
+export async function freshPage(browser: Browser, baseURL: string, timeoutMs?: number): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1100, height: 800 } });
+  const page = await context.newPage();
+  if (timeoutMs !== undefined) page.setDefaultTimeout(timeoutMs);
+  return { context, page };
+}
+
+/**
+ * A page of a user of its own (its own session and balance: the tests of a file run at once), registered and signed in
+ * through the real API with `password`, its address starting with `prefix`. The client then reads the profile on load.
+ */
+export async function signedInPage(
+  browser: Browser,
+  baseURL: string,
+  user: { prefix: string; password: string; displayName: string; timeoutMs?: number },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const { context, page } = await freshPage(browser, baseURL, user.timeoutMs);
+  const email = `${user.prefix}-${randomUUID()}@example.com`;
+  const registered = await page.request.post('/api/v1/auth/register', { data: { email, password: user.password, displayName: user.displayName } });
+  if (registered.status() !== 201) throw new Error(`register: ${registered.status()} ${await registered.text()}`);
+  const login = await page.request.post('/api/v1/auth/login', { data: { email, password: user.password } });
+  if (login.status() !== 200) throw new Error(`login: ${login.status()} ${await login.text()}`);
+  // What the client keeps once signed in.
+  await context.addInitScript(() => localStorage.setItem('signed-in', '1'));
+  return { context, page };
+}
+
+/** A socket the test is the server of: its connections, what the page sent on each, the close codes, and events to send. */
+export interface FakeSocket {
+  connections: WebSocketRoute[];
+  sent: string[][];
+  closed: number[];
+  /** Sends the event on the latest connection. */
+  send(event: Record<string, unknown>): void;
+}
+
+export async function fakeSocket(page: Page): Promise<FakeSocket> {
+  const socket: FakeSocket = { connections: [], sent: [], closed: [], send: (event) => socket.connections.at(-1)!.send(JSON.stringify(event)) };
+  await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
+    const sent: string[] = [];
+    socket.connections.push(ws);
+    socket.sent.push(sent);
+    ws.onMessage((message) => sent.push(String(message)));
+    ws.onClose((code) => socket.closed.push(code ?? 0));
+  });
+  return socket;
 }

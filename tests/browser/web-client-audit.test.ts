@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
+import type { Browser, Page, Route, WebSocketRoute } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium, sleep, until } from './browser-support.ts';
+import { fakeOutput, fakeSocket, launchChromium, signedInPage, sleep, until } from './browser-support.ts';
 
 // The web client's guards (tests/mutation/mutations/web-client.mutations.ts), against the real application (SQLite):
 // what the server says is real where the outcome needs it (sign-in, refresh, CSRF); the jobs list, the socket's
@@ -62,28 +61,6 @@ const job = (id: string, status: string, minutes: number, extra: Partial<FakeJob
 const output = (id: string, extra: Record<string, unknown> = {}) =>
   fakeOutput(id, { templateId: solidId, templateName: 'Solid colour image', usedParameters: { prompt: `prompt of ${id}`, width: 64 }, createdAt: minutesAgo(5), ...extra });
 
-/** A socket the test is the server of: what the page sent on each connection, and events to send it. */
-interface FakeSocket {
-  connections: WebSocketRoute[];
-  sent: string[][];
-  send(event: Record<string, unknown>): void;
-}
-
-async function fakeSocket(page: Page): Promise<FakeSocket> {
-  const socket: FakeSocket = {
-    connections: [],
-    sent: [],
-    send: (event) => socket.connections.at(-1)!.send(JSON.stringify(event)),
-  };
-  await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
-    const sent: string[] = [];
-    socket.connections.push(ws);
-    socket.sent.push(sent);
-    ws.onMessage((message) => sent.push(String(message)));
-  });
-  return socket;
-}
-
 /** The jobs list the page reads (GET /generate?limit=50): the test's own, changeable. */
 async function jobsList(page: Page, jobs: FakeJob[]): Promise<{ jobs: FakeJob[] }> {
   const list = { jobs };
@@ -94,22 +71,10 @@ async function jobsList(page: Page, jobs: FakeJob[]): Promise<{ jobs: FakeJob[] 
 }
 
 /** A page of a user of its own (its own session and balance: the tests run at once). */
-async function userPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width: 1100, height: 800 } });
-  const page = await context.newPage();
-  const email = `audit-${randomUUID()}@example.com`;
-  const registered = await page.request.post('/api/v1/auth/register', { data: { email, password: PASSWORD, displayName: 'Audit User' } });
-  if (registered.status() !== 201) throw new Error(`register: ${registered.status()} ${await registered.text()}`);
-  const login = await page.request.post('/api/v1/auth/login', { data: { email, password: PASSWORD } });
-  if (login.status() !== 200) throw new Error(`login: ${login.status()} ${await login.text()}`);
-  // What the client keeps once signed in: it then reads the profile on load.
-  await context.addInitScript(() => localStorage.setItem('signed-in', '1'));
-  return { context, page };
-}
+const userPage = () => signedInPage(browser, app.app.config.publicUrl, { prefix: 'audit', password: PASSWORD, displayName: 'Audit User' });
 
 const row = (page: Page, id: string) => page.locator(`.jobs li[data-job-id="${id}"]`);
 const statusOfRow = (page: Page, id: string) => row(page, id).locator('.job-status');
-
 
 test.serial('the jobs panel from the list: recent endings only (five at most), active jobs whatever their age, failures with their refund', async (t) => {
   const { context, page } = await userPage();

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium, sleep, until } from './browser-support.ts';
+import { fakeOutput, fakeSocket, launchChromium, signedInPage, sleep, until } from './browser-support.ts';
 
 // The History page's guards (tests/mutation/mutations/web-user-history.mutations.ts), against the real application
 // (SQLite): the outputs, templates, features and publications are the test's own (page.route) so that every state is
@@ -26,34 +25,8 @@ test.after.always(async () => {
   await app?.close();
 });
 
-
-
 /** A page of a user of its own, signed in. */
-async function userPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width: 1100, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const email = `history-${randomUUID()}@example.com`;
-  const registered = await page.request.post('/api/v1/auth/register', { data: { email, password: PASSWORD, displayName: 'History User' } });
-  if (registered.status() !== 201) throw new Error(`register: ${registered.status()} ${await registered.text()}`);
-  const login = await page.request.post('/api/v1/auth/login', { data: { email, password: PASSWORD } });
-  if (login.status() !== 200) throw new Error(`login: ${login.status()} ${await login.text()}`);
-  await context.addInitScript(() => localStorage.setItem('signed-in', '1'));
-  return { context, page };
-}
-
-interface FakeSocket {
-  connections: WebSocketRoute[];
-  send(event: Record<string, unknown>): void;
-}
-
-async function fakeSocket(page: Page): Promise<FakeSocket> {
-  const socket: FakeSocket = { connections: [], send: (event) => socket.connections.at(-1)!.send(JSON.stringify(event)) };
-  await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
-    socket.connections.push(ws);
-  });
-  return socket;
-}
+const userPage = () => signedInPage(browser, app.app.config.publicUrl, { prefix: 'history', password: PASSWORD, displayName: 'History User', timeoutMs: 10_000 });
 
 type Output = ReturnType<typeof fakeOutput>;
 

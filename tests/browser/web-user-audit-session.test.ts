@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { fakeOutput, launchChromium, sleep, until } from './browser-support.ts';
+import { fakeOutput, fakeSocket, freshPage, launchChromium, signedInPage, sleep, until } from './browser-support.ts';
 
 // The sign-in forms (auth.ts), the request helper (api.ts) and the socket's sign-out (socket.ts): guards listed in
 // tests/mutation/mutations/web-user-history.mutations.ts. The real application (SQLite) answers where the outcome
@@ -27,45 +27,10 @@ test.after.always(async () => {
   await app?.close();
 });
 
-
-
-async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width: 1100, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  return { context, page };
-}
+const newPage = () => freshPage(browser, app.app.config.publicUrl, 10_000);
 
 /** A page of a user of its own, signed in. */
-async function userPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const { context, page } = await newPage();
-  const email = `session-${randomUUID()}@example.com`;
-  const registered = await page.request.post('/api/v1/auth/register', { data: { email, password: PASSWORD, displayName: 'Session User' } });
-  if (registered.status() !== 201) throw new Error(`register: ${registered.status()} ${await registered.text()}`);
-  const login = await page.request.post('/api/v1/auth/login', { data: { email, password: PASSWORD } });
-  if (login.status() !== 200) throw new Error(`login: ${login.status()} ${await login.text()}`);
-  await context.addInitScript(() => localStorage.setItem('signed-in', '1'));
-  return { context, page };
-}
-
-interface FakeSocket {
-  connections: WebSocketRoute[];
-  sent: string[][];
-  closed: number[];
-  send(event: Record<string, unknown>): void;
-}
-
-async function fakeSocket(page: Page): Promise<FakeSocket> {
-  const socket: FakeSocket = { connections: [], sent: [], closed: [], send: (event) => socket.connections.at(-1)!.send(JSON.stringify(event)) };
-  await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
-    const sent: string[] = [];
-    socket.connections.push(ws);
-    socket.sent.push(sent);
-    ws.onMessage((message) => sent.push(String(message)));
-    ws.onClose((code) => socket.closed.push(code ?? 0));
-  });
-  return socket;
-}
+const userPage = () => signedInPage(browser, app.app.config.publicUrl, { prefix: 'session', password: PASSWORD, displayName: 'Session User', timeoutMs: 10_000 });
 
 /** The server's features, changed as the test says. */
 async function features(page: Page, change: Record<string, unknown>): Promise<void> {
