@@ -37,6 +37,8 @@ async function setup(t: ExecutionContext, options: Options = {}) {
   const bus = new SyncEventBus();
   const stored = options.stored ?? [];
   let authentications = 0;
+  /** The `since` of every read of the event store. */
+  const replays: number[] = [];
   const gateway = new WsGateway({
     authenticate: async (token) => {
       authentications += 1;
@@ -45,7 +47,7 @@ async function setup(t: ExecutionContext, options: Options = {}) {
       if (claims.throws) throw new Error('the session store is down');
       return { userId: claims.userId, sessionId: claims.sessionId, expiresAt: new Date(Date.now() + (claims.expiresInMs ?? HOUR)) };
     },
-    replay: async (userId, since, max) => stored.filter((one) => one.userId === userId && one.seq > since).slice(0, max),
+    replay: async (userId, since, max) => (replays.push(since), stored.filter((one) => one.userId === userId && one.seq > since).slice(0, max)),
     snapshot: async () => [],
     bus,
     allowedOrigins: options.allowedOrigins ?? [],
@@ -74,6 +76,7 @@ async function setup(t: ExecutionContext, options: Options = {}) {
     port,
     url,
     authentications: () => authentications,
+    replays,
     connect: (auth: WsAuth = { bearer: 'token-a' }, at = url) => connectWs(at, auth),
   };
 }
@@ -158,12 +161,13 @@ test('an unknown message type is answered with an error, not with a snapshot', a
 // Pins: `"since": null` is a sync without since (snapshot only), not an invalid since.
 test('a sync with since null gets the snapshot and no replay', async (t) => {
   const stored: StoredUserEvent[] = [{ userId: USER, seq: 1, event: { type: 'job.status', jobId: 'j', text: 'x' } as never, createdAt: AT }];
-  const { connect } = await setup(t, { stored });
+  const { connect, replays } = await setup(t, { stored });
   const client = await connect();
   client.send({ type: 'sync', since: null });
   const reply = await client.waitFor((m) => isError(m) || isSnapshot(m));
   t.deepEqual(reply, { type: 'job.snapshot', jobs: [] });
   t.deepEqual(client.messages, [{ type: 'job.snapshot', jobs: [] }]);
+  t.deepEqual(replays, [], 'the event store is not read');
   await client.close();
 });
 

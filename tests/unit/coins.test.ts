@@ -202,3 +202,18 @@ test('DeductCoins answers with the user the caller read when it is theirs, and r
   t.like(mismatched.value, { id: userId, email: 'me@example.com', displayName: 'Me', coinBalance: 80 });
   t.is((await users.findById(otherId))!.coinBalance, 7, "the other user's balance is untouched");
 });
+
+// A deduction or an adjustment for an account that is gone is answered from the read before it: no write transaction
+// (on SQLite that would queue for the one writer) is begun for it.
+test('DeductCoins and AdminAdjustCoins refuse a gone account without beginning a transaction', async (t) => {
+  const store = new MemoryStore();
+  const memory = new MemoryUnitOfWork(store);
+  let transactions = 0;
+  const uow = { autocommit: memory.autocommit, run: <T>(work: Parameters<typeof memory.run<T>>[0]) => ((transactions += 1), memory.run(work)) };
+  const ids = { newId: () => randomUUID() };
+  const deps = { users: memory.autocommit.users, uow, ids, payment: new JobPayment({ ids }), clock: { now: () => NOW } };
+  const gone = randomUUID();
+  t.like(await new DeductCoins(deps).execute({ userId: gone, amount: 1, reason: 'image_generation' }), { ok: false, code: 'AUTH.UNAUTHENTICATED' });
+  t.like(await new AdminAdjustCoins(deps).execute({ actorId: randomUUID(), userId: gone, direction: 'add', amount: 1, reason: 'admin_adjustment' }), { ok: false, code: 'NOT_FOUND' });
+  t.is(transactions, 0);
+});

@@ -15,7 +15,25 @@ const cancelledOnEngine = (meanwhile: () => Promise<void> = async () => undefine
   close: async () => undefined,
 });
 
+/** An engine whose run is interrupted though nobody cancelled the job (the engine restarted, say). */
+const interruptedOnEngine: WorkflowEngine = {
+  run: async () => ({ ok: false, error: { code: 'ENGINE.INTERRUPTED', message: 'Interrupted before SaveImage #2 finished' }, transient: false }),
+  check: async () => undefined,
+  close: async () => undefined,
+};
+
 for (const backend of BACKENDS) {
+  test(`[${backend}] a run the engine interrupted while the attempt still holds the job is retried, not failed or refunded`, async (t) => {
+    const h = await generationHarness({ backend, engine: interruptedOnEngine });
+    t.teardown(() => h.dispose());
+    const adminId = await h.newUser(10, 'admin');
+    const submitted = await h.submit.execute({ userId: adminId, role: 'admin', workflow: tiny });
+    if (!submitted.ok) return t.fail(JSON.stringify(submitted));
+    t.like(await h.run.execute(h.delivery(submitted.value.job.id)), { action: 'retry' });
+    t.like(await h.repos.jobs.findById(submitted.value.job.id), { status: 'running', refundedCoins: 0, error: null });
+    t.is(await h.balance(adminId), 5);
+  });
+
   test(`[${backend}] a run cancelled on the engine ends the job cancelled and refunded once, not retried`, async (t) => {
     const h = await generationHarness({ backend, engine: cancelledOnEngine() });
     t.teardown(() => h.dispose());

@@ -255,3 +255,16 @@ test('a refund is made once however many transactions race for it', async (t) =>
   t.deepEqual(refunded.sort(), [0, 0, 0, 0, 4]);
   t.is(await h.balance(userId), 10);
 });
+
+// Pins that a failure of what joins the submit (the idempotency response, say) reaches the caller as itself: the
+// route tells a lost idempotency claim (409) from a broken database (500) by the error it gets.
+test('an error thrown by what joins the submit is thrown as itself, and nothing is charged or queued', async (t) => {
+  const h = await harness(t);
+  const userId = await h.newUser(10);
+  const templateId = await h.addTemplate(3);
+  class ClaimTakenOver extends Error {}
+  const thrown = await t.throwsAsync(h.submit.execute({ userId, role: 'user', templateId, alsoCommit: async () => { throw new ClaimTakenOver('the claim was taken over'); } }));
+  t.true(thrown instanceof ClaimTakenOver);
+  t.is(await h.balance(userId), 10);
+  t.is(await h.pendingMessages(), 0);
+});

@@ -16,8 +16,15 @@ function setup(options: { waitMs?: number } = {}) {
   const clock = { time: new Date('2030-01-01T00:00:00.000Z').getTime(), now: () => new Date(clock.time) };
   const uow = new MemoryUnitOfWork(new MemoryStore());
   const store = uow.autocommit.idempotency;
+  /** Every call the responder made on the store outside a transaction, by method. */
+  const storeCalls: string[] = [];
   const responder = new IdempotentResponder({
-    store,
+    store: new Proxy(store, {
+      get: (target, name, receiver) => {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? (...args: unknown[]) => (storeCalls.push(String(name)), (value as (...a: unknown[]) => unknown).apply(target, args)) : value;
+      },
+    }),
     ids: { newId: () => randomUUID() },
     clock,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -59,7 +66,7 @@ function setup(options: { waitMs?: number } = {}) {
     runs++;
     return response;
   };
-  return { clock, store, uow, call, changing, refusing, runs: () => runs, userId };
+  return { clock, store, storeCalls, uow, call, changing, refusing, runs: () => runs, userId };
 }
 
 const gate = () => {
@@ -186,4 +193,23 @@ test('after 24 h a key starts afresh, even with another body', async (t) => {
   clock.time += 1;
   t.like(await call('k', { day: 2 }, changing({ status: 200, body: 'day two' })), { body: 'day two', replayed: false });
   t.is(runs(), 2);
+});
+
+// Pins that a response the service never remembers (a 5xx, a 429) is not stored inside the change's transaction either,
+// should a use case hand one to commitWith: the key stays free and a retry runs.
+test('a 5xx handed to commitWith is not stored with the change; the key stays free', async (t) => {
+  const { call, changing, runs, store, userId } = setup();
+  t.like(await call('k', {}, changing({ status: 503, body: 'engine down' })), { status: 503, replayed: false });
+  t.is(await store.find(userId, 'k'), null);
+  t.like(await call('k', {}, changing({ status: 200, body: 'ok' })), { status: 200, replayed: false });
+  t.is(runs(), 2);
+});
+
+// Pins that a response stored with the change is not written again after the commit, nor its claim released: the
+// request's only statements outside its transaction are the claim.
+test('a response committed with the change is not completed or released again after it', async (t) => {
+  const { call, changing, storeCalls, store, userId } = setup();
+  t.like(await call('k', {}, changing({ status: 200, body: 'charged' })), { status: 200, replayed: false });
+  t.deepEqual(storeCalls, ['claim']);
+  t.like(await store.find(userId, 'k'), { response: { status: 200, body: 'charged' } });
 });

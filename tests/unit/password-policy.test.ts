@@ -55,4 +55,6 @@ test('ordinary passphrases and random passwords pass', (t) => {
   for (const password of ['correct horse battery', 'kx7-Vumo', 'dragonfly over the pond', 'Tr4nsistor radio 1962', 'monkey island forever', 'zq8#Lp2!vN']) {
     t.is(weak(password), null, password);
   }
+  // Pins that a sequence steps by exactly one: letters two apart, or a run that changes step, are not one.
+  for (const password of ['acegikmoqs', 'zxvtrpnljh', 'abcdefgi']) t.is(weak(password), null, password);
 });

@@ -159,3 +159,15 @@ test("an image parameter must be one of the caller's uploads or outputs", async 
   t.deepEqual(prepared.imageRefs.map((ref) => ref.id), [MY_UPLOAD]);
   t.deepEqual(problemsOf(t, await run({ templateId: PHOTO_TEMPLATE, parameters: { photo: SOMEONE_ELSES } })), { code: 'VALIDATION.FAILED', fields: ['parameters.photo'] });
 });
+
+// Pins that an asset reference without an asset id is refused as such (the field and what is missing), before the graph
+// is checked, on a template run as on a raw workflow.
+test('a core/ASSET reference without an asset id is refused, naming the input', async (t) => {
+  const reference = { __type: 'core/ASSET', info: { name: 'photo.png' } };
+  const workflow = { ...photoTemplate.workflow, '1': { class_type: 'LoadImage', inputs: { image: reference } } };
+  for (const request of [{ workflow, templateId: PHOTO_TEMPLATE }, { workflow, role: 'admin' as const }]) {
+    const result = await run(request);
+    if (result.ok) return t.fail('accepted');
+    t.deepEqual(result.details, [{ field: 'workflow.1.inputs.image', message: 'is a core/ASSET reference without an asset id (info.id)' }]);
+  }
+});

@@ -107,3 +107,30 @@ test('files staged by attempts that can no longer commit them are deleted once o
   t.not(await h.storage.head(liveKey), null, 'the running attempt keeps its staged file');
   t.deepEqual((await h.repos.staged.listForRun(runId)).map((s) => s.storageKey), [liveKey]);
 });
+
+// Pins that a job refunded by someone else between the reconciler's listing and its own refund (the worker's failure,
+// say) is neither refunded again nor reported or logged as repaired.
+test('a job refunded after it was listed is not reported or logged as refunded', async (t) => {
+  const { h, warnings } = await setup(t);
+  const { userId, jobId } = await submitted(h, 4);
+  await h.repos.jobs.transition(jobId, { to: 'failed', changes: { finishedAt: h.clock.now() } }, h.clock.now());
+  const listed = await h.repos.jobs.listUnrefunded(['failed', 'cancelled', 'expired'], 10);
+  // The refund lands first; the reconciler then works from its older listing.
+  await h.uow.run(async (tx) => h.payment.refundJob(tx, (await tx.jobs.findById(jobId))!, h.clock.now()));
+  const { logger } = recording();
+  const reconciler = new ReconcileJobs({
+    uow: h.uow,
+    jobs: Object.assign(Object.create(h.repos.jobs) as typeof h.repos.jobs, { listUnrefunded: async () => listed }),
+    staged: h.repos.staged,
+    storage: h.storage,
+    lifecycle: h.lifecycle,
+    payment: h.payment,
+    clock: h.clock,
+    logger: { ...logger, warn: (message: string) => void warnings.push(message) },
+    stalledAfterSeconds: 30 * 60,
+    orphanedAfterSeconds: 60 * 60,
+  });
+  t.deepEqual((await reconciler.execute()).refunded, []);
+  t.is(await h.balance(userId), 10);
+  t.false(warnings.some((w) => w.startsWith('reconciler: refunded')));
+});

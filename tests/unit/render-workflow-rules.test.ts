@@ -104,6 +104,16 @@ test('conformance: at most MAX_PROBLEMS problems', (t) => {
 
 // Pins: a submitted object literal with a "__proto__" key (an own key once parsed) is not equal to the template's
 // literal it replaces: the key is looked up as the other side's own key, not through its prototype.
+// Pins that lists (not links) are compared item by item, also inside objects: a list input the template sets (a size,
+// a list of strings) conforms when it is sent unchanged.
+test('sameValue: lists are equal item by item, in order, at any depth', (t) => {
+  t.true(sameValue([1, 'a', [2]], [1, 'a', [2]]));
+  t.true(sameValue({ size: [512, 512] }, { size: [512, 512] }));
+  t.false(sameValue([1, 2], [2, 1]));
+  t.false(sameValue([1, 2], [1, 2, 3]));
+  t.false(sameValue([1, 2], { 0: 1, 1: 2 }));
+});
+
 test('sameValue: a parsed __proto__ key is compared as an own key', (t) => {
   const submitted: unknown = JSON.parse('{"__proto__": {}}');
   t.false(sameValue(submitted, { y: 5 }));

@@ -6,6 +6,7 @@ import { MemoryObjectStorage } from '../../adapters/memory/memory-object-storage
 import type { MediaFacts } from '../../core/ports/media-inspector.port.ts';
 import type { ObjectStorage } from '../../core/ports/object-storage.port.ts';
 import type { EngineOutputFile } from '../../core/ports/workflow-engine.port.ts';
+import { outputKey } from '../../core/domain/job.ts';
 import { JobPayment } from '../../core/use-cases/coins/job-payment.service.ts';
 import { UserEventLog } from '../../core/use-cases/events/user-event-log.service.ts';
 import { JobLifecycle } from '../../core/use-cases/generation/job-lifecycle.service.ts';
@@ -29,7 +30,7 @@ const file = (fileName: string, over: Partial<EngineOutputFile> = {}): EngineOut
   ...over,
 });
 
-async function setup(options: { facts?: MediaFacts; storage?: (inner: ObjectStorage) => ObjectStorage } = {}) {
+async function setup(options: { facts?: MediaFacts; storage?: (inner: ObjectStorage) => ObjectStorage; read?: boolean } = {}) {
   const { repos, uow } = await openBackend('memory');
   const clock = { now: () => new Date(NOW) };
   const ids = { newId: () => randomUUID() };
@@ -38,7 +39,13 @@ async function setup(options: { facts?: MediaFacts; storage?: (inner: ObjectStor
   const memory = new MemoryObjectStorage(clock.now);
   const storage = options.storage ? options.storage(memory) : memory;
   const inspected: string[] = [];
-  const media = { inspect: async (_open: unknown, mimeType: string) => (inspected.push(mimeType), options.facts ?? {}) };
+  // `read`: the inspector reads the stored file, as the ffprobe one does.
+  const media = {
+    inspect: async (open: () => Promise<unknown>, mimeType: string) => {
+      if (options.read) await open();
+      return inspected.push(mimeType), options.facts ?? {};
+    },
+  };
   const store = new StoreOutputs({ uow, events, staged: repos.staged, storage, lifecycle, ids, clock, logger: quietLogger, retentionDays: 7, viewUrl: async (item) => `http://view/${item.id}`, media });
   const userId = randomUUID();
   await repos.users.create({ id: userId, email: `${userId}@example.com`, displayName: 'U', role: 'user', passwordHash: null, createdAt: NOW });
@@ -135,4 +142,42 @@ test('discard deletes every staged file of the run it can, and a file whose dele
   t.truthy(await app.memory.get(keys[0]!));
   t.is(await app.memory.get(keys[1]!), null);
   t.is(await app.memory.get(keys[2]!), null);
+});
+
+// Pins that an output already recorded for the job (a file of that name) is not silently skipped: the completion fails
+// and rolls back, so no attempt's file goes unlisted while the job reads as succeeded.
+test('an output name the job already has fails the completion: the job stays running, nothing is half-recorded', async (t) => {
+  const app = await setup();
+  const earlier = { id: randomUUID(), jobId: app.job.id, userId: app.userId, templateId: null, storageKey: `outputs/${app.userId}/${app.job.id}/old-r.png`, fileName: 'r.png', mimeType: 'image/png', sizeBytes: 3, width: null, height: null, durationSeconds: null, usedParameters: {}, createdAt: NOW, expiresAt: new Date(NOW.getTime() + DAY) };
+  t.true(await app.repos.history.add(earlier));
+  await t.throwsAsync(app.store.complete(app.job, app.runId, [file('r.png')], [], async () => undefined), { message: /already recorded/ });
+  t.is((await app.repos.jobs.findById(app.job.id))!.status, 'running');
+  t.deepEqual((await app.outputs()).map((item) => item.id), [earlier.id]);
+});
+
+// Pins that an attempt that lost its job while it stored its files (cancelled during the upload, after its files were
+// staged) makes nothing of them: it is told 'lost', what joins the completion (the queue's ack) does not commit, and
+// the files it stored are deleted.
+test('an attempt whose job was cancelled during its upload is lost: nothing joins, no output is listed, its files are deleted', async (t) => {
+  const app = await setup();
+  const cancelledWhileUploading = file('r.png', {
+    open: async () => {
+      if (!(await app.repos.jobs.transition(app.job.id, { to: 'cancelled', changes: { finishedAt: NOW } }, NOW))) throw new Error('not cancelled');
+      return Readable.from([Buffer.from('bytes')]);
+    },
+  });
+  const joined: string[] = [];
+  t.is(await app.store.complete(app.job, app.runId, [cancelledWhileUploading], [], async () => void joined.push('ack')), 'lost');
+  t.deepEqual(joined, []);
+  t.deepEqual(await app.outputs(), []);
+  t.deepEqual(await app.repos.staged.listForRun(app.runId), []);
+  t.is(await app.memory.get(outputKey(app.userId, app.job.id, app.runId, 'r.png')), null);
+  t.is((await app.repos.jobs.findById(app.job.id))!.status, 'cancelled');
+});
+
+// Pins that a stored file gone before its facts could be read fails the completion with a message that says so.
+test('a stored file that is gone when its facts are read fails the completion, saying which', async (t) => {
+  const app = await setup({ read: true, storage: (inner) => Object.assign(Object.create(inner) as ObjectStorage, { get: async () => null }) });
+  await t.throwsAsync(app.store.complete(app.job, app.runId, [file('r.mp4', { mimeType: 'video/mp4' })], []), { message: /^stored output outputs\/.*-r\.mp4 is gone$/ });
+  t.is((await app.repos.jobs.findById(app.job.id))!.status, 'running');
 });
