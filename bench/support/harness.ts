@@ -139,10 +139,10 @@ export async function startBareExpress(): Promise<Running> {
 }
 
 /** The second baseline (bench/support/bare-deduct.ts): bare Express doing the deduction's SQLite writes by hand, on a fresh database. */
-export async function startBareDeduct(): Promise<Running & { dataDir: string }> {
+export async function startBareDeduct(driver: 'sqlite3' | 'node:sqlite'): Promise<Running & { dataDir: string }> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-bare-deduct-'));
-  const child = spawnTsx('bench/support/bare-deduct.ts', { PORT: String(port), DB_PATH: path.join(dataDir, 'bare.sqlite') });
+  const child = spawnTsx('bench/support/bare-deduct.ts', { PORT: String(port), DB_PATH: path.join(dataDir, 'bare.sqlite'), DRIVER: driver, NODE_NO_WARNINGS: '1' });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/hello`, child);
   return {
