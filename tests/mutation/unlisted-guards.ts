@@ -1,0 +1,50 @@
+/**
+ * Where to look for guards no mutation entry names: every line under core/, adapters/ and bootstrap/ (migrations
+ * left out) that starts an `if` or `else if`, and that no entry's find overlaps. A line listed is a place to look, not a
+ * verdict: many are logging, formatting or checks whose deletion crashes at load. `npm run mutation:unlisted` prints
+ * the count per file; with a path fragment (`npm run mutation:unlisted -- use-cases/coins`) it prints each line.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Mutation } from './mutation.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const LIST_DIR = path.join(ROOT, 'tests/mutation/mutations');
+
+const findsByFile = new Map<string, string[]>();
+for (const list of readdirSync(LIST_DIR).filter((name) => name.endsWith('.mutations.ts'))) {
+  const { MUTATIONS } = (await import(pathToFileURL(path.join(LIST_DIR, list)).href)) as { MUTATIONS: Mutation[] };
+  for (const edit of MUTATIONS.flatMap((mutation) => [mutation, ...(mutation.also ?? [])])) {
+    findsByFile.set(edit.file, [...(findsByFile.get(edit.file) ?? []), edit.find]);
+  }
+}
+
+const sources = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return name === 'migrations' ? [] : sources(full);
+    return name.endsWith('.ts') ? [full] : [];
+  });
+
+const fragment = process.argv[2];
+const perFile = new Map<string, number>();
+let total = 0;
+for (const file of ['core', 'adapters', 'bootstrap'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
+  const relative = path.relative(ROOT, file);
+  const text = readFileSync(file, 'utf8');
+  const finds = (findsByFile.get(relative) ?? []).map((find) => ({ at: text.indexOf(find), length: find.length }));
+  let offset = 0;
+  text.split('\n').forEach((line, index) => {
+    const start = offset;
+    offset += line.length + 1;
+    if (!/^\s*(\} else )?if \(/.test(line)) return;
+    total += 1;
+    if (finds.some((find) => find.at !== -1 && find.at < start + line.length && find.at + find.length > start)) return;
+    perFile.set(relative, (perFile.get(relative) ?? 0) + 1);
+    if (fragment && relative.includes(fragment)) console.log(`${relative}:${index + 1}: ${line.trim()}`);
+  });
+}
+const unlisted = [...perFile.values()].reduce((sum, count) => sum + count, 0);
+if (!fragment) for (const [file, count] of [...perFile].sort((a, b) => b[1] - a[1])) console.log(`${String(count).padStart(4)} ${file}`);
+console.log(JSON.stringify({ ifLines: total, unlisted }));
