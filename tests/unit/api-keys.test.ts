@@ -8,6 +8,7 @@ import { JwtTokenIssuer } from '../../adapters/crypto/jwt-token-issuer.ts';
 import { MemoryCache } from '../../adapters/memory/memory-cache.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
+import { API_KEY_MARK, prefixOf, sameDigest } from '../../core/domain/api-key.ts';
 import type { User } from '../../core/domain/user.ts';
 import { AuthenticateApiKey } from '../../core/use-cases/api-keys/authenticate-api-key.use-case.ts';
 import { CreateApiKey } from '../../core/use-cases/api-keys/create-api-key.use-case.ts';
@@ -122,4 +123,30 @@ test('only the hash is stored and the create and revoke are audited', async (t) 
   t.false(JSON.stringify(stored).includes(key.slice(16)));
   await w.revoke.execute({ userId: w.user.id, keyId: apiKey.id });
   t.deepEqual((await w.repos.audit.list({ page: 1, limit: 10 })).items.map((e) => e.action), ['api-key.revoke', 'api-key.create']);
+});
+
+// Pins what cannot be one of our keys: too short for a prefix and a 32-character secret. It is refused without a read
+// of the key table, so guessing costs the database nothing.
+test('a key too short to hold a secret, or without the mark, is refused without a read of the key table', async (t) => {
+  const { repos, authenticate, mint } = await world();
+  const { key } = await mint(['generate']);
+  const reads: string[] = [];
+  const counting = Object.assign(Object.create(repos.apiKeys) as typeof repos.apiKeys, { findByPrefix: async (prefix: string) => (reads.push(prefix), repos.apiKeys.findByPrefix(prefix)) });
+  const guarded = new AuthenticateApiKey({ apiKeys: counting, users: repos.users, tokens: new JwtTokenIssuer({ secret: 'x'.repeat(40), issuer: 'i', audience: 'a', accessTokenTtlSeconds: 60 }), clock: { now: () => new Date(T0) }, cache: new MemoryCache(() => T0), requestsPerMinute: 5 });
+  const shortened = key.slice(0, API_KEY_MARK.length + 12 + 31);
+  t.is(prefixOf(shortened), null);
+  t.is(prefixOf(key.slice(0, API_KEY_MARK.length + 12 + 32)), key.slice(0, API_KEY_MARK.length + 12));
+  t.like(await guarded.execute(shortened), { ok: false });
+  t.like(await guarded.execute(`xx${key.slice(2)}`), { ok: false });
+  t.deepEqual(reads, []);
+  t.like(await authenticate.execute(key), { ok: true });
+});
+
+// Pins that digests of different lengths never compare equal, the empty one included.
+test('sameDigest: equal only for the same text; a prefix, an extension or the empty text is not the same', (t) => {
+  t.true(sameDigest('ab12', 'ab12'));
+  t.false(sameDigest('', 'ab12'));
+  t.false(sameDigest('ab1', 'ab12'));
+  t.false(sameDigest('ab12', 'ab1'));
+  t.false(sameDigest('ab12', 'ab13'));
 });

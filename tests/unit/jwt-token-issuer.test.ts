@@ -69,3 +69,23 @@ test('a correctly signed token without an expiry, a subject, a token id or a kno
   }
   t.like(issuer.verifyAccessToken(signed({ role: 'admin', sid: undefined })), { role: 'admin', sessionId: null }, 'an admin token without sid passes, with no session');
 });
+
+// Pins ADR 026's memory of verified tokens: a token's signature is checked once while it is remembered, and at most
+// 10,000 are remembered (the oldest forgotten first).
+test('a verified token is remembered: its signature is checked once; at most 10,000 are remembered, the oldest forgotten', (t) => {
+  const clock = { ms: START };
+  const issuer = issuerAt(clock);
+  const checks: string[] = [];
+  const verify = (issuer as unknown as { verify: (token: string, now: number) => unknown }).verify.bind(issuer);
+  (issuer as unknown as { verify: (token: string, now: number) => unknown }).verify = (token, now) => (checks.push(token), verify(token, now));
+  const tokens = Array.from({ length: 10_001 }, (_, i) => issuer.issueAccessToken({ id: `user-${i}`, role: 'user' }, `family-${i}`).token);
+  t.truthy(issuer.verifyAccessToken(tokens[0]!));
+  t.truthy(issuer.verifyAccessToken(tokens[0]!));
+  t.is(checks.length, 1, 'checked once');
+  for (const token of tokens.slice(1)) issuer.verifyAccessToken(token);
+  t.is((issuer as unknown as { verified: Map<string, unknown> }).verified.size, 10_000);
+  checks.length = 0;
+  t.truthy(issuer.verifyAccessToken(tokens[10_000]!));
+  t.truthy(issuer.verifyAccessToken(tokens[0]!));
+  t.deepEqual(checks, [tokens[0]], 'the newest is still remembered; the oldest was forgotten and is checked again');
+});

@@ -8,7 +8,8 @@ import { Blake3ContentHasher } from '../../adapters/crypto/blake3-content-hasher
 import { SharpImageInspector } from '../../adapters/sharp/sharp-image-inspector.ts';
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 import { StoreUpload } from '../../core/use-cases/uploads/store-upload.use-case.ts';
-import { DeleteUpload, FindUploadByHash, MintUploadFromHash } from '../../core/use-cases/uploads/upload-assets.use-case.ts';
+import { GetUploadForUser } from '../../core/use-cases/uploads/get-upload-for-user.use-case.ts';
+import { DeleteUpload, FindUploadByHash, MintUploadFromHash, UploadDownloadUrl } from '../../core/use-cases/uploads/upload-assets.use-case.ts';
 import { readAll } from '../contract/object-storage.contract.ts';
 import { generationHarness } from '../support/generation-harness.ts';
 import { makeImage } from '../support/images.ts';
@@ -154,4 +155,32 @@ test('an upload no active job reads can be deleted while a queued job reads anot
   t.deepEqual(await remove.execute({ userId: owner, uploadId: spare.id }), { ok: true, value: undefined });
   t.is(await h.storage.head(spare.storageKey), null);
   t.like(await remove.execute({ userId: owner, uploadId: read.id }), { ok: false, code: 'ASSET.IN_USE' });
+});
+
+// Pins that an upload is only its owner's to sign a download link for, and to delete: another user's, an unknown id or
+// a text that is no id is NOT_FOUND, and the file stays.
+test("another user's upload, an unknown id or a malformed one is NOT_FOUND for a download link and for a delete; the file stays", async (t) => {
+  const { h, upload, owner, stranger } = await setup(t);
+  const link = new UploadDownloadUrl({ uploads: h.repos.uploads, storage: h.storage, ttlSeconds: 60 });
+  const remove = new DeleteUpload({ uploads: h.repos.uploads, jobs: h.repos.jobs, storage: h.storage });
+  const mine = await upload(owner);
+  for (const uploadId of [mine.id, crypto.randomUUID(), 'not-an-id']) {
+    t.like(await link.execute({ userId: stranger, uploadId }), { ok: false, code: 'NOT_FOUND' }, uploadId);
+    t.like(await remove.execute({ userId: stranger, uploadId }), { ok: false, code: 'NOT_FOUND' }, uploadId);
+  }
+  t.truthy(await h.storage.head(mine.storageKey));
+  t.like(await link.execute({ userId: owner, uploadId: mine.id.toUpperCase() }), { ok: true });
+});
+
+// Pins that an upload id that is no UUID is NOT_FOUND without a read (the id column is a UUID).
+test('GetUploadForUser: a malformed id is NOT_FOUND without a read; a UUID in any case finds the own upload', async (t) => {
+  const { h, upload, owner } = await setup(t);
+  const mine = await upload(owner);
+  const reads: string[] = [];
+  const uploads = Object.assign(Object.create(h.repos.uploads) as typeof h.repos.uploads, { findForUser: async (id: string, userId: string) => (reads.push(id), h.repos.uploads.findForUser(id, userId)) });
+  const get = new GetUploadForUser({ uploads });
+  t.like(await get.execute({ userId: owner, uploadId: 'not-an-id' }), { ok: false, code: 'NOT_FOUND' });
+  t.like(await get.execute({ userId: owner, uploadId: 42 }), { ok: false, code: 'NOT_FOUND' });
+  t.deepEqual(reads, []);
+  t.like(await get.execute({ userId: owner, uploadId: mine.id.toUpperCase() }), { ok: true, value: { id: mine.id } });
 });

@@ -1,16 +1,18 @@
 import { entriesOn, type Mutation } from '../mutation.ts';
 
 /**
- * Guards no entry named, found by a sweep of every `if` under core/, adapters/ and bootstrap/ against the finds of all
- * lists (2026-12-06), in the money and job paths first, then the socket gateway, webhook addresses, password policy,
- * workflow rendering and template revision. Each was deleted once. Those no test caught got a test: a gone account
- * costs no transaction; a response stored with its change is not written again; an interrupt while the attempt holds
- * the job is retried; an upload that lost its job commits nothing; a duplicate output name fails the completion; a
- * stored file gone before its facts are read says so; a failure of what joins the submit is thrown as itself; a job
- * refunded after the reconciler listed it is not reported; a sync without since reads no stored events; an asset
- * reference without an id is refused by name; letters two apart are no sequence; equal lists are equal. Three guards of
- * webhook-address.ts are not listed: deleting them breaks the table of ranges built at load, so the module (and the
- * service) cannot start.
+ * Guards no entry named, found with `npm run mutation:unlisted` (every `if` under core/, adapters/ and bootstrap/ that no
+ * find covers) on 2026-12-06: the money and job paths first, then the socket gateway, webhook addresses, password
+ * policy, workflow rendering, template revision, API keys, the memory of verified tokens, OIDC linking, registration
+ * and uploads. Each was deleted once. Those no test caught got a test: a gone account costs no transaction; a response
+ * stored with its change is not written again; an interrupt while the attempt holds the job is retried; an upload that
+ * lost its job commits nothing; a duplicate output name fails the completion; a stored file gone before its facts are
+ * read says so; a failure of what joins the submit is thrown as itself; a job refunded after the reconciler listed it
+ * is not reported; a sync without since reads no stored events; an asset reference without an id is refused by name;
+ * letters two apart are no sequence; equal lists are equal; a text that cannot be a key is refused unread; digests of
+ * other lengths differ; a verified token is checked once and at most 10,000 are remembered; another user's upload is
+ * NOT_FOUND for a link and a delete; a malformed upload id is refused unread. Three guards of webhook-address.ts are not
+ * listed: deleting them breaks the table of ranges built at load, so the module (and the service) cannot start.
  */
 const COINS = ['tests/unit/coins.test.ts'];
 const deduct = entriesOn('guard sweep', 'core/use-cases/coins/deduct-coins.use-case.ts', COINS);
@@ -28,6 +30,15 @@ const rev = entriesOn('guard sweep', 'core/domain/template-revision.ts', ['tests
 const ws = entriesOn('guard sweep', 'adapters/ws/ws-gateway.ts', ['tests/integration/ws-audit.test.ts', 'tests/integration/websocket.test.ts']);
 const address = entriesOn('guard sweep', 'core/domain/webhook-address.ts', ['tests/unit/webhook-address.test.ts']);
 const prepare = entriesOn('guard sweep', 'core/use-cases/generation/prepare-generation.service.ts', ['tests/unit/prepare-generation.test.ts']);
+const apiKey = entriesOn('guard sweep', 'core/domain/api-key.ts', ['tests/unit/api-keys.test.ts']);
+const apiKeyAuth = entriesOn('guard sweep', 'core/use-cases/api-keys/authenticate-api-key.use-case.ts', ['tests/unit/api-keys.test.ts']);
+const jwt = entriesOn('guard sweep', 'adapters/crypto/jwt-token-issuer.ts', ['tests/unit/jwt-token-issuer.test.ts']);
+const socketAuth = entriesOn('guard sweep', 'core/use-cases/api-keys/authenticate-socket.use-case.ts', ['tests/integration/api-keys.test.ts']);
+const oidc = entriesOn('guard sweep', 'core/use-cases/auth/complete-oidc-login.use-case.ts', ['tests/unit/complete-oidc-login-guards.test.ts']);
+const register = entriesOn('guard sweep', 'core/use-cases/auth/register-user.use-case.ts', ['tests/integration/auth.test.ts']);
+const assets = entriesOn('guard sweep', 'core/use-cases/uploads/upload-assets.use-case.ts', ['tests/unit/upload-assets.test.ts']);
+const storeUpload = entriesOn('guard sweep', 'core/use-cases/uploads/store-upload.use-case.ts', ['tests/unit/uploads.test.ts']);
+const getUpload = entriesOn('guard sweep', 'core/use-cases/uploads/get-upload-for-user.use-case.ts', ['tests/unit/upload-assets.test.ts']);
 const adminCancel = entriesOn('guard sweep', 'core/use-cases/admin/admin-cancel-job.use-case.ts', ['tests/integration/admin-console.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
@@ -84,4 +95,19 @@ export const MUTATIONS: Mutation[] = [
   prepare('an unknown template id is not refused', "      if (!template) return validationFailed([{ field: 'templateId', message: 'no active template with this id' }]);\n", ''),
   prepare('a raw workflow that is a run of a template is not run as it', '      if (rendered.ok) return this.fromTemplate(request.userId, template, rendered, graphOptions, assets);\n', ''),
   prepare('a refused render goes on', '    if (!rendered.ok) return rendered;\n    const isAsset', '    const isAsset'),
+  apiKey('a key too short to hold a secret gets a prefix', '  if (!isApiKeyText(key) || key.length < API_KEY_MARK.length + PREFIX_LENGTH + 32) return null;', '  if (!isApiKeyText(key)) return null;'),
+  apiKey('digests of different lengths are compared (the empty one equals any)', '  if (a.length !== b.length) return false;\n', ''),
+  apiKeyAuth('a text that cannot be a key is looked up', "    if (!prefix) return refused('API key is invalid');\n", ''),
+  jwt('a remembered token never expires', '      if (nowSeconds < known.expiresAt.getTime() / 1000) return known;', '      return known;'),
+  jwt('a verified token is not remembered (its signature checked on every request)', '    if (claims) {\n      if (this.verified.size', '    if (false as boolean) {\n      if (this.verified.size'),
+  jwt('the memory of verified tokens grows without bound', '      if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);\n', ''),
+  socketAuth('an API key on the socket is read as an access token', '    if (!isApiKeyText(token)) return this.deps.tokens.execute(token);', '    if (true as boolean) return this.deps.tokens.execute(token);'),
+  oidc('a verified email of an existing account is not linked to it', '    if (owner) {\n      // A password', '    if (false as boolean) {\n      // A password'),
+  register('registration problems are ignored', '  if (problems.length > 0) return validationFailed(problems);\n  return ok({ email: normalizeEmail', '  return ok({ email: normalizeEmail'),
+  register('an invalid registration goes on', '    const checked = checkRegistration(input, this.deps.commonPasswords);\n    if (!checked.ok) return checked;', '    const checked = checkRegistration(input, this.deps.commonPasswords);'),
+  register('a taken email is not 409', '    if (!created) {\n      await reserved.release();', '    if (false as boolean) {\n      await reserved.release();'),
+  assets("a download link for another user's upload is not NOT_FOUND", "    const upload = isUuid(input.uploadId) ? await this.deps.uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;\n    if (!upload) return fail('NOT_FOUND', 'No such asset');", "    const upload = isUuid(input.uploadId) ? await this.deps.uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;"),
+  assets("a delete of another user's upload is not NOT_FOUND", "    const upload = isUuid(input.uploadId) ? await uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;\n    if (!upload) return fail('NOT_FOUND', 'No such asset');", "    const upload = isUuid(input.uploadId) ? await uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;"),
+  storeUpload('a file past the size limit is stored', "    if (bytes === null) return fail('PAYLOAD.TOO_LARGE', `The file is larger than ${formatBytes(maxBytes)}`);\n", ''),
+  getUpload('an upload id that is no UUID is looked up', "    if (!isUuid(input.uploadId)) return fail('NOT_FOUND', 'Upload not found');\n", ''),
 ];
