@@ -4,7 +4,7 @@ import { entriesOn, type Mutation } from '../mutation.ts';
  * Guards no entry named, found with `npm run mutation:unlisted` (every `if` under core/, adapters/ and bootstrap/ that no
  * find covers) on 2026-12-06: the money and job paths first, then the socket gateway, webhook addresses, password
  * policy, workflow rendering, template revision, API keys, the memory of verified tokens, OIDC linking, registration
- * and uploads. Each was deleted once. Those no test caught got a test: a gone account costs no transaction; a response
+ * and uploads, the workflow graph and the object_info check. Each was deleted once. Those no test caught got a test: a gone account costs no transaction; a response
  * stored with its change is not written again; an interrupt while the attempt holds the job is retried; an upload that
  * lost its job commits nothing; a duplicate output name fails the completion; a stored file gone before its facts are
  * read says so; a failure of what joins the submit is thrown as itself; a job refunded after the reconciler listed it
@@ -39,6 +39,8 @@ const register = entriesOn('guard sweep', 'core/use-cases/auth/register-user.use
 const assets = entriesOn('guard sweep', 'core/use-cases/uploads/upload-assets.use-case.ts', ['tests/unit/upload-assets.test.ts']);
 const storeUpload = entriesOn('guard sweep', 'core/use-cases/uploads/store-upload.use-case.ts', ['tests/unit/uploads.test.ts']);
 const getUpload = entriesOn('guard sweep', 'core/use-cases/uploads/get-upload-for-user.use-case.ts', ['tests/unit/upload-assets.test.ts']);
+const graph = entriesOn('guard sweep', 'core/domain/workflow-graph.ts', ['tests/unit/workflow-graph.test.ts']);
+const objectInfo = entriesOn('guard sweep', 'core/domain/object-info.ts', ['tests/unit/object-info.test.ts', 'tests/unit/object-info-rules.test.ts']);
 const adminCancel = entriesOn('guard sweep', 'core/use-cases/admin/admin-cancel-job.use-case.ts', ['tests/integration/admin-console.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
@@ -110,4 +112,21 @@ export const MUTATIONS: Mutation[] = [
   assets("a delete of another user's upload is not NOT_FOUND", "    const upload = isUuid(input.uploadId) ? await uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;\n    if (!upload) return fail('NOT_FOUND', 'No such asset');", "    const upload = isUuid(input.uploadId) ? await uploads.findForUser(input.uploadId.toLowerCase(), input.userId) : null;"),
   storeUpload('a file past the size limit is stored', "    if (bytes === null) return fail('PAYLOAD.TOO_LARGE', `The file is larger than ${formatBytes(maxBytes)}`);\n", ''),
   getUpload('an upload id that is no UUID is looked up', "    if (!isUuid(input.uploadId)) return fail('NOT_FOUND', 'Upload not found');\n", ''),
+  graph('null is taken for an object (a crash, not a refusal)', "  if (typeof value !== 'object' || value === null) return false;\n  // An array's", "  if (typeof value !== 'object') return false;\n  // An array's"),
+  graph('an ASCII character counts two bytes against the size limit', '    if (code < 0x80) bytes += 1;\n', '    if (false as boolean) bytes += 1;\n'),
+  graph('problems are reported past the cap', '    if (!this.full) this.list.push({ field, message });', '    this.list.push({ field, message });'),
+  graph("a prefix's .. is kept as a folder", "    if (part !== '..') parts.push(part);", "    if (true as boolean) parts.push(part);"),
+  graph('a literal filename_prefix is not checked', "      if (name === 'filename_prefix' && typeof value === 'string') {", '      if (false as boolean) {'),
+  graph('every literal input must be a link', '      if (!Array.isArray(value)) continue;\n      const field = inputField(id, name);', '      const field = inputField(id, name);'),
+  graph('the cycle check follows links to missing nodes', '      if (isLink(value) && Object.hasOwn(graph, String(value[0]))) out.push([name, String(value[0])]);', '      if (isLink(value)) out.push([name, String(value[0])]);'),
+  objectInfo('an old-style combo list is not read as choices', '  if (Array.isArray(spec.type)) return spec.type;\n', ''),
+  objectInfo('an INT given as a decimal string is taken', "    if (typeof value === 'string' && !/^\\s*[+-]?\\d+\\s*$/.test(value)) return null;\n", ''),
+  objectInfo('an INT literal is not truncated as int() does', '  if (type === \'INT\') {\n    if (typeof value', '  if (false as boolean) {\n    if (typeof value'),
+  objectInfo('a literal not in its combo list is accepted', '  const options = comboOptions(spec);\n  if (options) {\n    if (isUploadCombo(spec)) return;\n    if (!options.some((o) => o === value))', '  const options = comboOptions(spec);\n  if (false as boolean) {\n    if (isUploadCombo(spec)) return;\n    if (!options!.some((o) => o === value))'),
+  objectInfo('a parameter offering a value not in its combo list is accepted', "    const offered = item.type === 'enum'", "    if (true as boolean) return;\n    const offered = item.type === 'enum'"),
+  objectInfo('a link to a missing node is not reported', "  if (!isPlainObject(source)) {\n    add('bad_link'", "  if (false as boolean) {\n    add('bad_link'"),
+  objectInfo('an unknown node type is not reported', "    if (!def) {\n      at()('node_missing'", "    if (false as boolean) {\n      at()('node_missing'"),
+  objectInfo('a missing required input is not reported', '      if (!Object.hasOwn(inputs, name)) {\n        if (Object.hasOwn(required, name))', '      if (false as boolean) {\n        if (Object.hasOwn(required, name))'),
+  objectInfo('a link is checked as a literal', '      if (isLink(value)) {\n        checkLink', '      if (false as boolean) {\n        checkLink'),
+  objectInfo('an upload combo counts as a server requirement', '    if (!spec || !options || isUploadCombo(spec)) continue;', '    if (!spec || !options) continue;'),
 ];
