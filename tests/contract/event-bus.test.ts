@@ -342,3 +342,24 @@ test('rabbitmq: a subscribe that fails (the exchange cannot be declared) leaves 
   t.deepEqual(got, [1, 2]);
   t.deepEqual(stale, []);
 });
+
+// Pins: a message can arrive for a channel whose last handler just left (its UNSUBSCRIBE or unbind still in flight).
+// It is dropped: no throw in the connection's message handler, nothing reported as a handler error.
+test('redis and rabbitmq: a message for a channel without handlers (an unsubscribe in flight) is dropped', async (t) => {
+  const reported: string[] = [];
+  const prefix = testPrefix();
+  const redis = new RedisEventBus(REDIS_URL, { prefix, onHandlerError: (_e, channel) => reported.push(channel) });
+  const rabbitPrefix = `mgs-test-${randomBytes(4).toString('hex')}`;
+  rabbitPrefixes.push(rabbitPrefix);
+  const rabbit = new RabbitEventBus({ url: AMQP_URL, logger: quietLogger, prefix: rabbitPrefix, onHandlerError: (_e, channel) => reported.push(channel) });
+  await rabbit.open();
+  t.teardown(async () => {
+    await redis.close();
+    await rabbit.close();
+  });
+  const left = await redis.subscribe('left', () => undefined);
+  await left();
+  t.notThrows(() => (redis as unknown as { dispatch(key: string, text: string): void }).dispatch(`${prefix}left`, '"late"'));
+  t.notThrows(() => (rabbit as unknown as { dispatch(channel: string, text: string): void }).dispatch('left', '"late"'));
+  t.deepEqual(reported, []);
+});

@@ -55,6 +55,18 @@ test('an upload with overwrite "true" or "1" replaces the file of the same name'
   t.deepEqual((await upload(server, [['image', { data: 'four', filename: 'pic.png' }], ['overwrite', 'yes']])).body, { name: 'pic (1).png', subfolder: '', type: 'input' });
 });
 
+// Pins comfyui-protocol.md's dedupe: without overwrite, a same-name upload with identical bytes is the file already
+// there (same name back, nothing new written); other bytes get the next free "name (n)".
+test('an upload of the same name and the same bytes answers the name already there; other bytes are renamed', async (t) => {
+  const server = await standIn(t);
+  t.deepEqual((await upload(server, [['image', { data: 'one', filename: 'pic.png' }]])).body, { name: 'pic.png', subfolder: '', type: 'input' });
+  t.deepEqual((await upload(server, [['image', { data: 'two', filename: 'pic.png' }]])).body, { name: 'pic (1).png', subfolder: '', type: 'input' });
+  t.deepEqual((await upload(server, [['image', { data: 'one', filename: 'pic.png' }]])).body, { name: 'pic.png', subfolder: '', type: 'input' });
+  t.deepEqual((await upload(server, [['image', { data: 'two', filename: 'pic.png' }]])).body, { name: 'pic (1).png', subfolder: '', type: 'input' });
+  t.is(await readFile(join(server.inputDir, 'pic.png'), 'utf8'), 'one');
+  t.is(await readFile(join(server.inputDir, 'pic (1).png'), 'utf8'), 'two');
+});
+
 // Pins how aiohttp reads the upload form: the first value of a repeated field counts, the first "image" file is the upload,
 // a file under another field name is no upload (400), an "image" that is a plain field or a part without a file name
 // (aiohttp reads that as a plain value) fails as in ComfyUI (500), and a body that is no form has no image (400).

@@ -7,7 +7,7 @@
  * Every expectation is a literal; nothing is read back from the code.
  */
 import 'reflect-metadata';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { QueryTypes } from 'sequelize';
 import { SequelizeMessageQueue, type SequelizeMessageQueueOptions } from '../../adapters/sequelize/sequelize-message-queue.ts';
 import { SequelizeUnitOfWork } from '../../adapters/sequelize/sequelize-unit-of-work.ts';
@@ -472,3 +472,42 @@ for (const kind of DATABASES) {
     t.deepEqual(ended, []);
   });
 }
+
+/** A SQLite queue whose one-slot consumer (for `environment`) holds a message until the test ends. */
+async function busyConsumer(t: ExecutionContext, environment: string) {
+  const db = await opened(t, 'sqlite');
+  const queue = new SequelizeMessageQueue(db, SLOW);
+  t.teardown(() => queue.close());
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  t.teardown(() => release());
+  const seen: string[] = [];
+  const consumer = (await queue.consume(options(environment), async (message) => (seen.push(nameOf(message)), await held, { action: 'ack' }))) as SequelizeQueueConsumer;
+  await queue.publish({ taskType: 'generation', environment, body: { name: 'first' } });
+  await waitFor(() => seen.length === 1, 'the one slot taken');
+  return { db, consumer };
+}
+
+// Pins: a consumer keeps at most 64 hints. A burst of publishes in this process while its slots are busy (a thousand
+// jobs submitted at once) marks a backlog for the next poll instead of holding every message's hint in memory.
+test('sqlite: a burst of hints while every slot is busy keeps at most 64 of them', async (t) => {
+  const { consumer } = await busyConsumer(t, 'burst');
+  const hint = (n: number): Candidate => ({ id: `hint-${n}`, message_id: `hint-${n}`, task_type: 'generation', environment: 'burst', body: '{}', attempts: 0, trace: null }) as unknown as Candidate;
+  for (let n = 0; n < 200; n += 1) consumer.wake(hint(n));
+  t.is((consumer as unknown as { hints: Candidate[] }).hints.length, 64);
+});
+
+// Pins: a consumer with no free slot does not poll when woken (every publish in this process wakes it): it takes
+// nothing it could run, so a burst of submissions would otherwise cost a query each.
+test('sqlite: a consumer with every slot busy does not poll when woken', async (t) => {
+  const { db, consumer } = await busyConsumer(t, 'busy-wake');
+  await sleep(50);
+  let polls = 0;
+  t.teardown(onPoll(db, { before: () => void (polls += 1) }));
+  for (let n = 0; n < 5; n += 1) {
+    consumer.wake();
+    await sleep(10);
+  }
+  await sleep(50);
+  t.is(polls, 0);
+});

@@ -118,6 +118,9 @@ for (const db of DATABASES) {
     t.like((await registrant.get('/auth/identities')).body, { hasPassword: true, identities: [] });
 
     // The password holder (the same person here) links it, after which the provider signs in to the account.
+    const unknown = await registrant.post('/auth/nobody/link');
+    t.is(unknown.status, 404, 'a link to a provider that is not configured');
+    t.like(unknown.body, { statusCode: 404, error: 'Not Found' });
     const started = await registrant.post('/auth/acme/link');
     t.is((await callback(registrant, await setup().idp.authorize(started.body.url, sub))).headers.get('location'), `${FRONTEND}/?linked=acme`);
     const later = setup().app.client();

@@ -44,3 +44,24 @@ test('a consumer whose channel the broker closed (a channel error) consumes agai
   await waitFor(() => seen.includes('next#1'), 'a new message taken', 5000);
   t.deepEqual(seen, ['long#1', 'long#2', 'next#1']);
 });
+
+// Pins: a reopen comes once per channel the broker closed (scheduled by its close). One that comes while the consumer
+// already has a channel again (onConnect was quicker) opens none: a second channel would consume beside the first, each
+// with the consumer's whole prefetch, so the consumer would hold twice the jobs it may run.
+test('a reopen while the consumer has a channel opens no second one', async (t) => {
+  const prefix = `chreopen-${Date.now().toString(36)}`;
+  const link = new AmqpLink({ url: AMQP_URL, logger: quietLogger, initialMaxRetries: 0 });
+  await link.open();
+  const queue = new RabbitMessageQueue(link, { prefix, backoff: FAST.backoff });
+  t.teardown(async () => {
+    await queue.close();
+    await queue.destroyTopology().catch(() => undefined);
+    await link.close();
+  });
+  const consumer = await queue.consume({ taskTypes: ['generation'], environment: 'local', concurrency: 1, maxAttempts: 5, visibilitySeconds: 300 }, async () => ({ action: 'ack' }));
+  const inside = consumer as unknown as { channel: Channel | null; reopen(model: unknown): Promise<void> };
+  const before = inside.channel;
+  t.truthy(before);
+  await inside.reopen(link.live);
+  t.is(inside.channel, before, 'the same channel');
+});

@@ -155,3 +155,50 @@ test('sqlite: WAL, and a writer on the same file waits for another handle\'s tra
   t.is(await waiting, 1);
   t.deepEqual(await second.sequelize.query('SELECT n FROM held ORDER BY n', { type: QueryTypes.SELECT }), [{ n: 1 }, { n: 2 }]);
 });
+
+// Pins SQLite's group commit (ADR 045): units that queue while the writer is busy run as one group with one COMMIT,
+// whoever drains the queue. A drain started per unit would take them one at a time, a COMMIT (an fsync) each.
+test('sqlite: ten units that queue behind a busy writer commit together', async (t) => {
+  const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: sqliteFile(t) });
+  t.teardown(() => db.close());
+  await db.transaction(async () => undefined);
+  const statements = (db as unknown as { writerStatements: { run(sql: string, params?: readonly unknown[]): Promise<number> } }).writerStatements;
+  const run = statements.run.bind(statements);
+  let commits = 0;
+  statements.run = (sql: string, params?: readonly unknown[]) => ((commits += sql === 'COMMIT' ? 1 : 0), run(sql, params));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const first = db.transaction(() => held);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const queued = Array.from({ length: 10 }, (_, n) => db.transaction(async () => n));
+  release();
+  t.deepEqual(await Promise.all(queued), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  await first;
+  t.is(commits, 2, 'the busy unit, then the ten together');
+});
+
+// Pins: on SQLite a plain write outside a transaction (`autocommit.run`) waits for the writer like any unit. Run at once
+// on the writer's connection, it would land inside whatever transaction is open there and share its fate: here a
+// rollback that would take it away.
+test('sqlite: an autocommit write while a transaction is open is not part of it', async (t) => {
+  const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: sqliteFile(t) });
+  t.teardown(() => db.close());
+  await db.autocommit.run('CREATE TABLE marks (v INTEGER NOT NULL)', []);
+  let inside!: () => void;
+  const opened = new Promise<void>((resolve) => (inside = resolve));
+  let fail!: () => void;
+  const failing = new Promise<void>((resolve) => (fail = resolve));
+  const doomed = db.transaction(async (scope) => {
+    await scope.run('INSERT INTO marks (v) VALUES (1)', []);
+    inside();
+    await failing;
+    throw new Error('rolled back');
+  });
+  await opened;
+  const plain = db.autocommit.run('INSERT INTO marks (v) VALUES (2)', []);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  fail();
+  await t.throwsAsync(doomed, { message: 'rolled back' });
+  t.is(await plain, 1);
+  t.deepEqual(await db.autocommit.read<{ v: number }>('SELECT v FROM marks', []), [{ v: 2 }]);
+});

@@ -83,6 +83,10 @@ function suite(db: TestDatabase): void {
     t.deepEqual(list.body.find((x: { id: string }) => x.id === created.body.id), put.body);
     const wrapped = await admin.put(`/workflow-templates/${created.body.id}/parameter-map`, { parameter_map: parameterMap() });
     t.like(wrapped.body, { version: 2 }, 'the same map, wrapped, is no change');
+    // Only a wrapper alone is one: beside another key, "parameter_map" is an item of the map, and not a valid one.
+    const crowded = await admin.put(`/workflow-templates/${created.body.id}/parameter-map`, { parameter_map: parameterMap(), note: 'x' });
+    t.is(crowded.status, 400);
+    t.true(crowded.body.details.some((d: { field: string }) => d.field.startsWith('parameter_map.parameter_map')), JSON.stringify(crowded.body.details));
   });
 
   test(title('a bad workflow is 400 naming the node and input; nothing is stored'), async (t) => {
@@ -179,6 +183,7 @@ function suite(db: TestDatabase): void {
     for (const key of ['prompt', 'negative_prompt', 'seed', 'steps', 'cfg', 'width', 'height', 'batch_size', 'denoise', 'sampler_name', 'scheduler', 'image', 'duration', 'fps']) {
       t.true(all.body.some((p: { key: string }) => p.key === key), key);
     }
+    t.deepEqual((await admin.get('/workflow-templates/parameter-presets?category=')).body, all.body, 'an empty category is no filter');
     const upscale = await admin.get('/workflow-templates/parameter-presets?category=upscale');
     const keys = upscale.body.map((p: { key: string }) => p.key);
     t.true(keys.includes('image'));

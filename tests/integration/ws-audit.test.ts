@@ -327,6 +327,26 @@ test('a user event for a user with no open socket is dropped without error', asy
   await client.close();
 });
 
+// Pins: every open socket of a user gets the user's events (two tabs, or a phone and a laptop): a second socket joins
+// the first, it does not replace it. When one closes the other goes on; when the last closes, the user is forgotten.
+test('two sockets of one user both get each event; the user is forgotten when the last closes', async (t) => {
+  const { bus, connect, gateway } = await setup(t, { tokens: { 'token-a': { userId: USER, sessionId: 'login-1' }, 'token-b': { userId: USER, sessionId: 'login-2' } } });
+  const laptop = await connect({ bearer: 'token-a' });
+  const phone = await connect({ bearer: 'token-b' });
+  const event = (seq: number) => ({ userId: USER, seq, event: { type: 'job.status', jobId: `j${seq}` }, createdAt: AT.toISOString() });
+  await bus.publish(USER_EVENTS_CHANNEL, event(1));
+  t.deepEqual(await laptop.waitFor((m) => m.seq === 1), { type: 'job.status', jobId: 'j1', seq: 1 });
+  t.deepEqual(await phone.waitFor((m) => m.seq === 1), { type: 'job.status', jobId: 'j1', seq: 1 });
+  await laptop.close();
+  await bus.publish(USER_EVENTS_CHANNEL, event(2));
+  t.deepEqual(await phone.waitFor((m) => m.seq === 2), { type: 'job.status', jobId: 'j2', seq: 2 });
+  const byUser = (gateway as unknown as { byUser: Map<string, Set<unknown>> }).byUser;
+  t.is(byUser.get(USER)?.size, 1);
+  await phone.close();
+  await until(() => !byUser.has(USER), 2000);
+  t.false(byUser.has(USER));
+});
+
 // Pins: a bus envelope whose seq is not an integer, or whose event has no string type, reaches no socket.
 test('a user event with a fractional seq or an event without a type is not sent; the next good one is', async (t) => {
   const { bus, connect } = await setup(t);

@@ -3,7 +3,8 @@
  * refund, a state check, an ownership check...) in a scratch copy of the project, runs the tests that should
  * catch it, and reports whether they went red. Every mutation must be caught. Not part of `npm test` (it runs
  * the suites many times); run it with `npm run mutation` (optionally `--area=money,jobs` to take only those
- * list files, and a name filter) and read the JSON lines.
+ * list files, a name filter, and `--fail-fast` to stop each mutated run at its first failed assertion) and read
+ * the JSON lines.
  *
  * A mutation counts as caught only when a test of its files fails an assertion. Before any mutation, the
  * same files run unmutated and must all pass (green first): otherwise a missing server, a flaky file or a
@@ -40,9 +41,9 @@ async function loadMutations(areas: string[] | null): Promise<Mutation[]> {
   return all;
 }
 
-function ava(cwd: string, tests: string[]): { status: number | null; output: string; killed: boolean; seconds: number } {
+function ava(cwd: string, tests: string[], failFast = false): { status: number | null; output: string; killed: boolean; seconds: number } {
   const started = Date.now();
-  const run = spawnSync(path.join(cwd, 'node_modules/.bin/ava'), tests, {
+  const run = spawnSync(path.join(cwd, 'node_modules/.bin/ava'), failFast ? ['--fail-fast', ...tests] : tests, {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, CI: 'true', PATH: `${path.join(cwd, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
@@ -63,6 +64,8 @@ async function main(): Promise<number> {
   const areaArg = args.find((arg) => arg.startsWith('--area='));
   const areas = areaArg ? areaArg.slice('--area='.length).split(',').filter(Boolean) : null;
   const filter = args.find((arg) => !arg.startsWith('--'));
+  // A sweep of many new entries: a mutated run stops at its first failed assertion (the baseline still runs whole).
+  const failFast = args.includes('--fail-fast');
   const chosen = (await loadMutations(areas)).filter((mutation) => !filter || mutation.name.includes(filter));
   if (chosen.length === 0) {
     print({ error: `no mutation matches ${JSON.stringify(filter)}` });
@@ -109,7 +112,7 @@ async function main(): Promise<number> {
         writeFileSync(target, current.replace(edit.find, edit.replace));
       }
       const built = edits.some((edit) => edit.file.startsWith('web/src/')) ? buildWeb(scratch, originals) : 'built';
-      const run = built === 'built' ? ava(scratch, mutation.tests) : null;
+      const run = built === 'built' ? ava(scratch, mutation.tests, failFast) : null;
       for (const [target, original] of originals) writeFileSync(target, original);
       const { verdict, red } = run ? judge(run) : { verdict: built as 'unchanged' | 'crashed', red: [] as string[] };
       counts[verdict] += 1;

@@ -13,7 +13,7 @@ const workflow = { '1': { class_type: 'EmptyImage', inputs: { width: 8 } }, '2':
 
 /** One fake server: its /system_stats, /object_info and /queue, each of which can be made to fail. */
 const server = (name: string, over: { queued?: number; catalogue?: object; devices?: object[]; version?: string } = {}) => {
-  const state = { up: true, queueFails: false, probes: 0, queued: over.queued ?? 0 };
+  const state = { up: true, queueFails: false, probes: 0, queued: over.queued ?? 0, queueReads: 0 };
   const client = {
     name,
     label: name,
@@ -24,6 +24,7 @@ const server = (name: string, over: { queued?: number; catalogue?: object; devic
     },
     objectInfo: async () => over.catalogue ?? CATALOGUE,
     queue: async () => {
+      state.queueReads += 1;
       if (state.queueFails) throw new Error(`${name} queue failed`);
       return { running: Array.from({ length: state.queued }, () => []), pending: [] };
     },
@@ -38,6 +39,10 @@ const pool = (clients: ComfyClient[], options: Partial<ComfyPoolOptions> = {}) =
 };
 
 const isLease = (value: unknown): value is ComfyLease => typeof value === 'object' && value !== null && 'release' in value;
+
+/** What `promise` gives within `ms`, or 'still waiting': a wait that never ends fails its test instead of hanging it. */
+const within = <T>(ms: number, promise: Promise<T>): Promise<T | 'still waiting'> =>
+  Promise.race([promise, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms).unref())]);
 
 test('a pool needs at least one server', (t) => {
   t.throws(() => new ComfyPool([], { jobsPerServer: 1, unavailableWaitMs: 1 }), { message: 'a ComfyUI pool needs at least one server' });
@@ -160,4 +165,70 @@ test('closing the pool ends every wait', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 30));
   p.close();
   t.is(await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1000))]), null);
+});
+
+// Pins: a job handed a slot returns with it at once, whether the slot was free when it asked (the pass it ran itself) or
+// freed while it waited; neither waits for the next poll (a minute here).
+test('a slot handed to a job is taken at once, not at the next poll', async (t) => {
+  const only = server('one');
+  const { pool: p } = pool([only.client], { pollMs: 60_000 });
+  const first = await within(1000, p.acquire(undefined, workflow, 'u1'));
+  t.true(isLease(first), 'a free slot is taken by the pass the job ran');
+  const second = p.acquire(undefined, workflow, 'u2');
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  (first as ComfyLease).release();
+  t.true(isLease(await within(1000, second)), 'a slot freed during the wait is taken when it is handed over');
+  p.close();
+});
+
+// Pins: while no server can take jobs, a job gives up after unavailableWaitMs (on the real clock here).
+test('no healthy server: the wait ends after unavailableWaitMs', async (t) => {
+  const down = server('one');
+  down.state.up = false;
+  const { pool: p } = pool([down.client], { unavailableWaitMs: 100, now: Date.now });
+  t.is(await within(2000, p.acquire(undefined, workflow, 'u1')), null);
+});
+
+// Pins: one dispatch pass at a time. Jobs that ask at once share passes (a call during a pass makes it run once more),
+// so eight jobs on two servers read each server's queue a few times, not once per job.
+test('jobs that ask at once share dispatch passes: queue reads do not grow with the jobs', async (t) => {
+  const a = server('one');
+  const b = server('two');
+  const { pool: p } = pool([a.client, b.client], { jobsPerServer: 4 });
+  const leases = await within(2000, Promise.all(Array.from({ length: 8 }, (_, i) => p.acquire(undefined, workflow, `u${i}`))));
+  t.not(leases, 'still waiting');
+  t.true((leases as unknown[]).every(isLease));
+  t.true(a.state.queueReads + b.state.queueReads <= 4, `queue reads: ${a.state.queueReads + b.state.queueReads}`);
+  p.close();
+});
+
+// Pins: with one free server there is no choice to make, so its queue is not read.
+test('one free server: its queue is not read', async (t) => {
+  const only = server('one');
+  const { pool: p } = pool([only.client]);
+  t.true(isLease(await p.acquire(undefined, workflow, 'u1')));
+  t.is(only.state.queueReads, 0);
+});
+
+// Pins: the round robin remembers at most 10,000 users, the least recently served forgotten first.
+test('the round robin remembers at most 10,000 users', async (t) => {
+  const only = server('one');
+  const { pool: p } = pool([only.client], { jobsPerServer: 1 });
+  for (let i = 0; i < 10_002; i += 1) ((await p.acquire(undefined, undefined, `user-${i}`)) as ComfyLease).release();
+  const served = (p as unknown as { lastServed: Map<string, number> }).lastServed;
+  t.is(served.size, 10_000);
+  t.false(served.has('user-0'));
+  t.false(served.has('user-1'));
+  t.true(served.has('user-2'));
+  t.true(served.has('user-10001'));
+});
+
+// Pins: a failure reported for a client the pool does not hold (a lease of a pool since replaced) changes nothing.
+test('a failure of a client the pool does not hold is ignored', async (t) => {
+  const only = server('one');
+  const stranger = server('stranger');
+  const { pool: p } = pool([only.client]);
+  await p.acquire(undefined, workflow, 'u1');
+  t.notThrows(() => p.markFailed(stranger.client, new Error('gone')));
+  t.deepEqual(p.report().map((s) => s.healthy), [true]);
 });

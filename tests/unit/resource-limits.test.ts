@@ -145,3 +145,38 @@ test('a cycle in the graph reads as an unknown shape, not an endless walk', (t) 
   };
   t.deepEqual(checkResourceLimits(cycle, L), []);
 });
+
+// Pins: each node's shape is worked out once per check. A chain of ImageBatch nodes that each take the one before twice
+// would otherwise cost 2^20 walks here (seconds of CPU on the request path; 2^24 took 49 s), from a workflow anyone may post.
+test('each shape is worked out once: a chain that doubles at every node is checked at once', (t) => {
+  const chain: WorkflowGraph = { '0': { class_type: 'EmptyImage', inputs: { width: 8, height: 8, batch_size: 1, color: 0 } } };
+  for (let i = 1; i <= 20; i += 1) chain[String(i)] = { class_type: 'ImageBatch', inputs: { image1: [String(i - 1), 0], image2: [String(i - 1), 0] } };
+  const started = performance.now();
+  const problems = checkResourceLimits(chain, L);
+  const ms = performance.now() - started;
+  t.true(ms < 500, `took ${Math.round(ms)} ms`);
+  t.is(problems[0]?.field, 'workflow.10', 'the first node past the frame limit (600) is named: 2^10 frames');
+});
+
+// Pins: what cannot be known is unknown, never a guess or a crash: a link to a node the graph lacks; an ImageScale whose
+// width or height comes from a link; an ImageScale that keeps a side of an image whose size is unknown (a LoadImage).
+test('unknown shapes: a missing source node, a size from a link, a side kept of an unknown image', (t) => {
+  const dangling: WorkflowGraph = {
+    '2': { class_type: 'ImageInvert', inputs: { image: ['9', 0] } },
+    '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'x' } },
+  };
+  t.deepEqual(checkResourceLimits(dangling, L), []);
+  const linkedHeight: WorkflowGraph = {
+    '1': { class_type: 'EmptyImage', inputs: { width: 8192, height: 8192, batch_size: 1, color: 0 } },
+    '2': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'nearest-exact', width: 16384, height: ['5', 0], crop: 'disabled' } },
+    '5': { class_type: 'PrimitiveInt', inputs: { value: 16 } },
+    '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'x' } },
+  };
+  t.deepEqual(checkResourceLimits(linkedHeight, L), [], 'a height from a link is not assumed to keep the aspect');
+  const keptSide: WorkflowGraph = {
+    '1': { class_type: 'LoadImage', inputs: { image: 'in.png' } },
+    '2': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'nearest-exact', width: 0, height: 512, crop: 'disabled' } },
+    '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'x' } },
+  };
+  t.deepEqual(checkResourceLimits(keptSide, L), []);
+});

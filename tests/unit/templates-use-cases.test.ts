@@ -41,6 +41,7 @@ const setup = (rules: TemplateRules = {}, nodes?: NodeCatalog) => {
   const publish = new PublishTemplate({ ...write, ...catalog });
   return {
     templates,
+    write,
     audit: uow.autocommit.audit,
     create: { execute: (fields: unknown) => create.execute({ actorId: ADMIN, fields }) },
     setMap: { execute: (input: { id: string; parameterMap: unknown }) => setMap.execute({ actorId: ADMIN, ...input }) },
@@ -481,4 +482,18 @@ test('every template change is audit-logged with the administrator, in the chang
     ],
   );
   t.deepEqual(entries.map((e) => e.details['version']), [1, 2, 2, 2, 2, 2, 2, 2]);
+});
+
+// Pins: the unique name index decides a race between two creators of one name. The one whose insert the index refuses
+// (its name looked free a moment before) is told the name is taken, and no audit entry says it created anything.
+test('create: a name taken between the check and the insert is refused, with no audit entry', async (t) => {
+  const app = setup();
+  await created(t, app);
+  const before = (await app.audit.list({ page: 1, limit: 100 })).total;
+  const racing = Object.create(app.templates) as typeof app.templates;
+  racing.nameTaken = async () => false; // the check ran before the other creator's insert
+  const create = new CreateTemplate({ ...app.write, templates: racing });
+  rejected(t, await create.execute({ actorId: ADMIN, fields: step1() }), 'TEMPLATE.NAME_TAKEN');
+  t.is((await app.audit.list({ page: 1, limit: 100 })).total, before);
+  t.is(value(t, await app.list.execute()).length, 1, 'one template of that name');
 });
