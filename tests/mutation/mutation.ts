@@ -19,6 +19,37 @@ export interface Mutation extends Edit {
 
 export type Verdict = 'caught' | 'survived' | 'crashed' | 'timed-out';
 
+/** A run of one mutation's files that takes longer than this is stopped and reported, not counted as caught. */
+const RUN_LIMIT_MS = 900_000;
+
+/**
+ * Runs ava on `tests` in `cwd` (its own node_modules/.bin/ava), with `--fail-fast` when asked. The run is a process
+ * group of its own, killed whole when ava returns (or is stopped at `limitMs`): a mutation can make a test worker spin without ever yielding (a
+ * loop of awaited promises), and ava, giving up on it with "Timed out", exits without it; left alone, such a worker
+ * would spin on beside every later run.
+ */
+export function ava(cwd: string, tests: string[], failFast = false, limitMs = RUN_LIMIT_MS): { status: number | null; output: string; killed: boolean; seconds: number } {
+  const started = Date.now();
+  // setsid (util-linux) makes the run the leader of a process group of its own (it execs in place: same pid).
+  const run = spawnSync('setsid', [path.join(cwd, 'node_modules/.bin/ava'), ...(failFast ? ['--fail-fast'] : []), ...tests], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true', PATH: `${path.join(cwd, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
+    timeout: limitMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (run.pid) {
+    try {
+      process.kill(-run.pid, 'SIGKILL');
+    } catch {
+      // The group is empty: nothing outlived the run.
+    }
+  }
+  const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
+  if (process.env.MUTATION_VERBOSE) process.stdout.write(output);
+  return { status: run.status, output, killed: run.signal !== null, seconds: Math.round((Date.now() - started) / 1000) };
+}
+
 /** Reads an ava run (its exit status, its output, whether the harness had to kill it): which tests failed an assertion, whether a file crashed, whether ava timed out. */
 export function judge(run: { status: number | null; output: string; killed: boolean }): { verdict: Verdict; red: string[] } {
   const lines = run.output.split('\n').map((line) => line.trim());

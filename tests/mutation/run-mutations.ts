@@ -17,12 +17,10 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildWeb, judge, type Mutation, type Verdict } from './mutation.ts';
+import { ava, buildWeb, judge, type Mutation, type Verdict } from './mutation.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LIST_DIR = path.join(ROOT, 'tests/mutation/mutations');
-/** A run of one mutation's files that takes longer than this is stopped and reported, not counted as caught. */
-const RUN_LIMIT_MS = 900_000;
 
 async function loadMutations(areas: string[] | null): Promise<Mutation[]> {
   const all: Mutation[] = [];
@@ -39,20 +37,6 @@ async function loadMutations(areas: string[] | null): Promise<Mutation[]> {
     names.add(mutation.name);
   }
   return all;
-}
-
-function ava(cwd: string, tests: string[], failFast = false): { status: number | null; output: string; killed: boolean; seconds: number } {
-  const started = Date.now();
-  const run = spawnSync(path.join(cwd, 'node_modules/.bin/ava'), failFast ? ['--fail-fast', ...tests] : tests, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', PATH: `${path.join(cwd, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
-    timeout: RUN_LIMIT_MS,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
-  if (process.env.MUTATION_VERBOSE) process.stdout.write(output);
-  return { status: run.status, output, killed: run.signal !== null, seconds: Math.round((Date.now() - started) / 1000) };
 }
 
 const print = (line: object): void => {

@@ -7,6 +7,7 @@ import { entriesOn, type Mutation } from '../mutation.ts';
  */
 const verdict = entriesOn('tooling', 'tests/mutation/mutation.ts', ['tests/unit/mutation-verdict.test.ts']);
 const webBuild = entriesOn('tooling', 'tests/mutation/mutation.ts', ['tests/unit/mutation-web-build.test.ts']);
+const avaRun = entriesOn('tooling', 'tests/mutation/mutation.ts', ['tests/unit/mutation-ava-run.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
   verdict('judge: a run the harness killed counts by the failures it printed', "  if (run.killed) return { verdict: 'timed-out', red };\n", ''),
@@ -16,4 +17,7 @@ export const MUTATIONS: Mutation[] = [
   webBuild('web build: a source that does not build goes on to the browser tests', "  if (run.status !== 0) return 'crashed';\n", ''),
   webBuild('web build: an edit the bundle does not show goes on to the browser tests', "readFileSync(file, 'utf8') !== text) ? 'built' : 'unchanged'", "readFileSync(file, 'utf8') !== text) ? 'built' : 'built'"),
   webBuild("web build: a second edit's build overwrites the committed files kept by the first", 'if (!originals.has(file)) originals.set(file, text);', 'originals.set(file, text);'),
+  avaRun('ava run: what the run left behind is not killed', "      process.kill(-run.pid, 'SIGKILL');", '      void run.pid;'),
+  avaRun('ava run: the run is not a process group of its own', "spawnSync('setsid', [path.join(cwd, 'node_modules/.bin/ava'), ", "spawnSync(path.join(cwd, 'node_modules/.bin/ava'), ["),
+  avaRun('ava run: --fail-fast is not passed on', "...(failFast ? ['--fail-fast'] : [])", '...([] as string[])'),
 ];
