@@ -24,9 +24,9 @@ const RUN_LIMIT_MS = 900_000;
 
 /**
  * Runs ava on `tests` in `cwd` (its own node_modules/.bin/ava), with `--fail-fast` when asked. The run is a process
- * group of its own, killed whole when ava returns (or is stopped at `limitMs`): a mutation can make a test worker spin without ever yielding (a
- * loop of awaited promises), and ava, giving up on it with "Timed out", exits without it; left alone, such a worker
- * would spin on beside every later run.
+ * group of its own, killed whole when ava returns (or is stopped at `limitMs`): a mutation can make a test worker spin
+ * without ever yielding (a loop of awaited promises), and ava, giving up on it with "Timed out", exits without it;
+ * left alone, such a worker would spin on beside every later run.
  */
 export function ava(cwd: string, tests: string[], failFast = false, limitMs = RUN_LIMIT_MS): { status: number | null; output: string; killed: boolean; seconds: number } {
   const started = Date.now();

@@ -18,9 +18,9 @@ import { entriesOn, type Mutation } from '../mutation.ts';
  *
  * Not listed, with the reason: equivalent (the outcome is the same without the guard: a second close or stop, a
  * second check that an inner call repeats, a bound that only saves a query or a timer, undefined keys dropped anyway),
- * reachable only in a race the surrounding lock excludes (a template deleted or a prompt finished between two steps
- * of one transaction), or a hang rather than a failed assertion (a waiter handed a lease that loops without awaiting
- * a timer; a settled SQS delivery whose timer keeps the process alive; the memory queue's empty take crashes).
+ * reachable only in a race the surrounding lock excludes (a template deleted between two statements of one locked
+ * transaction), or a hang or a crash rather than a failed assertion (a waiter handed a lease that loops without
+ * awaiting a timer; a settled SQS delivery whose timer keeps the process alive; the memory queue's empty take).
  */
 const rabbit = entriesOn('guard sweep 2', 'adapters/rabbitmq/rabbit-message-queue.ts', ['tests/integration/rabbit-queue-guards.test.ts']);
 const rabbitReopen = entriesOn('guard sweep 2', 'adapters/rabbitmq/rabbit-message-queue.ts', ['tests/integration/rabbit-channel-closed.test.ts']);
