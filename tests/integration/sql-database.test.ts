@@ -112,6 +112,13 @@ const sqliteFile = (t: { teardown(fn: () => unknown): void }) => {
   return path.join(dir, 'app.db');
 };
 
+/** A SQLite database on a file of its own, closed when the test ends. */
+const sqliteDatabase = (t: { teardown(fn: () => unknown): void }): SequelizeDatabase => {
+  const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: sqliteFile(t) });
+  t.teardown(() => db.close());
+  return db;
+};
+
 test('sqlite: a hook that throws is reported to onHookError, and the hooks after it run', async (t) => {
   const errors: unknown[] = [];
   const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: sqliteFile(t), onHookError: (error) => errors.push(error) });
@@ -159,8 +166,7 @@ test('sqlite: WAL, and a writer on the same file waits for another handle\'s tra
 // Pins SQLite's group commit (ADR 045): units that queue while the writer is busy run as one group with one COMMIT,
 // whoever drains the queue. A drain started per unit would take them one at a time, a COMMIT (an fsync) each.
 test('sqlite: ten units that queue behind a busy writer commit together', async (t) => {
-  const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: sqliteFile(t) });
-  t.teardown(() => db.close());
+  const db = sqliteDatabase(t);
   await db.transaction(async () => undefined);
   const statements = (db as unknown as { writerStatements: { run(sql: string, params?: readonly unknown[]): Promise<number> } }).writerStatements;
   const run = statements.run.bind(statements);
@@ -181,8 +187,7 @@ test('sqlite: ten units that queue behind a busy writer commit together', async 
 // on the writer's connection, it would land inside whatever transaction is open there and share its fate: here a
 // rollback that would take it away.
 test('sqlite: an autocommit write while a transaction is open is not part of it', async (t) => {
-  const db = new SequelizeDatabase({ url: 'sqlite:', dialect: 'sqlite', storagePath: sqliteFile(t) });
-  t.teardown(() => db.close());
+  const db = sqliteDatabase(t);
   await db.autocommit.run('CREATE TABLE marks (v INTEGER NOT NULL)', []);
   let inside!: () => void;
   const opened = new Promise<void>((resolve) => (inside = resolve));

@@ -40,6 +40,10 @@ test('a process the run left behind is killed when it returns', (t) => {
   const cwd = project(t, 'sh -c "while :; do :; done" > /dev/null 2>&1 & echo $! > spinner.pid; exit 1');
   ava(cwd, []);
   const pid = Number(readFileSync(path.join(cwd, 'spinner.pid'), 'utf8'));
+  // Gone already when the run's group was killed; when it was not (the guard deleted), this test still ends it.
+  t.teardown(() => {
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
   const deadline = Date.now() + 2000;
   while (alive(pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   t.false(alive(pid), `process ${pid} still runs`);
