@@ -1,9 +1,9 @@
-import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, type Model, type Sequelize } from 'sequelize';
 import type { HistoryItem } from '../../core/domain/job.ts';
 import type { Page, PageRequest } from '../../core/domain/pagination.ts';
 import type { HistoryRepository } from '../../core/ports/history-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import { readPage, sqlIn, type SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, readPage, sqlIn, type SqlScope } from './sql-scope.ts';
 
 interface HistoryRow {
   id: string;
@@ -94,7 +94,7 @@ export class SequelizeHistoryRepository implements HistoryRepository {
       await this.scope.write((s) => historyModel(s.sequelize).create(row, s.options));
       return true;
     } catch (error) {
-      if (error instanceof UniqueConstraintError) return false;
+      if (isUniqueViolation(error)) return false;
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, type Model, type Sequelize } from 'sequelize';
 import type {
   ClaimOutcome,
   IdempotencyClaim,
@@ -7,7 +7,7 @@ import type {
   StoredResponse,
 } from '../../core/ports/idempotency-store.port.ts';
 import { asRow, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, type SqlScope } from './sql-scope.ts';
 
 interface IdempotencyRow {
   user_id: string;
@@ -78,7 +78,7 @@ export class SequelizeIdempotencyStore implements IdempotencyStore {
         await this.scope.write((s) => idempotencyModel(s.sequelize).create(fresh(claim), s.options));
         return { claimed: true };
       } catch (error) {
-        if (!(error instanceof UniqueConstraintError)) throw error;
+        if (!isUniqueViolation(error)) throw error;
       }
       const existing = await this.find(claim.userId, claim.key);
       if (existing) return { claimed: false, existing };

@@ -1,7 +1,7 @@
-import { DataTypes, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, type Model, type Sequelize } from 'sequelize';
 import type { IdentityRepository, LinkedIdentity } from '../../core/ports/identity-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, type SqlScope } from './sql-scope.ts';
 
 interface IdentityRow {
   provider: string;
@@ -47,7 +47,7 @@ export class SequelizeIdentityRepository implements IdentityRepository {
       await this.scope.write((s) => identityModel(s.sequelize).create(row, s.options));
       return true;
     } catch (error) {
-      if (error instanceof UniqueConstraintError) return false;
+      if (isUniqueViolation(error)) return false;
       throw error;
     }
   }

@@ -1,8 +1,8 @@
-import { DataTypes, Op, Transaction, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, Transaction, type Model, type Sequelize } from 'sequelize';
 import type { Publication, PublicationPrivacy, PublicationStatus, SocialPlatform } from '../../core/domain/social.ts';
 import type { PublicationEnd, PublicationRepository } from '../../core/ports/publication-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, type SqlScope } from './sql-scope.ts';
 
 interface PublicationRow {
   output_id: string;
@@ -87,7 +87,7 @@ export class SequelizePublicationRepository implements PublicationRepository {
         await this.scope.write((s) => publicationModel(s.sequelize).create({ ...where, ...fresh, created_at: publication.createdAt }, s.options));
         return { started: true, publication: (await this.current(publication.outputId, publication.platform))! };
       } catch (error) {
-        if (!(error instanceof UniqueConstraintError)) throw error;
+        if (!isUniqueViolation(error)) throw error;
       }
       const current = await this.current(publication.outputId, publication.platform);
       if (!current) {

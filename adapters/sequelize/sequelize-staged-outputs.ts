@@ -1,8 +1,8 @@
-import { DataTypes, Op, QueryTypes, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, Op, QueryTypes, type Model, type Sequelize } from 'sequelize';
 import type { StagedOutput, StagedOutputs } from '../../core/ports/staged-outputs.port.ts';
 import { asRows, defineOnce, type RowModel } from './models.ts';
 import { rowCount } from '../../core/domain/pagination.ts';
-import { sqlTime, type SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, sqlTime, type SqlScope } from './sql-scope.ts';
 
 interface StagedRow {
   storage_key: string;
@@ -45,7 +45,7 @@ export class SequelizeStagedOutputs implements StagedOutputs {
     try {
       await this.scope.write((s) => stagedModel(s.sequelize).create(row, s.options));
     } catch (error) {
-      if (!(error instanceof UniqueConstraintError)) throw error;
+      if (!isUniqueViolation(error)) throw error;
     }
   }
 

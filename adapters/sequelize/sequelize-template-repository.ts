@@ -1,11 +1,11 @@
-import { DataTypes, Op, UniqueConstraintError, type Model, type Sequelize, type WhereOptions } from 'sequelize';
+import { DataTypes, Op, type Model, type Sequelize, type WhereOptions } from 'sequelize';
 import type { ParameterMap } from '../../core/domain/parameter-map.ts';
 import type { Category } from '../../core/domain/parameter-presets.ts';
 import type { WorkflowGraph } from '../../core/domain/workflow-graph.types.ts';
 import { templateNameKey, type OutputType, type TemplateVersion, type WorkflowTemplate } from '../../core/domain/workflow-template.ts';
 import type { TemplateRepository, TemplateUpdateOutcome } from '../../core/ports/template-repository.port.ts';
 import { asRow, asRows, defineOnce, type RowModel } from './models.ts';
-import { sqlIn, type SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, sqlIn, type SqlScope } from './sql-scope.ts';
 
 interface TemplateRow {
   id: string;
@@ -143,7 +143,7 @@ export class SequelizeTemplateRepository implements TemplateRepository {
       try {
         await templateModel(s.sequelize).create({ ...toRow(template), deleted_at: null }, s.options);
       } catch (error) {
-        if (error instanceof UniqueConstraintError) return false;
+        if (isUniqueViolation(error)) return false;
         throw error;
       }
       await versionModel(s.sequelize).create(toVersionRow(template), s.options);
@@ -192,7 +192,7 @@ export class SequelizeTemplateRepository implements TemplateRepository {
         // MariaDB counts changed rows, not matched ones: zero can also mean "already like this".
         if (changed === 0 && (await templates.count({ where: { id, deleted_at: null }, ...s.options })) === 0) return 'not_found';
       } catch (error) {
-        if (error instanceof UniqueConstraintError) return 'name_taken';
+        if (isUniqueViolation(error)) return 'name_taken';
         throw error;
       }
       if (options.newVersion) {

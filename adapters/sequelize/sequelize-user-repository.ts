@@ -1,10 +1,10 @@
-import { Op, Sequelize, UniqueConstraintError, type WhereOptions } from 'sequelize';
+import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest } from '../../core/domain/pagination.ts';
 import { offsetOf, pageOf } from '../../core/domain/pagination.ts';
 import type { User, UserRole } from '../../core/domain/user.ts';
 import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
 import { asRow, asRows, userModel, type UserRow } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, type SqlScope } from './sql-scope.ts';
 
 export const toUser = (row: UserRow): User => ({
   id: row.id,
@@ -38,7 +38,7 @@ export class SequelizeUserRepository implements UserRepository {
       await this.scope.write((s) => userModel(s.sequelize).create(row, s.options));
       return true;
     } catch (error) {
-      if (error instanceof UniqueConstraintError) return false;
+      if (isUniqueViolation(error)) return false;
       throw error;
     }
   }

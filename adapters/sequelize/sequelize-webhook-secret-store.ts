@@ -1,7 +1,7 @@
-import { DataTypes, UniqueConstraintError, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, type Model, type Sequelize } from 'sequelize';
 import type { WebhookSecretRecord, WebhookSecretStore } from '../../core/ports/webhook-secret-store.port.ts';
 import { asRow, defineOnce, type RowModel } from './models.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { isUniqueViolation, type SqlScope } from './sql-scope.ts';
 
 interface SecretRow {
   user_id: string;
@@ -56,7 +56,7 @@ export class SequelizeWebhookSecretStore implements WebhookSecretStore {
       );
     } catch (error) {
       // Another request created the user's secret first: theirs stands.
-      if (!(error instanceof UniqueConstraintError)) throw error;
+      if (!isUniqueViolation(error)) throw error;
     }
     const stored = await this.find(userId);
     if (!stored) throw new Error(`webhook secret of user ${userId} is missing right after it was created`);

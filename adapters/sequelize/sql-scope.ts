@@ -51,11 +51,22 @@ export const sqlTime = (date: Date, dialect: Dialect): string => {
   return dialect === 'sqlite' ? `${text} +00:00` : text;
 };
 
-/** A unique key refused the write: Sequelize's error (model calls) or the driver's own (`run`: mysql2's ER_DUP_ENTRY, SQLite's constraint error). */
-export const isUniqueViolation = (error: unknown): boolean =>
-  error instanceof UniqueConstraintError ||
-  (error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' ||
-  ((error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String((error as Error).message)));
+const sqliteUnique = (error: { code?: string; message?: string } | null | undefined): boolean =>
+  error?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String(error.message));
+
+/**
+ * A unique key refused the write: Sequelize's error (model calls) or the driver's own (`run`: mysql2's ER_DUP_ENTRY,
+ * SQLite's constraint error). Sequelize's SQLite dialect reports every constraint as a UniqueConstraintError, NOT NULL
+ * and CHECK included; only a unique key is a duplicate, so the rest stays an error (as on MariaDB) rather than being
+ * taken for a row that is already there.
+ */
+export const isUniqueViolation = (error: unknown): boolean => {
+  if (error instanceof UniqueConstraintError) {
+    const parent = (error as { parent?: { code?: string; message?: string } }).parent;
+    return parent?.code !== 'SQLITE_CONSTRAINT' || sqliteUnique(parent);
+  }
+  return (error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' || sqliteUnique(error as { code?: string; message?: string } | null);
+};
 
 /**
  * `IN (?, ?, ...)` for a plain statement and its parameters, for a non-empty list. The list is padded to the next power

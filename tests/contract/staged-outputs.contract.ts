@@ -53,6 +53,17 @@ export function stagedOutputsContract(name: string, make: MakeBackend): void {
     t.deepEqual(await staged.listForRun(randomUUID()), []);
   });
 
+  // Pins: only a duplicate key counts as already staged. A row the database refuses for another reason fails the add,
+  // on SQLite too, whose Sequelize dialect reports a NOT NULL failure as a unique one. (The in-memory store has no
+  // columns to refuse a value.)
+  if (name !== 'memory') {
+    test(`${name}: an add the database refuses for another reason than a duplicate fails`, async (t) => {
+      const refused = { ...entry(randomUUID(), randomUUID()), jobId: null as unknown as string };
+      await t.throwsAsync(staged.add(refused));
+      t.deepEqual(await staged.listForRun(refused.runId), []);
+    });
+  }
+
   test(`${name}: remove deletes the named keys only; unknown keys and an empty list are harmless`, async (t) => {
     const runId = randomUUID();
     const jobId = randomUUID();

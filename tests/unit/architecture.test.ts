@@ -147,6 +147,13 @@ test('the real source keeps the layer rules', (t) => {
   t.deepEqual(layerViolations(files), []);
 });
 
+// ADR 060: Sequelize's SQLite dialect raises UniqueConstraintError for every constraint; a duplicate is recognised by
+// isUniqueViolation (sql-scope.ts) alone, so a NOT NULL failure is never taken for a row already there.
+test('only sql-scope.ts tells a duplicate by the UniqueConstraintError class', (t) => {
+  const users = sourcesUnder('adapters').filter((f) => /\binstanceof UniqueConstraintError\b/.test(f.text)).map((f) => f.file);
+  t.deepEqual(users, ['adapters/sequelize/sql-scope.ts']);
+});
+
 test('every file in core/use-cases/ names its role, and a use case file holds use cases', (t) => {
   const files = sourcesUnder('core/use-cases');
   t.true(files.filter((f) => f.file.endsWith('.use-case.ts')).length > 20, 'use cases were read');

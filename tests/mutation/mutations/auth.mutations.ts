@@ -299,7 +299,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'auth: user store: a second account with a taken email is an error, not a refusal',
     file: 'adapters/sequelize/sequelize-user-repository.ts',
-    find: '      if (error instanceof UniqueConstraintError) return false;\n      throw error;\n    }\n  }\n\n  /** Read on every',
+    find: '      if (isUniqueViolation(error)) return false;\n      throw error;\n    }\n  }\n\n  /** Read on every',
     replace: '      throw error;\n    }\n  }\n\n  /** Read on every',
     tests: ['tests/contract/user-repository.test.ts'],
   },
@@ -426,7 +426,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'auth: OIDC: an identity linked twice is an error, not a refusal',
     file: 'adapters/sequelize/sequelize-identity-repository.ts',
-    find: '      if (error instanceof UniqueConstraintError) return false;',
+    find: '      if (isUniqueViolation(error)) return false;',
     replace: '',
     tests: ['tests/contract/identity-repository.test.ts'],
   },

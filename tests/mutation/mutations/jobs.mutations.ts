@@ -194,8 +194,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'MariaDB: a taken id in a transaction fails instead of answering false (the driver\'s own duplicate-key error not recognised)',
     file: 'adapters/sequelize/sql-scope.ts',
-    find: "  (error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' ||\n",
-    replace: '',
+    find: "(error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' || sqliteUnique(error",
+    replace: 'sqliteUnique(error',
     tests: ['tests/contract/job-repository.test.ts'],
   },
   {

@@ -674,7 +674,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "money: SQL idempotency: a claim the database refuses for another reason is retried forever",
     file: "adapters/sequelize/sequelize-idempotency-store.ts",
-    find: "        if (!(error instanceof UniqueConstraintError)) throw error;",
+    find: "        if (!isUniqueViolation(error)) throw error;",
     replace: "",
     tests: ["tests/contract/idempotency-store.test.ts"],
   },

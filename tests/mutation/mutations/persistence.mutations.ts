@@ -60,7 +60,7 @@ export const MUTATIONS: Mutation[] = [
   queue('database queue: stats count no dead letters', "(status = 'dead' OR (status = 'ready'", "((status = 'ready'"),
 
   // adapters/sequelize/sequelize-history-repository.ts
-  history("history: a duplicate output is an error, not false (the job's finish fails on a redelivery)", '      if (error instanceof UniqueConstraintError) return false;\n', ''),
+  history("history: a duplicate output is an error, not false (the job's finish fails on a redelivery)", '      if (isUniqueViolation(error)) return false;\n', ''),
   history("history: a job's outputs include every other job's outputs", "where: { job_id: jobId }, order: [['created_at', 'ASC'], ['file_name', 'ASC']]", "where: {}, order: [['created_at', 'ASC'], ['file_name', 'ASC']]"),
   history('history: outputs of an empty job list fail the read', '    if (jobIds.length === 0) return [];\n', ''),
   history('history: deleting one output deletes every output', 'destroy({ where: { id }, ...s.options })', 'destroy({ where: {}, ...s.options })'),
@@ -77,9 +77,9 @@ export const MUTATIONS: Mutation[] = [
   apiKeys("api keys: store: one key's use is recorded on every key", 'SET last_used_at = ? WHERE id = ? AND', 'SET last_used_at = ? WHERE (id = ? OR 1 = 1) AND'),
 
   // adapters/sequelize/sequelize-template-repository.ts
-  templates('templates: SQL create with a taken name is an error, not false', '        if (error instanceof UniqueConstraintError) return false;\n', ''),
+  templates('templates: SQL create with a taken name is an error, not false', '        if (isUniqueViolation(error)) return false;\n', ''),
   templates('templates: SQL nameTaken counts the template being renamed', ', ...(exceptId ? { id: { [Op.ne]: exceptId } } : {})', ''),
-  templates("templates: SQL update to a taken name is an error, not 'name_taken'", "        if (error instanceof UniqueConstraintError) return 'name_taken';\n", ''),
+  templates("templates: SQL update to a taken name is an error, not 'name_taken'", "        if (isUniqueViolation(error)) return 'name_taken';\n", ''),
   templates('templates: SQL update with a new version writes no version row', 'if (options.newVersion) {', 'if (false as boolean) {'),
   templates('templates: SQL findById for update fails on SQLite (FOR UPDATE sent to a dialect without it)', "options.forUpdate && this.scope.dialect === 'mysql' ? ' FOR UPDATE' : ''", "options.forUpdate ? ' FOR UPDATE' : ''"),
   templates('templates: SQL names of no templates fail the read (an empty IN list)', '    if (ids.length === 0) return new Map();\n', ''),

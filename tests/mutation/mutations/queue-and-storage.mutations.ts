@@ -257,8 +257,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'database queue: a second publish of a messageId fails instead of keeping the first (the driver\'s own unique error not recognised)',
     file: 'adapters/sequelize/sql-scope.ts',
-    find: "((error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String((error as Error).message)))",
-    replace: 'false',
+    find: "|| sqliteUnique(error as { code?: string; message?: string } | null);",
+    replace: '|| false;',
     tests: ['tests/contract/message-queue.test.ts'],
   },
   {

@@ -155,7 +155,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'webhooks: concurrent first reads fail instead of taking the secret that won',
     file: 'adapters/sequelize/sequelize-webhook-secret-store.ts',
-    find: 'if (!(error instanceof UniqueConstraintError)) throw error;',
+    find: 'if (!isUniqueViolation(error)) throw error;',
     replace: 'throw error;',
     tests: SECRET_TESTS,
   },
