@@ -39,12 +39,12 @@ export interface WebAppOptions {
 export function webAppRouter(root: string, options: WebAppOptions): Router {
   const router = express.Router();
   const index = path.join(root, 'index.html');
-  const directives: Record<string, string[] | null> = { ...WEB_APP_CSP };
+  const directives: Record<string, string[]> = { ...WEB_APP_CSP };
   // View and download URLs are signed links of PUBLIC_URL or of the object store: images and videos may load from there.
   const extra = [...new Set(options.mediaOrigins)];
   directives['img-src'] = [...WEB_APP_CSP['img-src']!, ...extra];
   directives['media-src'] = [...WEB_APP_CSP['media-src']!, ...extra];
-  if (!options.secure) directives['upgrade-insecure-requests'] = null;
+  // Without helmet's defaults there is no upgrade-insecure-requests, secure or not: a media origin may be plain http.
   router.use(helmet({ strictTransportSecurity: options.secure, contentSecurityPolicy: { useDefaults: false, directives } }));
   router.use(express.static(root, { index: 'index.html', maxAge: 0, fallthrough: true }));
   router.use((req: Request, res: Response, next: NextFunction) => {

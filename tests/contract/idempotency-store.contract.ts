@@ -3,7 +3,7 @@ import test from 'ava';
 import type { IdempotencyClaim, StoredResponse } from '../../core/ports/idempotency-store.port.ts';
 import type { UnitOfWork } from '../../core/ports/unit-of-work.port.ts';
 import type { Repositories } from '../support/backends.ts';
-import { addUser, sharedBackend, sleep, type MakeBackend } from './fixtures.ts';
+import { addUser, sharedBackend, sleep, within, type MakeBackend } from './fixtures.ts';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (ms: number): Date => new Date(T0.getTime() + ms);
@@ -37,7 +37,8 @@ export function idempotencyStoreContract(name: string, make: MakeBackend): void 
     const first = claimOf();
     t.deepEqual(await fixture.store.claim(first), { claimed: true });
     t.deepEqual(await fixture.store.find(first.userId, first.key), { ...first, response: null, completedAt: null });
-    const second = await fixture.store.claim({ ...first, token: randomUUID(), fingerprint: 'e'.repeat(64) });
+    // Within a deadline: a loser that does not take the winner's row would try its insert again forever.
+    const second = await within(fixture.store.claim({ ...first, token: randomUUID(), fingerprint: 'e'.repeat(64) }), 5000, 'the losing claim');
     t.deepEqual(second, { claimed: false, existing: { ...first, response: null, completedAt: null } });
     t.is(await fixture.store.find(first.userId, 'never-claimed'), null);
   });

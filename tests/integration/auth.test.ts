@@ -133,6 +133,12 @@ function suite(db: TestDatabase): void {
       t.regex(cookie, /; SameSite=Lax/i);
       t.notRegex(cookie, /; Secure/i);
     }
+    // Pins: a login that comes without cookies gets one XSRF-TOKEN, not also the one the request-wide middleware set
+    // for it a moment earlier.
+    const bare = (await app()).client();
+    const fresh = await bare.post('/auth/login', { email: address, password: PASSWORD });
+    t.is(fresh.status, 200);
+    t.is(fresh.headers.getSetCookie().filter((cookie) => cookie.startsWith('XSRF-TOKEN=')).length, 1);
   });
 
   test(title('SECURE_COOKIES=true makes every cookie Secure and SameSite=None'), async (t) => {

@@ -165,6 +165,50 @@ test('a message over its attempts whose dead-lettering fails is not lost, the fa
   t.truthy(mainUrl);
 });
 
+// Pins: the timer that marks a delivery expired is cleared once the message is settled (acked, or dead-lettered on a
+// delivery past its attempts). Left armed, it held the worker process open for up to the visibility (SQS allows 12
+// hours) after stop(). Serial: it watches the global timers while no other test of this file runs.
+test.serial('a settled delivery leaves no expiry timer behind, acked or dead-lettered past its attempts', async (t) => {
+  const VISIBILITY = 600;
+  const armed = new Set<unknown>();
+  const { setTimeout: realSet, clearTimeout: realClear } = globalThis;
+  globalThis.setTimeout = ((callback: () => void, ms?: number) => {
+    const handle = realSet(callback, ms);
+    if (ms === VISIBILITY * 1000 - 250) armed.add(handle);
+    return handle;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((handle: NodeJS.Timeout | undefined) => {
+    armed.delete(handle);
+    realClear(handle);
+  }) as typeof clearTimeout;
+  t.teardown(() => {
+    Object.assign(globalThis, { setTimeout: realSet, clearTimeout: realClear });
+    for (const handle of armed) realClear(handle as NodeJS.Timeout);
+  });
+  const { queue } = await open(t);
+  await publish(queue, { n: 1 });
+  const handled: number[] = [];
+  const acking = await queue.consume({ ...base, visibilitySeconds: VISIBILITY }, async (message) => {
+    handled.push(message.attempt);
+    return { action: 'ack' };
+  });
+  await waitFor(() => handled.length === 1, 'the message handled', 6000);
+  await acking.stop();
+  t.is(armed.size, 0, 'the acked delivery cleared its timer');
+
+  const { queue: other } = await open(t);
+  await publish(other, { n: 2 });
+  // Two receives (peeks count on SQS): the next delivery is the third, over maxAttempts 1.
+  await other.peek(1);
+  await other.peek(1);
+  const dead: number[] = [];
+  const ending = await other.consume({ ...base, maxAttempts: 1, visibilitySeconds: VISIBILITY, onDeadLetter: async (message) => void dead.push(message.attempt) }, async () => ({ action: 'ack' }));
+  await waitFor(async () => (await other.deadLetters(10)).length === 1, 'the dead letter', 6000);
+  await ending.stop();
+  t.deepEqual(dead, [1]);
+  t.is(armed.size, 0, 'the delivery dead-lettered past its attempts cleared its timer');
+});
+
 test('stop() during the back-off after failed receives returns at once, not when the back-off ends', async (t) => {
   const { queue, named, warnings, hook } = await open(t);
   hook.fault = (call) => call.name === 'ReceiveMessageCommand';

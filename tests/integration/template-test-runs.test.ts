@@ -144,6 +144,7 @@ function suite(db: TestDatabase): void {
 
     t.is((await admin.post(`/admin/templates/${randomUUID()}/test-runs`, {})).status, 404);
     t.is((await admin.get('/admin/templates/not-a-uuid/test-runs')).status, 404);
+    t.is((await admin.get(`/admin/templates/${randomUUID()}/test-runs`)).status, 404, 'the test runs of an unknown template');
     const bad = await admin.post(`/admin/templates/${template.id}/test-runs`, { parameters: { nope: 1 } });
     t.is(bad.status, 400, JSON.stringify(bad.body));
   });

@@ -35,6 +35,8 @@ test('GET / is the client, under a strict Content-Security-Policy that allows si
   t.deepEqual(csp['img-src'], ["'self'", 'blob:', 'data:', app.app.config.publicUrl]);
   t.deepEqual(csp['media-src'], ["'self'", 'blob:', app.app.config.publicUrl]);
   t.false(JSON.stringify(csp).includes('unsafe'));
+  // Pins: no upgrade of requests to https: signed media may come from an object store served over plain http.
+  t.false('upgrade-insecure-requests' in csp);
 });
 
 test('client routes reload into the client; assets are served; unknown assets and API paths stay 404 JSON', async (t) => {

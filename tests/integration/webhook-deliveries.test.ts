@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
-import { NO_JOB_METRICS } from '../../core/ports/metrics.port.ts';
+import type { Logger } from '../../core/ports/logger.port.ts';
+import { NO_JOB_METRICS, type JobMetrics } from '../../core/ports/metrics.port.ts';
 import type { WebhookDelivery } from '../../core/ports/webhook-delivery-repository.port.ts';
 import type { WebhookRequest, WebhookResponse } from '../../core/ports/webhook-sender.port.ts';
 import { DeliverWebhooks } from '../../core/use-cases/webhooks/deliver-webhooks.use-case.ts';
@@ -71,19 +72,24 @@ const DELIVERING = (): WebhookResponse => ({ delivered: true, statusCode: 204 })
 
 type Secrets = (userId: string) => Promise<string[]>;
 
-function worker(backend: Backend, sender: { send(request: WebhookRequest): Promise<WebhookResponse> }, clock: { now(): Date }, over: { claimer?: string; concurrency?: number; signingSecrets?: Secrets } = {}) {
+function worker(
+  backend: Backend,
+  sender: { send(request: WebhookRequest): Promise<WebhookResponse> },
+  clock: { now(): Date },
+  over: { claimer?: string; concurrency?: number; signingSecrets?: Secrets; logger?: Logger; metrics?: JobMetrics } = {},
+) {
   return new DeliverWebhooks({
     deliveries: backend.repos.webhooks,
     sender,
     signingSecrets: over.signingSecrets ?? (async () => ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']),
     clock,
-    logger: quietLogger,
+    logger: over.logger ?? quietLogger,
     random: () => 0.5,
     budget: { maxAttempts: 8, windowSeconds: 3600 },
     concurrency: over.concurrency ?? 10,
     timeoutMs: 10_000,
     claimer: over.claimer ?? 'worker-1',
-    metrics: NO_JOB_METRICS,
+    metrics: over.metrics ?? NO_JOB_METRICS,
   });
 }
 
@@ -192,6 +198,29 @@ for (const kind of BACKENDS) {
     t.deepEqual(await sending, { sent: 1 });
     t.deepEqual(sender.sent.map((request) => request.id), [delivery.id]);
     t.like((await backend.repos.webhooks.listForJob(owner.jobId))[0], { status: 'delivered', attempts: 1 });
+  });
+
+  // Pins: a worker whose claim ran out while it was sending (another worker has the delivery now) records nothing,
+  // says so in the log, and counts no attempt: the other worker's outcome is the one that stands, counted once.
+  test(`${kind}: an attempt whose claim ran out during the send is neither recorded nor counted, and is logged`, async (t) => {
+    const backend = await fresh(t, kind);
+    const owner = await job(backend);
+    await pending(backend, owner, at(0));
+    const slowSender = fakeSender(FAILING);
+    const release = slowSender.holdNext();
+    const warnings: string[] = [];
+    const logger: Logger = { ...quietLogger, warn: (message: string) => void warnings.push(message), child: () => logger };
+    const counted: string[] = [];
+    const metrics: JobMetrics = { ...NO_JOB_METRICS, webhookAttempt: (outcome) => void counted.push(outcome) };
+    const sending = worker(backend, slowSender, { now: () => at(SECOND) }, { claimer: 'slow', logger, metrics }).execute();
+    await within((async () => { while (slowSender.sent.length === 0) await new Promise((done) => setTimeout(done, 10)); })(), 10_000, 'the first send');
+    // Its claim ran out: an hour later another worker takes the delivery and delivers it.
+    t.deepEqual(await worker(backend, fakeSender(DELIVERING), { now: () => at(HOUR) }, { claimer: 'other', metrics }).execute(), { sent: 1 });
+    release();
+    t.deepEqual(await sending, { sent: 1 });
+    t.like((await backend.repos.webhooks.listForJob(owner.jobId))[0], { status: 'delivered', attempts: 1, lastStatusCode: 204 });
+    t.deepEqual(counted, ['delivered'], 'the late failure of the first worker is not counted');
+    t.deepEqual(warnings, ['webhook attempt not recorded: the claim was lost (redelivered or expired)']);
   });
 }
 

@@ -1,18 +1,26 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret } from '../../adapters/crypto/webhook-secret.ts';
 import { SequelizeWebhookSecretStore } from '../../adapters/sequelize/sequelize-webhook-secret-store.ts';
 import { HttpWebhookSender } from '../../adapters/webhook/http-webhook-sender.ts';
 import { WebhookSecrets } from '../../core/use-cases/webhooks/webhook-secrets.service.ts';
 import { openBackend } from '../support/backends.ts';
-import { DATABASES } from '../support/databases.ts';
+import { DATABASES, type TestDatabase } from '../support/databases.ts';
 import { startTestApp } from '../support/test-app.ts';
 import { addUser } from '../contract/fixtures.ts';
 
 const HOUR = 3600_000;
 const WHSEC = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+/** A user of a fresh database and its SQL secret store, for rotations staged by hand. */
+async function secretStore(t: ExecutionContext, db: TestDatabase) {
+  const backend = await openBackend(db);
+  t.teardown(() => backend.dispose());
+  const userId = await addUser(backend.repos.users);
+  return { userId, store: new SequelizeWebhookSecretStore(backend.db!.autocommit), now: new Date('2030-01-01T00:00:00.000Z') };
+}
 
 for (const db of DATABASES) {
   test(`${db}: GET /webhook-secret creates the caller's secret once, and only for the caller`, async (t) => {
@@ -63,12 +71,36 @@ for (const db of DATABASES) {
     t.true(both.map((response) => response.body.secret).includes((await alice.get('/webhook-secret')).body.secret));
   });
 
+  // Pins: a rotation whose write loses to a rival (the secret it read was replaced meanwhile) tries again on the rival's
+  // secret; it never answers a secret it did not store, which would sign nothing its receiver could check.
+  test(`${db}: a rotation that loses its write to a rival tries again and answers only a secret it stored`, async (t) => {
+    const { userId, store, now } = await secretStore(t, db);
+    let rival = '';
+    const tries: boolean[] = [];
+    // A rival rotation gets in between this rotation's read and its write, once.
+    const raced = Object.assign(Object.create(store) as SequelizeWebhookSecretStore, {
+      rotate: async (user: string, expected: string, next: string, until: Date, at: Date) => {
+        if (!rival) {
+          rival = newWebhookSecret();
+          t.true(await store.rotate(user, expected, rival, until, at));
+        }
+        const changed = await store.rotate(user, expected, next, until, at);
+        tries.push(changed);
+        return changed;
+      },
+    });
+    const secrets = new WebhookSecrets({ store: raced, clock: { now: () => now }, newSecret: newWebhookSecret });
+    await secrets.get(userId);
+    const answered = await secrets.rotate(userId);
+    t.deepEqual(tries, [false, true], 'the lost write, then the one on the rival’s secret');
+    const stored = await secrets.get(userId);
+    t.is(answered.secret, stored.secret, 'the answer is the secret stored now');
+    t.not(answered.secret, rival);
+    t.deepEqual(await secrets.signingSecrets(userId), [answered.secret, rival], 'the rival’s secret signs on through its grace');
+  });
+
   test(`${db}: a rotation answers the secret it wrote, even when another rotation replaces it before the answer`, async (t) => {
-    const backend = await openBackend(db);
-    t.teardown(() => backend.dispose());
-    const userId = await addUser(backend.repos.users);
-    const store = new SequelizeWebhookSecretStore(backend.db!.autocommit);
-    const now = new Date('2030-01-01T00:00:00.000Z');
+    const { userId, store, now } = await secretStore(t, db);
     let overtaken = '';
     let written = '';
     // The store lets a second rotation in right after the first one's write, before its answer is built.

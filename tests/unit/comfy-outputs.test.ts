@@ -96,6 +96,33 @@ test('an image output knows its size once its stream ended; an animated one is s
   t.deepEqual([webp!.width, webp!.height], [5, 4]);
 });
 
+// Pins: the size is read from the first 64 KiB as they pass, not from the whole file held until its end (a long
+// animation would otherwise sit in memory whole): it is known while the rest of the file is still coming.
+test('an image output knows its size from its first bytes, before its stream ends', async (t) => {
+  const still = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#f00' } }).png().toBuffer();
+  const entry = { outputs: { '9': { images: [{ filename: 'long_00001_.png', subfolder: '', type: 'output' }] } }, status: success } as ComfyHistoryEntry;
+  let release!: () => void;
+  const rest = new Promise<void>((resolve) => (release = resolve));
+  const { client } = viewing(() =>
+    Readable.from(
+      (async function* () {
+        yield Buffer.concat([still, Buffer.alloc(70 * 1024)]);
+        await rest;
+        yield Buffer.alloc(1024);
+      })(),
+    ),
+  );
+  const [png] = readOutputs(client, entry).files;
+  const stream = await png!.open();
+  let ended = false;
+  stream.on('data', () => undefined);
+  const done = new Promise((resolve) => stream.on('end', () => resolve((ended = true))));
+  for (let waited = 0; png!.width === undefined && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.deepEqual([png!.width, png!.height, ended], [8, 6, false]);
+  release();
+  await done;
+});
+
 // Pins: a /view download that fails mid-file fails the output stream; it must not end as if the file were whole
 // (the store would keep a truncated image as the output the user paid for).
 test('an image download failing mid-file fails the output stream instead of ending it', async (t) => {

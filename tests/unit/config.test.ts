@@ -159,6 +159,20 @@ test('QUEUE_DRIVER=sqs without SQS_QUEUE_URL and AWS_REGION names both variables
   t.deepEqual(config.queue, { driver: 'sqs', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs', region: 'eu-west-1', waitTimeSeconds: 10 });
 });
 
+// Pins: one half of a static AWS key is a problem, not a silent fall-back to the SDK's own credentials.
+test('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together', (t) => {
+  const sqs = { QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1', SQS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/jobs' };
+  const together = 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together (or leave both unset to use a profile or role)';
+  t.deepEqual(problemsOf({ ...sqs, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE' }), [together]);
+  t.deepEqual(problemsOf({ ...sqs, AWS_SECRET_ACCESS_KEY: 'secret' }), [together]);
+  t.deepEqual(load({ ...sqs, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' }).queue, { ...load(sqs).queue, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+});
+
+// Pins: a ROLES that names no role is a problem: a process with neither role would start and do nothing.
+test('ROLES must name at least one role', (t) => {
+  t.deepEqual(problemsOf({ ROLES: ',' }), ['ROLES must name at least one of api, worker']);
+});
+
 test('a section reader can be called alone: it gives its section and adds only its own problems', (t) => {
   const read = new Reader({ QUEUE_DRIVER: 'sqs', AWS_REGION: 'eu-west-1', SQS_WAIT_SECONDS: '99', PORT: 'eighty' });
   t.deepEqual(readQueue(read), { driver: 'sqs', queueUrl: '', region: 'eu-west-1', waitTimeSeconds: 10 });

@@ -146,7 +146,7 @@ test('a sync replays every stored event after since, over more than one page (50
 });
 
 test('live events that overflow the hold buffer during a replay are read again from the store: none lost, none twice', async (t) => {
-  const { store, connect, holdReplays } = await setup(t);
+  const { store, connect, holdReplays, gateway } = await setup(t);
   for (let i = 1; i <= 5; i++) store.append(progress(i));
   const socket = await connect();
   const hold = holdReplays();
@@ -154,6 +154,9 @@ test('live events that overflow the hold buffer during a replay are read again f
   await hold.started;
   // The replay's first page (1..5) is read; 1101 live events arrive before it is sent: more than the 1000 held.
   for (let i = 6; i <= 1106; i++) await store.record(progress(i));
+  // Pins: the buffer is bounded (a memory bound, private: nothing outside shows how much is held).
+  const [client] = (gateway as unknown as { byUser: Map<string, Set<{ held: unknown[] | null }>> }).byUser.get(USER)!;
+  t.true(client!.held!.length <= 1000, `${client!.held!.length} events held`);
   hold.release();
   await socket.waitFor((m) => m.type === 'job.snapshot');
   // Pins: the events dropped from the full hold buffer (6..1005) come from the store, in order, each once.

@@ -30,6 +30,7 @@ const MAPS: Record<string, unknown> = { E: { ckpt: { key: 'ckpt', type: 'enum', 
 
 class Catalog implements NodeCatalog {
   reads = 0;
+  subscriptions = 0;
   private listener: (() => void) | null = null;
   constructor(public fleet: ServerCatalogue[] | null) {}
   async catalogues() {
@@ -37,6 +38,7 @@ class Catalog implements NodeCatalog {
     return this.fleet;
   }
   onCatalogueChange(listener: () => void) {
+    this.subscriptions += 1;
     this.listener = listener;
     return () => undefined;
   }
@@ -137,6 +139,8 @@ test('ServerFit: kept for its time to live, read again after it and at once when
   t.is(catalog.reads, 2);
   catalog.change([{ server: 1, objectInfo: loader(['flux.safetensors']) }, { server: 2, objectInfo: loader(['sdxl.safetensors']) }]);
   t.deepEqual(await fit.of('X'), [2], 'a catalogue change is seen at once');
+  // Pins: the catalogue is taken, and its changes listened to, once: not once more at every read.
+  t.is(catalog.subscriptions, 1);
 });
 
 test('QueueEstimates.of counts only the jobs that compete for its servers, over those servers\' slots', async (t) => {

@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.ts';
 
@@ -43,4 +45,21 @@ test('many hashes at once all finish (they queue for the thread pool, none is lo
   // And later ones still get a slot, one after another, more of them than the pool has threads (16 in tests).
   const stored = await hasher.hash('again');
   for (let i = 0; i < 20; i++) t.true(await hasher.verify('again', stored));
+});
+
+// Pins: a burst of hashes leaves threads of libuv's pool free (UV_THREADPOOL_SIZE 16 in tests, so 14 hash at once): a
+// file read issued during the burst runs at once, not behind the queued hashes. Serial: the limit is process-wide.
+test.serial('a burst of hashes leaves threads free for file and database work', async (t) => {
+  t.timeout(60_000);
+  const heavy = new ScryptPasswordHasher({ N: 8192, r: 8, p: 1, keyLength: 32 });
+  const started = Date.now();
+  const burst = Promise.all(Array.from({ length: 80 }, (_, i) => heavy.hash(`burst-${i}`)));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const asked = Date.now();
+  await stat(fileURLToPath(import.meta.url));
+  const waited = Date.now() - asked;
+  await burst;
+  const took = Date.now() - started;
+  t.log(`the read waited ${waited} ms of a ${took} ms burst`);
+  t.true(waited < took / 4);
 });

@@ -384,6 +384,13 @@ test('ready templates this server rejects are skipped with the reason', async (t
   t.deepEqual(report.installed, ['Resize image']);
   t.deepEqual(report.skipped.map((x) => x.name), ['Solid colour image', 'Solid colour video']);
   t.true(report.skipped[0]!.problems.some((p) => p.field === 'workflow.4.class_type'));
+  // Pins: a ready template whose parameter map does not fit its workflow is skipped too, not installed with that map.
+  const resize = READY_TEMPLATES.find((ready) => ready.name === 'Resize image')!;
+  const broken = { ...resize, name: 'Broken map', parameterMap: { ...resize.parameterMap, scale_by: { ...resize.parameterMap['scale_by']!, node_id: '9' } } };
+  const other = value(t, await setup().install([broken]));
+  t.deepEqual(other.installed, []);
+  t.deepEqual(other.skipped.map((x) => x.name), ['Broken map']);
+  t.true(other.skipped[0]!.problems.length > 0);
 });
 
 /** The store as another process's install leaves it: its first template in, not yet visible when this one counted. */

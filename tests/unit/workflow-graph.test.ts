@@ -145,6 +145,19 @@ test('accepts a diamond, which shares a node but has no cycle', (t) => {
   t.true(validateWorkflowGraph(input).ok);
 });
 
+// Pins: a node already checked is not walked again. Each node of this chain takes the one before it twice; walking
+// every path instead would visit the first node 2^22 times, seconds of CPU on the request path.
+test('a chain of nodes that each take the one before twice is checked at once', (t) => {
+  const input: Record<string, unknown> = { '1': { class_type: 'EmptyImage', inputs: { width: 8, height: 8, batch_size: 1, color: 0 } } };
+  for (let id = 2; id <= 23; id += 1) input[String(id)] = { class_type: 'ImageBatch', inputs: { image1: [String(id - 1), 0], image2: [String(id - 1), 0] } };
+  input['24'] = { class_type: 'PreviewImage', inputs: { images: ['23', 0] } };
+  const started = performance.now();
+  const result = validateWorkflowGraph(input);
+  const took = performance.now() - started;
+  t.true(result.ok);
+  t.true(took < 500, `checked in ${took.toFixed(0)} ms`);
+});
+
 test('rejects a graph without an output node', (t) => {
   const input = { '1': { class_type: 'EmptyImage', inputs: {} }, '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } } };
   rejects(t, validateWorkflowGraph(input), 'workflow', 'has no output node');
