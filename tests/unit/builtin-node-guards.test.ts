@@ -157,6 +157,24 @@ test('ImageBlend broadcasts a single image over a batch, and refuses other misma
   t.like(rgba, { status: 'error', nodeId: '4', exceptionType: 'RuntimeError', exceptionMessage: 'The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 3' });
 });
 
+// Pins: image2 of another size is scaled to image1's size first, as ComfyUI does: the blend has image1's size and,
+// in normal mode at factor 1, image2's colour everywhere.
+test('ImageBlend scales an image2 of another size to image1\'s', async (t) => {
+  const env = makeEnv();
+  const sized = (width: number, height: number, color: number) => ({ class_type: 'EmptyImage', inputs: { width, height, batch_size: 1, color } });
+  const r = await run(env, {
+    '1': sized(8, 6, 0),
+    '2': sized(4, 4, 0xffffff),
+    '3': blend('normal'),
+    '4': { class_type: 'GetImageSize', inputs: { image: ['3', 0] } },
+    '5': { class_type: 'PreviewAny', inputs: { source: ['4', 0] } },
+    '6': { class_type: 'PreviewAny', inputs: { source: ['4', 1] } },
+    '7': save(['3', 0], 'scaled'),
+  });
+  t.deepEqual([text(r, '5'), text(r, '6')], ['8', '6']);
+  t.deepEqual(await pixelOf(env, r, '7', 7, 5), [255, 255, 255]);
+});
+
 // --- image-ops.ts
 
 // Pins: ImageSharpen overshoots at an edge and ComfyUI clamps the result: the bright side is white and the dark

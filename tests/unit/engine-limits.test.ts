@@ -185,6 +185,20 @@ test('threads: closing the engine during a run ends the run as transient (a shut
   const { result } = run(engine, misbehave('Spin'), { onEvent: () => (closing ??= engine.close()) });
   t.like(await within(result), { ok: false, transient: true, error: { code: 'ENGINE.UNAVAILABLE' } });
   await closing;
+  // Pins: a run that comes after the close is refused the same way, not given a new thread.
+  t.like(await within(run(engine, image(8)).result), { ok: false, transient: true, error: { code: 'ENGINE.UNAVAILABLE' } });
+});
+
+// Pins: a thread that finished a run is kept (up to keepIdle) and runs the next one; a new thread for every job
+// would load the node modules each time. Serial: it counts the threads this process starts.
+test.serial('threads: runs one after the other share one thread', async (t) => {
+  let started = 0;
+  const count = () => void (started += 1);
+  process.on('worker', count);
+  t.teardown(() => void process.off('worker', count));
+  const engine = threaded(t);
+  for (let i = 0; i < 3; i += 1) t.like(await within(run(engine, image(8)).result), { ok: true });
+  t.is(started, 1);
 });
 
 // Serial: it watches for the threads this process starts, and only this test's may start meanwhile.
