@@ -1,22 +1,24 @@
 import { entriesOn, type Mutation } from '../mutation.ts';
 
 /**
- * The third guard sweep (2026-12-07): 149 `npm run mutation:unlisted` lines, deleted once each: the webhook address
+ * The third guard sweep (2026-12-07): 183 `npm run mutation:unlisted` lines, deleted once each: the webhook address
  * check and sender, the webhook log, deliveries and secrets, API key scopes and the token cache, the log's redaction,
  * cookies, idempotency, the coin ledger, admin and file routes, password hashing, social tokens and publications,
  * templates (deletion, revision, test runs, ready templates, versions), the socket gateway, the worker's run of a job,
  * the workflow graph, object_info checks, ComfyUI outputs, server fit and queue estimates, the social platforms'
- * resumable uploads, local storage, repositories, domain helpers and configuration. 72 were caught by tests that
- * existed (one by a file the first run had not named); 14 that no test caught got one, each seen red with its guard
- * deleted (one of them, a claim that loses its key, looped on I/O: a timer now ends it, `within`). Also here: the two
- * guards the last sweep left because they fail by hanging (three entries), now failing an assertion (the pool's wait
- * runs in a worker thread with the deadline in the test's own thread; the SQS expiry timer is watched through the
- * global timers), and the new guard of ADR 060 (only a unique key is a duplicate on SQLite).
+ * resumable uploads, local storage, repositories, domain helpers, configuration, the builtin engine (its threads,
+ * nodes and APNG reader) and the protocol stand-in. 90 were caught by tests that existed (one by a file the first run
+ * had not named); 18 that no test caught got one, each seen red with its guard deleted (two of them loops on I/O that
+ * a timer now ends: a claim that loses its key, an APNG read past its end). Also here: the two guards the last sweep
+ * left because they fail by hanging (three entries), now failing an assertion (the pool's wait runs in a worker
+ * thread with the deadline in the test's own thread; the SQS expiry timer is watched through the global timers), and
+ * the new guard of ADR 060 (only a unique key is a duplicate on SQLite).
  *
  * Not listed, with the reason: equivalent (a check that a later one repeats, such as an id that is not a UUID then
- * finding no row; a branch whose two sides give the same outcome; a query, a timer or a lookup saved; a message text
- * only), logging only, an invariant that throws on a bug, or reachable only in a race (a socket that closes or a
- * server that stops between two lines of one upgrade, a folder pruned between mkdir and open).
+ * finding no row, or a node's input type that the prompt check already refused; a branch whose two sides give the
+ * same outcome; a query, a timer or a lookup saved; a message text only), logging only, an invariant that throws on a
+ * bug, or reachable only in a race (a socket that closes or a server that stops between two lines of one upgrade, a
+ * folder pruned between mkdir and open).
  */
 const sqs = entriesOn('guard sweep 3', 'adapters/sqs/sqs-message-queue.ts', ['tests/integration/sqs-queue-guards.test.ts']);
 const poolThread = entriesOn('guard sweep 3', 'adapters/comfyui/comfy-pool.ts', ['tests/unit/comfy-pool-yields.test.ts']);
@@ -81,6 +83,21 @@ const sqlQueueConsumer = entriesOn('guard sweep 3', 'adapters/sequelize/sequeliz
 const localUrlSigner = entriesOn('guard sweep 3', 'adapters/local-storage/local-url-signer.ts', ['tests/unit/local-object-storage.test.ts']);
 const listTestRuns = entriesOn('guard sweep 3', 'core/use-cases/templates/list-test-runs.use-case.ts', ['tests/integration/template-test-runs.test.ts']);
 const contentHash = entriesOn('guard sweep 3', 'core/domain/content-hash.ts', ['tests/unit/asset-reference.test.ts']);
+const apng = entriesOn('guard sweep 3', 'adapters/builtin-engine/apng.ts', ['tests/unit/apng.test.ts']);
+const builtinEngine = entriesOn('guard sweep 3', 'adapters/builtin-engine/builtin-engine.ts', ['tests/unit/builtin-engine-guards.test.ts']);
+const builtinEngine2 = entriesOn('guard sweep 3', 'adapters/builtin-engine/builtin-engine.ts', ['tests/unit/builtin-engine-audit.test.ts']);
+const engineThread = entriesOn('guard sweep 3', 'adapters/builtin-engine/engine-thread.ts', ['tests/contract/workflow-engine.test.ts']);
+const execute = entriesOn('guard sweep 3', 'adapters/builtin-engine/execute.ts', ['tests/unit/builtin-execute.test.ts']);
+const execute2 = entriesOn('guard sweep 3', 'adapters/builtin-engine/execute.ts', ['tests/unit/builtin-nodes.test.ts']);
+const utilityNodes = entriesOn('guard sweep 3', 'adapters/builtin-engine/nodes/utility-nodes.ts', ['tests/unit/builtin-node-guards.test.ts']);
+const threadedBuiltinEngine = entriesOn('guard sweep 3', 'adapters/builtin-engine/threaded-builtin-engine.ts', ['tests/unit/engine-limits.test.ts']);
+const historyStore = entriesOn('guard sweep 3', 'adapters/comfyui-protocol-server/history-store.ts', ['tests/unit/comfy-protocol-outputs.test.ts']);
+const promptExecutor = entriesOn('guard sweep 3', 'adapters/comfyui-protocol-server/prompt-executor.ts', ['tests/integration/comfy-protocol-server.test.ts']);
+const promptRoutes = entriesOn('guard sweep 3', 'adapters/comfyui-protocol-server/prompt-routes.ts', ['tests/integration/comfy-protocol-server.test.ts']);
+const pyValues = entriesOn('guard sweep 3', 'adapters/comfyui-protocol-server/py-values.ts', ['tests/unit/comfy-py-values.test.ts']);
+const viewVariants = entriesOn('guard sweep 3', 'adapters/comfyui-protocol-server/view-variants.ts', ['tests/unit/comfy-protocol-outputs.test.ts']);
+const wsHub = entriesOn('guard sweep 3', 'adapters/comfyui-protocol-server/ws-hub.ts', ['tests/integration/comfy-protocol-socket.test.ts']);
+const imageNodes = entriesOn('guard sweep 3', 'adapters/builtin-engine/nodes/image-nodes.ts', ['tests/unit/builtin-node-guards.test.ts']);
 
 export const MUTATIONS: Mutation[] = [
   sqs(
@@ -188,4 +205,27 @@ export const MUTATIONS: Mutation[] = [
 
   listTestRuns('the test runs of an unknown template are read', "    if (!template) return fail('NOT_FOUND', 'No such template');", "    if (false as boolean) return fail('NOT_FOUND', 'No such template');"),
   contentHash('a content hash that is no string is read as one', "  if (typeof value !== 'string') return null;", '  if (false as boolean) return null;'),
+  apng("an APNG's frame count is not read from acTL", "      if (type === 'acTL' && bytesRead >= 12) frames = head.readUInt32BE(8);", "      if (false as boolean) frames = head.readUInt32BE(8);"),
+  builtinEngine("the builtin engine reads the files of a node that showed none", "      if (!ui) continue;", "      if (false as boolean) continue;"),
+  builtinEngine2("the builtin engine's image outputs are not sized", "    if (mimeType.startsWith('image/')) {", "    if ((mimeType.startsWith('image/')) && (false as boolean)) {"),
+  engineThread("an engine thread does not hear an interrupt", "  if (message.type === 'interrupt') {", "  if (false as boolean) {"),
+  execute("a linked input is taken as a literal", "        if (isLinkValue(val)) {", "        if ((isLinkValue(val)) && (false as boolean)) {"),
+  execute2("an interrupt inside a node is reported as a node failure", "      if (ex instanceof InterruptedError) {", "      if (false as boolean) {"),
+  utilityNodes("PreviewAny prints a number as an object", "  if (typeof v === 'number') {", "  if (false as boolean) {"),
+  threadedBuiltinEngine("a worker’s engine starts no thread ahead of its first job", "    if (options.prewarm) {", "    if (false as boolean) {"),
+  threadedBuiltinEngine("a thread that died while idle stays in the idle list", "    if (at >= 0) this.idle.splice(at, 1);", "    if (false as boolean) this.idle.splice(at, 1);"),
+  historyStore("the stand-in's history keeps every entry past its cap", "      if (!oldest.done) this.entries.delete(oldest.value);", "      if (false as boolean) this.entries.delete(oldest.value);"),
+  historyStore("the stand-in's history window ignores its offset", "      if (i >= start) {", "      if (false as boolean) {"),
+  promptExecutor("the stand-in's executor takes a prompt from an empty queue", "      if (!item) return;", "      if (false as boolean) return;"),
+  promptRoutes("the stand-in's POST /queue ignores delete", "    if (pyIn('clear', json) && pyTruthy((json as Record<string, unknown>)['clear'])) deps.queue.wipe();\n    if (pyIn('delete', json)) {", "    if (pyIn('clear', json) && pyTruthy((json as Record<string, unknown>)['clear'])) deps.queue.wipe();\n    if ((pyIn('delete', json)) && (false as boolean)) {"),
+  promptRoutes("the stand-in's POST /history ignores delete", "    if (pyIn('clear', json) && pyTruthy((json as Record<string, unknown>)['clear'])) deps.history.clear();\n    if (pyIn('delete', json)) {", "    if (pyIn('clear', json) && pyTruthy((json as Record<string, unknown>)['clear'])) deps.history.clear();\n    if ((pyIn('delete', json)) && (false as boolean)) {"),
+  pyValues("pyFloat refuses the strings Python's float() reads", "  if (typeof value === 'string') {", "  if (false as boolean) {"),
+  pyValues("pyIn does not look up the keys of a dict", "  if (isPlainObject(container)) return Object.hasOwn(container, key);", "  if ((isPlainObject(container)) && (false as boolean)) return Object.hasOwn(container, key);"),
+  viewVariants("the stand-in's /view ignores preview", "  if (preview !== null) {", "  if (false as boolean) {"),
+  wsHub("the stand-in tells a socket with a sid nothing of the running prompt", "    } else if (typeof sid === 'string') {", "    } else if (false as boolean) {"),
+
+  imageNodes('ImageBlend blends an image2 of another size unscaled', '      if (fa.width !== fb.width || fa.height !== fb.height) {', '      if (false as boolean) {'),
+  threadedBuiltinEngine('a closed threaded engine starts a thread for a new run', '    if (this.closed) return shuttingDown;', '    if (false as boolean) return shuttingDown;'),
+  threadedBuiltinEngine('every run of the threaded engine starts a thread of its own', '      if (reusable && !this.closed && this.idle.length < (this.options.keepIdle ?? 2)) {', '      if (false as boolean) {'),
+  apng('the APNG duration reads on past the end of a file cut short', '      if (bytesRead < 8) break;', '      if (false as boolean) break;'),
 ];
