@@ -3,6 +3,7 @@ import test from 'ava';
 import sharp from 'sharp';
 import type { ComfyClient, ComfyFileRef, ComfyHistoryEntry } from '../../adapters/comfyui/comfy-client.ts';
 import { executionError, failureOf, interruptedError, mimeOf, readOutputs } from '../../adapters/comfyui/comfy-outputs.ts';
+import { waitFor } from '../contract/fixtures.ts';
 
 /** readOutputs only touches the client when a file is opened. */
 const noClient = {} as ComfyClient;
@@ -117,7 +118,7 @@ test('an image output knows its size from its first bytes, before its stream end
   let ended = false;
   stream.on('data', () => undefined);
   const done = new Promise((resolve) => stream.on('end', () => resolve((ended = true))));
-  for (let waited = 0; png!.width === undefined && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  await waitFor(() => png!.width !== undefined, 'the size, while the file is still coming');
   t.deepEqual([png!.width, png!.height, ended], [8, 6, false]);
   release();
   await done;
