@@ -51,21 +51,16 @@ export const sqlTime = (date: Date, dialect: Dialect): string => {
   return dialect === 'sqlite' ? `${text} +00:00` : text;
 };
 
-const sqliteUnique = (error: { code?: string; message?: string } | null | undefined): boolean =>
-  error?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String(error.message));
-
 /**
- * A unique key refused the write: Sequelize's error (model calls) or the driver's own (`run`: mysql2's ER_DUP_ENTRY,
- * SQLite's constraint error). Sequelize's SQLite dialect reports every constraint as a UniqueConstraintError, NOT NULL
- * and CHECK included; only a unique key is a duplicate, so the rest stays an error (as on MariaDB) rather than being
- * taken for a row that is already there.
+ * A unique key refused the write. The driver's error says so (mysql2's ER_DUP_ENTRY, SQLite's "UNIQUE constraint
+ * failed"), whether it comes bare (`run`) or under Sequelize's error (model calls) as its `parent`. Not Sequelize's
+ * class itself: its SQLite dialect reports every constraint as a UniqueConstraintError, NOT NULL and CHECK included,
+ * and only a unique key is a duplicate; the rest stays an error (as on MariaDB) rather than being taken for a row that
+ * is already there (ADR 060).
  */
 export const isUniqueViolation = (error: unknown): boolean => {
-  if (error instanceof UniqueConstraintError) {
-    const parent = (error as { parent?: { code?: string; message?: string } }).parent;
-    return parent?.code !== 'SQLITE_CONSTRAINT' || sqliteUnique(parent);
-  }
-  return (error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' || sqliteUnique(error as { code?: string; message?: string } | null);
+  const driver = (error instanceof UniqueConstraintError ? error.parent : error) as { code?: string; message?: string } | null | undefined;
+  return driver?.code === 'ER_DUP_ENTRY' || (driver?.code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(String(driver.message)));
 };
 
 /**

@@ -175,7 +175,7 @@ export const MUTATIONS: Mutation[] = [
   engine("ENGINE_DRIVER=comfyui without COMFYUI_URLS is not refused", "    if (urls.length === 0) read.problems.push('COMFYUI_URLS is required when ENGINE_DRIVER=comfyui (one or more URLs, comma-separated)');", "    if (false as boolean) read.problems.push('COMFYUI_URLS is required when ENGINE_DRIVER=comfyui (one or more URLs, comma-separated)');"),
   network("a TRUST_PROXY Express would refuse is not a problem", "  if (!parsed.ok) read.problems.push(parsed.problem);", "  if (false as boolean) read.problems.push(parsed.problem);"),
 
-  sqlScope('a NOT NULL failure on SQLite passes for a duplicate', "    return parent?.code !== 'SQLITE_CONSTRAINT' || sqliteUnique(parent);", '    return true;'),
+  sqlScope('a NOT NULL failure on SQLite passes for a duplicate', "/UNIQUE constraint failed/.test(String(driver.message))", 'true'),
   installReadyTemplates('a ready template whose map does not fit its workflow is installed', '    if (!map.ok) return map;', '    if (false as boolean) return map;'),
   renderWorkflow("the first parameter mapped to a node finds no list of that node's inputs", "    if (!inputs) mappedByNode.set(item.node_id, (inputs = new Map()));", "    if (false as boolean) mappedByNode.set(item.node_id, (inputs = new Map()));"),
   assetReference("a value that is no asset reference is read as one", "      if (!isReference(value)) continue;", "      if ((!isReference(value)) && (false as boolean)) continue;"),

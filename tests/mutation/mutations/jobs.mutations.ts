@@ -192,10 +192,10 @@ export const MUTATIONS: Mutation[] = [
     tests: ['tests/contract/job-repository.test.ts'],
   },
   {
-    name: 'MariaDB: a taken id in a transaction fails instead of answering false (the driver\'s own duplicate-key error not recognised)',
+    name: 'MariaDB: a taken id in a transaction fails instead of answering false (mysql2\'s duplicate-key error not recognised)',
     file: 'adapters/sequelize/sql-scope.ts',
-    find: "(error as { code?: string } | null)?.code === 'ER_DUP_ENTRY' || sqliteUnique(error",
-    replace: 'sqliteUnique(error',
+    find: "  return driver?.code === 'ER_DUP_ENTRY' || (driver",
+    replace: '  return (driver',
     tests: ['tests/contract/job-repository.test.ts'],
   },
   {
