@@ -557,16 +557,34 @@ for (const kind of DATABASES) {
 
 // ---------------------------------------------------------------- plain SQLite statements
 
-// Pins: a statement that failed to prepare (its table missing) is prepared again once the table exists.
-test('sqlite: a plain statement that failed to prepare works once its table exists', async (t) => {
+/** Plain statements on an in-memory handle of their own, finalized and closed at the test's end. */
+const memoryStatements = (t: ExecutionContext): SqliteStatements => {
   const db = new sqlite3.Database(':memory:');
   const statements = new SqliteStatements(db);
   t.teardown(async () => {
     await statements.finalize();
     await new Promise<void>((resolve) => db.close(() => resolve()));
   });
+  return statements;
+};
+
+// Pins: a statement that failed to prepare (its table missing) is prepared again once the table exists.
+test('sqlite: a plain statement that failed to prepare works once its table exists', async (t) => {
+  const statements = memoryStatements(t);
   await t.throwsAsync(statements.all('SELECT n FROM later', []), { message: /no such table/ });
   t.is(await statements.run('CREATE TABLE later (n INTEGER)'), 0);
   t.is(await statements.run('INSERT INTO later (n) VALUES (?)', [7]), 1);
   t.deepEqual(await statements.all('SELECT n FROM later', []), [{ n: 7 }]);
+});
+
+// Pins: the statements kept per handle stay under their cap (256); the oldest let go is prepared again when used.
+// Nothing outside shows how many are kept, so the test reads the private map: without the cap, every distinct SQL
+// text ever run would stay prepared for the life of the handle.
+test('sqlite: a handle keeps at most 256 plain statements, and one let go prepares again', async (t) => {
+  const statements = memoryStatements(t);
+  const kept = () => (statements as unknown as { statements: Map<string, unknown> }).statements.size;
+  await Promise.all(Array.from({ length: 300 }, (_, i) => statements.all(`SELECT ${i} AS n`, [])));
+  t.is(kept(), 256);
+  t.deepEqual(await statements.all('SELECT 0 AS n', []), [{ n: 0 }]);
+  t.is(kept(), 256);
 });

@@ -35,6 +35,10 @@ test('a provider missing its issuer, id or secret, a reserved or odd name, scope
 test('LLM_PROVIDER needs LLM_URL and LLM_MODEL; the limits are read', (t) => {
   t.deepEqual(problemsOf({ LLM_PROVIDER: 'ollama' }), ['LLM_URL is required when LLM_PROVIDER is set', 'LLM_MODEL is required when LLM_PROVIDER is set']);
   t.true(problemsOf({ LLM_PROVIDER: 'claude', LLM_URL: 'http://x', LLM_MODEL: 'm' }).some((p) => p.startsWith('LLM_PROVIDER must be one of ollama, openai')));
+  // The chat posts prompts to LLM_URL: a URL the HTTP client cannot reach is refused at start, not at the first prompt.
+  t.deepEqual(problemsOf({ LLM_PROVIDER: 'ollama', LLM_URL: 'ftp://llm.internal', LLM_MODEL: 'm' }), ['LLM_URL must use http: or https: (got "ftp:")']);
+  t.deepEqual(problemsOf({ LLM_PROVIDER: 'ollama', LLM_URL: 'llm.internal:11434', LLM_MODEL: 'm' }), ['LLM_URL must use http: or https: (got "llm.internal:")']);
+  t.deepEqual(problemsOf({ LLM_PROVIDER: 'ollama', LLM_URL: 'not a url', LLM_MODEL: 'm' }), ['LLM_URL is not a valid URL']);
   const config = load({ LLM_PROVIDER: 'openai', LLM_URL: 'https://api.example/v1/', LLM_MODEL: 'm', LLM_API_KEY: 'k', LLM_TIMEOUT_MS: '5000', LLM_RATE_LIMIT_PER_MINUTE: '2', LLM_DAILY_PROMPTS: '7' });
   t.deepEqual(config.llm, { provider: 'openai', url: 'https://api.example/v1', model: 'm', apiKey: 'k', timeoutMs: 5000, perMinute: 2, dailyPrompts: 7 });
 });
