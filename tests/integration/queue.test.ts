@@ -5,10 +5,11 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { startFauxqs } from 'fauxqs';
 import { openSocket } from '../support/socket-client.ts';
-import type { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
+import { RabbitMessageQueue } from '../../adapters/rabbitmq/rabbit-message-queue.ts';
 import { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
 import { SequelizeMessageQueue } from '../../adapters/sequelize/sequelize-message-queue.ts';
 import { SequelizeUnitOfWork } from '../../adapters/sequelize/sequelize-unit-of-work.ts';
+import { SqsMessageQueue } from '../../adapters/sqs/sqs-message-queue.ts';
 import { buildApplication } from '../../bootstrap/app.ts';
 import { loadConfig } from '../../bootstrap/config.ts';
 import { resolve, TOKENS } from '../../bootstrap/tokens.ts';
@@ -151,7 +152,7 @@ for (const db of DATABASES) {
     const main = server.createQueue('media', { attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '6' }) } });
     const app = await startTestApp(db, { QUEUE_DRIVER: 'sqs', SQS_QUEUE_URL: main.queueUrl, SQS_ENDPOINT: server.address, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', SQS_WAIT_SECONDS: '1' });
     t.teardown(() => app.close());
-    await expectFiveJobsOnce(t, app);
+    await expectFiveJobsOnce(t, app, SqsMessageQueue);
   });
 }
 
@@ -166,12 +167,16 @@ for (const db of DATABASES) {
       await queue.destroyTopology().catch(() => undefined);
       await app.close();
     });
-    await expectFiveJobsOnce(t, app);
+    await expectFiveJobsOnce(t, app, RabbitMessageQueue);
   });
 }
 
-/** Five jobs through the bound queue: each started and completed once, charged once, and nothing left behind. */
-async function expectFiveJobsOnce(t: ExecutionContext, app: TestApp): Promise<void> {
+/**
+ * Five jobs through the bound queue, which is the one QUEUE_DRIVER names (not the database queue that would carry them
+ * as well): each started and completed once, charged once, and nothing left behind.
+ */
+async function expectFiveJobsOnce(t: ExecutionContext, app: TestApp, driver: typeof SqsMessageQueue | typeof RabbitMessageQueue): Promise<void> {
+  t.true(resolve(app.app.container, TOKENS.Queue) instanceof driver, `the queue is a ${driver.name}`);
   const client = app.client();
   await client.signUp();
   const socket = await openSocket(client);
