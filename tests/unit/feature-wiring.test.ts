@@ -16,9 +16,9 @@ import { resolve, resolveAll, TOKENS } from '../../bootstrap/tokens.ts';
 import { silentLogger } from '../support/test-app.ts';
 
 /** The container of a process with these roles, as app.ts builds it, and the ports it has built so far. */
-function wired(t: import('ava').ExecutionContext, roles: string) {
+function wired(t: import('ava').ExecutionContext, roles: string, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-wiring-'));
-  const loaded = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, HOST: '127.0.0.1', ROLES: roles, JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-000' });
+  const loaded = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, HOST: '127.0.0.1', ROLES: roles, JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-000', ...env });
   if (!loaded.ok) throw new Error(loaded.problems.join('; '));
   const container = new Container({ defaultScope: 'Singleton' });
   bindInfrastructure(container, loaded.config, silentLogger);
@@ -73,4 +73,16 @@ test('an api-only process builds its routes without the worker parts (no engine)
   const { container, built } = wired(t, 'api');
   resolveLikeTheApp(container, ['api']);
   t.false(built.has('engine'));
+});
+
+// Pins: a listener of its own only when its port is configured. Unset, no port is opened: the probes and the metrics
+// are then served on the API's own port, or not at all in a worker-only process.
+test('the health-probe and metrics listeners are bound only when HEALTH_PORT and METRICS_PORT are set', (t) => {
+  const listeners = (roles: string, env: Record<string, string> = {}) =>
+    resolveLikeTheApp(wired(t, roles, env).container, roles.split(','))
+      .lifecycles.map((part) => part.name)
+      .filter((name) => name === 'health-probes' || name === 'metrics-listener');
+  t.deepEqual(listeners('api,worker'), []);
+  t.deepEqual(listeners('worker'), []);
+  t.deepEqual(listeners('worker', { HEALTH_PORT: '9101', METRICS_PORT: '9102' }), ['health-probes', 'metrics-listener']);
 });
