@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { Container } from 'inversify';
+import { MemoryCache } from '../../adapters/memory/memory-cache.ts';
 import { loadConfig } from '../../bootstrap/config.ts';
 import { bindFeatures } from '../../bootstrap/modules/features.ts';
 import { bindInfrastructure } from '../../bootstrap/modules/infrastructure.module.ts';
@@ -85,4 +86,15 @@ test('the health-probe and metrics listeners are bound only when HEALTH_PORT and
   t.deepEqual(listeners('api,worker'), []);
   t.deepEqual(listeners('worker'), []);
   t.deepEqual(listeners('worker', { HEALTH_PORT: '9101', METRICS_PORT: '9102' }), ['health-probes', 'metrics-listener']);
+});
+
+// Pins: /health's cache check reads back what it wrote. A cache that loses writes (here one whose entries expire at
+// once, as under eviction) would fail every login and rate limit that counts on it while answering each call.
+test('the cache health check fails when the cache does not give back what was written, and passes when it does', async (t) => {
+  const cacheCheck = (container: Container) => resolveAll(container, TOKENS.HealthCheck).find((check) => check.name === 'cache')!.check;
+  await t.notThrowsAsync(cacheCheck(wired(t, 'api').container)());
+  const forgetful = wired(t, 'api').container;
+  let clock = 0;
+  forgetful.rebind(TOKENS.Cache).toConstantValue(new MemoryCache(() => (clock += 10_000)));
+  await t.throwsAsync(cacheCheck(forgetful)(), { message: 'cache did not return what was written' });
 });

@@ -4,13 +4,14 @@ import { entriesOn, type Mutation } from '../mutation.ts';
  * The fourth guard sweep (2026-12-07): the `npm run mutation:unlisted` lines left after the third, 207 of them made
  * false once each (the branch never taken) with the mutation runner, against the test files the other entries of the
  * same source use. Logging-only lines and invariants that throw on a bug were left out before the run. Listed here
- * (99): the 87 the first runs caught (the Python formatting of the builtin engine, the module wiring of bootstrap/, the
- * web client's media origins and the common-password list included); 5 caught by a test file the first run had not
+ * (100): the 87 the first runs caught (the Python formatting of the builtin engine, the module wiring of bootstrap/,
+ * the web client's media origins and the common-password list included); 5 caught by a test file the first run had not
  * named (the metrics' route label, LoadImage's missing file, the frozen configuration, the webhook delivery routes'
- * 404s); 6 caught by new tests or assertions (LLM_URL's scheme, the SQLite handle's cap on kept statements, the
- * health-probe listener bound only with HEALTH_PORT, QUEUE_DRIVER=rabbitmq and =sqs binding their own queue rather than
- * the database's, and the database consumer's stop() now under a deadline: it failed only by hanging); and the guard of
- * the shorter `isUniqueViolation` (it reads the driver's error under Sequelize's).
+ * 404s); 7 caught by new tests or assertions (LLM_URL's scheme, the SQLite handle's cap on kept statements, the
+ * health-probe listener bound only with HEALTH_PORT, the cache health check reading back what it wrote,
+ * QUEUE_DRIVER=rabbitmq and =sqs binding their own queue rather than the database's, and the database consumer's stop()
+ * now under a deadline: it failed only by hanging); and the guard of the shorter `isUniqueViolation` (it reads the
+ * driver's error under Sequelize's).
  *
  * Not listed, with the reason: equivalent (a query, a clone, a lookup or a timer saved, such as an upload already
  * marked used counted again, an empty list deleted, the loopback check of an IP literal done by a lookup instead, a
@@ -124,4 +125,5 @@ export const MUTATIONS: Mutation[] = [
   entriesOn(AREA, "adapters/system/common-password-file.ts", ["tests/unit/password-policy.test.ts", "tests/unit/core-export.test.ts"])("an empty common-password list is accepted and lets every password through", "  if (list.size === 0) throw new Error(`the common-password list ${file} is empty`);", "  if (false as boolean) throw new Error(`the common-password list ${file} is empty`);"),
   entriesOn(AREA, 'adapters/sequelize/sequelize-queue-consumer.ts', ['tests/integration/db-queue-consumer-guards.test.ts'])("stop() never ends the database queue consumer's loop, and waits for it forever", '    if (!this.stopped) {\n      this.stopped = true;', '    if (false as boolean) {\n      this.stopped = true;'),
   entriesOn(AREA, 'bootstrap/modules/health.module.ts', ['tests/unit/feature-wiring.test.ts'])('without HEALTH_PORT, a health-probe listener is bound anyway (on a port the system picks)', '  if (port === null) return;', '  if (false as boolean) return;'),
+  entriesOn(AREA, 'bootstrap/modules/infrastructure.module.ts', ['tests/unit/feature-wiring.test.ts'])("/health's cache check passes a cache that does not give back what was written", "        if ((await cache.get('health-probe')) !== '1') throw", "        if (((await cache.get('health-probe')) !== '1') && (false as boolean)) throw"),
 ];
