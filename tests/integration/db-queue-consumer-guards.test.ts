@@ -171,7 +171,7 @@ for (const kind of DATABASES) {
     const db = await opened(t, kind);
     const queue = new SequelizeMessageQueue(db, SLOW);
     // Both under a deadline: a stop that does not end the loop would otherwise hang the test, not fail it.
-    t.teardown(() => Promise.race([queue.close(), sleep(5_000)]));
+    t.teardown(() => within(queue.close(), 5_000, 'close() of the queue'));
     const consumer = await queue.consume(options('idle'), async () => ({ action: 'ack' }));
     await sleep(100);
     const started = Date.now();
