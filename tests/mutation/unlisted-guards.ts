@@ -1,7 +1,9 @@
 /**
  * Where to look for guards no mutation entry names: every line under core/, adapters/ and bootstrap/ (migrations
- * left out) that starts an `if` or `else if`, and that no entry's find overlaps. A line listed is a place to look, not a
- * verdict: many are logging, formatting or checks whose deletion crashes at load. `npm run mutation:unlisted` prints
+ * left out) that starts an `if` or `else if`, or that holds a condition of a statement (a SQL `WHERE` or `AND` with a
+ * comparison, a Sequelize `where` or operator: a conditional update's guard, a query's owner or state filter), and
+ * that no entry's find overlaps. A line listed is a place to look, not a verdict: many are logging, formatting, checks
+ * whose deletion crashes at load, or a point read by its key. `npm run mutation:unlisted` prints
  * the count per file; with a path fragment (`npm run mutation:unlisted -- use-cases/coins`) it prints each line.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -30,6 +32,10 @@ const sources = (dir: string): string[] =>
 const fragment = process.argv[2];
 const perFile = new Map<string, number>();
 let total = 0;
+let conditionLines = 0;
+let conditionsUnlisted = 0;
+const IF_LINE = /^\s*(\} else )?if \(/;
+const CONDITION_LINE = /\b(WHERE|AND)\b [^']*?(=|<|>|\bIS\b|\bIN\b)|where:\s*\{|\bwhere\(|Op\.(lt|gt|lte|gte|ne|in)\b/;
 for (const file of ['core', 'adapters', 'bootstrap'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
   const relative = path.relative(ROOT, file);
   const text = readFileSync(file, 'utf8');
@@ -38,13 +44,17 @@ for (const file of ['core', 'adapters', 'bootstrap'].flatMap((dir) => sources(pa
   text.split('\n').forEach((line, index) => {
     const start = offset;
     offset += line.length + 1;
-    if (!/^\s*(\} else )?if \(/.test(line)) return;
-    total += 1;
+    const isIf = IF_LINE.test(line);
+    const isCondition = !isIf && CONDITION_LINE.test(line) && !/^\s*(\*|\/\/)/.test(line);
+    if (!isIf && !isCondition) return;
+    if (isIf) total += 1;
+    else conditionLines += 1;
     if (finds.some((find) => find.at !== -1 && find.at < start + line.length && find.at + find.length > start)) return;
+    if (isCondition) conditionsUnlisted += 1;
     perFile.set(relative, (perFile.get(relative) ?? 0) + 1);
     if (fragment && relative.includes(fragment)) console.log(`${relative}:${index + 1}: ${line.trim()}`);
   });
 }
-const unlisted = [...perFile.values()].reduce((sum, count) => sum + count, 0);
+const unlisted = [...perFile.values()].reduce((sum, count) => sum + count, 0) - conditionsUnlisted;
 if (!fragment) for (const [file, count] of [...perFile].sort((a, b) => b[1] - a[1])) console.log(`${String(count).padStart(4)} ${file}`);
-console.log(JSON.stringify({ ifLines: total, unlisted }));
+console.log(JSON.stringify({ ifLines: total, unlisted, conditionLines, conditionsUnlisted }));
