@@ -137,6 +137,18 @@ export function publicationRepositoryContract(name: string, make: MakeBackend): 
     t.deepEqual(await publications.find(outputId, 'YOUTUBE'), restarted);
   });
 
+  test(`${name}: publications: one output's publications on two platforms are told apart`, async (t) => {
+    const { userId, outputId } = await output();
+    const { publications } = b.repos;
+    const youtube = publication(outputId, userId);
+    const tiktok = publication(outputId, userId, { platform: 'TIKTOK', title: 'On TikTok' });
+    t.deepEqual(await publications.request(tiktok), { started: true, publication: tiktok });
+    t.deepEqual(await publications.request(youtube), { started: true, publication: youtube }, "TikTok's pending attempt is not YouTube's");
+    t.true(await publications.end(outputId, 'YOUTUBE', youtube.attemptId, { status: 'failed', error: 'quota' }, at(2)));
+    t.deepEqual(await publications.find(outputId, 'TIKTOK'), tiktok);
+    t.like(await publications.find(outputId, 'YOUTUBE'), { platform: 'YOUTUBE', status: 'failed', error: 'quota' });
+  });
+
   test(`${name}: publications: listForOutput lists that output's publications only, by platform`, async (t) => {
     const mine = await output();
     const other = await output();

@@ -59,6 +59,16 @@ export function socialConnectionRepositoryContract(name: string, make: MakeBacke
     t.is(await b.repos.connections.find(userId, 'TIKTOK'), null);
   });
 
+  test(`${name}: connections: removing one platform's connection keeps the user's others`, async (t) => {
+    const userId = await addUser(b.repos.users);
+    await b.repos.connections.save(connection(userId));
+    await b.repos.connections.save(connection(userId, { platform: 'YOUTUBE', accessToken: 'v1.k.youtube' }));
+    t.like(await b.repos.connections.delete(userId, 'YOUTUBE'), { platform: 'YOUTUBE', accessToken: 'v1.k.youtube' });
+    t.is(await b.repos.connections.find(userId, 'YOUTUBE'), null);
+    t.like(await b.repos.connections.find(userId, 'TIKTOK'), { platform: 'TIKTOK', accessToken: connection(userId).accessToken, version: 1 });
+    t.deepEqual((await b.repos.connections.listForUser(userId)).map((c) => c.platform), ['TIKTOK']);
+  });
+
   test(`${name}: connections go with their user`, async (t) => {
     const userId = await addUser(b.repos.users);
     await b.repos.connections.save(connection(userId));

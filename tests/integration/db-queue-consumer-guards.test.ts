@@ -20,6 +20,7 @@ import { DATABASES } from '../support/databases.ts';
 import { openMigratedDatabase } from '../support/migrated-database.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 import { within } from '../contract/fixtures.ts';
+import { sqlTime } from '../../adapters/sequelize/sql-scope.ts';
 import { waitFor } from '../contract/message-queue.contract.ts';
 import { activeTimers as timers, capturingLogger } from '../support/queue-test-kit.ts';
 
@@ -474,6 +475,34 @@ for (const kind of DATABASES) {
     await waitFor(async () => (await statusOf(db, messageId)).status === 'dead', 'the dead letter', 3000);
     t.is(handled, 0);
     t.deepEqual(ended, []);
+  });
+  test(`${kind}: an idle consumer polls once and sleeps beside messages it cannot take (done, dead, not yet visible); a later one is taken`, async (t) => {
+    const db = await opened(t, kind);
+    const queue = new SequelizeMessageQueue(db, SLOW);
+    t.teardown(() => queue.close());
+    // Published through another queue object: no hint reaches this one's consumer, only its polls.
+    const elsewhere = new SequelizeMessageQueue(db, SLOW);
+    t.teardown(() => elsewhere.close());
+    const publish = async (name: string) => (await elsewhere.publish({ taskType: 'generation', environment: 'idle', body: { name } })).messageId;
+    // Six of each, more than one poll reads (free slots + 4): left in the poll, they would fill it.
+    for (let n = 0; n < 6; n += 1) {
+      await db.autocommit.run("UPDATE queue_messages SET status = 'done' WHERE message_id = ?", [await publish(`done ${n}`)]);
+      await db.autocommit.run("UPDATE queue_messages SET status = 'dead' WHERE message_id = ?", [await publish(`dead ${n}`)]);
+      await db.autocommit.run("UPDATE queue_messages SET claim_token = 'held', visible_at = ? WHERE message_id = ?", [sqlTime(new Date(Date.now() + 3_600_000), db.dialect), await publish(`held ${n}`)]);
+    }
+    let polls = 0;
+    t.teardown(onPoll(db, { before: () => void (polls += 1) }));
+    const seen: string[] = [];
+    const consumer = await queue.consume(options('idle', { concurrency: 2 }), async (message) => (seen.push(nameOf(message)), { action: 'ack' }));
+    t.teardown(() => within(consumer.stop(), 5_000, "the idle consumer's stop()"));
+    await sleep(500);
+    t.is(polls, 1);
+    t.deepEqual(seen, []);
+    // A message published now is read by the next poll (woken here by hand) and taken.
+    await publish('later');
+    (consumer as SequelizeQueueConsumer).wake();
+    await waitFor(() => seen.length > 0, 'the later message', 3000);
+    t.deepEqual(seen, ['later']);
   });
 }
 
