@@ -1,8 +1,9 @@
 /**
  * Where to look for guards no mutation entry names: every line under core/, adapters/ and bootstrap/ (migrations
  * left out) that starts an `if` or `else if`, or that holds a condition of a statement (a SQL `WHERE` or `AND` with a
- * comparison, a Sequelize `where` or operator: a conditional update's guard, a query's owner or state filter), and
- * that no entry's find overlaps. A line listed is a place to look, not a verdict: many are logging, formatting, checks
+ * comparison, a Sequelize `where` or operator: a conditional update's guard, a query's owner or state filter), or a
+ * condition in an expression (a ternary on a comparison, a `filter`/`find`/`some`/`every` predicate, `&&`/`||` on
+ * comparisons), and that no entry's find overlaps. Expression lines are mostly formatting: they are counted apart. A line listed is a place to look, not a verdict: many are logging, formatting, checks
  * whose deletion crashes at load, or a point read by its key. `npm run mutation:unlisted` prints
  * the count per file; with a path fragment (`npm run mutation:unlisted -- use-cases/coins`) it prints each line.
  */
@@ -35,6 +36,10 @@ let total = 0;
 let conditionLines = 0;
 let conditionsUnlisted = 0;
 const IF_LINE = /^\s*(\} else )?if \(/;
+const EXPRESSION_TERNARY = /(===|!==|[<>]=?|\binstanceof\b|\bincludes\(|\bhas\()[^?]*\?[^?.:][^:]*:/;
+const EXPRESSION_LOGICAL = /\b(return|=)\b[^=]*[^=!<>](===|!==)[^;]*(&&|\|\|)|\.(filter|some|every|find)\(\(?\w+\)? =>/;
+let expressionLines = 0;
+let expressionsUnlisted = 0;
 const CONDITION_LINE = /\b(WHERE|AND)\b [^']*?(=|<|>|\bIS\b|\bIN\b)|where:\s*\{|\bwhere\(|Op\.(lt|gt|lte|gte|ne|in)\b/;
 for (const file of ['core', 'adapters', 'bootstrap'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
   const relative = path.relative(ROOT, file);
@@ -45,16 +50,20 @@ for (const file of ['core', 'adapters', 'bootstrap'].flatMap((dir) => sources(pa
     const start = offset;
     offset += line.length + 1;
     const isIf = IF_LINE.test(line);
-    const isCondition = !isIf && CONDITION_LINE.test(line) && !/^\s*(\*|\/\/)/.test(line);
-    if (!isIf && !isCondition) return;
+    const comment = /^\s*(\*|\/\/)/.test(line);
+    const isCondition = !isIf && !comment && CONDITION_LINE.test(line);
+    const isExpression = !isIf && !isCondition && !comment && (EXPRESSION_TERNARY.test(line) || EXPRESSION_LOGICAL.test(line));
+    if (!isIf && !isCondition && !isExpression) return;
     if (isIf) total += 1;
-    else conditionLines += 1;
+    else if (isCondition) conditionLines += 1;
+    else expressionLines += 1;
     if (finds.some((find) => find.at !== -1 && find.at < start + line.length && find.at + find.length > start)) return;
     if (isCondition) conditionsUnlisted += 1;
+    if (isExpression) expressionsUnlisted += 1;
     perFile.set(relative, (perFile.get(relative) ?? 0) + 1);
     if (fragment && relative.includes(fragment)) console.log(`${relative}:${index + 1}: ${line.trim()}`);
   });
 }
-const unlisted = [...perFile.values()].reduce((sum, count) => sum + count, 0) - conditionsUnlisted;
+const unlisted = [...perFile.values()].reduce((sum, count) => sum + count, 0) - conditionsUnlisted - expressionsUnlisted;
 if (!fragment) for (const [file, count] of [...perFile].sort((a, b) => b[1] - a[1])) console.log(`${String(count).padStart(4)} ${file}`);
-console.log(JSON.stringify({ ifLines: total, unlisted, conditionLines, conditionsUnlisted }));
+console.log(JSON.stringify({ ifLines: total, unlisted, conditionLines, conditionsUnlisted, expressionLines, expressionsUnlisted }));
