@@ -36,7 +36,8 @@ const log = (options: { redelivered?: boolean; listed?: boolean } = {}) => {
   const redelivers: string[] = [];
   const jobs = { findById: async (id: string) => (id === JOB ? { id, userId: 'owner' } : null) } as unknown as JobRepository;
   const deliveries = {
-    listForJob: async () => (options.listed === false ? [] : [{ id: DELIVERY, status: 'pending' }]),
+    // The job's other delivery first: the redelivered one is answered, not the job's first.
+    listForJob: async () => (options.listed === false ? [] : [{ id: 'e0000000-0000-4000-8000-0000000000ff', status: 'failed' }, { id: DELIVERY, status: 'pending' }]),
     redeliver: async (_job: string, id: string) => (redelivers.push(id), options.redelivered ?? true),
   } as unknown as WebhookDeliveryRepository;
   return { redelivers, service: new WebhookDeliveryLog({ jobs, deliveries, clock: { now: () => new Date(0) } }) };
@@ -46,13 +47,13 @@ const log = (options: { redelivered?: boolean; listed?: boolean } = {}) => {
 // no UUID is not asked of the repository; a redelivery the repository refused, or cannot list after, is 404 too.
 test("a job's webhook deliveries: the owner's only; redelivery of a known delivery", async (t) => {
   const { service, redelivers } = log();
-  t.like(await service.list('owner', JOB), { ok: true, value: [{ id: DELIVERY }] });
+  t.like(await service.list('owner', JOB), { ok: true, value: [{ id: 'e0000000-0000-4000-8000-0000000000ff' }, { id: DELIVERY }] });
   for (const [user, job] of [['stranger', JOB], ['owner', 'not-a-uuid'], ['owner', 'f0000000-0000-4000-8000-00000000000f']] as const) {
     t.deepEqual(await service.list(user, job), { ok: false, code: 'NOT_FOUND', message: 'Job not found' });
     t.deepEqual(await service.redeliver(user, job, DELIVERY), { ok: false, code: 'NOT_FOUND', message: 'Job not found' });
   }
   t.deepEqual(redelivers, [], "no redelivery of someone else's delivery");
-  t.like(await service.redeliver('owner', JOB, DELIVERY), { ok: true, value: { id: DELIVERY } });
+  t.like(await service.redeliver('owner', JOB, DELIVERY), { ok: true, value: { id: DELIVERY, status: 'pending' } });
   t.like(await service.redeliver('owner', JOB, 'not-a-uuid'), { ok: false, code: 'NOT_FOUND', message: 'Webhook delivery not found' });
   t.deepEqual(redelivers, [DELIVERY]);
   t.like(await log({ redelivered: false }).service.redeliver('owner', JOB, DELIVERY), { ok: false, message: 'Webhook delivery not found' });

@@ -91,6 +91,17 @@ test('an unvalidated prompt with a dangling link, an unknown node or a cycle fai
   t.deepEqual(cycle.executed, []);
 });
 
+// Pins: without a list of outputs the runtime runs every output node and what they need, as ComfyUI does: a node no
+// output needs does not run.
+test('without outputs given, the output nodes run with what they need, and a node none of them needs does not', async (t) => {
+  const { rt } = makeRuntime();
+  const executing: string[] = [];
+  const result = await rt.execute('p', { '1': empty(), '2': save(['1', 0]), '3': empty({ width: 16 }) }, { onExecuting: (id) => executing.push(id) });
+  t.is(result.status, 'success');
+  t.deepEqual(executing, ['1', '2']);
+  t.deepEqual(result.executed, ['1', '2']);
+});
+
 // Pins: a node that declares no inputs runs even when its prompt entry has no "inputs" key.
 test('a node without an inputs key runs when it takes no inputs', async (t) => {
   const { rt } = makeRuntime([customNode('Hello', { required: {} }, async () => ({ ui: { text: ['hello'] } }), { outputNode: true })]);

@@ -108,7 +108,10 @@ test('a job no server can run is refused at once, naming what each server lacks'
   const { pool: p } = pool([a.client, b.client]);
   await p.catalogues();
   const needsMore = { ...workflow, '3': { class_type: 'Upscale', inputs: {} } };
-  t.deepEqual(await p.acquire(undefined, needsMore, 'u1'), {
+  // Bounded, and aborted after: a pool that missed the refusal would wait for a server forever.
+  const gaveUp = new AbortController();
+  t.teardown(() => gaveUp.abort());
+  t.deepEqual(await within(2000, p.acquire(gaveUp.signal, needsMore, 'u1')), {
     incapable: 'No ComfyUI server can run this workflow: server 1 lacks node type Upscale; server 2 lacks node type SaveImage, node type Upscale',
   });
   const lease = await p.acquire(undefined, workflow, 'u1');

@@ -416,6 +416,25 @@ test('while its socket is down the watch polls at the fast cadence', async (t) =
   t.true(outcome.ok);
 });
 
+// Pins: a prompt waiting in the server's queue behind another (pending, not running) is still the server's: the watch
+// keeps looking and ends with its result, rather than taking a prompt in neither list for lost.
+test("a prompt still pending in the server's queue is waited for, not taken for lost", async (t) => {
+  const server = new FakeServer();
+  server.running = ['prompt-of-someone-else'];
+  server.pending = [ID];
+  server.opening = async () => {
+    throw new ComfyUnavailable('server 1', 'socket: refused');
+  };
+  server.beforeQueue = () => {
+    if (server.calls.queue === 3) server.finish(succeeded());
+  };
+  const { result } = watching(t, server, { socket: null });
+  const outcome = await settledWithin(result, 8000);
+  if (outcome === 'still waiting') return t.fail('the watch never saw the prompt end');
+  t.true(outcome.ok, JSON.stringify(outcome));
+  t.is(server.calls.queue, 3, 'looked twice while it was pending');
+});
+
 // Pins: after a failed look the watch tries again at the fast cadence even though its socket is up (the socket may be
 // fine while HTTP is not), so a short HTTP outage does not delay the job by the slow poll.
 test('after a look the server did not answer, the watch looks again at the fast cadence though its socket is up', async (t) => {

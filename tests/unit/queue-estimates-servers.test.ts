@@ -155,6 +155,29 @@ test('QueueEstimates.ofQueue gives the same numbers for the whole queue', async 
   t.deepEqual(got, EXPECTED);
 });
 
+/**
+ * A raw workflow first (servers unknown: it competes with every job), then x1 (server 1) and y1 (server 2). By hand, one
+ * slot per server: r0 0 ahead, over both slots, 2 s; x1 behind r0 on server 1, 2 + 10 = 12; y1 behind r0 only (x1 is
+ * server 1's), 2 + 4 = 6. Whole-queue estimates group the jobs placed by their servers: x1 is not in r0's group.
+ */
+test('a raw workflow ahead competes with every job; the jobs behind it still count only those on their servers', async (t) => {
+  const queue = [
+    { id: 'r0', templateId: null },
+    { id: 'x1', templateId: 'X' },
+    { id: 'y1', templateId: 'Y' },
+  ].map((job, i) => ({ ...job, userId: `u${i}`, createdAt: at(i + 1), queueTurn: 1, fitChoices: '', status: 'queued' as const, startedAt: null }));
+  const fit = { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 };
+  const estimated = new QueueEstimates({ jobs: { queuedAhead: aheadIn(queue) }, estimates, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit });
+  const expected = { r0: [0, 2], x1: [1, 12], y1: [1, 6] };
+  t.deepEqual(Object.fromEntries((await estimated.ofQueue(queue)).map((x) => [x.jobId, [x.position, x.etaSeconds]])), expected);
+  const one: Record<string, (number | null)[]> = {};
+  for (const job of queue) {
+    const { position, etaSeconds } = await estimated.of(job);
+    one[job.id] = [position, etaSeconds];
+  }
+  t.deepEqual(one, expected);
+});
+
 test('without server fit (one server, the builtin engine) every job ahead counts, over every slot', async (t) => {
   const queue = estimatesOn(undefined);
   const one = await eachOf(queue);

@@ -73,6 +73,21 @@ test('a running job whose lease ended long ago is failed and refunded; a live on
   t.is((await h.eventsOf(stalled.userId)).filter((e) => e.type === 'job.failed').length, 1, 'its owner hears of it');
 });
 
+// The reconciler (and a failing or cancelled attempt) ends a job fenced by the run id it saw. A later attempt that took
+// the job over holds it under another run id: the stale ending must move nothing, refund nothing and tell nobody.
+test('an ending fenced by an attempt that was taken over does nothing: the job stays with the new attempt, charged, and no end is told', async (t) => {
+  const { h } = await setup(t);
+  const { userId, jobId } = await submitted(h, 3);
+  const [first, second] = [randomUUID(), randomUUID()];
+  t.true(await h.repos.jobs.transition(jobId, { to: 'running', runId: first, changes: {} }, h.clock.now()));
+  t.true(await h.repos.jobs.transition(jobId, { to: 'running', runId: second, changes: {} }, h.clock.now()), 'taken over');
+  const endings = [{ to: 'failed', error: { code: 'JOB.ABANDONED', message: 'late' }, fence: first }, { to: 'cancelled', fence: first }] as const;
+  for (const ending of endings) t.like(await h.uow.run((tx) => h.lifecycle.end(tx, jobId, ending)), { ended: false }, ending.to);
+  t.like(await h.repos.jobs.findById(jobId), { status: 'running', runId: second, refundedCoins: 0, error: null });
+  t.is(await h.balance(userId), 7);
+  t.deepEqual((await h.eventsOf(userId)).map((e) => e.type).filter((type) => type === 'job.failed' || type === 'job.cancelled'), []);
+});
+
 test('files staged by attempts that can no longer commit them are deleted once old enough; a failing delete is retried later', async (t) => {
   let failDelete = true;
   const { h, reconciler } = await setup(t, (inner) =>
