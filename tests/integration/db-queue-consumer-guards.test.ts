@@ -2,8 +2,9 @@
  * Guards of the database queue's consumer (SequelizeQueueConsumer) that the shared MessageQueue contract does not
  * reach: the take of a message ended for its attempts, hints of other environments and task types, more hints than
  * free slots, wake-ups that come while the consumer is not asleep, stop() during a take, a failing poll or settle, a
- * failing onDeadLetter on a message ended for its attempts, the loop looking again (and only then) after a take, and
- * the sleep's timer. Polls are 60 s apart where a test must show that something other than the poll brought a message.
+ * failing onDeadLetter on a message ended for its attempts, the loop looking again (and only then) after a take, the
+ * sleep's timer, and a poll that reads only what it can take (not done, dead or not-yet-visible messages). Polls are
+ * 60 s apart where a test must show that something other than the poll brought a message.
  * Every expectation is a literal; nothing is read back from the code.
  */
 import 'reflect-metadata';
@@ -13,6 +14,7 @@ import { SequelizeMessageQueue, type SequelizeMessageQueueOptions } from '../../
 import { SequelizeUnitOfWork } from '../../adapters/sequelize/sequelize-unit-of-work.ts';
 import { claimMessage, type Candidate, type SequelizeQueueConsumer } from '../../adapters/sequelize/sequelize-queue-consumer.ts';
 import type { SequelizeDatabase } from '../../adapters/sequelize/sequelize-database.ts';
+import { sqlTime } from '../../adapters/sequelize/sql-scope.ts';
 import { MemoryStore } from '../../adapters/memory/memory-store.ts';
 import { MemoryUnitOfWork } from '../../adapters/memory/memory-unit-of-work.ts';
 import type { ConsumeOptions, Consumer, DeliveredMessage, HandlerOutcome } from '../../core/ports/queue.port.ts';
@@ -20,7 +22,6 @@ import { DATABASES } from '../support/databases.ts';
 import { openMigratedDatabase } from '../support/migrated-database.ts';
 import { quietLogger } from '../support/generation-harness.ts';
 import { within } from '../contract/fixtures.ts';
-import { sqlTime } from '../../adapters/sequelize/sql-scope.ts';
 import { waitFor } from '../contract/message-queue.contract.ts';
 import { activeTimers as timers, capturingLogger } from '../support/queue-test-kit.ts';
 
@@ -476,6 +477,7 @@ for (const kind of DATABASES) {
     t.is(handled, 0);
     t.deepEqual(ended, []);
   });
+
   test(`${kind}: an idle consumer polls once and sleeps beside messages it cannot take (done, dead, not yet visible); a later one is taken`, async (t) => {
     const db = await opened(t, kind);
     const queue = new SequelizeMessageQueue(db, SLOW);
