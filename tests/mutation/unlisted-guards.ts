@@ -1,11 +1,12 @@
 /**
- * Where to look for guards no mutation entry names: every line under core/, adapters/ and bootstrap/ (migrations
- * left out) that starts an `if` or `else if`, or that holds a condition of a statement (a SQL `WHERE` or `AND` with a
- * comparison, a Sequelize `where` or operator: a conditional update's guard, a query's owner or state filter), or a
- * condition in an expression (a ternary on a comparison, a `filter`/`find`/`some`/`every` predicate, `&&`/`||` on
- * comparisons), and that no entry's find overlaps. Expression lines are mostly formatting: they are counted apart. A line listed is a place to look, not a verdict: many are logging, formatting, checks
- * whose deletion crashes at load, or a point read by its key. `npm run mutation:unlisted` prints
- * the count per file; with a path fragment (`npm run mutation:unlisted -- use-cases/coins`) it prints each line.
+ * Where to look for guards no mutation entry names: every line under core/, adapters/, bootstrap/ and web/src/
+ * (migrations left out) that starts an `if` or `else if`, or that holds a condition of a statement (a SQL `WHERE` or
+ * `AND` with a comparison, a Sequelize `where` or operator: a conditional update's guard, a query's owner or state
+ * filter), or a condition in an expression (a ternary on a comparison, a `filter`/`find`/`some`/`every` predicate,
+ * `&&`/`||` on comparisons), and that no entry's find overlaps. Expression lines are mostly formatting: they are counted
+ * apart. A line listed is a place to look, not a verdict: many are logging, formatting, checks whose deletion crashes
+ * at load, or a point read by its key. `npm run mutation:unlisted` prints the count per file; with a path fragment
+ * (`npm run mutation:unlisted -- use-cases/coins`) it prints each line.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -41,7 +42,7 @@ const EXPRESSION_LOGICAL = /\b(return|=)\b[^=]*[^=!<>](===|!==)[^;]*(&&|\|\|)|\.
 let expressionLines = 0;
 let expressionsUnlisted = 0;
 const CONDITION_LINE = /\b(WHERE|AND)\b [^']*?(=|<|>|\bIS\b|\bIN\b)|where:\s*\{|\bwhere\(|Op\.(lt|gt|lte|gte|ne|in)\b/;
-for (const file of ['core', 'adapters', 'bootstrap'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
+for (const file of ['core', 'adapters', 'bootstrap', 'web/src'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
   const relative = path.relative(ROOT, file);
   const text = readFileSync(file, 'utf8');
   const finds = (findsByFile.get(relative) ?? []).map((find) => ({ at: text.indexOf(find), length: find.length }));
