@@ -458,6 +458,123 @@ test.serial('history: pages bound the pager, a page past the end shows the last 
   }
 });
 
+test.serial('outputs: a sound gets an audio player and a video a video player, not an image', async (t) => {
+  const { context, page } = await userPage();
+  try {
+    await fakeSocket(page);
+    const items = [
+      output('sound', { mimeType: 'audio/flac', fileName: 'sound.flac', viewUrl: '/missing/sound.flac', width: null, height: null }),
+      output('clip', { mimeType: 'video/mp4', fileName: 'clip.mp4', viewUrl: '/missing/clip.mp4' }),
+    ];
+    await page.route(/\/api\/v1\/my-outputs\?/, (route) => route.fulfill({ json: { items, page: 1, limit: 12, total: 2, totalPages: 1 } }));
+    await page.goto('/history');
+    await page.locator('li.tile[data-output="clip"]').waitFor();
+    const tile = (id: string) => page.locator(`li.tile[data-output="${id}"]`);
+    t.deepEqual([await tile('sound').locator('audio').count(), await tile('sound').locator('video, img').count()], [1, 0], 'the sound');
+    t.deepEqual([await tile('clip').locator('video').count(), await tile('clip').locator('audio, img').count()], [1, 0], 'the video');
+  } finally {
+    await context.close();
+  }
+});
+
+// Ctrl and Shift: a new tab or window, the page stays. (Meta opens nothing on Linux: the browser follows the link.)
+test.serial("the page's links: a click with Ctrl or Shift is left to the browser, a plain click moves within the page", async (t) => {
+  const { context, page } = await userPage();
+  try {
+    await fakeSocket(page);
+    await jobsList(page, []);
+    await page.goto('/');
+    const history = page.locator('a[data-link][href="/history"]').first();
+    await history.waitFor();
+    for (const modifier of ['Control', 'Shift'] as const) {
+      await history.click({ modifiers: [modifier] });
+      await sleep(300);
+      t.is(new URL(page.url()).pathname, '/', `${modifier}+click`);
+    }
+    await history.click();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    t.is(new URL(page.url()).pathname, '/history');
+  } finally {
+    await context.close();
+  }
+});
+
+test.serial('signing out closes the socket and opens no other', async (t) => {
+  const { context, page } = await userPage();
+  try {
+    // A server that answers the page's close (fakeSocket's does not, so the page would never hear its socket closed).
+    const connections: WebSocketRoute[] = [];
+    const closed: number[] = [];
+    let syncs = 0;
+    await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
+      connections.push(ws);
+      ws.onMessage(() => void (syncs += 1));
+      let answered = false;
+      ws.onClose((code, reason) => {
+        if (answered) return;
+        answered = true;
+        closed.push(code ?? 0);
+        void ws.close({ code, reason });
+      });
+    });
+    await jobsList(page, []);
+    await page.goto('/');
+    await until(() => syncs === 1, 'the first sync');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await until(() => closed.length === 1, 'the socket closed');
+    await sleep(1_500);
+    t.deepEqual(closed, [1000]);
+    t.is(connections.length, 1, 'no connection after signing out');
+  } finally {
+    await context.close();
+  }
+});
+
+test.serial('queue position: an update without one keeps the last; a running job shows none', async (t) => {
+  const { context, page } = await userPage();
+  try {
+    const socket = await fakeSocket(page);
+    await jobsList(page, [job('waiting', 'queued', 0), { ...job('busy', 'running', 0), position: 2 } as FakeJob]);
+    await page.goto('/');
+    await row(page, 'busy').waitFor();
+    await until(() => socket.sent[0]?.length === 1, 'the first sync');
+    const queueOf = (id: string) => row(page, id).locator('.job-queue');
+    socket.send({ type: 'job.queue', jobId: 'waiting', seq: 1, position: 3 });
+    await queueOf('waiting').filter({ hasText: 'position 3' }).waitFor();
+    socket.send({ type: 'job.queue', jobId: 'waiting', seq: 2, etaSeconds: 90 });
+    await queueOf('waiting').filter({ hasText: 'done in about' }).waitFor();
+    t.regex((await queueOf('waiting').textContent()) ?? '', /^position 3, done in about/);
+    t.notRegex((await queueOf('busy').textContent()) ?? '', /position/);
+  } finally {
+    await context.close();
+  }
+});
+
+test.serial("a publishing event names its output's job: the jobs panel neither fetches nor shows that job", async (t) => {
+  const { context, page } = await userPage();
+  try {
+    const socket = await fakeSocket(page);
+    await jobsList(page, [job('here', 'running', 0)]);
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (/^\/api\/v1\/generate\/[^/]+$/.test(new URL(request.url()).pathname)) asked.push(new URL(request.url()).pathname);
+    });
+    await page.goto('/');
+    await row(page, 'here').waitFor();
+    await until(() => socket.sent[0]?.length === 1, 'the first sync');
+    socket.send({ type: 'publish.completed', jobId: 'published-long-ago', seq: 1, outputId: 'o1', platform: 'YOUTUBE', url: 'https://example.com/v' });
+    socket.send({ type: 'publish.failed', jobId: 'here', seq: 2, outputId: 'o2', platform: 'TIKTOK', error: 'quota' });
+    socket.send({ type: 'job.status', jobId: 'here', seq: 3, text: 'Still here' });
+    await statusOfRow(page, 'here').filter({ hasText: 'Still here' }).waitFor();
+    await sleep(300);
+    t.deepEqual(asked, []);
+    t.is(await row(page, 'published-long-ago').count(), 0);
+  } finally {
+    await context.close();
+  }
+});
+
 test.serial('sign-in follows a local next, never one to another site', async (t) => {
   for (const [next, expected] of [
     ['/history', '/history'],
