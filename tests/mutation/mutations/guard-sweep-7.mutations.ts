@@ -1,9 +1,10 @@
 import { type Mutation, webGuard } from '../mutation.ts';
 
 /**
- * The seventh guard sweep (2026-12-07): the web client (web/src), which `npm run mutation:unlisted` does not read. Of its
- * 119 `if` lines 58 were covered by no entry, and 37 of its 78 expression lines; the 26 that decide what a user sees or
- * what the page sends were made to take one branch always, once each, with the bundle rebuilt from the mutated source.
+ * The seventh guard sweep (2026-12-07): the web client (web/src), which `npm run mutation:unlisted` did not read
+ * before. Of its 119 `if` lines 58 were covered by no entry, and 37 of its 78 expression lines; the 26 that decide what
+ * a user sees or what the page sends were made to take one branch always, once each, with the bundle rebuilt from the
+ * mutated source.
  * Listed (18): 11 caught at once (the XSRF header, an error answer thrown, the socket's last seq, the signed-in hint
  * at boot, the route found by path, an ended job's row, the panel's order, the viewer's focus trap, the media URL
  * renewed on error, the DOM helper's properties); and 7 caught by new tests in web-client-audit.test.ts (a sound and a
@@ -12,8 +13,9 @@ import { type Mutation, webGuard } from '../mutation.ts';
  * signing out opens no new socket, a pair: the close handler and its timer each check for a stop).
  *
  * Not listed, with the reason: equivalent (a 204 answered before the body is read, which is empty anyway; the cookie
- * read by name, when XSRF-TOKEN is the only cookie a page can read, the others being HttpOnly); left for a later sweep,
- * untested here: the socket's start() when already started (signing in while signed in), the reconnect at once after
+ * read by name, when XSRF-TOKEN is the only cookie a page can read, the others being HttpOnly); unreachable: the
+ * socket's start() when already started (the sign-in page sends a signed-in user to the start page, so no sign-in
+ * gives the page a user while its socket runs); left for a later sweep, untested here: the reconnect at once after
  * a 4001 rather than after the backoff, the signed-out handler of a page already signed out, a move to the page
  * already shown adding a history entry, and the template test-run page's event filter (the jobs panel's, tested, is
  * the same line).
