@@ -134,14 +134,26 @@ export interface FakeSocket {
   send(event: Record<string, unknown>): void;
 }
 
-export async function fakeSocket(page: Page): Promise<FakeSocket> {
+/**
+ * A socket server the test plays. With `answerCloses`, a close the page starts is answered, so the page hears its socket
+ * close (as from a real server); without, the page's close is only recorded and the page never hears it end.
+ */
+export async function fakeSocket(page: Page, { answerCloses = false } = {}): Promise<FakeSocket> {
   const socket: FakeSocket = { connections: [], sent: [], closed: [], send: (event) => socket.connections.at(-1)!.send(JSON.stringify(event)) };
   await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
     const sent: string[] = [];
     socket.connections.push(ws);
     socket.sent.push(sent);
     ws.onMessage((message) => sent.push(String(message)));
-    ws.onClose((code) => socket.closed.push(code ?? 0));
+    let answered = false;
+    ws.onClose((code, reason) => {
+      // Answering the close calls this handler again: record and answer once.
+      if (answered) return;
+      socket.closed.push(code ?? 0);
+      if (!answerCloses) return;
+      answered = true;
+      void ws.close({ code, reason });
+    });
   });
   return socket;
 }

@@ -41,6 +41,7 @@ interface FakeJob {
   refundedCoins: number;
   createdAt: string;
   updatedAt: string;
+  position?: number;
 }
 
 const job = (id: string, status: string, minutes: number, extra: Partial<FakeJob> = {}): FakeJob => ({
@@ -502,30 +503,16 @@ test.serial("the page's links: a click with Ctrl or Shift is left to the browser
 test.serial('signing out closes the socket and opens no other', async (t) => {
   const { context, page } = await userPage();
   try {
-    // A server that answers the page's close (fakeSocket's does not, so the page would never hear its socket closed).
-    const connections: WebSocketRoute[] = [];
-    const closed: number[] = [];
-    let syncs = 0;
-    await page.routeWebSocket(/\/api\/v1\/ws$/, (ws) => {
-      connections.push(ws);
-      ws.onMessage(() => void (syncs += 1));
-      let answered = false;
-      ws.onClose((code, reason) => {
-        if (answered) return;
-        answered = true;
-        closed.push(code ?? 0);
-        void ws.close({ code, reason });
-      });
-    });
+    const socket = await fakeSocket(page, { answerCloses: true });
     await jobsList(page, []);
     await page.goto('/');
-    await until(() => syncs === 1, 'the first sync');
+    await until(() => socket.sent[0]?.length === 1, 'the first sync');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await until(() => closed.length === 1, 'the socket closed');
+    await until(() => socket.closed.length === 1, 'the socket closed');
     await sleep(1_500);
-    t.deepEqual(closed, [1000]);
-    t.is(connections.length, 1, 'no connection after signing out');
+    t.deepEqual(socket.closed, [1000]);
+    t.is(socket.connections.length, 1, 'no connection after signing out');
   } finally {
     await context.close();
   }
@@ -535,7 +522,7 @@ test.serial('queue position: an update without one keeps the last; a running job
   const { context, page } = await userPage();
   try {
     const socket = await fakeSocket(page);
-    await jobsList(page, [job('waiting', 'queued', 0), { ...job('busy', 'running', 0), position: 2 } as FakeJob]);
+    await jobsList(page, [job('waiting', 'queued', 0), job('busy', 'running', 0, { position: 2 })]);
     await page.goto('/');
     await row(page, 'busy').waitFor();
     await until(() => socket.sent[0]?.length === 1, 'the first sync');

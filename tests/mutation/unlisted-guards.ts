@@ -33,15 +33,18 @@ const sources = (dir: string): string[] =>
 
 const fragment = process.argv[2];
 const perFile = new Map<string, number>();
-let total = 0;
-let conditionLines = 0;
-let conditionsUnlisted = 0;
 const IF_LINE = /^\s*(\} else )?if \(/;
+const CONDITION_LINE = /\b(WHERE|AND)\b [^']*?(=|<|>|\bIS\b|\bIN\b)|where:\s*\{|\bwhere\(|Op\.(lt|gt|lte|gte|ne|in)\b/;
 const EXPRESSION_TERNARY = /(===|!==|[<>]=?|\binstanceof\b|\bincludes\(|\bhas\()[^?]*\?[^?.:][^:]*:/;
 const EXPRESSION_LOGICAL = /\b(return|=)\b[^=]*[^=!<>](===|!==)[^;]*(&&|\|\|)|\.(filter|some|every|find)\(\(?\w+\)? =>/;
-let expressionLines = 0;
-let expressionsUnlisted = 0;
-const CONDITION_LINE = /\b(WHERE|AND)\b [^']*?(=|<|>|\bIS\b|\bIN\b)|where:\s*\{|\bwhere\(|Op\.(lt|gt|lte|gte|ne|in)\b/;
+/** Which kind of guard line this is, if any: an `if`, a statement's condition, or a condition in an expression. */
+const kindOf = (line: string): 'if' | 'condition' | 'expression' | null => {
+  if (IF_LINE.test(line)) return 'if';
+  if (/^\s*(\*|\/\/)/.test(line)) return null;
+  if (CONDITION_LINE.test(line)) return 'condition';
+  return EXPRESSION_TERNARY.test(line) || EXPRESSION_LOGICAL.test(line) ? 'expression' : null;
+};
+const counts = { if: { lines: 0, unlisted: 0 }, condition: { lines: 0, unlisted: 0 }, expression: { lines: 0, unlisted: 0 } };
 for (const file of ['core', 'adapters', 'bootstrap', 'web/src'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
   const relative = path.relative(ROOT, file);
   const text = readFileSync(file, 'utf8');
@@ -50,21 +53,23 @@ for (const file of ['core', 'adapters', 'bootstrap', 'web/src'].flatMap((dir) =>
   text.split('\n').forEach((line, index) => {
     const start = offset;
     offset += line.length + 1;
-    const isIf = IF_LINE.test(line);
-    const comment = /^\s*(\*|\/\/)/.test(line);
-    const isCondition = !isIf && !comment && CONDITION_LINE.test(line);
-    const isExpression = !isIf && !isCondition && !comment && (EXPRESSION_TERNARY.test(line) || EXPRESSION_LOGICAL.test(line));
-    if (!isIf && !isCondition && !isExpression) return;
-    if (isIf) total += 1;
-    else if (isCondition) conditionLines += 1;
-    else expressionLines += 1;
+    const kind = kindOf(line);
+    if (kind === null) return;
+    counts[kind].lines += 1;
     if (finds.some((find) => find.at !== -1 && find.at < start + line.length && find.at + find.length > start)) return;
-    if (isCondition) conditionsUnlisted += 1;
-    if (isExpression) expressionsUnlisted += 1;
+    counts[kind].unlisted += 1;
     perFile.set(relative, (perFile.get(relative) ?? 0) + 1);
     if (fragment && relative.includes(fragment)) console.log(`${relative}:${index + 1}: ${line.trim()}`);
   });
 }
-const unlisted = [...perFile.values()].reduce((sum, count) => sum + count, 0) - conditionsUnlisted - expressionsUnlisted;
 if (!fragment) for (const [file, count] of [...perFile].sort((a, b) => b[1] - a[1])) console.log(`${String(count).padStart(4)} ${file}`);
-console.log(JSON.stringify({ ifLines: total, unlisted, conditionLines, conditionsUnlisted, expressionLines, expressionsUnlisted }));
+console.log(
+  JSON.stringify({
+    ifLines: counts.if.lines,
+    unlisted: counts.if.unlisted,
+    conditionLines: counts.condition.lines,
+    conditionsUnlisted: counts.condition.unlisted,
+    expressionLines: counts.expression.lines,
+    expressionsUnlisted: counts.expression.unlisted,
+  }),
+);

@@ -93,8 +93,8 @@ const EXPECTED = { x1: [0, 10], y1: [0, 4], x2: [1, 20], z1: [3, 18], y2: [2, 14
 /** Without telling servers apart: everything ahead counts, over both slots. */
 const WITHOUT = { x1: [0, 10], y1: [1, 9], x2: [2, 17], z1: [3, 18], y2: [4, 19], r1: [5, 19] };
 
-const estimatesOn = (fit: ServerFit | undefined) =>
-  new QueueEstimates({ jobs: { queuedAhead }, estimates, clock: { now: () => at(0) }, slots: 2, order: 'arrival', ...(fit ? { fit: { servers: fit, slotsPerServer: 1 } } : {}) });
+const estimatesOn = (fit: ServerFit | undefined, queue: readonly Queued[] = QUEUE) =>
+  new QueueEstimates({ jobs: { queuedAhead: aheadIn(queue) }, estimates, clock: { now: () => at(0) }, slots: 2, order: 'arrival', ...(fit ? { fit: { servers: fit, slotsPerServer: 1 } } : {}) });
 
 /** [position, etaSeconds] of each job of QUEUE, asked one by one (`of`). */
 async function eachOf(queue: QueueEstimates): Promise<Record<string, number[]>> {
@@ -166,8 +166,7 @@ test('a raw workflow ahead competes with every job; the jobs behind it still cou
     { id: 'x1', templateId: 'X' },
     { id: 'y1', templateId: 'Y' },
   ].map((job, i) => ({ ...job, userId: `u${i}`, createdAt: at(i + 1), queueTurn: 1, fitChoices: '', status: 'queued' as const, startedAt: null }));
-  const fit = { servers: fitOn(new Catalog(FLEET)), slotsPerServer: 1 };
-  const estimated = new QueueEstimates({ jobs: { queuedAhead: aheadIn(queue) }, estimates, clock: { now: () => at(0) }, slots: 2, order: 'arrival', fit });
+  const estimated = estimatesOn(fitOn(new Catalog(FLEET)), queue);
   const expected = { r0: [0, 2], x1: [1, 12], y1: [1, 6] };
   t.deepEqual(Object.fromEntries((await estimated.ofQueue(queue)).map((x) => [x.jobId, [x.position, x.etaSeconds]])), expected);
   const one: Record<string, (number | null)[]> = {};
