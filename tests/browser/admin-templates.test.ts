@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { launchChromium, PageProblems, screenshot } from './browser-support.ts';
+import { launchChromium, PageProblems, screenshot, shownText } from './browser-support.ts';
 
 // Issue 24 as a new administrator meets it in Chromium: drafts, publishing, editing, step 2, on a phone too.
 const ADMIN = 'admin@templates.example';
@@ -139,6 +139,17 @@ test.serial('create a draft (hidden from users), map it with min/max, publish, e
   await workflowForm.getByRole('button', { name: 'Save workflow' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved the workflow of Blue square: version 3.' }).waitFor();
   t.is((await user.get(`/generate/${job.body.id}`)).body.templateVersion, 2);
+
+  // Each row's buttons show the action alone; the template's name, already in the row, is in the name a screen reader hears.
+  const row = page.getByRole('row', { name: /Blue square/ });
+  t.deepEqual(await Promise.all((await row.getByRole('button').all()).map((button) => shownText(button))), [
+    'Edit parameters',
+    'Edit workflow',
+    'Test run',
+    'Back to draft',
+    'Deactivate',
+    'Delete',
+  ]);
 
   // Deactivate, then delete (soft: the job's history stays).
   await page.getByRole('button', { name: 'Deactivate Blue square' }).click();

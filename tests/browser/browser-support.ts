@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page, type WebSocketRoute } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page, type WebSocketRoute } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../.scratch/screenshots');
@@ -95,6 +95,21 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
+}
+
+/**
+ * The words of an element a sighted user sees: its text, less what sits in a box one pixel wide (the page's visually
+ * hidden words for screen readers).
+ */
+export function shownText(element: Locator): Promise<string> {
+  return element.evaluate((root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let text = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement!.getBoundingClientRect().width > 1) text += node.textContent;
+    }
+    return text.trim();
+  });
 }
 
 /** A fresh browser context on the application at `baseURL` (a desktop viewport) and its page. */

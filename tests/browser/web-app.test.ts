@@ -94,6 +94,9 @@ test.serial('sign-up page loads within budget; a new user signs up and generates
       }
     }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['value', 'max'] });
   });
+  // Nothing made in this tab yet: no "This session" heading over an empty gallery.
+  await page.locator('[aria-label="Outputs of this session"]').waitFor({ state: 'attached' });
+  t.true(await page.getByRole('heading', { name: 'This session' }).isHidden());
   const submit = page.waitForRequest((request) => request.url().endsWith('/api/v1/generate') && request.method() === 'POST');
   await generate(page, 'Solid colour image', async (p) => {
     await p.getByLabel(/^Prompt/).fill('a browser test');
@@ -102,6 +105,7 @@ test.serial('sign-up page loads within budget; a new user signs up and generates
   });
   const image = page.locator('[aria-label="Outputs of this session"] img').first();
   await image.waitFor();
+  t.true(await page.getByRole('heading', { name: 'This session' }).isVisible());
   await page.waitForFunction(() => {
     const img = document.querySelector<HTMLImageElement>('[aria-label="Outputs of this session"] img');
     return img !== null && img.complete && img.naturalWidth === 128 && img.naturalHeight === 96;
@@ -115,6 +119,8 @@ test.serial('sign-up page loads within budget; a new user signs up and generates
   t.is(sent.headers()['x-xsrf-token'], (await context.cookies()).find((cookie) => cookie.name === 'XSRF-TOKEN')!.value);
   t.like(body.parameters, { prompt: 'a browser test', width: 128, height: 96 });
   t.is(await page.locator('.jobs li:first-child .job-status').textContent(), 'Done');
+  // The template's PreviewAny node gives the prompt back as text: the row shows it.
+  t.is(await page.locator('.jobs li:first-child .job-texts p').textContent(), 'a browser test');
   // The bar started empty and moved to full as the job.progress events came in (the builtin engine's solid
   // colour runs report each node 0 → 1, so there are no values in between to see).
   t.is(progressSeen[0], 0, JSON.stringify(progressSeen));

@@ -42,6 +42,7 @@ interface FakeJob {
   createdAt: string;
   updatedAt: string;
   position?: number;
+  textOutputs?: { nodeId: string; text: string }[];
 }
 
 const job = (id: string, status: string, minutes: number, extra: Partial<FakeJob> = {}): FakeJob => ({
@@ -86,7 +87,7 @@ test.serial('the jobs panel from the list: recent endings only (five at most), a
       job('queued-old', 'queued', 120, { statusText: 'Waiting for a GPU', usedParameters: { prompt: long }, createdAt: minutesAgo(120.5) }),
       job('unknown-template', 'running', 1, { templateId: 'no-such-template' }),
       job('failed', 'failed', 2, { error: { code: 'ENGINE', message: 'the engine ran out of memory' }, refundedCoins: 5 }),
-      job('done', 'succeeded', 3, { outputs: [output('earlier-output')] }),
+      job('done', 'succeeded', 3, { outputs: [output('earlier-output')], textOutputs: [{ nodeId: '7', text: 'first' }, { nodeId: '8', text: 'second' }] }),
       job('ended-3', 'cancelled', 4),
       job('ended-4', 'cancelled', 5),
       job('ended-5', 'expired', 6, { refundedCoins: 1 }),
@@ -107,9 +108,11 @@ test.serial('the jobs panel from the list: recent endings only (five at most), a
     t.is(await row(page, 'done').locator('strong').textContent(), 'Solid colour image');
 
     t.is(await statusOfRow(page, 'failed').textContent(), 'Failed: the engine ran out of memory (5 coins refunded)');
-    t.is(await statusOfRow(page, 'ended-5').textContent(), 'Expired: not started before its deadline (1 coins refunded)');
+    t.is(await statusOfRow(page, 'ended-5').textContent(), 'Expired: not started before its deadline (1 coin refunded)');
     t.is(await statusOfRow(page, 'ended-3').textContent(), 'Cancelled');
     t.is(await statusOfRow(page, 'done').textContent(), 'Done');
+    t.deepEqual(await row(page, 'done').locator('.job-texts').evaluate((el) => [...el.children].map((child) => child.textContent)), ['Text outputs', 'first', 'second']);
+    for (const id of ['failed', 'ended-3']) t.true(await row(page, id).locator('.job-texts').isHidden(), `no text output on ${id}`);
     for (const id of ['failed', 'done', 'ended-3', 'ended-5']) t.true(await row(page, id).getByRole('button', { name: /^Cancel/ }).isHidden(), `no Cancel on ${id}`);
     t.is(await row(page, 'failed').locator('.job-elapsed').textContent(), '1 min 0 s', 'an ended job shows the time it took, frozen');
     // Outputs of jobs that had ended before the page loaded belong to History, not to this session.
@@ -173,7 +176,7 @@ test.serial('live events: progress, status, a failure with its refund and the ne
 
     // Late events of an ended job change nothing.
     socket.send({ type: 'job.status', jobId: 'live', seq: 6, text: 'Sampling again' });
-    socket.send({ type: 'job.completed', jobId: 'live', seq: 7, outputs: [output('late-output')] });
+    socket.send({ type: 'job.completed', jobId: 'live', seq: 7, outputs: [output('late-output')], texts: ['a late text'] });
     // An unknown job (submitted in another tab) is fetched; what arrives meanwhile is applied once it is shown.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -195,10 +198,18 @@ test.serial('live events: progress, status, a failure with its refund and the ne
     await until(() => fetches === 2, 'the read of what is left of a job whose start told nothing');
     t.is(await statusOfRow(page, 'live').textContent(), 'Failed: the sampler crashed (5 coins refunded)');
     t.is(await page.locator('[aria-label="Outputs of this session"] li').count(), 0, 'the late completion showed no output');
+    t.true(await row(page, 'live').locator('.job-texts').isHidden(), 'nor its text');
+    // A completion's texts (a workflow's text nodes) show under the row; an empty one is left out.
+    socket.send({ type: 'job.completed', jobId: 'other-tab', seq: 11, outputs: [], texts: ['a caption\non two lines', '  '] });
+    await statusOfRow(page, 'other-tab').filter({ hasText: 'Done' }).waitFor();
+    t.deepEqual(await row(page, 'other-tab').locator('.job-texts').evaluate((el) => [...el.children].map((child) => `${child.tagName} ${child.textContent}`)), [
+      'SPAN Text output',
+      'P a caption\non two lines',
+    ]);
 
     // A snapshot (sent after a reconnect) reads the list again.
     list.jobs = [job('from-snapshot', 'queued', 0), ...list.jobs];
-    socket.send({ type: 'job.snapshot', seq: 11, jobs: [] });
+    socket.send({ type: 'job.snapshot', seq: 12, jobs: [] });
     await row(page, 'from-snapshot').waitFor();
     t.pass();
   } finally {
@@ -246,6 +257,32 @@ test.serial('the socket: a dropped connection comes back and syncs from its last
     await socket.connections[2]!.close({ code: 4003, reason: 'session revoked (test)' });
     await sleep(3_000);
     t.is(socket.connections.length, 3);
+  } finally {
+    await context.close();
+  }
+});
+
+test.serial('the socket: after a 4001 the session is renewed at once, not after the backoff of a dropped connection', async (t) => {
+  const { context, page } = await userPage();
+  try {
+    // The page's own clock: when it asked for the refresh.
+    await context.addInitScript(() => {
+      const nativeFetch = window.fetch;
+      window.fetch = (input, init) => {
+        if (String(input).endsWith('/auth/refresh')) (window as unknown as { refreshAt: number }).refreshAt = performance.now();
+        return nativeFetch(input, init);
+      };
+    });
+    const socket = await fakeSocket(page);
+    await jobsList(page, []);
+    await page.goto('/');
+    await until(() => socket.sent[0]?.length === 1, 'the first sync');
+    const closedAt = await page.evaluate(() => performance.now());
+    await socket.connections[0]!.close({ code: 4001, reason: 'token expired (test)' });
+    await until(() => socket.sent[1]?.length === 1, 'the second connection');
+    const waited = (await page.evaluate(() => (window as unknown as { refreshAt: number }).refreshAt)) - closedAt;
+    // A dropped connection's first retry waits 250 ms; a 4001 does not wait (the time includes the close's trip to the page).
+    t.true(waited >= 0 && waited < 150, `the refresh left ${waited} ms after the close`);
   } finally {
     await context.close();
   }
@@ -479,7 +516,7 @@ test.serial('outputs: a sound gets an audio player and a video a video player, n
 });
 
 // Ctrl and Shift: a new tab or window, the page stays. (Meta opens nothing on Linux: the browser follows the link.)
-test.serial("the page's links: a click with Ctrl or Shift is left to the browser, a plain click moves within the page", async (t) => {
+test.serial("the page's links: a click with Ctrl or Shift is left to the browser, a plain click moves within the page, a click on the page shown adds no step to Back", async (t) => {
   const { context, page } = await userPage();
   try {
     await fakeSocket(page);
@@ -495,6 +532,12 @@ test.serial("the page's links: a click with Ctrl or Shift is left to the browser
     await history.click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
     t.is(new URL(page.url()).pathname, '/history');
+    // The same link again: the page is drawn again, and Back still leads to the page before it.
+    await history.click();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Generate' }).waitFor();
+    t.is(new URL(page.url()).pathname, '/');
   } finally {
     await context.close();
   }
@@ -513,6 +556,36 @@ test.serial('signing out closes the socket and opens no other', async (t) => {
     await sleep(1_500);
     t.deepEqual(socket.closed, [1000]);
     t.is(socket.connections.length, 1, 'no connection after signing out');
+  } finally {
+    await context.close();
+  }
+});
+
+test.serial('a refusal that comes back after signing out leaves the sign-in page as it is', async (t) => {
+  const { context, page } = await userPage();
+  try {
+    await fakeSocket(page);
+    await jobsList(page, []);
+    // The Generate page's templates are still on their way when the user signs out; they come back refused.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let asked = false;
+    await page.route('**/api/v1/templates', async (route) => {
+      asked = true;
+      await released;
+      await route.fulfill({ status: 401, json: { statusCode: 401, error: 'Unauthorized', message: 'Sign in (test)' } });
+    });
+    await page.goto('/');
+    await until(() => asked, 'the templates asked for');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill('typed@example.com');
+    const refreshed = page.waitForResponse((response) => response.url().endsWith('/api/v1/auth/refresh'));
+    release();
+    t.is((await refreshed).status(), 401, 'the session is gone');
+    await sleep(500);
+    t.is(new URL(page.url()).pathname + new URL(page.url()).search, '/login');
+    t.is(await page.getByLabel('Email').inputValue(), 'typed@example.com', 'what the user typed is kept');
   } finally {
     await context.close();
   }

@@ -173,7 +173,7 @@ test.serial('the fields of each type: labels, hints, limits, defaults; what is s
   try {
     await open(h);
     t.deepEqual(await page.getByLabel('Template', { exact: true }).locator('option').allTextContents(), [
-      'Plain (1 coins, image)',
+      'Plain (1 coin, image)',
       'Form check (3 coins, image)',
       'Restyle (2 coins, image)',
       'Restyle strictly (2 coins, image)',

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { launchChromium, until } from './browser-support.ts';
+import { launchChromium, shownText, until } from './browser-support.ts';
 
 // The small pages' guards (web/src/pages/api-keys.ts, extras.ts, admin-users.ts, audit.ts):
 // tests/mutation/mutations/web-user-form.mutations.ts. The application is real (SQLite): keys, users and coins are
@@ -238,6 +238,11 @@ test.serial('Users: a search is trimmed and starts at page 1; coins are added an
     const userRow = page.getByRole('row', { name: new RegExp(USER) });
     await userRow.waitFor();
     t.is(await userRow.getByRole('cell').nth(3).textContent(), '100');
+    // The adjustment's labels show "Direction" and "Coins"; the row's email is for screen readers only.
+    t.deepEqual(await Promise.all((await userRow.locator('label').all()).map((label) => shownText(label))), ['Direction', 'Coins']);
+    // The table is no wider than its rows: no empty white box beside them.
+    const [table, header] = await Promise.all([page.getByRole('table').boundingBox(), page.getByRole('row').first().boundingBox()]);
+    t.true(Math.abs(table!.width - header!.width) <= 1, `table ${table!.width} px, rows ${header!.width} px`);
     await page.getByLabel(`Coins for ${USER}`).fill('5');
     await page.getByRole('row', { name: new RegExp(USER) }).getByRole('button', { name: 'Apply' }).click();
     await statusOf(page).filter({ hasText: `${USER} now has 105 coins.` }).waitFor();

@@ -325,7 +325,7 @@ test.serial('a seed defaulting to -1 is submitted as -1; a colour is picked, not
   await page.unrouteAll({ behavior: 'ignoreErrors' });
   t.is(await page.locator('.jobs li').first().locator('.job-prompt').textContent(), 'a random seed', 'the late list did not drop the job just submitted');
 
-  await picker.selectOption({ label: 'Solid colour image (1 coins, image)' });
+  await picker.selectOption({ label: 'Solid colour image (1 coin, image)' });
   const colour = page.getByLabel(/^Colour/);
   t.is(await colour.getAttribute('type'), 'color');
   t.is(await colour.inputValue(), '#3366cc', 'the default 3368652 shown as a colour');
@@ -394,12 +394,12 @@ test.serial('history tells outputs apart, opens them full size in a keyboard dia
   // Remix: the form opens with the template, the parameters and the price.
   await red.getByRole('link', { name: /^Remix/ }).click();
   await page.getByRole('heading', { name: 'Generate' }).waitFor();
-  t.is(await page.getByLabel('Template').locator('option:checked').textContent(), 'Solid colour image (1 coins, image)');
+  t.is(await page.getByLabel('Template').locator('option:checked').textContent(), 'Solid colour image (1 coin, image)');
   t.is(await page.getByLabel(/^Prompt/).inputValue(), 'a red square');
   t.is(await page.getByLabel(/^Colour/).inputValue(), '#ff0000');
   t.is(await page.getByLabel(/^Width/).inputValue(), '80');
   t.is(await page.getByLabel(/^Height/).inputValue(), '64');
-  t.regex((await page.getByTestId('cost').textContent())!, /^Costs 1 coins; you have \d+\.$/);
+  t.regex((await page.getByTestId('cost').textContent())!, /^Costs 1 coin; you have \d+\.$/);
   await page.getByRole('status').filter({ hasText: 'Remixing an output of Solid colour image' }).waitFor();
   await checkPage(t, page, 'generate remix');
   t.like(await generateAndWait(page), { prompt: 'a red square', color: 0xff0000, width: 80, height: 64 });

@@ -33,8 +33,8 @@ export function replace(parent: Node, ...children: Child[]): void {
 }
 
 let nextId = 0;
-/** A labelled form field: the label points at the control by id. */
-export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+/** A labelled form field: the label points at the control by id (a label can be children, e.g. with words only screen readers need). */
+export function field(label: Child, control: HTMLElement, hint?: string): HTMLElement {
   control.id ||= `f${++nextId}`;
   const hintEl = hint ? h('small', { id: `${control.id}-hint`, className: 'hint' }, hint) : null;
   if (hintEl) control.setAttribute('aria-describedby', hintEl.id);
@@ -42,6 +42,12 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
 }
 
 /** A status line read out by screen readers. */
+/** Words that name what a control acts on for screen readers, where the row around it already shows it to the eye. */
+export const unseen = (text: string): HTMLElement => h('span', { className: 'sr-only' }, text);
+
+/** A count of coins: "1 coin", "2 coins". */
+export const coins = (n: number): string => `${n} ${n === 1 ? 'coin' : 'coins'}`;
+
 export function statusLine(className = 'status'): HTMLElement {
   return h('p', { className, role: 'status', 'aria-live': 'polite' });
 }

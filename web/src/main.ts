@@ -1,6 +1,6 @@
 import './app.css';
 import { api, errorText, setSignedOutHandler, type User } from './api.ts';
-import { h, replace } from './dom.ts';
+import { coins, h, replace } from './dom.ts';
 import { EventSocket } from './socket.ts';
 import { authPage } from './pages/auth.ts';
 import { generatePage } from './pages/generate.ts';
@@ -110,7 +110,7 @@ function renderHeader(): void {
       ? h(
           'div',
           { className: 'who' },
-          h('span', { className: 'balance', 'data-testid': 'balance' }, `${ctx.user.coinBalance} coins`),
+          h('span', { className: 'balance', 'data-testid': 'balance' }, coins(ctx.user.coinBalance)),
           h('span', null, ctx.user.displayName),
           h('button', { type: 'button', className: 'link', on: { click: () => void signOut() } }, 'Sign out'),
         )

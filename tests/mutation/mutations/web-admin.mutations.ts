@@ -79,7 +79,7 @@ export const MUTATIONS: Mutation[] = [
   templates('a published template offers Publish, not Back to draft', ["      template.status === 'draft'\n        ? button(", '      true\n        ? button(']),
   templates('an inactive template offers Deactivate, not Activate', ['      template.isActive\n        ? button(', '      true\n        ? button(']),
   templates('Delete deletes without asking', [
-    'if (window.confirm(`Delete ${template.name}? Jobs that ran it keep their history.`)) void',
+    'if (window.confirm(`Delete ${name}? Jobs that ran it keep their history.`)) void',
     'void',
   ]),
   // Step 2: the parameter map.

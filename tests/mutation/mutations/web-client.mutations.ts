@@ -36,7 +36,7 @@ export const MUTATIONS: Mutation[] = [
   // How a job ends.
   jobs(
     "a failure's refund is not told",
-    ["'unknown error'}${this.job.refundedCoins ? ` (${this.job.refundedCoins} coins refunded)` : ''}`", "'unknown error'}`"],
+    ["'unknown error'}${this.job.refundedCoins ? ` (${coins(this.job.refundedCoins)} refunded)` : ''}`", "'unknown error'}`"],
   ),
   jobs('an ended job keeps its Cancel button', ['    this.cancel.hidden = true;\n', '']),
   jobs(

@@ -1,5 +1,5 @@
 import { api, ApiError, query, type Page } from '../api.ts';
-import { field, h, replace, statusLine, type Child } from '../dom.ts';
+import { coins, field, h, replace, statusLine, type Child } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { pager } from './history.ts';
 
@@ -184,7 +184,7 @@ export async function jobsPage(_ctx: Ctx, main: HTMLElement): Promise<void> {
     try {
       const cancelled = await api.post<{ refundedCoins: number }>(`/admin/jobs/${job.id}/cancel`);
       status.className = 'status';
-      status.textContent = `Job ${job.id} of ${job.userEmail ?? job.userId} cancelled; ${cancelled.refundedCoins} coins refunded.`;
+      status.textContent = `Job ${job.id} of ${job.userEmail ?? job.userId} cancelled; ${coins(cancelled.refundedCoins)} refunded.`;
     } catch (failure) {
       status.className = 'status error';
       status.textContent = failureText(failure, 'The cancel failed.');

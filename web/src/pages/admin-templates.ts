@@ -136,23 +136,26 @@ export async function adminTemplatesPage(ctx: Ctx, main: HTMLElement): Promise<(
   }
 
   function actionsOf(template: AdminTemplate): HTMLElement[] {
-    const button = (label: string, run: () => void, className = 'secondary') => h('button', { type: 'button', className, on: { click: run } }, label);
+    // The row shows the template's name; each button's accessible name says it again, for a button heard alone.
+    const button = (action: string, named: string, run: () => void, className = 'secondary') =>
+      h('button', { type: 'button', className, 'aria-label': `${action}${named}`, on: { click: run } }, action);
+    const name = template.name;
     const path = `/workflow-templates/${template.id}`;
     return [
-      button(`Edit parameters of ${template.name}`, () => void openMap(template)),
-      button(`Edit workflow of ${template.name}`, () => openWorkflow(template)),
-      button(`Test run ${template.name}`, () => {
+      button('Edit parameters', ` of ${name}`, () => void openMap(template)),
+      button('Edit workflow', ` of ${name}`, () => openWorkflow(template)),
+      button('Test run', ` ${name}`, () => {
         const card = testRunCard(ctx, template);
         showInEditor(card.element, card.dispose);
       }),
       template.status === 'draft'
-        ? button(`Publish ${template.name}`, () => void change(() => api.post(`/templates/${template.id}/publish`), `Published ${template.name}: users can now run it.`))
-        : button(`Back to draft: ${template.name}`, () => void change(() => api.post(`/templates/${template.id}/unpublish`), `${template.name} is a draft again: users no longer see it.`)),
+        ? button('Publish', ` ${name}`, () => void change(() => api.post(`/templates/${template.id}/publish`), `Published ${name}: users can now run it.`))
+        : button('Back to draft', `: ${name}`, () => void change(() => api.post(`/templates/${template.id}/unpublish`), `${name} is a draft again: users no longer see it.`)),
       template.isActive
-        ? button(`Deactivate ${template.name}`, () => void change(() => api.patch(path, { isActive: false }), `Deactivated ${template.name}.`))
-        : button(`Activate ${template.name}`, () => void change(() => api.patch(path, { isActive: true }), `Activated ${template.name}.`)),
-      button(`Delete ${template.name}`, () => {
-        if (window.confirm(`Delete ${template.name}? Jobs that ran it keep their history.`)) void change(() => api.delete(path), `Deleted ${template.name}.`);
+        ? button('Deactivate', ` ${name}`, () => void change(() => api.patch(path, { isActive: false }), `Deactivated ${name}.`))
+        : button('Activate', ` ${name}`, () => void change(() => api.patch(path, { isActive: true }), `Activated ${name}.`)),
+      button('Delete', ` ${name}`, () => {
+        if (window.confirm(`Delete ${name}? Jobs that ran it keep their history.`)) void change(() => api.delete(path), `Deleted ${name}.`);
       }, 'danger'),
     ];
   }

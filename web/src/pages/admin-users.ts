@@ -1,5 +1,5 @@
 import { api, ApiError, errorText, query, type Page, type User } from '../api.ts';
-import { field, h, replace, statusLine, uuid } from '../dom.ts';
+import { coins, field, h, replace, statusLine, unseen, uuid } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { pager } from './history.ts';
 
@@ -44,15 +44,15 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
               apply.disabled = false;
             }
             another();
-            const done = `${updated.email} now has ${updated.coinBalance} coins.`;
+            const done = `${updated.email} now has ${coins(updated.coinBalance)}.`;
             status.textContent = done;
             if (updated.id === ctx.user?.id) await ctx.refreshUser().catch(() => undefined);
             await load().catch((failure: unknown) => (status.textContent = `${done} The list could not be read again: ${errorText(failure)}`));
           },
         },
       },
-      field(`Direction for ${user.email}`, direction),
-      field(`Coins for ${user.email}`, amount),
+      field(['Direction', unseen(` for ${user.email}`)], direction),
+      field(['Coins', unseen(` for ${user.email}`)], amount),
       apply,
     );
     return form;

@@ -1,5 +1,5 @@
 import { api, errorText, type User } from '../api.ts';
-import { field, h, replace, statusLine, uuid } from '../dom.ts';
+import { coins, field, h, replace, statusLine, uuid } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { mediaFor, renewViewUrl, type HistoryItem } from '../media.ts';
 import { jobsPanel, type Job } from './jobs-panel.ts';
@@ -48,7 +48,7 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
   const picker = h(
     'select',
     { name: 'template' },
-    templates.map((template) => h('option', { value: template.id, selected: template === remixed }, `${template.name} (${template.cost} coins, ${template.outputType})`)),
+    templates.map((template) => h('option', { value: template.id, selected: template === remixed }, `${template.name} (${coins(template.cost)}, ${template.outputType})`)),
   );
   const remixNote = remix
     ? h('p', { className: remixed ? 'notice info' : 'notice', role: 'status' }, remixed ? `Remixing an output of ${remixed.name}: its parameters are filled in.` : 'The template of that output is no longer available.')
@@ -67,7 +67,7 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
   const showCost = () => {
     const template = current();
     const balance = ctx.user?.coinBalance ?? 0;
-    cost.textContent = template ? `Costs ${template.cost} coins; you have ${balance}.` : '';
+    cost.textContent = template ? `Costs ${coins(template.cost)}; you have ${balance}.` : '';
     submit.disabled = submitting || !template || template.cost > balance;
     if (template && template.cost > balance) status.textContent = NOT_ENOUGH;
     // A refund or a top-up made it payable: the warning goes (any other message stays).
@@ -83,11 +83,15 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
     replace(fields, inputs.element);
     showCost();
   };
-  const renderGallery = () =>
+  // Shown once the tab has an output: an empty heading says nothing.
+  const gallerySection = h('section', { 'aria-labelledby': 'gallery-title' }, h('h2', { id: 'gallery-title' }, 'This session'), galleryList);
+  const renderGallery = () => {
+    gallerySection.hidden = gallery.items.length === 0;
     replace(
       galleryList,
       gallery.items.map((item) => h('li', { className: 'tile' }, mediaFor(item, `Output ${item.fileName}`, renewViewUrl), h('span', { className: 'hint' }, item.fileName))),
     );
+  };
   const addOutputs = (outputs: HistoryItem[]) => {
     for (const output of outputs) if (!gallery.items.some((known) => known.id === output.id)) gallery.items.unshift(output);
     gallery.items.splice(GALLERY_LIMIT);
@@ -146,7 +150,7 @@ export async function generatePage(ctx: Ctx, main: HTMLElement): Promise<() => v
   replace(
     main,
     h('div', { className: 'columns' }, form, h('section', { className: 'card', 'aria-labelledby': 'jobs-title' }, h('h2', { id: 'jobs-title' }, 'Jobs'), jobs.element)),
-    h('section', { 'aria-labelledby': 'gallery-title' }, h('h2', { id: 'gallery-title' }, 'This session'), galleryList),
+    gallerySection,
   );
   showTemplate();
   renderGallery();

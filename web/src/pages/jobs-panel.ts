@@ -1,5 +1,5 @@
 import { api, errorText, query, type Page } from '../api.ts';
-import { h, replace } from '../dom.ts';
+import { coins, h, replace } from '../dom.ts';
 import type { HistoryItem } from '../media.ts';
 import type { EventSocket, ServerEvent } from '../socket.ts';
 
@@ -10,6 +10,8 @@ export interface Job {
   progress: { value: number; max: number };
   statusText: string | null;
   outputs: HistoryItem[];
+  /** What the workflow's text nodes (e.g. ComfyUI's PreviewAny) gave back, once it succeeded. */
+  textOutputs?: { nodeId: string; text: string }[];
   usedParameters: Record<string, unknown>;
   error: { code: string; message: string } | null;
   refundedCoins: number;
@@ -53,6 +55,7 @@ class JobRow {
   private readonly elapsed: HTMLElement;
   private readonly cancel: HTMLButtonElement;
   private readonly message: HTMLElement;
+  private readonly texts: HTMLElement;
   private job: Job;
   private outputsShown = false;
   /** When the server expects the job to be done (ms since the epoch), counted down between its reports; null: unknown. */
@@ -72,6 +75,7 @@ class JobRow {
     this.queue = h('span', { className: 'job-queue hint' });
     this.elapsed = h('span', { className: 'job-elapsed hint' });
     this.message = h('span', { className: 'hint error', role: 'alert' });
+    this.texts = h('div', { className: 'job-texts', hidden: true });
     this.cancel = h('button', { type: 'button', className: 'danger small', on: { click: () => void this.requestCancel() } }, 'Cancel', h('span', { className: 'sr-only' }, ` ${templateName}: ${prompt}`));
     this.element = h(
       'li',
@@ -80,6 +84,7 @@ class JobRow {
       h('span', { className: 'job-prompt' }, prompt),
       this.bar,
       h('div', { className: 'job-line' }, this.text, this.queue, this.elapsed, this.cancel),
+      this.texts,
       this.message,
     );
     this.fromJob(job);
@@ -119,9 +124,12 @@ class JobRow {
         this.bar.max = Number(event.max) || 1;
         this.bar.value = Number(event.value) || 0;
         break;
-      case 'job.completed':
+      case 'job.completed': {
+        const texts = Array.isArray(event.texts) ? event.texts.map(String) : [];
+        this.job = { ...this.job, textOutputs: texts.map((text) => ({ nodeId: '', text })) };
         this.end('succeeded', event.outputs as HistoryItem[]);
         break;
+      }
       case 'job.failed': {
         const message = (event.error as { message?: string } | undefined)?.message ?? 'unknown error';
         this.job = { ...this.job, error: { code: '', message }, refundedCoins: Number(event.refunded) || 0 };
@@ -189,6 +197,13 @@ class JobRow {
     this.queue.hidden = parts.length === 0;
   }
 
+  /** A succeeded job's text outputs, each as a paragraph under the heading "Text output". */
+  private showTexts(outputs: { text: string }[]): void {
+    const texts = outputs.map((output) => output.text).filter((text) => text.trim() !== '');
+    replace(this.texts, texts.length > 0 ? [h('span', { className: 'hint' }, texts.length === 1 ? 'Text output' : 'Text outputs'), texts.map((text) => h('p', null, text))] : null);
+    this.texts.hidden = texts.length === 0;
+  }
+
   /** `wasActive` is known by the caller when the job's state came from the server; an event ends the job now. */
   private end(status: Job['status'], outputs: HistoryItem[], wasActive?: boolean): void {
     const fromEvent = wasActive === undefined;
@@ -199,10 +214,11 @@ class JobRow {
     if (status === 'succeeded') {
       this.bar.value = this.bar.max;
       this.text.textContent = 'Done';
+      this.showTexts(this.job.textOutputs ?? []);
     } else if (status === 'failed') {
-      this.text.textContent = `Failed: ${this.job.error?.message ?? 'unknown error'}${this.job.refundedCoins ? ` (${this.job.refundedCoins} coins refunded)` : ''}`;
+      this.text.textContent = `Failed: ${this.job.error?.message ?? 'unknown error'}${this.job.refundedCoins ? ` (${coins(this.job.refundedCoins)} refunded)` : ''}`;
     } else if (status === 'expired') {
-      this.text.textContent = `Expired: not started before its deadline${this.job.refundedCoins ? ` (${this.job.refundedCoins} coins refunded)` : ''}`;
+      this.text.textContent = `Expired: not started before its deadline${this.job.refundedCoins ? ` (${coins(this.job.refundedCoins)} refunded)` : ''}`;
     } else {
       this.text.textContent = 'Cancelled';
     }
