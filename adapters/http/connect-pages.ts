@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
+import { parsePlatform, platformName } from '../../core/domain/social.ts';
 
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -24,7 +25,10 @@ export function connectPagesRouter(frontendUrl: string): Router {
   const router = express.Router();
   router.use('/connect', helmet({ contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'style-src': ["'unsafe-inline'"], 'base-uri': ["'none'"], 'form-action': ["'none'"], 'frame-ancestors': ["'none'"] } } }));
   const back = `${frontendUrl}/connections`;
-  const platformOf = (req: Request) => (typeof req.query.platform === 'string' && /^[A-Za-z]{1,20}$/.test(req.query.platform) ? req.query.platform.toUpperCase() : 'The platform');
+  const platformOf = (req: Request) => {
+    const platform = parsePlatform(req.query.platform);
+    return platform ? platformName(platform) : 'The platform';
+  };
   router.get('/connect/success.html', (req: Request, res: Response) => {
     res.type('html').setHeader('Cache-Control', 'no-store');
     res.send(page('Connected', `${platformOf(req)} is connected. You can publish your videos there now.`, back));

@@ -5,6 +5,10 @@
 export const SOCIAL_PLATFORMS = ['YOUTUBE', 'TIKTOK'] as const;
 export type SocialPlatform = (typeof SOCIAL_PLATFORMS)[number];
 
+/** How people write each platform's name, for messages and pages; the identifier stays in fields and paths. */
+export const PLATFORM_NAMES: Readonly<Record<SocialPlatform, string>> = { YOUTUBE: 'YouTube', TIKTOK: 'TikTok' };
+export const platformName = (platform: SocialPlatform): string => PLATFORM_NAMES[platform];
+
 export const parsePlatform = (value: unknown): SocialPlatform | null => {
   if (typeof value !== 'string') return null;
   const upper = value.toUpperCase();

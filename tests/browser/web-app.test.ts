@@ -449,12 +449,12 @@ test.serial('Connections: connect YouTube through its consent page, publish a vi
     const page = await context.newPage();
     await signUp(page, `p-${Date.now()}@example.com`);
     await page.getByRole('link', { name: 'Connections' }).click();
-    await page.getByRole('link', { name: 'Connect YOUTUBE' }).click();
+    await page.getByRole('link', { name: 'Connect YouTube' }).click();
     await page.getByRole('heading', { name: 'Connected' }).waitFor();
-    t.regex(await page.locator('main').innerText(), /YOUTUBE is connected/);
+    t.regex(await page.locator('main').innerText(), /YouTube is connected/);
     await screenshot(page, '20-connected');
     await page.getByRole('link', { name: 'Back to your connections' }).click();
-    await page.getByRole('button', { name: 'Disconnect YOUTUBE' }).waitFor();
+    await page.getByRole('button', { name: 'Disconnect YouTube' }).waitFor();
 
     await page.getByRole('link', { name: 'Generate' }).click();
     await generate(page, 'Solid colour video', async (p) => p.getByLabel(/^Prompt/).fill('to publish'));
@@ -465,13 +465,13 @@ test.serial('Connections: connect YouTube through its consent page, publish a vi
     const link = page.getByRole('link', { name: 'view post' }).first();
     await link.waitFor();
     t.is(await link.getAttribute('href'), 'https://www.youtube.com/watch?v=fromTheBrowser');
-    t.regex(await page.locator('.publications').first().innerText(), /YOUTUBE: published/);
+    t.regex(await page.locator('.publications').first().innerText(), /YouTube: published/);
     await screenshot(page, '21-published');
 
     nock(social.GOOGLE_OAUTH).post('/revoke').reply(200, {});
     await page.getByRole('link', { name: 'Connections' }).click();
-    await page.getByRole('button', { name: 'Disconnect YOUTUBE' }).click();
-    await page.getByRole('link', { name: 'Connect YOUTUBE' }).waitFor();
+    await page.getByRole('button', { name: 'Disconnect YouTube' }).click();
+    await page.getByRole('link', { name: 'Connect YouTube' }).waitFor();
     t.true(nock.isDone());
     t.deepEqual(problems.problems, []);
   } finally {

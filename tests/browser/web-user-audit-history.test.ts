@@ -269,9 +269,9 @@ test.serial('history: publishing: videos only, each platform with its state, a p
     const answers: ((route: Route) => Promise<void>)[] = [
       (route) => {
         publications.clip = [...publications.clip!, { platform: 'TIKTOK', status: 'pending', updatedAt }];
-        return route.fulfill({ status: 202, json: { message: 'Publishing to TIKTOK started.' } });
+        return route.fulfill({ status: 202, json: { message: 'Publishing to TikTok started.' } });
       },
-      (route) => route.fulfill({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'TIKTOK is not connected.' } }),
+      (route) => route.fulfill({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: 'TikTok is not connected.' } }),
       (route) => route.abort('connectionrefused'),
     ];
     await page.route('**/api/v1/my-outputs/clip/publish', (route) => {
@@ -283,16 +283,16 @@ test.serial('history: publishing: videos only, each platform with its state, a p
     const lines = clip.locator('.publications span');
     await lines.first().waitFor();
     t.is(await tile(page, 'still').getByRole('button', { name: 'Publish' }).count(), 0, 'an image is not published');
-    t.deepEqual(await lines.allTextContents(), ['YOUTUBE: failed (quota exceeded)']);
+    t.deepEqual(await lines.allTextContents(), ['YouTube: failed (quota exceeded)']);
     t.is(await lines.first().getAttribute('class'), 'hint error');
 
     await clip.getByLabel('Publish clip.mp4 to').selectOption('TIKTOK');
     await clip.getByRole('button', { name: 'Publish' }).click();
     await statusLine(page).filter({ hasText: 'started' }).waitFor();
-    t.is(await statusLine(page).textContent(), 'Publishing to TIKTOK started.');
+    t.is(await statusLine(page).textContent(), 'Publishing to TikTok started.');
     t.deepEqual(bodies, [{ platforms: ['TIKTOK'] }]);
     await lines.nth(1).waitFor();
-    t.deepEqual(await lines.allTextContents(), ['YOUTUBE: failed (quota exceeded)', 'TIKTOK: pending']);
+    t.deepEqual(await lines.allTextContents(), ['YouTube: failed (quota exceeded)', 'TikTok: pending']);
     t.is(await lines.nth(1).getAttribute('class'), 'hint');
 
     // The upload ends: its event shows the new state, with the post's link.
@@ -300,13 +300,13 @@ test.serial('history: publishing: videos only, each platform with its state, a p
     socket.send({ type: 'publish.failed', seq: 1, outputId: 'not-on-this-page', platform: 'YOUTUBE', error: 'x' });
     socket.send({ type: 'publish.completed', seq: 2, outputId: 'clip', platform: 'TIKTOK', url: 'https://example.org/v/1' });
     await lines.filter({ hasText: 'published' }).waitFor();
-    t.deepEqual(await lines.allTextContents(), ['YOUTUBE: failed (quota exceeded)', 'TIKTOK: published view post']);
+    t.deepEqual(await lines.allTextContents(), ['YouTube: failed (quota exceeded)', 'TikTok: published view post']);
     t.is(await lines.nth(1).getByRole('link', { name: 'view post' }).getAttribute('href'), 'https://example.org/v/1');
     t.false('not-on-this-page' in reads, 'an output not shown is not asked about');
 
     await clip.getByRole('button', { name: 'Publish' }).click();
     await statusLine(page).filter({ hasText: 'not connected' }).waitFor();
-    t.is(await statusLine(page).textContent(), 'TIKTOK is not connected.');
+    t.is(await statusLine(page).textContent(), 'TikTok is not connected.');
     await clip.getByRole('button', { name: 'Publish' }).click();
     await statusLine(page).filter({ hasText: 'Publishing failed.' }).waitFor();
     t.is(await statusLine(page).textContent(), 'Publishing failed.');

@@ -158,11 +158,11 @@ test.serial('Connections: each platform connected or not; disconnect goes to its
     await page.goto('/connections');
     const items = page.locator('main ul.plain > li');
     await items.first().waitFor();
-    t.deepEqual(await items.allTextContents(), ['YOUTUBE connected Disconnect YOUTUBE', 'TIKTOK not connected Connect TIKTOK']);
-    t.is(await page.getByRole('link', { name: 'Connect TIKTOK' }).getAttribute('href'), '/api/v1/connect/tiktok');
-    await page.getByRole('button', { name: 'Disconnect YOUTUBE' }).click();
-    await statusOf(page).filter({ hasText: 'YOUTUBE disconnected.' }).waitFor();
-    await page.getByRole('link', { name: 'Connect YOUTUBE' }).waitFor();
+    t.deepEqual(await items.allTextContents(), ['YouTube connected Disconnect YouTube', 'TikTok not connected Connect TikTok']);
+    t.is(await page.getByRole('link', { name: 'Connect TikTok' }).getAttribute('href'), '/api/v1/connect/tiktok');
+    await page.getByRole('button', { name: 'Disconnect YouTube' }).click();
+    await statusOf(page).filter({ hasText: 'YouTube disconnected.' }).waitFor();
+    await page.getByRole('link', { name: 'Connect YouTube' }).waitFor();
     t.deepEqual(disconnects, ['/api/v1/disconnect/youtube']);
   });
 });
@@ -373,7 +373,7 @@ test.serial('fixed fault: Connections: a refused disconnect says nothing', async
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto('/connections');
-    await page.getByRole('button', { name: 'Disconnect YOUTUBE' }).click();
+    await page.getByRole('button', { name: 'Disconnect YouTube' }).click();
     await Promise.race([statusOf(page).filter({ hasText: /\w/ }).waitFor(), until(() => errors.length > 0, 'an error')]);
     t.is(await statusOf(page).textContent(), 'YouTube did not answer (test).');
   });

@@ -207,7 +207,7 @@ test('without social credentials the app starts; connecting answers 503 and noth
   await client.signUp();
   const connect = await client.get('/connect/youtube');
   t.is(connect.status, 503);
-  t.is(connect.body.message, 'YOUTUBE is not configured on this server');
+  t.is(connect.body.message, 'YouTube is not configured on this server');
   t.deepEqual((await client.get('/connections')).body, []);
 });
 

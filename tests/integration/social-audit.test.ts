@@ -31,7 +31,7 @@ for (const db of DATABASES) {
   // Pins that an output id in capitals (as some clients send UUIDs) is the same output, and the publication is recorded on its stored id.
   test.serial(`[${db}] an output id in capitals publishes that output`, async (t) => {
     const r = await requester(db);
-    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }, { outputId: r.item.id.toUpperCase() }), { ok: true, value: { message: 'Publishing to YOUTUBE has started', started: ['YOUTUBE'] } });
+    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }, { outputId: r.item.id.toUpperCase() }), { ok: true, value: { message: 'Publishing to YouTube has started', started: ['YOUTUBE'] } });
     t.like(await r.backend.repos.publications.find(r.item.id, 'YOUTUBE'), { outputId: r.item.id, status: 'pending' });
     t.is((await r.queued()).length, 1);
   });
@@ -42,8 +42,8 @@ for (const db of DATABASES) {
     t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }), {
       ok: false,
       code: 'VALIDATION.FAILED',
-      message: 'YOUTUBE accepts videos only; this output is image/png',
-      details: [{ field: 'platforms', message: 'YOUTUBE accepts videos only; this output is image/png' }],
+      message: 'YouTube accepts videos only; this output is image/png',
+      details: [{ field: 'platforms', message: 'YouTube accepts videos only; this output is image/png' }],
     });
     t.deepEqual(await r.backend.repos.publications.listForOutput(r.item.id), []);
     t.deepEqual(await r.queued(), []);
@@ -55,8 +55,8 @@ for (const db of DATABASES) {
     t.deepEqual(await r.ask({ platforms: ['YOUTUBE', 'TIKTOK'] }), {
       ok: false,
       code: 'VALIDATION.FAILED',
-      message: 'TIKTOK is not connected: connect it first (GET /connect/tiktok)',
-      details: [{ field: 'platforms', message: 'TIKTOK is not connected: connect it first (GET /connect/tiktok)' }],
+      message: 'TikTok is not connected: connect it first (GET /connect/tiktok)',
+      details: [{ field: 'platforms', message: 'TikTok is not connected: connect it first (GET /connect/tiktok)' }],
     });
     t.deepEqual(await r.backend.repos.publications.listForOutput(r.item.id), []);
     t.deepEqual(await r.queued(), []);
@@ -98,10 +98,10 @@ for (const db of DATABASES) {
   test.serial(`[${db}] a repeated request's answer starts with a capital`, async (t) => {
     const r = await requester(db);
     t.true((await r.ask({ platforms: ['YOUTUBE'] })).ok);
-    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }), { ok: true, value: { message: 'YOUTUBE is already in progress', started: [] } });
+    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }), { ok: true, value: { message: 'YouTube is already in progress', started: [] } });
     const youtube = (await r.backend.repos.publications.find(r.item.id, 'YOUTUBE'))!;
     t.true(await r.backend.repos.publications.begin(r.item.id, 'YOUTUBE', youtube.attemptId, clock.now()));
     t.true(await r.backend.repos.publications.end(r.item.id, 'YOUTUBE', youtube.attemptId, { status: 'published', url: 'https://www.youtube.com/watch?v=v' }, clock.now()));
-    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }), { ok: true, value: { message: 'Already published to YOUTUBE', started: [] } });
+    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }), { ok: true, value: { message: 'Already published to YouTube', started: [] } });
   });
 }

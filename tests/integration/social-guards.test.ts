@@ -122,7 +122,7 @@ for (const db of DATABASES) {
     const attemptId = (await backend.repos.publications.find(item.id, 'YOUTUBE'))!.attemptId;
     t.is((await queued()).length, 1);
     const pending = await ask();
-    t.true(pending.ok && pending.value.started.length === 0 && /YOUTUBE is already in progress/.test(pending.value.message));
+    t.true(pending.ok && pending.value.started.length === 0 && /YouTube is already in progress/.test(pending.value.message));
     t.true(await backend.repos.publications.begin(item.id, 'YOUTUBE', attemptId, clock.now()));
     const uploading = await ask();
     t.true(uploading.ok && uploading.value.started.length === 0);
@@ -154,7 +154,7 @@ for (const db of DATABASES) {
     t.like(eleven, { ok: false, code: 'VALIDATION.FAILED' });
     t.like(await ask({ platforms: ['YOUTUBE'], title: 42 }), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'title', message: 'must be a string' }] });
     t.like(await ask({ platforms: ['YOUTUBE'], description: ['x'] }), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'description', message: 'must be a string' }] });
-    t.like(await ask({ platforms: ['TIKTOK'] }), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'platforms[0]', message: 'TIKTOK is not configured on this server' }] });
+    t.like(await ask({ platforms: ['TIKTOK'] }), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'platforms[0]', message: 'TikTok is not configured on this server' }] });
     t.like(await ask({ platforms: [7] }), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'platforms[0]', message: 'unknown platform 7 (supported: YOUTUBE, TIKTOK)' }] });
     t.deepEqual(await backend.repos.publications.listForOutput(item.id), [], 'nothing was recorded');
   });
@@ -218,7 +218,7 @@ for (const db of DATABASES) {
       t.deepEqual(await w.run.execute(w.message(1)), { action: 'ack' }, `${name}: not retried`);
       const { publication, events } = await w.outcome();
       t.is(publication.status, 'failed', name);
-      t.regex(publication.error ?? '', /YOUTUBE refused the authorization .*; connect YOUTUBE again$/, name);
+      t.regex(publication.error ?? '', /YouTube refused the authorization .*; connect YouTube again$/, name);
       t.deepEqual(events.map((e) => e.type), ['publish.failed'], name);
       t.true(nock.isDone(), name);
       nock.cleanAll();
@@ -226,7 +226,7 @@ for (const db of DATABASES) {
   });
 
   // Pins that TikTok refusing the refresh grant (invalid_grant, even in a 200 answer) tells the user, in TikTok's own words, to connect again, while its other OAuth errors do not.
-  test.serial(`[${db}] TikTok refusing the refresh grant ends the publication with its words and "connect TIKTOK again"; another OAuth error does not ask to connect again`, async (t) => {
+  test.serial(`[${db}] TikTok refusing the refresh grant ends the publication with its words and "connect TikTok again"; another OAuth error does not ask to connect again`, async (t) => {
     const refreshAnswer = (answer: Record<string, string>) =>
       nock(TIKTOK_API)
         .post('/v2/oauth/token/', (body: Record<string, string>) => body.grant_type === 'refresh_token' && body.refresh_token === 'refresh-1')
@@ -237,7 +237,7 @@ for (const db of DATABASES) {
     refreshAnswer({ error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.' });
     t.deepEqual(await refused.run.execute(refused.message(1)), { action: 'ack' }, 'not retried');
     const ended = await refused.outcome();
-    t.like(ended.publication, { status: 'failed', error: 'TIKTOK refused the authorization (TikTok token refresh: invalid_grant: Refresh token is invalid or expired.); connect TIKTOK again' });
+    t.like(ended.publication, { status: 'failed', error: 'TikTok refused the authorization (TikTok token refresh: invalid_grant: Refresh token is invalid or expired.); connect TikTok again' });
     t.deepEqual(ended.events.map((e) => e.type), ['publish.failed']);
     nock.cleanAll();
 
@@ -247,7 +247,7 @@ for (const db of DATABASES) {
     const { publication } = await misconfigured.outcome();
     t.is(publication.status, 'failed');
     t.regex(publication.error ?? '', /^TikTok token refresh: .*invalid_client: Client key or secret is incorrect\.$/);
-    t.notRegex(publication.error ?? '', /connect TIKTOK again/, 'the user can do nothing about the server\'s client key');
+    t.notRegex(publication.error ?? '', /connect TikTok again/, 'the user can do nothing about the server\'s client key');
   });
 
   // Pins that a failed publication's error text is shown, in the stored row and in the publish.failed event alike, without server file paths and cut to its limit.
@@ -276,7 +276,7 @@ for (const db of DATABASES) {
   test.serial(`[${db}] a platform no longer configured or a file no longer stored ends the publication at once with its reason`, async (t) => {
     const gone = await world(t, db, { platforms: () => ({ get: () => null, configured: () => [] }) });
     t.deepEqual(await gone.run.execute(gone.message(1)), { action: 'ack' });
-    t.like((await gone.outcome()).publication, { status: 'failed', error: 'YOUTUBE is no longer configured on this server' });
+    t.like((await gone.outcome()).publication, { status: 'failed', error: 'YouTube is no longer configured on this server' });
 
     const deleted = await world(t, db);
     await deleted.storage.delete(deleted.item.storageKey);

@@ -260,7 +260,7 @@ for (const db of DATABASES) {
     const r = await requester(db);
     for (const body of [null, undefined, 'YOUTUBE', 7]) t.like(await r.ask(body), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'platforms' }] }, JSON.stringify(body));
     const started = await r.ask({ platforms: ['YOUTUBE', 'youtube'], title: null, description: null });
-    t.deepEqual(started, { ok: true, value: { message: 'Publishing to YOUTUBE has started', started: ['YOUTUBE'] } });
+    t.deepEqual(started, { ok: true, value: { message: 'Publishing to YouTube has started', started: ['YOUTUBE'] } });
     t.like(await r.backend.repos.publications.find(r.item.id, 'YOUTUBE'), { title: 'clip', description: '' });
     t.is((await r.queued()).length, 1);
   });
@@ -280,11 +280,11 @@ for (const db of DATABASES) {
   test.serial(`[${db}] a repeated request answers only what is already in progress or published`, async (t) => {
     const r = await requester(db);
     t.true((await r.ask({ platforms: ['YOUTUBE', 'TIKTOK'] })).ok);
-    t.deepEqual(await r.ask({ platforms: ['YOUTUBE', 'TIKTOK'] }), { ok: true, value: { message: 'YOUTUBE is already in progress; TIKTOK is already in progress', started: [] } });
+    t.deepEqual(await r.ask({ platforms: ['YOUTUBE', 'TIKTOK'] }), { ok: true, value: { message: 'YouTube is already in progress; TikTok is already in progress', started: [] } });
     const youtube = (await r.backend.repos.publications.find(r.item.id, 'YOUTUBE'))!;
     t.true(await r.backend.repos.publications.begin(r.item.id, 'YOUTUBE', youtube.attemptId, clock.now()));
     t.true(await r.backend.repos.publications.end(r.item.id, 'YOUTUBE', youtube.attemptId, { status: 'published', url: 'https://www.youtube.com/watch?v=v' }, clock.now()));
-    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }), { ok: true, value: { message: 'Already published to YOUTUBE', started: [] } });
+    t.deepEqual(await r.ask({ platforms: ['YOUTUBE'] }), { ok: true, value: { message: 'Already published to YouTube', started: [] } });
   });
 
   // Pins the default title: a file named only by its extension still gets a title, and a long file name is cut to the platforms' limit (else YouTube refuses the upload).

@@ -105,7 +105,7 @@ for (const db of DATABASES) {
     t.deepEqual((await alice.get('/connections')).body, ['YOUTUBE']);
     const landing = await fetch(callback.headers.get('location')!);
     t.is(landing.status, 200);
-    t.regex(await landing.text(), /YOUTUBE is connected/);
+    t.regex(await landing.text(), /YouTube is connected/);
 
     // At rest the tokens are ciphertext bound to their key id.
     const rows = await rawConnections(app);
@@ -122,7 +122,7 @@ for (const db of DATABASES) {
     const upload = youtubeUpload('session-1', 'dQw4w9WgXcQ', puts);
     const published = await alice.post(`/my-outputs/${output.id}/publish`, { platforms: ['youtube'], title: 'My clip', privacy: 'unlisted' });
     t.is(published.status, 202, JSON.stringify(published.body));
-    t.regex(published.body.message, /YOUTUBE/);
+    t.is(published.body.message, 'Publishing to YouTube has started');
     const event = await socket.waitFor((m) => m.type === 'publish.completed', 20_000);
     t.like(event, { outputId: output.id, platform: 'YOUTUBE', url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', jobId: output.jobId });
     t.true(init.isDone() && upload.isDone());
@@ -136,7 +136,7 @@ for (const db of DATABASES) {
     // Again: already published, nothing is posted (no interceptor would answer a second upload).
     const again = await alice.post(`/my-outputs/${output.id}/publish`, { platforms: ['YOUTUBE'] });
     t.is(again.status, 202);
-    t.regex(again.body.message, /already published to YOUTUBE/i);
+    t.regex(again.body.message, /lready published to YouTube/);
     await new Promise((r) => setTimeout(r, 300));
     t.is(socket.messages.filter((m) => m.type.startsWith('publish.')).length, 1);
   });
@@ -181,7 +181,7 @@ test.serial('publish refuses what cannot be published: unknown or unconnected pl
   t.deepEqual(unknown.body.details, [{ field: 'platforms[0]', message: 'unknown platform "MYSPACE" (supported: YOUTUBE, TIKTOK)' }]);
   const notConnected = await alice.post(`/my-outputs/${video.id}/publish`, { platforms: ['TIKTOK'] });
   t.is(notConnected.status, 400);
-  t.regex(notConnected.body.message, /TIKTOK is not connected/);
+  t.regex(notConnected.body.message, /TikTok is not connected/);
   for (const body of [{}, { platforms: [] }, { platforms: 'YOUTUBE' }, { platforms: ['YOUTUBE'], title: 'x'.repeat(101) }, { platforms: ['YOUTUBE'], privacy: 'secret' }, { platforms: ['TIKTOK'], privacy: 'unlisted' }]) {
     t.is((await alice.post(`/my-outputs/${video.id}/publish`, body)).status, 400, JSON.stringify(body));
   }
@@ -242,7 +242,7 @@ test.serial('the callback refuses a tampered state, a replayed callback, another
   t.deepEqual((await mallory.get('/connections')).body, []);
   const page = await fetch(failure('exchange_failed'));
   t.is(page.status, 200);
-  t.regex(await page.text(), /YOUTUBE was not connected/);
+  t.regex(await page.text(), /YouTube was not connected/);
 });
 
 

@@ -105,7 +105,7 @@ test.serial('a token answer without an access token connects nothing', async (t)
 test.serial('starting a connection: an unknown platform is NOT_FOUND, a platform not configured here is INTEGRATION.NOT_CONFIGURED', async (t) => {
   const s = await setup(platformsOf(youtube));
   t.like(await s.start.execute({ userId: s.userId, platform: 'myspace' }), { ok: false, code: 'NOT_FOUND' });
-  t.like(await s.start.execute({ userId: s.userId, platform: 'tiktok' }), { ok: false, code: 'INTEGRATION.NOT_CONFIGURED', message: 'TIKTOK is not configured on this server' });
+  t.like(await s.start.execute({ userId: s.userId, platform: 'tiktok' }), { ok: false, code: 'INTEGRATION.NOT_CONFIGURED', message: 'TikTok is not configured on this server' });
   t.like(await s.start.execute({ userId: s.userId, platform: 'YouTube' }), { ok: true });
 });
 
@@ -159,5 +159,5 @@ test.serial('the connect pages show no markup from the query and forbid scripts'
   t.regex(success.headers.get('content-security-policy') ?? '', /default-src 'none'/);
   const failure = await (await fetch(`${base}/connect/failure.html?platform=tiktok&error=${evil}`)).text();
   t.false(failure.includes('<script'));
-  t.regex(failure, /TIKTOK was not connected\. Something went wrong\./);
+  t.regex(failure, /TikTok was not connected\. Something went wrong\./);
 });

@@ -91,7 +91,7 @@ test('an expired token without a refresh token asks the user to connect again', 
   await s.backend.repos.connections.save(s.tokens.sealNew(s.userId, 'YOUTUBE', tokensOf('access', null, 10)));
   const error = await t.throwsAsync(s.tokens.accessToken(s.userId, 'YOUTUBE'));
   t.true(error instanceof PlatformError);
-  t.like(error, { kind: 'unauthorized', message: 'the YOUTUBE authorization expired; connect YOUTUBE again' });
+  t.like(error, { kind: 'unauthorized', message: 'the YouTube authorization expired; connect YouTube again' });
 });
 
 // Pins that an expiring token of a platform no longer configured is an `unauthorized` PlatformError, not a TypeError.
@@ -100,7 +100,7 @@ test('an expiring token of a platform that is no longer configured is unauthoriz
   await s.backend.repos.connections.save(s.tokens.sealNew(s.userId, 'YOUTUBE', tokensOf('access', 'refresh', 10)));
   const error = await t.throwsAsync(s.tokens.accessToken(s.userId, 'YOUTUBE'));
   t.true(error instanceof PlatformError);
-  t.like(error, { kind: 'unauthorized', message: 'YOUTUBE is not configured' });
+  t.like(error, { kind: 'unauthorized', message: 'YouTube is not configured' });
 });
 
 // Pins that a refresh which sends no new refresh token keeps the old one (else the connection dies at the next expiry).

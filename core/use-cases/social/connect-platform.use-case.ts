@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from '../../domain/result.ts';
-import { parsePlatform, type SocialPlatform } from '../../domain/social.ts';
+import { parsePlatform, platformName, type SocialPlatform } from '../../domain/social.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { SocialConnectionRepository } from '../../ports/social-connection-repository.port.ts';
 import { PlatformError, type SocialPlatformClient, type SocialPlatforms } from '../../ports/social-platform.port.ts';
@@ -11,7 +11,7 @@ export function platformClient(platforms: SocialPlatforms, name: string): Result
   const platform = parsePlatform(name);
   if (!platform) return fail('NOT_FOUND', `No social platform named "${name}" (supported: YOUTUBE, TIKTOK)`);
   const client = platforms.get(platform);
-  return client ? ok(client) : fail('INTEGRATION.NOT_CONFIGURED', `${platform} is not configured on this server`);
+  return client ? ok(client) : fail('INTEGRATION.NOT_CONFIGURED', `${platformName(platform)} is not configured on this server`);
 }
 
 export interface StartConnectionDeps {

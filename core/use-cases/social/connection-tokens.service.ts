@@ -1,4 +1,4 @@
-import type { SocialConnection, SocialPlatform } from '../../domain/social.ts';
+import { platformName, type SocialConnection, type SocialPlatform } from '../../domain/social.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { SocialConnectionRepository } from '../../ports/social-connection-repository.port.ts';
@@ -60,7 +60,7 @@ export class ConnectionTokens {
     const { connections, cipher, clock } = this.deps;
     for (let round = 0; round < 3; round += 1) {
       const connection = await connections.find(userId, platform);
-      if (!connection) throw new PlatformError('unauthorized', `${platform} is not connected`);
+      if (!connection) throw new PlatformError('unauthorized', `${platformName(platform)} is not connected`);
       const access = this.open(connection, 'access');
       const fresh = connection.expiresAt === null || connection.expiresAt.getTime() - clock.now().getTime() > REFRESH_MARGIN_SECONDS * 1000;
       if (fresh && !options.forceRefresh) {
@@ -69,16 +69,16 @@ export class ConnectionTokens {
         }
         return access;
       }
-      if (!connection.refreshToken) throw new PlatformError('unauthorized', `the ${platform} authorization expired; connect ${platform} again`);
+      if (!connection.refreshToken) throw new PlatformError('unauthorized', `the ${platformName(platform)} authorization expired; connect ${platformName(platform)} again`);
       const client = this.deps.platforms.get(platform);
-      if (!client) throw new PlatformError('unauthorized', `${platform} is not configured`);
+      if (!client) throw new PlatformError('unauthorized', `${platformName(platform)} is not configured`);
       const used = { access, refresh: this.open(connection, 'refresh') };
       const refreshed = await client.refresh(used.refresh);
       if (await this.storeRefreshed(connection, used, refreshed)) return refreshed.accessToken;
       // Another process refreshed first: use what it stored.
       options = {};
     }
-    throw new PlatformError('transient', `the ${platform} tokens kept changing while being refreshed`);
+    throw new PlatformError('transient', `the ${platformName(platform)} tokens kept changing while being refreshed`);
   }
 
   /**
@@ -139,12 +139,12 @@ export class ConnectionTokens {
 
   private open(connection: SocialConnection, field: 'access' | 'refresh'): string {
     const sealed = field === 'access' ? connection.accessToken : connection.refreshToken;
-    if (sealed === null) throw new PlatformError('unauthorized', `the ${connection.platform} connection holds no ${field} token`);
+    if (sealed === null) throw new PlatformError('unauthorized', `the ${platformName(connection.platform)} connection holds no ${field} token`);
     try {
       return this.deps.cipher.open(sealed, context(connection.userId, connection.platform, field));
     } catch {
       // A key removed from TOKEN_ENCRYPTION_KEY (or a row altered): the user must connect again.
-      throw new PlatformError('unauthorized', `the ${connection.platform} tokens cannot be decrypted with the configured keys; connect ${connection.platform} again`);
+      throw new PlatformError('unauthorized', `the ${platformName(connection.platform)} tokens cannot be decrypted with the configured keys; connect ${platformName(connection.platform)} again`);
     }
   }
 

@@ -4,6 +4,7 @@ import {
   MAX_DESCRIPTION_CHARS,
   MAX_TITLE_CHARS,
   parsePlatform,
+  platformName,
   PUBLICATION_PRIVACIES,
   type Publication,
   type PublicationPrivacy,
@@ -52,7 +53,7 @@ function parseBody(body: unknown, platforms: SocialPlatforms): Result<PublishReq
     value.platforms.forEach((name: unknown, index) => {
       const platform = parsePlatform(name);
       if (!platform) problems.push({ field: `platforms[${index}]`, message: `unknown platform ${JSON.stringify(name)} (supported: YOUTUBE, TIKTOK)` });
-      else if (!platforms.get(platform)) problems.push({ field: `platforms[${index}]`, message: `${platform} is not configured on this server` });
+      else if (!platforms.get(platform)) problems.push({ field: `platforms[${index}]`, message: `${platformName(platform)} is not configured on this server` });
       else if (!chosen.includes(platform)) chosen.push(platform);
     });
   }
@@ -87,9 +88,9 @@ export class RequestPublication {
     if (!parsed.ok) return parsed;
     const request = parsed.value;
     const problems: FieldProblem[] = [];
-    if (!item.mimeType.startsWith('video/')) problems.push({ field: 'platforms', message: `${request.platforms.join(' and ')} accept${request.platforms.length === 1 ? 's' : ''} videos only; this output is ${item.mimeType}` });
+    if (!item.mimeType.startsWith('video/')) problems.push({ field: 'platforms', message: `${request.platforms.map(platformName).join(' and ')} accept${request.platforms.length === 1 ? 's' : ''} videos only; this output is ${item.mimeType}` });
     const connected = new Set((await deps.connections.listForUser(input.userId)).map((connection) => connection.platform));
-    for (const platform of request.platforms) if (!connected.has(platform)) problems.push({ field: 'platforms', message: `${platform} is not connected: connect it first (GET /connect/${platform.toLowerCase()})` });
+    for (const platform of request.platforms) if (!connected.has(platform)) problems.push({ field: 'platforms', message: `${platformName(platform)} is not connected: connect it first (GET /connect/${platform.toLowerCase()})` });
     if (problems.length > 0) return validationFailed(problems, problems.map((problem) => problem.message).join('; '));
 
     const now = deps.clock.now();
@@ -124,8 +125,8 @@ export class RequestPublication {
       return { started, kept };
     });
     const parts = [
-      outcome.started.length > 0 ? `Publishing to ${outcome.started.join(' and ')} has started` : null,
-      ...outcome.kept.map((publication) => (publication.status === 'published' ? `already published to ${publication.platform}` : `${publication.platform} is already in progress`)),
+      outcome.started.length > 0 ? `Publishing to ${outcome.started.map(platformName).join(' and ')} has started` : null,
+      ...outcome.kept.map((publication) => (publication.status === 'published' ? `already published to ${platformName(publication.platform)}` : `${platformName(publication.platform)} is already in progress`)),
     ].filter((part): part is string => part !== null);
     const message = parts.join('; ');
     return ok({ message: message.charAt(0).toUpperCase() + message.slice(1), started: outcome.started });

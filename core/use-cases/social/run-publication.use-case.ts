@@ -1,7 +1,7 @@
 import type { HistoryItem } from '../../domain/job.ts';
 import { backoffSeconds } from '../../domain/message-delivery.ts';
 import { publishTarget } from '../../domain/messages.ts';
-import type { Publication, SocialPlatform } from '../../domain/social.ts';
+import { platformName, type Publication, type SocialPlatform } from '../../domain/social.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
@@ -89,7 +89,7 @@ export class RunPublication {
   private async post(publication: Publication, item: HistoryItem, target: { outputId: string; userId: string; platform: SocialPlatform; attemptId: string }) {
     const { deps } = this;
     const client = deps.platforms.get(target.platform);
-    if (!client) throw new PlatformError('rejected', `${target.platform} is no longer configured on this server`);
+    if (!client) throw new PlatformError('rejected', `${platformName(target.platform)} is no longer configured on this server`);
     const head = await deps.storage.head(item.storageKey);
     if (!head) throw new PlatformError('rejected', 'the output file is no longer stored');
     const file: PublishFile = { sizeBytes: head.sizeBytes, contentType: item.mimeType, fileName: item.fileName, read: (start) => readFrom(deps.storage, item.storageKey, start) };
@@ -127,7 +127,7 @@ export class RunPublication {
     }
     const reason =
       error instanceof PlatformError && error.kind === 'unauthorized'
-        ? `${target.platform} refused the authorization (${text}); connect ${target.platform} again`
+        ? `${platformName(target.platform)} refused the authorization (${text}); connect ${platformName(target.platform)} again`
         : permanent
           ? text
           : `${text} (gave up after ${message.attempt} attempts)`;

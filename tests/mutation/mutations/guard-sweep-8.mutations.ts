@@ -11,7 +11,8 @@ import { type Mutation, webGuard } from '../mutation.ts';
  * page beside narrow columns; each template's six buttons and each user's two labels repeating the row's name to the
  * eye (kept in their accessible names, for a control heard alone: `aria-label` on the buttons, hidden words in the
  * labels); and those hidden words, placed past a scrolling table's edge, widening a phone's page (ADR 061). And a
- * workflow's text outputs (the server sends them; the jobs panel showed none): a succeeded row now shows them.
+ * workflow's text outputs (the server sends them; the jobs panel showed none): a succeeded row now shows them. And
+ * platforms named by identifier ("Connect YOUTUBE") in pages and messages: named as people write them now.
  *
  * Not listed: the template test run's `job.` event filter (equivalent: its handler ignores every other event type, and
  * the ones kept for a job not yet known are bounded).
@@ -50,6 +51,17 @@ export const MUTATIONS: Mutation[] = [
     '',
   ]),
   jobs('an empty text output is shown as an empty paragraph', [".filter((text) => text.trim() !== '');", ';']),
+  guard('web/src/pages/extras.ts', [PAGES, 'tests/browser/web-user-audit-history.test.ts'])('the pages name platforms by identifier ("Connect YOUTUBE")', [
+    'PLATFORM_NAMES[platform] ?? platform;',
+    'platform;',
+  ]),
+  {
+    name: 'guard sweep 8: messages name platforms by identifier ("Publishing to YOUTUBE has started")',
+    file: 'core/domain/social.ts',
+    find: '(platform: SocialPlatform): string => PLATFORM_NAMES[platform];',
+    replace: '(platform: SocialPlatform): string => platform;',
+    tests: ['tests/integration/social-audit.test.ts', 'tests/unit/social-connect.test.ts', 'tests/unit/token-cipher-audit.test.ts'],
+  },
   css("a table's white box is as wide as the page beside narrow columns", ['table { position: relative; width: max-content;', 'table { position: relative; width: 100%;']),
   css("words hidden for screen readers in a table widen a phone's page", ['table { position: relative; width: max-content;', 'table { width: max-content;']),
 ];

@@ -27,8 +27,8 @@ export const MUTATIONS: Mutation[] = [
   cipher('a key given as 64 hex characters is refused', "  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');\n", ''),
   // core/use-cases/social/connection-tokens.service.ts
   tokens('revocation is given the access token although there is a refresh token (the grant survives)', 'return connection.refreshToken\n        ?', 'return (false as boolean)\n        ?'),
-  tokens('an expired token without a refresh token fails without telling the user to connect again', "      if (!connection.refreshToken) throw new PlatformError('unauthorized', `the ${platform} authorization expired; connect ${platform} again`);\n", ''),
-  tokens('an expiring token of a platform no longer configured fails with a TypeError', "      if (!client) throw new PlatformError('unauthorized', `${platform} is not configured`);\n", ''),
+  tokens('an expired token without a refresh token fails without telling the user to connect again', "      if (!connection.refreshToken) throw new PlatformError('unauthorized', `the ${platformName(platform)} authorization expired; connect ${platformName(platform)} again`);\n", ''),
+  tokens('an expiring token of a platform no longer configured fails with a TypeError', "      if (!client) throw new PlatformError('unauthorized', `${platformName(platform)} is not configured`);\n", ''),
   tokens('a forced refresh that lost the race refreshes again with the winner\'s refresh token', '      options = {};\n', ''),
   tokens('a forced refresh that lost one race fails instead of using the winner\'s tokens', 'for (let round = 0; round < 3; round += 1) {', 'for (let round = 0; round < 1; round += 1) {'),
   tokens('a refresh without a new refresh token drops the old one (the connection dies at the next expiry)', 'const refresh = tokens.refreshToken ?? previousRefresh;', 'const refresh = tokens.refreshToken;'),

@@ -282,7 +282,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'social: a missing connection is not an authorization failure (retried instead of reported) (audit)',
     file: 'core/use-cases/social/connection-tokens.service.ts',
-    find: 'const connection = await connections.find(userId, platform);\n      if (!connection) throw new PlatformError(\'unauthorized\', `${platform} is not connected`);',
+    find: 'const connection = await connections.find(userId, platform);\n      if (!connection) throw new PlatformError(\'unauthorized\', `${platformName(platform)} is not connected`);',
     replace: 'const connection = (await connections.find(userId, platform))!;',
     tests: ['tests/integration/social-guards.test.ts'],
   },
@@ -296,7 +296,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'social: a platform no longer configured is retried instead of failing with its reason (audit)',
     file: 'core/use-cases/social/run-publication.use-case.ts',
-    find: '    const client = deps.platforms.get(target.platform);\n    if (!client) throw new PlatformError(\'rejected\', `${target.platform} is no longer configured on this server`);',
+    find: '    const client = deps.platforms.get(target.platform);\n    if (!client) throw new PlatformError(\'rejected\', `${platformName(target.platform)} is no longer configured on this server`);',
     replace: '    const client = deps.platforms.get(target.platform)!;',
     tests: ['tests/integration/social-guards.test.ts'],
   },
@@ -401,7 +401,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'social: connecting a platform not configured here crashes instead of 503 (audit)',
     file: 'core/use-cases/social/connect-platform.use-case.ts',
-    find: '  return client ? ok(client) : fail(\'INTEGRATION.NOT_CONFIGURED\', `${platform} is not configured on this server`);',
+    find: '  return client ? ok(client) : fail(\'INTEGRATION.NOT_CONFIGURED\', `${platformName(platform)} is not configured on this server`);',
     replace: '  return ok(client!);',
     tests: ['tests/unit/social-connect.test.ts'],
   },
@@ -436,8 +436,8 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'social: the connect pages show any platform text from the query (audit)',
     file: 'adapters/http/connect-pages.ts',
-    find: '/^[A-Za-z]{1,20}$/.test(req.query.platform)',
-    replace: 'req.query.platform.length > 0',
+    find: "    return platform ? platformName(platform) : 'The platform';",
+    replace: "    return typeof req.query.platform === 'string' ? req.query.platform : 'The platform';",
     tests: ['tests/unit/social-connect.test.ts'],
   },
   {
@@ -501,7 +501,7 @@ export const MUTATIONS: Mutation[] = [
     file: 'adapters/http/connect-pages.ts',
     find: 'const escape = (text: string): string => text.replace(/[&<>"\']/g, (c) => `&#${c.charCodeAt(0)};`);',
     replace: 'const escape = (text: string): string => text;',
-    also: [{ file: 'adapters/http/connect-pages.ts', find: '/^[A-Za-z]{1,20}$/.test(req.query.platform)', replace: 'req.query.platform.length > 0' }],
+    also: [{ file: 'adapters/http/connect-pages.ts', find: "    return platform ? platformName(platform) : 'The platform';", replace: "    return typeof req.query.platform === 'string' ? req.query.platform : 'The platform';" }],
     tests: ['tests/unit/social-connect.test.ts'],
   },
   {

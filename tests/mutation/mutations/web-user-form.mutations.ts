@@ -139,10 +139,10 @@ export const MUTATIONS: Mutation[] = [
     'href: `/api/v1/connect/${platform.toLowerCase()}`',
     'href: `/api/v1/connect/${platform}`',
   ]),
-  extras('a disconnect is not said', ['                      status.textContent = `${platform} disconnected.`;\n', '']),
+  extras('a disconnect is not said', ['                      status.textContent = `${platformName(platform)} disconnected.`;\n', '']),
   extras('the connections are not read again after a disconnect', [
-    '                      status.textContent = `${platform} disconnected.`;\n                      await load();',
-    '                      status.textContent = `${platform} disconnected.`;',
+    '                      status.textContent = `${platformName(platform)} disconnected.`;\n                      await load();',
+    '                      status.textContent = `${platformName(platform)} disconnected.`;',
   ]),
   extras('Send can be pressed again while the model answers', ['          send.disabled = true;\n', '']),
   extras('Send stays disabled after an answer', ['            send.disabled = false;\n', '']),

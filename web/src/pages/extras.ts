@@ -2,6 +2,10 @@ import { api, errorText } from '../api.ts';
 import { field, h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 
+/** How people write a platform's name (the server lists identifiers: YOUTUBE); one the page does not know shows as listed. */
+const PLATFORM_NAMES: Record<string, string> = { YOUTUBE: 'YouTube', TIKTOK: 'TikTok' };
+export const platformName = (platform: string): string => PLATFORM_NAMES[platform] ?? platform;
+
 /** Social connections (API.md §8); the page exists only when the server lists platforms. */
 export async function connectionsPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   const list = h('ul', { className: 'plain' });
@@ -14,7 +18,7 @@ export async function connectionsPage(ctx: Ctx, main: HTMLElement): Promise<void
         h(
           'li',
           null,
-          h('strong', null, platform),
+          h('strong', null, platformName(platform)),
           connected.has(platform)
             ? [
                 ' connected ',
@@ -31,14 +35,14 @@ export async function connectionsPage(ctx: Ctx, main: HTMLElement): Promise<void
                         status.textContent = errorText(failure);
                         return;
                       }
-                      status.textContent = `${platform} disconnected.`;
+                      status.textContent = `${platformName(platform)} disconnected.`;
                       await load();
                     } },
                   },
-                  `Disconnect ${platform}`,
+                  `Disconnect ${platformName(platform)}`,
                 ),
               ]
-            : [' not connected ', h('a', { className: 'button secondary', href: `/api/v1/connect/${platform.toLowerCase()}` }, `Connect ${platform}`)],
+            : [' not connected ', h('a', { className: 'button secondary', href: `/api/v1/connect/${platform.toLowerCase()}` }, `Connect ${platformName(platform)}`)],
         ),
       ),
     );

@@ -4,6 +4,7 @@ import type { Ctx } from '../main.ts';
 import { mediaFor, renewViewUrl, type HistoryItem } from '../media.ts';
 import { OutputViewer } from '../viewer.ts';
 import { colourToHex, isColour, remixPath, type Parameter } from './generate.ts';
+import { platformName } from './extras.ts';
 import { summarisePrompt } from './jobs-panel.ts';
 
 const PAGE_SIZE = 12;
@@ -32,7 +33,7 @@ function publicationLines(list: Publication[]): HTMLElement[] {
     h(
       'span',
       { className: publication.status === 'failed' ? 'hint error' : 'hint' },
-      `${publication.platform}: ${publication.status}`,
+      `${platformName(publication.platform)}: ${publication.status}`,
       publication.url ? [' ', h('a', { href: publication.url, target: '_blank', rel: 'noopener noreferrer' }, 'view post')] : null,
       publication.error ? ` (${publication.error})` : null,
     ),
@@ -95,7 +96,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
     const state = h('div', { className: 'publications', 'aria-live': 'polite' });
     publicationStates.set(item.id, state);
     void showPublications(item.id);
-    const select = h('select', null, platforms.map((platform) => h('option', { value: platform }, platform)));
+    const select = h('select', null, platforms.map((platform) => h('option', { value: platform }, platformName(platform))));
     const button = h('button', { type: 'button', className: 'secondary' }, 'Publish');
     button.addEventListener('click', async () => {
       // One upload per press: the button stays disabled while it is asked for.
