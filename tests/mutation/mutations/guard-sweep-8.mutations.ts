@@ -45,12 +45,12 @@ export const MUTATIONS: Mutation[] = [
     '    gallerySection.hidden = gallery.items.length === 0;',
     '    gallerySection.hidden = false as boolean;',
   ]),
-  jobs("a succeeded job's text outputs are not shown", ['      this.showTexts(this.job.textOutputs ?? []);\n', '']),
-  jobs("a completion event's texts are not taken (only a reload shows them)", [
-    '        this.job = { ...this.job, textOutputs: texts.map((text) => ({ nodeId: \'\', text })) };\n',
+  jobs("a listed job's text outputs are not shown", ["    if (job.status === 'succeeded') this.showTexts(", "    if (false as boolean) this.showTexts("]),
+  jobs("a completion event's texts are not shown (only a reload shows them)", [
+    "        this.showTexts(Array.isArray(event.texts) ? event.texts.map(String) : []);\n",
     '',
   ]),
-  jobs('an empty text output is shown as an empty paragraph', [".filter((text) => text.trim() !== '');", ';']),
+  jobs('an empty text output is shown as an empty paragraph', ["const texts = all.filter((text) => text.trim() !== '');", 'const texts = all;']),
   guard('web/src/pages/extras.ts', [PAGES, 'tests/browser/web-user-audit-history.test.ts'])('the pages name platforms by identifier ("Connect YOUTUBE")', [
     'PLATFORM_NAMES[platform] ?? platform;',
     'platform;',

@@ -1,5 +1,5 @@
 import { api, ApiError, errorText, query, type Page } from '../api.ts';
-import { field, h, replace, statusLine } from '../dom.ts';
+import { field, h, replace, statusLine, unseen } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { mediaFor, renewViewUrl, type HistoryItem } from '../media.ts';
 import { OutputViewer } from '../viewer.ts';
@@ -63,7 +63,7 @@ function parameterList(item: HistoryItem, template: CatalogueTemplate | undefine
     }
     return [h('dt', null, parameter?.label ?? key), h('dd', null, shown)];
   });
-  return h('details', { className: 'params' }, h('summary', null, 'Parameters', h('span', { className: 'sr-only' }, ` of ${item.fileName}`)), h('dl', null, rows));
+  return h('details', { className: 'params' }, h('summary', null, 'Parameters', unseen(` of ${item.fileName}`)), h('dl', null, rows));
 }
 
 export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => void> {
@@ -115,7 +115,7 @@ export async function historyPage(ctx: Ctx, main: HTMLElement): Promise<() => vo
   };
 
   const tile = (item: HistoryItem, index: number): HTMLElement => {
-    const hiddenName = () => h('span', { className: 'sr-only' }, ` ${item.fileName}`);
+    const hiddenName = () => unseen(` ${item.fileName}`);
     const remove = h('button', { type: 'button', className: 'danger' }, 'Delete', hiddenName());
     let armed = false;
     remove.addEventListener('click', async () => {

@@ -1,5 +1,5 @@
 import { api, errorText, query, type Page } from '../api.ts';
-import { coins, h, replace } from '../dom.ts';
+import { coins, h, replace, unseen } from '../dom.ts';
 import type { HistoryItem } from '../media.ts';
 import type { EventSocket, ServerEvent } from '../socket.ts';
 
@@ -76,7 +76,7 @@ class JobRow {
     this.elapsed = h('span', { className: 'job-elapsed hint' });
     this.message = h('span', { className: 'hint error', role: 'alert' });
     this.texts = h('div', { className: 'job-texts', hidden: true });
-    this.cancel = h('button', { type: 'button', className: 'danger small', on: { click: () => void this.requestCancel() } }, 'Cancel', h('span', { className: 'sr-only' }, ` ${templateName}: ${prompt}`));
+    this.cancel = h('button', { type: 'button', className: 'danger small', on: { click: () => void this.requestCancel() } }, 'Cancel', unseen(` ${templateName}: ${prompt}`));
     this.element = h(
       'li',
       { className: 'job', 'data-job-id': job.id },
@@ -124,12 +124,10 @@ class JobRow {
         this.bar.max = Number(event.max) || 1;
         this.bar.value = Number(event.value) || 0;
         break;
-      case 'job.completed': {
-        const texts = Array.isArray(event.texts) ? event.texts.map(String) : [];
-        this.job = { ...this.job, textOutputs: texts.map((text) => ({ nodeId: '', text })) };
+      case 'job.completed':
         this.end('succeeded', event.outputs as HistoryItem[]);
+        this.showTexts(Array.isArray(event.texts) ? event.texts.map(String) : []);
         break;
-      }
       case 'job.failed': {
         const message = (event.error as { message?: string } | undefined)?.message ?? 'unknown error';
         this.job = { ...this.job, error: { code: '', message }, refundedCoins: Number(event.refunded) || 0 };
@@ -157,6 +155,7 @@ class JobRow {
     else if (job.status === 'running') this.text.textContent = job.statusText ?? 'Started';
     this.showQueue();
     if (!ACTIVE.has(job.status)) this.end(job.status, job.outputs, wasActive);
+    if (job.status === 'succeeded') this.showTexts((job.textOutputs ?? []).map((output) => output.text));
     this.tick();
   }
 
@@ -197,9 +196,9 @@ class JobRow {
     this.queue.hidden = parts.length === 0;
   }
 
-  /** A succeeded job's text outputs, each as a paragraph under the heading "Text output". */
-  private showTexts(outputs: { text: string }[]): void {
-    const texts = outputs.map((output) => output.text).filter((text) => text.trim() !== '');
+  /** A succeeded job's text outputs (from the list or its completion event), each as a paragraph under "Text output". */
+  private showTexts(all: string[]): void {
+    const texts = all.filter((text) => text.trim() !== '');
     replace(this.texts, texts.length > 0 ? [h('span', { className: 'hint' }, texts.length === 1 ? 'Text output' : 'Text outputs'), texts.map((text) => h('p', null, text))] : null);
     this.texts.hidden = texts.length === 0;
   }
@@ -214,7 +213,6 @@ class JobRow {
     if (status === 'succeeded') {
       this.bar.value = this.bar.max;
       this.text.textContent = 'Done';
-      this.showTexts(this.job.textOutputs ?? []);
     } else if (status === 'failed') {
       this.text.textContent = `Failed: ${this.job.error?.message ?? 'unknown error'}${this.job.refundedCoins ? ` (${coins(this.job.refundedCoins)} refunded)` : ''}`;
     } else if (status === 'expired') {
