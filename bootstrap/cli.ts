@@ -13,8 +13,10 @@ import { loadConfig } from './config.ts';
 const USAGE = `Usage: npm run admin -- <command>
 
 Commands:
-  promote <email>   give an existing account the admin role
-  help              show this text
+  promote <email>      give an existing account the admin role
+  reset-link <email>   print a one-time link that sets the account's password (valid PASSWORD_RESET_TTL,
+                       default 1 h; replaces the account's last link)
+  help                 show this text
 `;
 
 const usageError = (message: string): never => {
@@ -28,8 +30,8 @@ if (command === 'help' || command === '--help' || command === '-h') {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-if (command !== 'promote') usageError(`Unknown command "${command}".`);
-if (args.length !== 1 || !args[0]!.trim()) usageError('promote takes exactly one argument: the email of the account.');
+if (command !== 'promote' && command !== 'reset-link') usageError(`Unknown command "${command}".`);
+if (args.length !== 1 || !args[0]!.trim()) usageError(`${command} takes exactly one argument: the email of the account.`);
 const email = args[0]!.trim();
 
 const loaded = loadConfig(process.env);
@@ -53,6 +55,8 @@ if (database.dialect === 'sqlite' && database.storagePath && !existsSync(databas
 const { Container } = await import('inversify');
 const { JsonLogger } = await import('../adapters/logging/json-logger.ts');
 const { PromoteUser } = await import('../core/use-cases/auth/promote-user.use-case.ts');
+const { IssuePasswordReset } = await import('../core/use-cases/auth/issue-password-reset.use-case.ts');
+const { normalizeEmail } = await import('../core/domain/user.ts');
 const { bindInfrastructure } = await import('./modules/infrastructure.module.ts');
 const { bindFeatures } = await import('./modules/features.ts');
 const { portsOf } = await import('./modules/ports.ts');
@@ -66,15 +70,29 @@ const ports = portsOf(container);
 let exitCode = 0;
 try {
   await ports.db().migrate();
-  const result = await new PromoteUser({ users: ports.repos().users, clock: ports.clock() }).execute({ email });
-  if (result.ok) {
-    process.stdout.write(`${result.value.email} (${result.value.id}) is now an admin.\n`);
+  if (command === 'promote') {
+    const result = await new PromoteUser({ users: ports.repos().users, clock: ports.clock() }).execute({ email });
+    if (result.ok) {
+      process.stdout.write(`${result.value.email} (${result.value.id}) is now an admin.\n`);
+    } else {
+      process.stderr.write(`${result.message}. Nothing changed.\n`);
+      exitCode = 1;
+    }
   } else {
-    process.stderr.write(`${result.message}. Nothing changed.\n`);
-    exitCode = 1;
+    const user = await ports.repos().users.findByEmail(normalizeEmail(email));
+    const { config } = loaded;
+    const issue = new IssuePasswordReset({ uow: ports.uow(), tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), frontendUrl: config.frontendUrl, ttlSeconds: config.auth.passwordResetTtlSeconds });
+    const result = user ? await issue.execute({ actorId: null, userId: user.id }) : null;
+    if (user && result?.ok) {
+      process.stderr.write(`A one-time link for ${user.email}, valid until ${result.value.expiresAt.toISOString()}; it replaces any earlier one:\n`);
+      process.stdout.write(`${result.value.resetUrl}\n`);
+    } else {
+      process.stderr.write(`No account with the email ${email}. Nothing changed.\n`);
+      exitCode = 1;
+    }
   }
 } catch (error) {
-  process.stderr.write(`promote failed: ${(error as Error).message}\n`);
+  process.stderr.write(`${command} failed: ${(error as Error).message}\n`);
   exitCode = 1;
 } finally {
   await ports.db().close().catch(() => undefined);

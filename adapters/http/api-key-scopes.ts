@@ -35,8 +35,14 @@ const KEY_SCOPES: Record<string, ApiKeyScope> = {
   'delete /assets/:id': 'generate',
 };
 
+/**
+ * Administrator routes that refuse keys, even `admin` ones: a reset link sets any user's password (ADR 062), so a
+ * leaked key must not be able to make one. An administrator makes it signed in.
+ */
+const SESSION_ONLY_ADMIN_ROUTES = new Set(['post /admin/users/:id/password-reset']);
+
 /** The scope a key needs on this route, or null when the route refuses keys. */
 export function keyScopeOf(route: { method: string; path: string; auth: string }): ApiKeyScope | null {
-  if (route.auth === 'admin') return 'admin';
+  if (route.auth === 'admin') return SESSION_ONLY_ADMIN_ROUTES.has(`${route.method} ${route.path}`) ? null : 'admin';
   return KEY_SCOPES[`${route.method} ${route.path}`] ?? null;
 }

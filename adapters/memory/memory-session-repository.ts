@@ -26,11 +26,17 @@ export class MemorySessionRepository implements SessionRepository {
     }
   }
 
+  async activeFamilies(userId: string, now: Date): Promise<string[]> {
+    const revoked = new Set([...this.store.sessions.values()].filter((session) => session.revokedAt).map((session) => session.familyId));
+    const live = [...this.store.sessions.values()].filter((session) => session.userId === userId && !revoked.has(session.familyId) && session.expiresAt > now);
+    return [...new Set(live.map((session) => session.familyId))];
+  }
+
   async loginState(userId: string, familyId: string | null): Promise<LoginCheck> {
     const stored = this.store.users.get(userId);
     if (!stored) return { state: 'no-user' };
     for (const session of this.store.sessions.values()) if (familyId !== null && session.familyId === familyId && session.revokedAt) return { state: 'revoked' };
-    const { passwordHash: _hidden, ...user } = stored;
+    const { passwordHash: _hidden, passwordReset: _link, ...user } = stored;
     return { state: 'active', user: { ...user } };
   }
 }

@@ -3,8 +3,11 @@ import type { CoinTransaction } from '../../core/domain/coin.ts';
 import type { User } from '../../core/domain/user.ts';
 import type { RefreshTokenRecord } from '../../core/ports/session-repository.port.ts';
 
+/** A user as the memory adapters keep it: the public record, its password hash and its live reset link. */
+export type StoredUser = User & { passwordHash: string | null; passwordReset?: { tokenHash: string; expiresAt: Date } | null };
+
 interface Snapshot {
-  users: Map<string, User & { passwordHash: string | null }>;
+  users: Map<string, StoredUser>;
   sessions: Map<string, RefreshTokenRecord>;
   coinTransactions: CoinTransaction[];
   tables: Map<string, Map<string, unknown>>;
@@ -27,7 +30,7 @@ export class MemoryNestedTransactionError extends Error {
  * never undo someone else's change.
  */
 export class MemoryStore {
-  readonly users = new Map<string, User & { passwordHash: string | null }>();
+  readonly users = new Map<string, StoredUser>();
   readonly sessions = new Map<string, RefreshTokenRecord>();
   readonly coinTransactions: CoinTransaction[] = [];
   /** Free-form tables for adapters added later, keyed by table name. */

@@ -1,9 +1,9 @@
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
 import type { User, UserRole } from '../../core/domain/user.ts';
 import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
-import type { MemoryStore } from './memory-store.ts';
+import type { MemoryStore, StoredUser } from './memory-store.ts';
 
-const publicUser = ({ passwordHash: _hidden, ...user }: User & { passwordHash: string | null }): User => ({ ...user });
+const publicUser = ({ passwordHash: _hidden, passwordReset: _link, ...user }: StoredUser): User => ({ ...user });
 
 export class MemoryUserRepository implements UserRepository {
   constructor(private readonly store: MemoryStore) {}
@@ -29,7 +29,7 @@ export class MemoryUserRepository implements UserRepository {
   }
 
   async findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null> {
-    for (const user of this.store.users.values()) if (user.email === email) return { ...user };
+    for (const user of this.store.users.values()) if (user.email === email) return { ...publicUser(user), passwordHash: user.passwordHash };
     return null;
   }
 
@@ -38,6 +38,46 @@ export class MemoryUserRepository implements UserRepository {
     if (!user) return;
     user.role = role;
     user.updatedAt = at;
+  }
+
+  async setDisplayName(id: string, displayName: string, at: Date): Promise<User | null> {
+    const user = this.store.users.get(id);
+    if (!user) return null;
+    user.displayName = displayName;
+    user.updatedAt = at;
+    return publicUser(user);
+  }
+
+  async setPasswordHash(id: string, passwordHash: string, at: Date): Promise<void> {
+    const user = this.store.users.get(id);
+    if (!user) return;
+    user.passwordHash = passwordHash;
+    user.passwordReset = null;
+    user.updatedAt = at;
+  }
+
+  async setPasswordReset(id: string, reset: { tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {
+    const user = this.store.users.get(id);
+    if (!user) return false;
+    user.passwordReset = { ...reset };
+    user.updatedAt = at;
+    return true;
+  }
+
+  async findByPasswordReset(tokenHash: string, now: Date): Promise<User | null> {
+    for (const user of this.store.users.values()) {
+      if (user.passwordReset?.tokenHash === tokenHash && user.passwordReset.expiresAt > now) return publicUser(user);
+    }
+    return null;
+  }
+
+  async resetPassword(id: string, tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+    const user = this.store.users.get(id);
+    if (!user || user.passwordReset?.tokenHash !== tokenHash || !(user.passwordReset.expiresAt > at)) return false;
+    user.passwordHash = passwordHash;
+    user.passwordReset = null;
+    user.updatedAt = at;
+    return true;
   }
 
   async list(request: PageRequest, query?: string): Promise<Page<User>> {

@@ -11,6 +11,9 @@ export interface UserRow {
   role: string;
   coin_balance: number;
   password_hash: string | null;
+  /** Migration 026 (ADR 062): the live password reset link of the user, if any. */
+  password_reset_hash?: string | null;
+  password_reset_expires_at?: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -68,6 +71,8 @@ export const userModel = (sequelize: Sequelize): RowModel<UserRow> =>
         role: { type: DataTypes.STRING(16), allowNull: false },
         coin_balance: { type: DataTypes.INTEGER, allowNull: false },
         password_hash: { type: DataTypes.STRING(255), allowNull: true },
+        password_reset_hash: { type: DataTypes.STRING(64), allowNull: true },
+        password_reset_expires_at: date(true),
         created_at: date(),
         updated_at: date(),
       },

@@ -2,7 +2,7 @@ import type { LoginCheck, RefreshTokenRecord, SessionRepository } from '../../co
 import { asRow, sessionModel, type SessionRow, type UserRow } from './models.ts';
 import { toUser } from './sequelize-user-repository.ts';
 import { ReadBatcher } from './read-batcher.ts';
-import type { SqlScope } from './sql-scope.ts';
+import { sqlTime, type SqlScope } from './sql-scope.ts';
 
 const toSession = (row: SessionRow): RefreshTokenRecord => ({
   id: row.id,
@@ -66,6 +66,14 @@ export class SequelizeSessionRepository implements SessionRepository {
 
   async revokeFamily(familyId: string, at: Date): Promise<void> {
     await this.scope.write((s) => sessionModel(s.sequelize).update({ revoked_at: at }, { where: { family_id: familyId, revoked_at: null }, ...s.options }));
+  }
+
+  async activeFamilies(userId: string, now: Date): Promise<string[]> {
+    const rows = await this.scope.read<{ family_id: string }>(
+      'SELECT DISTINCT family_id FROM refresh_sessions s WHERE user_id = ? AND expires_at > ? AND NOT EXISTS (SELECT 1 FROM refresh_sessions r WHERE r.family_id = s.family_id AND r.revoked_at IS NOT NULL)',
+      [userId, sqlTime(now, this.scope.dialect)],
+    );
+    return rows.map((row) => row.family_id);
   }
 
   /**

@@ -16,6 +16,9 @@ export const toUser = (row: UserRow): User => ({
   updatedAt: new Date(row.updated_at),
 });
 
+const PUBLIC_ATTRIBUTES = ['id', 'email', 'display_name', 'role', 'coin_balance', 'created_at', 'updated_at'];
+const CREDENTIAL_ATTRIBUTES = [...PUBLIC_ATTRIBUTES, 'password_hash'];
+
 export class SequelizeUserRepository implements UserRepository {
   constructor(private readonly scope: SqlScope) {}
 
@@ -50,12 +53,47 @@ export class SequelizeUserRepository implements UserRepository {
   }
 
   async findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null> {
-    const row = asRow<UserRow | null>(await this.users.findOne({ where: { email }, raw: true, ...this.scope.options }));
+    const row = asRow<UserRow | null>(await this.users.findOne({ where: { email }, attributes: CREDENTIAL_ATTRIBUTES, raw: true, ...this.scope.options }));
     return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
   }
 
   async setRole(id: string, role: UserRole, at: Date): Promise<void> {
     await this.scope.write((s) => userModel(s.sequelize).update({ role, updated_at: at }, { where: { id }, ...s.options }));
+  }
+
+  async setDisplayName(id: string, displayName: string, at: Date): Promise<User | null> {
+    await this.scope.write((s) => userModel(s.sequelize).update({ display_name: displayName, updated_at: at }, { where: { id }, ...s.options }));
+    return this.findById(id);
+  }
+
+  async setPasswordHash(id: string, passwordHash: string, at: Date): Promise<void> {
+    await this.scope.write((s) =>
+      userModel(s.sequelize).update({ password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, updated_at: at }, { where: { id }, ...s.options }),
+    );
+  }
+
+  async setPasswordReset(id: string, reset: { tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {
+    const [changed] = await this.scope.write((s) =>
+      userModel(s.sequelize).update({ password_reset_hash: reset.tokenHash, password_reset_expires_at: reset.expiresAt, updated_at: at }, { where: { id }, ...s.options }),
+    );
+    return changed === 1;
+  }
+
+  async findByPasswordReset(tokenHash: string, now: Date): Promise<User | null> {
+    const row = asRow<UserRow | null>(
+      await this.users.findOne({ where: { password_reset_hash: tokenHash, password_reset_expires_at: { [Op.gt]: now } }, attributes: PUBLIC_ATTRIBUTES, raw: true, ...this.scope.options }),
+    );
+    return row ? toUser(row) : null;
+  }
+
+  async resetPassword(id: string, tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+    const [changed] = await this.scope.write((s) =>
+      userModel(s.sequelize).update(
+        { password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, updated_at: at },
+        { where: { id, password_reset_hash: tokenHash, password_reset_expires_at: { [Op.gt]: at } }, ...s.options },
+      ),
+    );
+    return changed === 1;
   }
 
   async list(request: PageRequest, query?: string): Promise<Page<User>> {
@@ -66,6 +104,7 @@ export class SequelizeUserRepository implements UserRepository {
     const where: WhereOptions<UserRow> = query ? { [Op.or]: [like('email', query.toLowerCase()), like('display_name', query)] } : {};
     const { rows, count } = await this.users.findAndCountAll({
       where,
+      attributes: PUBLIC_ATTRIBUTES,
       order: [['created_at', 'DESC'], ['id', 'ASC']],
       limit: request.limit,
       offset: offsetOf(request),

@@ -20,6 +20,8 @@ export interface AuthConfig {
   registerWindowSeconds: number;
   /** Requests one API key may make per minute, counted on the cache (ADR 035). */
   apiKeyRateLimitPerMinute: number;
+  /** How long a password reset link an administrator made stays usable (ADR 062). */
+  passwordResetTtlSeconds: number;
 }
 
 /** What a generated local secret needs: APP_ENV=local generates one, kept under DATA_DIR unless `persistLocalSecret` is false. */
@@ -69,6 +71,7 @@ export function readAuth(read: Reader, ctx: { appEnv: AppEnv; jwtSecret: string 
     registerMaxPerAddress: read.int('REGISTER_MAX_PER_ADDRESS', 5, 1, 100_000),
     registerWindowSeconds: read.duration('REGISTER_WINDOW', 60 * 60),
     apiKeyRateLimitPerMinute: read.int('API_KEY_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    passwordResetTtlSeconds: read.duration('PASSWORD_RESET_TTL', 60 * 60),
   };
 }
 

@@ -1,9 +1,14 @@
 import type { Container } from 'inversify';
 import { JwtTokenIssuer } from '../../adapters/crypto/jwt-token-issuer.ts';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.ts';
+import { accountRoutes } from '../../adapters/http/routes/account.routes.ts';
 import { authRoutes } from '../../adapters/http/routes/auth.routes.ts';
 import { shippedCommonPasswords } from '../../adapters/system/common-password-file.ts';
 import { Authenticate } from '../../core/use-cases/auth/authenticate.use-case.ts';
+import { ChangePassword } from '../../core/use-cases/auth/change-password.use-case.ts';
+import { IssuePasswordReset } from '../../core/use-cases/auth/issue-password-reset.use-case.ts';
+import { ResetPassword } from '../../core/use-cases/auth/reset-password.use-case.ts';
+import { UpdateProfile } from '../../core/use-cases/auth/update-profile.use-case.ts';
 import { LoginUser } from '../../core/use-cases/auth/login-user.use-case.ts';
 import { LogoutUser } from '../../core/use-cases/auth/logout-user.use-case.ts';
 import { RefreshSession } from '../../core/use-cases/auth/refresh-session.use-case.ts';
@@ -20,6 +25,12 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
   const { users, sessions } = ports.repos();
   const authenticate = new Authenticate({ tokens: ports.tokens(), sessions });
   const revocations = new SessionRevocations({ sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() });
+  const loginLimits = {
+    perAccountAndAddress: config.auth.loginMaxFailures,
+    perAccount: config.auth.loginMaxFailuresPerAccount,
+    perAddress: config.auth.loginMaxFailuresPerAddress,
+    windowSeconds: config.auth.loginWindowSeconds,
+  };
   const sessionDeps = { sessions, tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), refreshTokenTtlSeconds: config.auth.refreshTokenTtlSeconds };
   const routes = forApi(config, () => [
     authRoutes({
@@ -41,17 +52,25 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
         hasher: ports.hasher(),
         cache: ports.cache(),
         adminEmails: config.auth.adminEmails,
-        limits: {
-          perAccountAndAddress: config.auth.loginMaxFailures,
-          perAccount: config.auth.loginMaxFailuresPerAccount,
-          perAddress: config.auth.loginMaxFailuresPerAddress,
-          windowSeconds: config.auth.loginWindowSeconds,
-        },
+        limits: loginLimits,
       }),
       refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
       logout: new LogoutUser({ sessions, tokens: ports.tokens(), revocations }),
       authenticate,
       cookies: { secure: config.auth.secureCookies },
+    }),
+    accountRoutes({
+      updateProfile: new UpdateProfile({ users, clock: ports.clock() }),
+      changePassword: new ChangePassword({ users, hasher: ports.hasher(), cache: ports.cache(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords(), limits: loginLimits }),
+      issueReset: new IssuePasswordReset({
+        uow: ports.uow(),
+        tokens: ports.tokens(),
+        ids: ports.ids(),
+        clock: ports.clock(),
+        frontendUrl: config.frontendUrl,
+        ttlSeconds: config.auth.passwordResetTtlSeconds,
+      }),
+      resetPassword: new ResetPassword({ users, hasher: ports.hasher(), tokens: ports.tokens(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords() }),
     }),
   ]);
   return { exports: { authenticate, revocations }, routes, scheduled: [] };

@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'template.unpublish',
   'template.delete',
   'template.test_run',
+  'user.password_reset_link',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

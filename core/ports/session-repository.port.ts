@@ -24,6 +24,8 @@ export interface SessionRepository {
   /** Marks the token used, only if it is still fresh. False means someone else used it first. */
   markRotated(id: string, at: Date): Promise<boolean>;
   revokeFamily(familyId: string, at: Date): Promise<void>;
+  /** The user's logins that are neither revoked nor past their refresh tokens' expiry at `now` (ADR 062). */
+  activeFamilies(userId: string, now: Date): Promise<string[]>;
   /**
    * Whether an access token of this user and login may still be used, in one read: `no-user` once the user
    * is gone, `revoked` once `revokeFamily` ran for the family (logout, reuse detection), else `active` with

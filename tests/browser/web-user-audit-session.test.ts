@@ -146,7 +146,7 @@ test.serial('the sign-in page: provider errors by code, provider buttons that re
     await page.getByRole('heading', { name: 'History' }).waitFor();
     t.is(new URL(page.url()).pathname, '/history');
     t.deepEqual(registrations.at(-1), { email, password: PASSWORD, displayName: 'New Person' });
-    t.is(await page.locator('header .who span').nth(1).textContent(), 'New Person');
+    t.is(await page.locator('header .who a[href="/account"]').textContent(), 'New Person');
   } finally {
     await context.close();
   }

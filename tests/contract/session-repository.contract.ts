@@ -95,6 +95,29 @@ export function sessionRepositoryContract(name: string, make: MakeBackend): void
   });
 
   // As a row read from the database: a record read earlier does not change under later writes, nor does editing it write.
+  // Pins activeFamilies' three conditions: the user's own logins, none revoked (by any of its tokens), none expired.
+  test(`${name}: activeFamilies lists the user's live logins once each: not another user's, not revoked, not expired`, async (t) => {
+    const userId = await addUser(repos.users);
+    const other = await addUser(repos.users);
+    const live = randomUUID();
+    const first = token(userId, live, at(0));
+    await sessions.create(first);
+    await sessions.markRotated(first.id, at(1000));
+    await sessions.create(token(userId, live, at(1000)));
+    const rotatedThenRevoked = randomUUID();
+    const revokedOld = token(userId, rotatedThenRevoked, at(0));
+    await sessions.create(revokedOld);
+    await sessions.revokeFamily(rotatedThenRevoked, at(2000));
+    // A token added to a revoked family after the revocation does not bring it back.
+    await sessions.create(token(userId, rotatedThenRevoked, at(3000)));
+    const expired = { ...token(userId, randomUUID(), at(0)), expiresAt: at(5000) };
+    await sessions.create(expired);
+    await sessions.create(token(other, randomUUID(), at(0)));
+    t.deepEqual(await sessions.activeFamilies(userId, at(6000)), [live]);
+    t.deepEqual((await sessions.activeFamilies(userId, at(4000))).sort(), [live, expired.familyId].sort(), 'not yet expired at 4 s');
+    t.deepEqual(await sessions.activeFamilies(randomUUID(), at(0)), []);
+  });
+
   test(`${name}: a token read is a snapshot, neither changed by later writes nor writing back when edited`, async (t) => {
     const userId = await addUser(repos.users);
     const session = token(userId);

@@ -73,6 +73,58 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     t.deepEqual(await users.findById(bystander.id), stored(bystander));
   });
 
+  test(`${name}: setDisplayName changes the name and the update time of the named user only; unknown is null`, async (t) => {
+    const user = newUser();
+    const bystander = newUser();
+    await users.create(user);
+    await users.create(bystander);
+    t.deepEqual(await users.setDisplayName(user.id, 'Renamed ✓', at(5_000)), { ...stored(user), displayName: 'Renamed ✓', updatedAt: at(5_000) });
+    t.deepEqual(await users.findById(user.id), { ...stored(user), displayName: 'Renamed ✓', updatedAt: at(5_000) });
+    t.deepEqual(await users.findById(bystander.id), stored(bystander));
+    t.is(await users.setDisplayName(randomUUID(), 'Nobody', at(1)), null);
+  });
+
+  test(`${name}: a reset link is found by its hash while live, and is used once: the hash is set and the link is gone`, async (t) => {
+    const user = newUser({ passwordHash: 'old' });
+    const bystander = newUser({ passwordHash: 'theirs' });
+    await users.create(user);
+    await users.create(bystander);
+    const hash = randomUUID().replace(/-/g, '');
+    t.true(await users.setPasswordReset(user.id, { tokenHash: hash, expiresAt: at(60_000) }, at(1_000)));
+    t.false(await users.setPasswordReset(randomUUID(), { tokenHash: randomUUID(), expiresAt: at(60_000) }, at(1_000)));
+    t.deepEqual(await users.findByPasswordReset(hash, at(59_999)), { ...stored(user), updatedAt: at(1_000) });
+    t.is(await users.findByPasswordReset(hash, at(60_000)), null, 'expired at expiresAt');
+    t.is(await users.findByPasswordReset(randomUUID().replace(/-/g, ''), at(2_000)), null);
+    t.false(await users.resetPassword(user.id, 'another hash', 'new', at(2_000)), 'another token');
+    t.false(await users.resetPassword(bystander.id, hash, 'new', at(2_000)), "another user's row");
+    t.false(await users.resetPassword(user.id, hash, 'new', at(60_000)), 'expired');
+    t.is((await users.findByEmail(user.email))!.passwordHash, 'old');
+    t.is((await users.findByEmail(bystander.email))!.passwordHash, 'theirs');
+    t.true(await users.resetPassword(user.id, hash, 'new', at(3_000)));
+    t.deepEqual(await users.findByEmail(user.email), { ...stored(user), updatedAt: at(3_000), passwordHash: 'new' });
+    t.false(await users.resetPassword(user.id, hash, 'newer', at(4_000)), 'used once');
+    t.is(await users.findByPasswordReset(hash, at(4_000)), null);
+    t.is((await users.findByEmail(user.email))!.passwordHash, 'new');
+  });
+
+  test(`${name}: a new reset link replaces the last; setPasswordHash ends a live link; of concurrent uses one wins`, async (t) => {
+    const user = newUser({ passwordHash: 'old' });
+    await users.create(user);
+    const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
+    await users.setPasswordReset(user.id, { tokenHash: first, expiresAt: at(60_000) }, at(1_000));
+    await users.setPasswordReset(user.id, { tokenHash: second, expiresAt: at(60_000) }, at(2_000));
+    t.is(await users.findByPasswordReset(first, at(3_000)), null);
+    t.false(await users.resetPassword(user.id, first, 'by first', at(3_000)));
+    await users.setPasswordHash(user.id, 'changed', at(4_000));
+    t.deepEqual(await users.findByEmail(user.email), { ...stored(user), updatedAt: at(4_000), passwordHash: 'changed' });
+    t.is(await users.findByPasswordReset(second, at(5_000)), null, 'a password change ends the link');
+    t.false(await users.resetPassword(user.id, second, 'by second', at(5_000)));
+    await users.setPasswordReset(user.id, { tokenHash: third, expiresAt: at(60_000) }, at(6_000));
+    const uses = await Promise.all(['a', 'b', 'c', 'd'].map((name) => users.resetPassword(user.id, third, name, at(7_000))));
+    t.is(uses.filter(Boolean).length, 1);
+    t.is((await users.findByEmail(user.email))!.passwordHash, ['a', 'b', 'c', 'd'][uses.indexOf(true)]);
+  });
+
   test(`${name}: list searches emails and display names (ignoring case) and pages newest first`, async (t) => {
     const mark = tag();
     const byEmail = newUser({ email: `${mark}.mail@example.com`, displayName: 'Plain', createdAt: at(3000) });

@@ -23,6 +23,8 @@ const KEYS = '/api/v1/api-keys';
 /** Every operation of the document that takes authentication, and the scope a key needs on it (null: keys refused). */
 const ROUTE_SCOPES: Record<string, string | null> = {
   'GET /auth/profile': 'generate',
+  'PATCH /auth/profile': null,
+  'POST /auth/password': null,
   'POST /auth/logout': null,
   'GET /auth/identities': null,
   'DELETE /auth/identities/{provider}': null,
@@ -71,6 +73,8 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'POST /admin/coin/deduct/{userId}': 'admin',
   'GET /admin/users': 'admin',
   'GET /admin/users/{id}/transactions': 'admin',
+  // Not even an admin key: a reset link sets any user's password (ADR 062).
+  'POST /admin/users/{id}/password-reset': null,
   'GET /admin/audit': 'admin',
   'GET /admin/jobs': 'admin',
   'POST /admin/jobs/{id}/cancel': 'admin',

@@ -36,6 +36,30 @@ test('promote of an unknown email exits 1 and says so, naming the database it op
   t.regex(result.stderr, /No user with email nobody@example\.com\. Nothing changed\./);
 });
 
+test('`npm run admin -- reset-link <email>` prints a one-time link that sets the password; an unknown email exits 1', async (t) => {
+  const app = await startTestApp('sqlite', { FRONTEND_URL: 'https://studio.example.com' });
+  t.teardown(() => app.close());
+  const client = app.client();
+  const user = await client.signUp({ email: 'Forgot.Me@example.com' });
+  const result = await cli(['reset-link', 'FORGOT.me@example.com'], { DATA_DIR: app.dataDir, FRONTEND_URL: 'https://studio.example.com' });
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stdout, /^https:\/\/studio\.example\.com\/reset-password#token=[\w-]{43}\n$/);
+  t.regex(result.stderr, /A one-time link for forgot\.me@example\.com, valid until \d{4}-/);
+  const token = result.stdout.trim().split('#token=')[1];
+  const reset = await app.client().post('/auth/password-reset', { token, newPassword: 'a brand new passphrase 9' });
+  t.is(reset.status, 200, JSON.stringify(reset.body));
+  t.is((await client.get('/auth/profile')).status, 401, 'the sessions of the user ended');
+  t.is((await app.client().post('/auth/login', { email: user.email, password: 'a brand new passphrase 9' })).status, 200);
+
+  const unknown = await cli(['reset-link', 'nobody@example.com'], { DATA_DIR: app.dataDir });
+  t.is(unknown.code, 1);
+  t.is(unknown.stdout, '');
+  t.regex(unknown.stderr, /No account with the email nobody@example\.com\. Nothing changed\./);
+  const missing = await cli(['reset-link'], { DATA_DIR: app.dataDir });
+  t.is(missing.code, 64);
+  t.regex(missing.stderr, /reset-link takes exactly one argument/);
+});
+
 test('without the service’s DATA_DIR the CLI says which database it looked at and creates none', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-cli-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -150,6 +150,8 @@ const errorBodyOf = (doc: Json, key: string): string =>
 /** Every operation that answers 429 (pinned): the sign-up and login limits, chat, too many active jobs, and the per-key limit of every route a key may call. */
 const RATE_LIMITED = [
   'POST /auth/register', 'POST /auth/login', 'POST /llm/chat',
+  // A wrong current password counts as a failed login (ADR 062).
+  'POST /auth/password',
   'GET /auth/profile', 'POST /uploads', 'POST /coin/deduct', 'GET /coin/transactions',
   'GET /templates', 'GET /templates/{id}', 'POST /generate', 'GET /generate', 'GET /generate/{id}', 'POST /generate/{id}/cancel',
   'GET /my-outputs', 'GET /my-outputs/{id}/view-url', 'GET /my-outputs/{id}/download-url', 'DELETE /my-outputs/{id}',

@@ -50,7 +50,7 @@ export function readCookie(name: string): string | null {
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const NO_REFRESH = new Set(['/auth/login', '/auth/register', '/auth/refresh']);
+const NO_REFRESH = new Set(['/auth/login', '/auth/register', '/auth/refresh', '/auth/password-reset']);
 
 export interface RequestOptions {
   body?: unknown;

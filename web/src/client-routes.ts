@@ -5,11 +5,13 @@
 export const CLIENT_ROUTE_PATHS = [
   '/login',
   '/signup',
+  '/reset-password',
   '/',
   '/history',
   '/connections',
   '/chat',
   '/api-keys',
+  '/account',
   '/admin/templates',
   '/admin/users',
   '/admin/audit',

@@ -41,13 +41,13 @@ export function field(label: Child, control: HTMLElement, hint?: string): HTMLEl
   return h('div', { className: control instanceof HTMLInputElement && control.type === 'checkbox' ? 'field check' : 'field' }, h('label', { htmlFor: control.id }, label), control, hintEl);
 }
 
-/** A status line read out by screen readers. */
 /** Words that name what a control acts on for screen readers, where the row around it already shows it to the eye. */
 export const unseen = (text: string): HTMLElement => h('span', { className: 'sr-only' }, text);
 
 /** A count of coins: "1 coin", "2 coins". */
 export const coins = (n: number): string => `${n} ${n === 1 ? 'coin' : 'coins'}`;
 
+/** A status line read out by screen readers. */
 export function statusLine(className = 'status'): HTMLElement {
   return h('p', { className, role: 'status', 'aria-live': 'polite' });
 }
@@ -59,4 +59,29 @@ export function uuid(): string {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A text to hand on (a new API key, a reset link): shown read-only, with a button that copies it. */
+export function copyBox(value: string, names: { label: string; noun: string; button: string }): HTMLElement[] {
+  const text = h('input', { type: 'text', readOnly: true, value, className: 'secret', 'aria-label': names.label });
+  const copied = statusLine();
+  const copy = h(
+    'button',
+    {
+      type: 'button',
+      on: {
+        click: async () => {
+          try {
+            await navigator.clipboard.writeText(value);
+            copied.textContent = 'Copied.';
+          } catch {
+            text.select();
+            copied.textContent = `Select the ${names.noun} and copy it (the clipboard is not available here).`;
+          }
+        },
+      },
+    },
+    names.button,
+  );
+  return [text, copy, copied];
 }

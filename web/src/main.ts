@@ -12,6 +12,7 @@ import { fleetPage, jobsPage, queuePage, templateHealthPage } from './pages/admi
 import { chatPage, connectionsPage } from './pages/extras.ts';
 import type { ClientRoutePath } from './client-routes.ts';
 import { apiKeysPage } from './pages/api-keys.ts';
+import { accountPage, resetPasswordPage } from './pages/account.ts';
 
 export interface Features {
   oidcProviders: string[];
@@ -36,18 +37,21 @@ interface Route {
   path: ClientRoutePath;
   title: string;
   page: Page;
-  access: 'public' | 'user' | 'admin';
+  /** `public`: signed-out only (a signed-in user goes to the start); `open`: anyone. */
+  access: 'public' | 'open' | 'user' | 'admin';
   nav?: (ctx: Ctx) => boolean;
 }
 
 const ROUTES: Route[] = [
   { path: '/login', title: 'Sign in', page: authPage('login'), access: 'public' },
   { path: '/signup', title: 'Sign up', page: authPage('signup'), access: 'public' },
+  { path: '/reset-password', title: 'Set a new password', page: resetPasswordPage, access: 'open' },
   { path: '/', title: 'Generate', page: generatePage, access: 'user', nav: () => true },
   { path: '/history', title: 'History', page: historyPage, access: 'user', nav: () => true },
   { path: '/connections', title: 'Connections', page: connectionsPage, access: 'user', nav: (ctx) => ctx.features.socialPlatforms.length > 0 },
   { path: '/chat', title: 'Chat', page: chatPage, access: 'user', nav: (ctx) => ctx.features.chat },
   { path: '/api-keys', title: 'API keys', page: apiKeysPage, access: 'user', nav: () => true },
+  { path: '/account', title: 'Account', page: accountPage, access: 'user' },
   { path: '/admin/templates', title: 'Templates', page: adminTemplatesPage, access: 'admin', nav: () => true },
   { path: '/admin/users', title: 'Users', page: adminUsersPage, access: 'admin', nav: () => true },
   { path: '/admin/audit', title: 'Audit log', page: auditPage, access: 'admin', nav: () => true },
@@ -111,7 +115,7 @@ function renderHeader(): void {
           'div',
           { className: 'who' },
           h('span', { className: 'balance', 'data-testid': 'balance' }, coins(ctx.user.coinBalance)),
-          h('span', null, ctx.user.displayName),
+          h('a', { href: '/account', 'data-link': '', 'aria-current': current === '/account' ? 'page' : undefined, title: 'Account' }, ctx.user.displayName),
           h('button', { type: 'button', className: 'link', on: { click: () => void signOut() } }, 'Sign out'),
         )
       : null,
@@ -129,8 +133,12 @@ async function render(): Promise<void> {
   if (typeof cleanup === 'function') cleanup();
   cleanup = undefined;
   const route = ROUTES.find((candidate) => candidate.path === location.pathname);
-  if (route && route.access !== 'public' && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);
+  if ((route?.access === 'user' || route?.access === 'admin') && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);
   if (route?.access === 'admin' && ctx.user?.role !== 'admin') return ctx.navigate('/?denied=admin');
+  // Linking a provider comes back to `/?linked=<key>`, or fails to `/login?error=<code>` while signed in: both are
+  // told on the Account page, where the link was started.
+  const back = new URLSearchParams(location.search);
+  if (ctx.user && ((location.pathname === '/' && back.has('linked')) || (location.pathname === '/login' && back.has('error')))) return ctx.navigate(`/account${location.search}`);
   if (route?.access === 'public' && ctx.user) return ctx.navigate('/');
   const view = newMain();
   main.replaceWith(view);

@@ -30,7 +30,7 @@ const credentials = {
 export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 /** A refusal, with Retry-After when it is a rate limit. */
-function sendLimitedFail(res: Response, failure: Fail & { retryAfterSeconds?: number }): void {
+export function sendLimitedFail(res: Response, failure: Fail & { retryAfterSeconds?: number }): void {
   if (failure.retryAfterSeconds) res.setHeader('Retry-After', String(failure.retryAfterSeconds));
   sendFail(res, failure);
 }

@@ -35,16 +35,18 @@ export interface RegisterUserDeps {
 
 export type RegisterFailure = Fail & { retryAfterSeconds?: number };
 
+/** Why a new password is refused (its length, or a common, repetitive or blank one), or null: at sign-up, change and reset. */
+export function passwordProblem(password: unknown, commonPasswords: CommonPasswords): string | null {
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) return `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`;
+  return weakPasswordReason(password, commonPasswords);
+}
+
 export function checkRegistration(input: Omit<RegisterUserInput, 'clientAddress'>, commonPasswords: CommonPasswords): Result<{ email: string; password: string; displayName: string }> {
   const problems: FieldProblem[] = [];
   const { email, password, displayName } = input;
   if (typeof email !== 'string' || !isValidEmail(email.trim())) problems.push({ field: 'email', message: 'must be a valid email' });
-  if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    problems.push({ field: 'password', message: `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` });
-  } else {
-    const weak = weakPasswordReason(password, commonPasswords);
-    if (weak) problems.push({ field: 'password', message: weak });
-  }
+  const weak = passwordProblem(password, commonPasswords);
+  if (weak) problems.push({ field: 'password', message: weak });
   if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) {
     problems.push({ field: 'displayName', message: `must be 1 to ${DISPLAY_NAME_MAX} characters` });
   }

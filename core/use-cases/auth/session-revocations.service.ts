@@ -27,6 +27,16 @@ export class SessionRevocations {
     await this.announce({ type: 'session.revoked', userId, sessionId: familyId });
   }
 
+  /**
+   * Ends every login of the user but `keep` (a password change keeps the login that made it; a reset keeps none).
+   * Returns how many ended. API keys are not logins: they stay, listed on the user's API keys page.
+   */
+  async revokeOtherLogins(userId: string, keep: string | null): Promise<number> {
+    const families = (await this.deps.sessions.activeFamilies(userId, this.deps.clock.now())).filter((family) => family !== keep);
+    for (const family of families) await this.revokeFamily(userId, family);
+    return families.length;
+  }
+
   /** A revoked API key: every socket opened with it closes, on every API instance (its requests already fail). */
   async keyRevoked(userId: string, keyId: string): Promise<void> {
     await this.announce({ type: 'session.revoked', userId, sessionId: apiKeySessionId(keyId) });

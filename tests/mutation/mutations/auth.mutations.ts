@@ -150,16 +150,16 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'auth: limits: a common, repetitive or whitespace password is accepted at sign-up',
     file: 'core/use-cases/auth/register-user.use-case.ts',
-    find: '    if (weak) problems.push',
-    replace: '    if (false) problems.push',
+    find: "  if (weak) problems.push({ field: 'password'",
+    replace: "  if (false) problems.push({ field: 'password'",
     tests: ['tests/integration/abuse.test.ts'],
   },
   {
     name: 'auth: routes: a sign-up password longer than the maximum is accepted',
     file: 'core/use-cases/auth/register-user.use-case.ts',
-    find: ' || password.length > PASSWORD_MAX) {',
-    replace: ') {',
-    tests: ['tests/integration/auth.test.ts'],
+    find: ' || password.length > PASSWORD_MAX) return',
+    replace: ') return',
+    tests: ['tests/integration/auth.test.ts', 'tests/integration/account.test.ts'],
   },
   {
     name: 'auth: routes: a sign-up password shorter than the minimum is accepted',

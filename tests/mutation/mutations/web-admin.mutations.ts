@@ -30,11 +30,11 @@ export const MUTATIONS: Mutation[] = [
   ),
   shell(
     'a signed-out visitor is not sent to sign in',
-    ["  if (route && route.access !== 'public' && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);\n", ''],
+    ["  if ((route?.access === 'user' || route?.access === 'admin') && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);\n", ''],
   ),
   shell(
     'sign-in does not come back to the page asked for',
-    ["if (route && route.access !== 'public' && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);", "if (route && route.access !== 'public' && !ctx.user) return ctx.navigate('/login');"],
+    ["if ((route?.access === 'user' || route?.access === 'admin') && !ctx.user) return ctx.navigate(`/login?next=${encodeURIComponent(location.pathname)}`);", "if ((route?.access === 'user' || route?.access === 'admin') && !ctx.user) return ctx.navigate('/login');"],
   ),
   shell('a signed-in user is shown the sign-in page', ["  if (route?.access === 'public' && ctx.user) return ctx.navigate('/');\n", '']),
   shell('an unknown path shows no not-found page', ['  if (!route) {\n', '  if (false as boolean) {\n']),

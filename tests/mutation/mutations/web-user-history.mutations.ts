@@ -107,9 +107,9 @@ export const MUTATIONS: Mutation[] = [
   auth('an unknown provider error does not name its code', ['`Sign-in with the provider failed (${error}).`', "'Sign-in with the provider failed.'"]),
   auth('a provider error is not shown', ['if (error) status.textContent', 'if (false as boolean) status.textContent']),
   auth('the provider buttons are not offered', ['ctx.features.oidcProviders.length > 0', 'false']),
-  auth("a provider button is named by the provider's key", ['provider.charAt(0).toUpperCase() + provider.slice(1)', 'provider']),
+  auth("a provider button is named by the provider's key", ['key.charAt(0).toUpperCase() + key.slice(1)', 'key']),
   auth('back from a provider the page does not read the profile (no signed-in hint)', ["on: { click: () => localStorage.setItem('signed-in', '1') }", 'on: {}']),
-  auth('the sign-up form focuses the email, not its first field', ["(mode === 'signup' ? displayName : email).focus();", 'email.focus();']),
+  auth('the sign-up form focuses the email, not its first field', ["(mode === 'signup' ? displayName : givenEmail ? password : email).focus();", '(givenEmail ? password : email).focus();']),
   auth('a password under 8 characters is sent to register', ["minLength: mode === 'signup' ? 8 : undefined,", '']),
   auth('sign-up signs in without registering', ["if (mode === 'signup') await api.post('/auth/register'", "if (false as boolean) await api.post('/auth/register'"]),
   // The socket on sign-out.

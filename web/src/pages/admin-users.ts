@@ -1,5 +1,5 @@
 import { api, ApiError, errorText, query, type Page, type User } from '../api.ts';
-import { coins, field, h, replace, statusLine, unseen, uuid } from '../dom.ts';
+import { coins, copyBox, field, h, replace, statusLine, unseen, uuid } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { pager } from './history.ts';
 
@@ -13,7 +13,33 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
   const body = h('tbody');
   const nav = h('div');
   const status = statusLine();
+  const link = h('div');
   let page = 1;
+
+  /** A password reset link (ADR 062): the service sends no mail, so it is shown here to hand over. */
+  const resetLink = (user: User): HTMLElement => {
+    const make = h('button', { type: 'button', className: 'secondary', 'aria-label': `Reset link for ${user.email}` }, 'Reset link');
+    make.addEventListener('click', async () => {
+      make.disabled = true;
+      status.textContent = '';
+      try {
+        const made = await api.post<{ resetUrl: string; expiresAt: string }>(`/admin/users/${user.id}/password-reset`);
+        const until = new Date(made.expiresAt).toLocaleString();
+        replace(
+          link,
+          h('section', { className: 'card', 'aria-label': 'Password reset link' }, [
+            h('p', null, h('strong', null, `A link that sets the password of ${user.email}`), `: it works once, until ${until}, and replaces any earlier link. Hand it over yourself; it is not shown again.`),
+            copyBox(made.resetUrl, { label: 'Reset link', noun: 'link', button: 'Copy link' }),
+          ]),
+        );
+      } catch (failure) {
+        status.textContent = errorText(failure);
+      } finally {
+        make.disabled = false;
+      }
+    });
+    return make;
+  };
 
   const adjust = (user: User): HTMLElement => {
     const amount = h('input', { type: 'number', min: 1, max: 1_000_000, step: 1, required: true, className: 'short' });
@@ -66,7 +92,7 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
     replace(
       body,
       result.items.map((user) =>
-        h('tr', null, h('td', null, user.email), h('td', null, user.displayName), h('td', null, user.role), h('td', { className: 'num' }, String(user.coinBalance)), h('td', null, adjust(user))),
+        h('tr', null, h('td', null, user.email), h('td', null, user.displayName), h('td', null, user.role), h('td', { className: 'num' }, String(user.coinBalance)), h('td', null, adjust(user)), h('td', null, resetLink(user))),
       ),
     );
     replace(nav, pager(page, result.totalPages, (next) => ((page = next), void show())));
@@ -82,10 +108,11 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
       h('button', { type: 'submit', className: 'secondary' }, 'Search'),
     ),
     status,
+    link,
     h(
       'table',
       null,
-      h('thead', null, h('tr', null, ['Email', 'Name', 'Role', 'Coins', 'Adjust'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', null, h('tr', null, ['Email', 'Name', 'Role', 'Coins', 'Adjust', 'Password'].map((c) => h('th', { scope: 'col' }, c)))),
       body,
     ),
     nav,

@@ -1,5 +1,5 @@
 import { api, errorText } from '../api.ts';
-import { field, h, replace, statusLine } from '../dom.ts';
+import { copyBox, field, h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 
 interface ApiKeyView {
@@ -60,21 +60,7 @@ export async function apiKeysPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   }
 
   function showOnce(key: string): void {
-    const text = h('input', { type: 'text', readOnly: true, value: key, className: 'secret', 'aria-label': 'New API key' });
-    const copied = statusLine();
-    const copy = h('button', {
-      type: 'button',
-      on: { click: async () => {
-        try {
-          await navigator.clipboard.writeText(key);
-          copied.textContent = 'Copied.';
-        } catch {
-          text.select();
-          copied.textContent = 'Select the key and copy it (the clipboard is not available here).';
-        }
-      } },
-    }, 'Copy key');
-    replace(created, h('p', null, h('strong', null, 'Copy this key now: it is not shown again.')), text, copy, copied);
+    replace(created, h('p', null, h('strong', null, 'Copy this key now: it is not shown again.')), copyBox(key, { label: 'New API key', noun: 'key', button: 'Copy key' }));
   }
 
   const form = h(

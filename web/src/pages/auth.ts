@@ -7,13 +7,18 @@ const PROVIDER_ERRORS: Record<string, string> = {
   sign_in_to_link: 'An account with this email already exists and has a password. Sign in with your password; the provider can then be linked to it.',
 };
 
+/** A provider as the pages name it: its key, capitalised ("google" is "Google"). */
+export const providerName = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1);
+
 /** Sign in and sign up share one form; the provider buttons appear when the server has providers. */
 export const authPage =
   (mode: 'login' | 'signup') =>
   (ctx: Ctx, main: HTMLElement): void => {
     const params = new URLSearchParams(location.search);
     const next = params.get('next') ?? '/';
-    const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
+    // A link may name the account (after a password reset): the email is filled in, and the password asked for.
+    const givenEmail = params.get('email') ?? '';
+    const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true, value: givenEmail });
     const password = h('input', {
       type: 'password',
       name: 'password',
@@ -65,7 +70,7 @@ export const authPage =
               h(
                 'a',
                 { className: 'button secondary', href: `/api/v1/auth/${encodeURIComponent(provider)}`, on: { click: () => localStorage.setItem('signed-in', '1') } },
-                provider.charAt(0).toUpperCase() + provider.slice(1),
+                providerName(provider),
               ),
             ),
           )
@@ -79,5 +84,5 @@ export const authPage =
       ),
     );
     main.append(form);
-    (mode === 'signup' ? displayName : email).focus();
+    (mode === 'signup' ? displayName : givenEmail ? password : email).focus();
   };
