@@ -48,12 +48,13 @@ export class MemoryUserRepository implements UserRepository {
     return publicUser(user);
   }
 
-  async setPasswordHash(id: string, passwordHash: string, at: Date): Promise<void> {
+  async setPasswordHash(id: string, passwordHash: string, previousHash: string, at: Date): Promise<boolean> {
     const user = this.store.users.get(id);
-    if (!user) return;
+    if (!user || user.passwordHash !== previousHash) return false;
     user.passwordHash = passwordHash;
     user.passwordReset = null;
     user.updatedAt = at;
+    return true;
   }
 
   async setPasswordReset(id: string, reset: { tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {

@@ -66,10 +66,14 @@ export class SequelizeUserRepository implements UserRepository {
     return this.findById(id);
   }
 
-  async setPasswordHash(id: string, passwordHash: string, at: Date): Promise<void> {
-    await this.scope.write((s) =>
-      userModel(s.sequelize).update({ password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, updated_at: at }, { where: { id }, ...s.options }),
+  async setPasswordHash(id: string, passwordHash: string, previousHash: string, at: Date): Promise<boolean> {
+    const [changed] = await this.scope.write((s) =>
+      userModel(s.sequelize).update(
+        { password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, updated_at: at },
+        { where: { id, password_hash: previousHash }, ...s.options },
+      ),
     );
+    return changed === 1;
   }
 
   async setPasswordReset(id: string, reset: { tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {

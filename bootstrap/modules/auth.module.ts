@@ -61,7 +61,7 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
     }),
     accountRoutes({
       updateProfile: new UpdateProfile({ users, clock: ports.clock() }),
-      changePassword: new ChangePassword({ users, hasher: ports.hasher(), cache: ports.cache(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords(), limits: loginLimits }),
+      changePassword: new ChangePassword({ users, uow: ports.uow(), hasher: ports.hasher(), cache: ports.cache(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords(), limits: loginLimits }),
       issueReset: new IssuePasswordReset({
         uow: ports.uow(),
         tokens: ports.tokens(),
@@ -70,7 +70,7 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
         frontendUrl: config.frontendUrl,
         ttlSeconds: config.auth.passwordResetTtlSeconds,
       }),
-      resetPassword: new ResetPassword({ users, hasher: ports.hasher(), tokens: ports.tokens(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords() }),
+      resetPassword: new ResetPassword({ users, uow: ports.uow(), hasher: ports.hasher(), tokens: ports.tokens(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords() }),
     }),
   ]);
   return { exports: { authenticate, revocations }, routes, scheduled: [] };

@@ -18,8 +18,12 @@ export interface UserRepository {
   setRole(id: string, role: UserRole, at: Date): Promise<void>;
   /** The user as stored after the change, or null when there is no such user. */
   setDisplayName(id: string, displayName: string, at: Date): Promise<User | null>;
-  /** Replaces the password hash, and ends the user's reset link if one was live (ADR 062). */
-  setPasswordHash(id: string, passwordHash: string, at: Date): Promise<void>;
+  /**
+   * Replaces the password hash, only while it is still `previousHash` (the one the caller checked the user's proof
+   * against), and ends the user's reset link if one was live (ADR 062). False when the hash changed meanwhile (a reset,
+   * another change) or there is no such user: nothing changed.
+   */
+  setPasswordHash(id: string, passwordHash: string, previousHash: string, at: Date): Promise<boolean>;
   /** Makes this the user's one live reset link, replacing any earlier one. False when there is no such user. */
   setPasswordReset(id: string, reset: { tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean>;
   /** The user whose reset link has this hash and is still live at `now`, or null. */

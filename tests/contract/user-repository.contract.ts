@@ -115,7 +115,7 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     await users.setPasswordReset(user.id, { tokenHash: second, expiresAt: at(60_000) }, at(2_000));
     t.is(await users.findByPasswordReset(first, at(3_000)), null);
     t.false(await users.resetPassword(user.id, first, 'by first', at(3_000)));
-    await users.setPasswordHash(user.id, 'changed', at(4_000));
+    t.true(await users.setPasswordHash(user.id, 'changed', 'old', at(4_000)));
     t.deepEqual(await users.findByEmail(user.email), { ...stored(user), updatedAt: at(4_000), passwordHash: 'changed' });
     t.is(await users.findByPasswordReset(second, at(5_000)), null, 'a password change ends the link');
     t.false(await users.resetPassword(user.id, second, 'by second', at(5_000)));
@@ -123,6 +123,23 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     const uses = await Promise.all(['a', 'b', 'c', 'd'].map((name) => users.resetPassword(user.id, third, name, at(7_000))));
     t.is(uses.filter(Boolean).length, 1);
     t.is((await users.findByEmail(user.email))!.passwordHash, ['a', 'b', 'c', 'd'][uses.indexOf(true)]);
+  });
+
+  // Pins setPasswordHash's WHERE: only the named user, only while the hash is the one the caller proved.
+  test(`${name}: setPasswordHash changes the hash only while it is the previous one, of the named user only`, async (t) => {
+    const user = newUser({ passwordHash: 'proven' });
+    const bystander = newUser({ passwordHash: 'proven' });
+    await users.create(user);
+    await users.create(bystander);
+    t.false(await users.setPasswordHash(user.id, 'stale write', 'not the hash', at(1_000)));
+    t.is((await users.findByEmail(user.email))!.passwordHash, 'proven');
+    t.true(await users.setPasswordHash(user.id, 'new', 'proven', at(2_000)));
+    t.is((await users.findByEmail(bystander.email))!.passwordHash, 'proven');
+    t.false(await users.setPasswordHash(user.id, 'newer', 'proven', at(3_000)), 'the proof of a replaced hash');
+    t.deepEqual(await users.findByEmail(user.email), { ...stored(user), updatedAt: at(2_000), passwordHash: 'new' });
+    t.false(await users.setPasswordHash(randomUUID(), 'x', 'proven', at(4_000)));
+    const racing = await Promise.all(['a', 'b', 'c'].map((hash) => users.setPasswordHash(user.id, hash, 'new', at(5_000))));
+    t.is(racing.filter(Boolean).length, 1);
   });
 
   test(`${name}: list searches emails and display names (ignoring case) and pages newest first`, async (t) => {

@@ -63,6 +63,7 @@ const PLAN: Record<string, { run: string } | { notRun: string }> = {
   'npm start': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
   'curl http://localhost:3000/api/v1/health': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
   'npm run admin -- promote <email>': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
+  'npm run admin -- reset-link <email>': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
   [SUPERVISOR]: { run: 'the supervisor command on a bare PATH runs a job on the engine thread, stops on SIGTERM with 0; the sqlite3 backup reads its database' },
   'sqlite3 data/app.db ".backup \'app-backup.db\'"': { run: 'the supervisor command on a bare PATH runs a job on the engine thread, stops on SIGTERM with 0; the sqlite3 backup reads its database' },
   'npm run': { run: 'small commands' },
@@ -173,6 +174,12 @@ test('npm start serves; the README curl answers; npm run admin promotes', async 
   const promoted = await runCommand('bash', ['-c', promote], { DATA_DIR: dir, JWT_SECRET: SECRET });
   t.is(promoted.code, 0, promoted.stderr + promoted.stdout);
   t.is((await client.get('/auth/profile')).body.role, 'admin');
+  // The reset link the operator guide's command prints sets the password (ADR 062).
+  const resetLink = await runCommand('bash', ['-c', documentedCommand('npm run admin -- reset-link <email>').replace('<email>', user.email)], { DATA_DIR: dir, JWT_SECRET: SECRET });
+  t.is(resetLink.code, 0, resetLink.stderr);
+  const token = resetLink.stdout.trim().split('#token=')[1];
+  t.is((await client.post('/auth/password-reset', { token, newPassword: 'a brand new passphrase 9' })).status, 200);
+  t.is((await new TestClient(client.baseUrl).post('/auth/login', { email: user.email, password: 'a brand new passphrase 9' })).status, 200);
   // npm does not pass SIGTERM on (hence the supervisor command): the group is stopped here.
   await stopGroup(service);
 });

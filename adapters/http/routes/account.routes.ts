@@ -54,7 +54,7 @@ export const accountRoutes = (deps: AccountRoutesDeps) => (api: ApiRouter) => {
           schema: { type: 'object', required: ['message', 'otherSessionsEnded'], properties: { message: { type: 'string' }, otherSessionsEnded: { type: 'integer', minimum: 0 } } },
         },
         400: error('currentPassword wrong or missing; newPassword too short, too long, common, repetitive, or the current one'),
-        409: error('The account has no password (it signs in through an identity provider)'),
+        409: error('The account has no password (it signs in through an identity provider), or its password was changed meanwhile (a reset)'),
         429: error('Too many wrong passwords: the login limits (Retry-After)'),
       },
     },

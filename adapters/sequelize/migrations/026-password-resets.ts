@@ -13,9 +13,16 @@ export const passwordResets: Migration = {
     await qi.addColumn('users', 'password_reset_expires_at', { type: DataTypes.DATE(3), allowNull: true });
     await qi.addIndex('users', ['password_reset_hash'], { unique: true, name: 'users_password_reset_hash' });
   },
-  async down(qi) {
+  async down(qi, dialect) {
     await qi.removeIndex('users', 'users_password_reset_hash');
-    await qi.removeColumn('users', 'password_reset_expires_at');
-    await qi.removeColumn('users', 'password_reset_hash');
+    if (dialect === 'sqlite') {
+      // SQLite's own DROP COLUMN: Sequelize's removeColumn there copies the table and drops the old one, and dropping
+      // `users` cascades to every row that references a user (jobs, ledger, sessions).
+      await qi.sequelize.query('ALTER TABLE users DROP COLUMN password_reset_expires_at');
+      await qi.sequelize.query('ALTER TABLE users DROP COLUMN password_reset_hash');
+    } else {
+      await qi.removeColumn('users', 'password_reset_expires_at');
+      await qi.removeColumn('users', 'password_reset_hash');
+    }
   },
 };

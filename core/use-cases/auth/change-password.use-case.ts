@@ -3,6 +3,7 @@ import { fail, ok, validationFailed, type Fail, type Result } from '../../domain
 import type { Cache } from '../../ports/cache.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 import { reserveAttempt } from './attempt-limits.service.ts';
 import { loginLimitKeys, type LoginLimits } from './login-user.use-case.ts';
@@ -11,6 +12,7 @@ import type { SessionRevocations } from './session-revocations.service.ts';
 
 export interface ChangePasswordDeps {
   users: UserRepository;
+  uow: UnitOfWork;
   hasher: PasswordHasher;
   cache: Cache;
   clock: Clock;
@@ -42,7 +44,7 @@ export class ChangePassword {
   constructor(private readonly deps: ChangePasswordDeps) {}
 
   async execute(input: ChangePasswordInput): Promise<Result<{ otherSessionsEnded: number }> | ChangePasswordFailure> {
-    const { users, hasher, cache, clock, revocations, limits } = this.deps;
+    const { users, uow, hasher, cache, clock, revocations, limits } = this.deps;
     const { currentPassword, newPassword } = input;
     if (typeof currentPassword !== 'string' || currentPassword.length === 0 || currentPassword.length > 1024) {
       return validationFailed([{ field: 'currentPassword', message: 'is required' }]);
@@ -64,7 +66,16 @@ export class ChangePassword {
     }
     await reserved.release();
 
-    await users.setPasswordHash(user.id, await hasher.hash(newPassword as string), clock.now());
-    return ok({ otherSessionsEnded: await revocations.revokeOtherLogins(user.id, input.sessionId) });
+    const passwordHash = await hasher.hash(newPassword as string);
+    const previousHash = user.passwordHash;
+    // The new password and the end of the other logins commit together: no failure leaves one without the other. The
+    // password is replaced only while it is the one just proven: a reset (or another change) that committed meanwhile
+    // is not undone by a proof of the password it replaced.
+    const otherSessionsEnded = await uow.run(async (tx) => {
+      if (!(await tx.users.setPasswordHash(user.id, passwordHash, previousHash, clock.now()))) return null;
+      return revocations.endOtherLogins(tx, user.id, input.sessionId);
+    });
+    if (otherSessionsEnded === null) return fail('CONFLICT', 'The password was changed meanwhile; nothing changed. Sign in again if this session has ended');
+    return ok({ otherSessionsEnded });
   }
 }

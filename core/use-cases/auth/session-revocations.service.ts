@@ -2,6 +2,7 @@ import { apiKeySessionId } from '../../domain/api-key.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { SessionRepository } from '../../ports/session-repository.port.ts';
+import type { Transaction } from '../../ports/unit-of-work.port.ts';
 import { SESSION_CHANNEL, type EventBus, type SessionRevoked } from '../../ports/user-events.port.ts';
 
 export interface SessionRevocationsDeps {
@@ -28,12 +29,19 @@ export class SessionRevocations {
   }
 
   /**
-   * Ends every login of the user but `keep` (a password change keeps the login that made it; a reset keeps none).
-   * Returns how many ended. API keys are not logins: they stay, listed on the user's API keys page.
+   * Ends every login of the user but `keep` (a password change keeps the login that made it; a reset keeps none), in
+   * the caller's transaction: with the password change that calls for it, both commit or neither does. Their sockets
+   * close once it commits. Returns how many ended. API keys are not logins: they stay, listed on the API keys page.
    */
-  async revokeOtherLogins(userId: string, keep: string | null): Promise<number> {
-    const families = (await this.deps.sessions.activeFamilies(userId, this.deps.clock.now())).filter((family) => family !== keep);
-    for (const family of families) await this.revokeFamily(userId, family);
+  async endOtherLogins(tx: Transaction, userId: string, keep: string | null): Promise<number> {
+    const { clock } = this.deps;
+    const families = (await tx.sessions.activeFamilies(userId, clock.now())).filter((family) => family !== keep);
+    for (const family of families) {
+      // Twice, as in revokeFamily: a token a rotation issued meanwhile is caught by the second statement.
+      await tx.sessions.revokeFamily(family, clock.now());
+      await tx.sessions.revokeFamily(family, clock.now());
+      tx.afterCommit(() => this.announce({ type: 'session.revoked', userId, sessionId: family }));
+    }
     return families.length;
   }
 
