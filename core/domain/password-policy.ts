@@ -1,4 +1,5 @@
 import type { CommonPasswords } from './common-passwords.ts';
+import { PASSWORD_MAX, PASSWORD_MIN } from './user.ts';
 
 const LEET: Record<string, string> = { '@': 'a', '4': 'a', '3': 'e', '1': 'i', '!': 'i', '0': 'o', '$': 's', '5': 's', '7': 't' };
 
@@ -26,6 +27,12 @@ function isRepetition(text: string): boolean {
     if (repeats) return true;
   }
   return false;
+}
+
+/** Why a new password is refused (its length, or a common, repetitive or blank one), or null: at sign-up, change and reset. */
+export function passwordProblem(password: unknown, commonPasswords: CommonPasswords): string | null {
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) return `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`;
+  return weakPasswordReason(password, commonPasswords);
 }
 
 /** Why a password of acceptable length is refused, or null. `common`: the breached passwords to refuse (see common-passwords.ts). */

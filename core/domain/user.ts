@@ -25,3 +25,9 @@ export const isValidEmail = (email: string): boolean => email.length <= 254 && E
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 export const DISPLAY_NAME_MAX = 64;
+
+/** Why a display name is refused (empty, blank or too long once trimmed), or null: at sign-up and on a change. */
+export function displayNameProblem(displayName: unknown): string | null {
+  if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) return `must be 1 to ${DISPLAY_NAME_MAX} characters`;
+  return null;
+}

@@ -1,4 +1,5 @@
 import type { CommonPasswords } from '../../domain/common-passwords.ts';
+import { passwordProblem } from '../../domain/password-policy.ts';
 import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import type { Cache } from '../../ports/cache.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
@@ -7,7 +8,6 @@ import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 import { reserveAttempt } from './attempt-limits.service.ts';
 import { loginLimitKeys, type LoginLimits } from './login-user.use-case.ts';
-import { passwordProblem } from './register-user.use-case.ts';
 import type { SessionRevocations } from './session-revocations.service.ts';
 
 export interface ChangePasswordDeps {

@@ -1,6 +1,6 @@
-import { DISPLAY_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, isValidEmail, normalizeEmail, type User } from '../../domain/user.ts';
+import { displayNameProblem, isValidEmail, normalizeEmail, type User } from '../../domain/user.ts';
 import type { CommonPasswords } from '../../domain/common-passwords.ts';
-import { weakPasswordReason } from '../../domain/password-policy.ts';
+import { passwordProblem } from '../../domain/password-policy.ts';
 import { fail, ok, validationFailed, type Fail, type FieldProblem, type Result } from '../../domain/result.ts';
 import type { Cache } from '../../ports/cache.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
@@ -35,21 +35,14 @@ export interface RegisterUserDeps {
 
 export type RegisterFailure = Fail & { retryAfterSeconds?: number };
 
-/** Why a new password is refused (its length, or a common, repetitive or blank one), or null: at sign-up, change and reset. */
-export function passwordProblem(password: unknown, commonPasswords: CommonPasswords): string | null {
-  if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) return `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`;
-  return weakPasswordReason(password, commonPasswords);
-}
-
 export function checkRegistration(input: Omit<RegisterUserInput, 'clientAddress'>, commonPasswords: CommonPasswords): Result<{ email: string; password: string; displayName: string }> {
   const problems: FieldProblem[] = [];
   const { email, password, displayName } = input;
   if (typeof email !== 'string' || !isValidEmail(email.trim())) problems.push({ field: 'email', message: 'must be a valid email' });
   const weak = passwordProblem(password, commonPasswords);
   if (weak) problems.push({ field: 'password', message: weak });
-  if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) {
-    problems.push({ field: 'displayName', message: `must be 1 to ${DISPLAY_NAME_MAX} characters` });
-  }
+  const badName = displayNameProblem(displayName);
+  if (badName) problems.push({ field: 'displayName', message: badName });
   if (problems.length > 0) return validationFailed(problems);
   return ok({ email: normalizeEmail(email as string), password: password as string, displayName: (displayName as string).trim() });
 }

@@ -1,11 +1,11 @@
 import type { CommonPasswords } from '../../domain/common-passwords.ts';
+import { passwordProblem } from '../../domain/password-policy.ts';
 import { ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { TokenIssuer } from '../../ports/token-issuer.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
-import { passwordProblem } from './register-user.use-case.ts';
 import type { SessionRevocations } from './session-revocations.service.ts';
 
 export interface ResetPasswordDeps {

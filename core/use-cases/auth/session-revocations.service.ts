@@ -20,11 +20,7 @@ export class SessionRevocations {
   constructor(private readonly deps: SessionRevocationsDeps) {}
 
   async revokeFamily(userId: string, familyId: string): Promise<void> {
-    const { sessions, clock } = this.deps;
-    await sessions.revokeFamily(familyId, clock.now());
-    // A rotation of this family that held one of its tokens while the first statement ran has committed by
-    // the time that statement returns; the second one catches the token that rotation issued.
-    await sessions.revokeFamily(familyId, clock.now());
+    await this.revokeTokens(this.deps.sessions, familyId);
     await this.announce({ type: 'session.revoked', userId, sessionId: familyId });
   }
 
@@ -37,12 +33,18 @@ export class SessionRevocations {
     const { clock } = this.deps;
     const families = (await tx.sessions.activeFamilies(userId, clock.now())).filter((family) => family !== keep);
     for (const family of families) {
-      // Twice, as in revokeFamily: a token a rotation issued meanwhile is caught by the second statement.
-      await tx.sessions.revokeFamily(family, clock.now());
-      await tx.sessions.revokeFamily(family, clock.now());
+      await this.revokeTokens(tx.sessions, family);
       tx.afterCommit(() => this.announce({ type: 'session.revoked', userId, sessionId: family }));
     }
     return families.length;
+  }
+
+  /** Every token of the login, through `sessions` (autocommit, or the caller's transaction). */
+  private async revokeTokens(sessions: SessionRepository, familyId: string): Promise<void> {
+    await sessions.revokeFamily(familyId, this.deps.clock.now());
+    // A rotation of this family that held one of its tokens while the first statement ran has committed by
+    // the time that statement returns; the second one catches the token that rotation issued.
+    await sessions.revokeFamily(familyId, this.deps.clock.now());
   }
 
   /** A revoked API key: every socket opened with it closes, on every API instance (its requests already fail). */

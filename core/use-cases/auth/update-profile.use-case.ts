@@ -1,4 +1,4 @@
-import { DISPLAY_NAME_MAX, type User } from '../../domain/user.ts';
+import { displayNameProblem, type User } from '../../domain/user.ts';
 import { fail, ok, validationFailed, type Result } from '../../domain/result.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
@@ -13,11 +13,9 @@ export class UpdateProfile {
   constructor(private readonly deps: UpdateProfileDeps) {}
 
   async execute(input: { userId: string; displayName: unknown }): Promise<Result<User>> {
-    const { displayName } = input;
-    if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) {
-      return validationFailed([{ field: 'displayName', message: `must be 1 to ${DISPLAY_NAME_MAX} characters` }]);
-    }
-    const user = await this.deps.users.setDisplayName(input.userId, displayName.trim(), this.deps.clock.now());
+    const problem = displayNameProblem(input.displayName);
+    if (problem) return validationFailed([{ field: 'displayName', message: problem }]);
+    const user = await this.deps.users.setDisplayName(input.userId, (input.displayName as string).trim(), this.deps.clock.now());
     return user ? ok(user) : fail('NOT_FOUND', 'User not found');
   }
 }

@@ -67,8 +67,8 @@ export const MUTATIONS: Mutation[] = [
   entriesOn('account', 'adapters/http/routes/account.routes.ts', [ROUTES])('a reset link may be cached on the way', "      res.setHeader('Cache-Control', 'no-store');\n", ''),
   entriesOn('account', 'core/use-cases/auth/update-profile.use-case.ts', [ROUTES])(
     'a blank or too long display name is stored',
-    "    if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.trim().length > DISPLAY_NAME_MAX) {",
-    "    if (typeof displayName !== 'string') {",
+    "    if (problem) return validationFailed([{ field: 'displayName', message: problem }]);",
+    "    if (false as boolean) return validationFailed([{ field: 'displayName', message: problem }]);",
   ),
   sqlUsers('a reset link works past its expiry', "{ where: { id, password_reset_hash: tokenHash, password_reset_expires_at: { [Op.gt]: at } }", '{ where: { id, password_reset_hash: tokenHash }'),
   sqlUsers("a reset link works with any token", "{ where: { id, password_reset_hash: tokenHash, password_reset_expires_at", '{ where: { id, password_reset_expires_at'),

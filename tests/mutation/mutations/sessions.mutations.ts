@@ -46,7 +46,7 @@ export const MUTATIONS: Mutation[] = [
     })();` },
       {
         file: 'core/use-cases/auth/session-revocations.service.ts',
-        find: '    // A rotation of this family that held one of its tokens while the first statement ran has committed by\n    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, clock.now());\n',
+        find: '    // A rotation of this family that held one of its tokens while the first statement ran has committed by\n    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, this.deps.clock.now());\n',
         replace: '',
       },
     ],
@@ -140,12 +140,12 @@ export const MUTATIONS: Mutation[] = [
   {
     name: 'sessions: tokens: logout and reuse revoke nothing in the database (both statements gone)',
     file: 'core/use-cases/auth/session-revocations.service.ts',
-    find: '    await sessions.revokeFamily(familyId, clock.now());\n    // A rotation',
+    find: '    await sessions.revokeFamily(familyId, this.deps.clock.now());\n    // A rotation',
     replace: '    // A rotation',
     also: [
       {
         file: 'core/use-cases/auth/session-revocations.service.ts',
-        find: '    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, clock.now());\n',
+        find: '    // the time that statement returns; the second one catches the token that rotation issued.\n    await sessions.revokeFamily(familyId, this.deps.clock.now());\n',
         replace: '    // the time that statement returns; the second one catches the token that rotation issued.\n',
       },
     ],

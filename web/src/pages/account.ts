@@ -22,11 +22,11 @@ function refusal(failure: unknown, labels: Record<string, string>): string {
 }
 
 /**
- * A form's submit handler: the button is disabled while `send` runs (a second press sends nothing), the status line
- * is cleared first and then says what `send` returns or why it was refused.
+ * A form's submit handler, or a button's click handler: the button is disabled while `send` runs (a second press sends
+ * nothing), the status line is cleared first and then says what `send` returns or why it was refused.
  */
 function sending(button: HTMLButtonElement, status: HTMLElement, labels: Record<string, string>, send: () => Promise<string | void>) {
-  return async (event: SubmitEvent): Promise<void> => {
+  return async (event: Event): Promise<void> => {
     event.preventDefault();
     button.disabled = true;
     status.textContent = '';
@@ -118,25 +118,16 @@ function signInMethods(ctx: Ctx, start: Identities): HTMLElement {
   if (linked) status.textContent = `${providerName(linked)} is linked: you can sign in with it.`;
   else if (error) status.textContent = LINK_ERRORS[error] ?? `Linking the provider failed (${error}).`;
 
-  const act = async (button: HTMLButtonElement, work: () => Promise<void>) => {
-    button.disabled = true;
-    status.textContent = '';
-    try {
-      await work();
-    } catch (failure) {
-      status.textContent = errorText(failure);
-      button.disabled = false;
-    }
-  };
   const show = (current: Identities) => {
     const linkedKeys = new Set(current.identities.map((identity) => identity.provider));
     const rows = current.identities.map((identity) => {
       const unlink: HTMLButtonElement = h('button', { type: 'button', className: 'secondary', 'aria-label': `Unlink ${providerName(identity.provider)}` }, 'Unlink');
-      unlink.addEventListener('click', () =>
-        void act(unlink, async () => {
+      unlink.addEventListener(
+        'click',
+        sending(unlink, status, {}, async () => {
           await api.delete(`/auth/identities/${encodeURIComponent(identity.provider)}`);
           show(await api.get<Identities>('/auth/identities'));
-          status.textContent = `${providerName(identity.provider)} is unlinked.`;
+          return `${providerName(identity.provider)} is unlinked.`;
         }),
       );
       return h('li', null, h('strong', null, providerName(identity.provider)), identity.email ? ` (${identity.email})` : null, ' ', unlink);
@@ -145,8 +136,9 @@ function signInMethods(ctx: Ctx, start: Identities): HTMLElement {
       .filter((provider) => !linkedKeys.has(provider))
       .map((provider) => {
         const link: HTMLButtonElement = h('button', { type: 'button', className: 'secondary' }, `Link ${providerName(provider)}`);
-        link.addEventListener('click', () =>
-          void act(link, async () => {
+        link.addEventListener(
+          'click',
+          sending(link, status, {}, async () => {
             const { url } = await api.post<{ url: string }>(`/auth/${encodeURIComponent(provider)}/link`);
             location.assign(url);
           }),
