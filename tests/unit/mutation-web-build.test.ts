@@ -48,7 +48,9 @@ test('a source edit the bundle shows is built, and the committed bundle is kept 
 });
 
 test('an edit the bundle does not show (a type only) is unchanged, not run', (t) => {
-  const { verdict, app } = buildMutated("name !== 'list'", "(name as string) !== 'list'");
+  // The members of a union reordered: no letter added. (esbuild names the minified identifiers by how often each
+  // letter occurs in the source, types included, so a type that adds letters can rename them.)
+  const { verdict, app } = buildMutated('export type Child = Node | string | number |', 'export type Child = Node | number | string |');
   t.is(verdict, 'unchanged');
   t.true(app === committed('app.js'));
 });
