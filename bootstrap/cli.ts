@@ -16,6 +16,8 @@ Commands:
   promote <email>      give an existing account the admin role
   reset-link <email>   print a one-time link that sets the account's password (valid PASSWORD_RESET_TTL,
                        default 1 h; replaces the account's last link)
+  delete-user <email>  delete the account for good: its jobs are cancelled, its sessions and API keys end,
+                       its outputs and uploads are deleted, and its email can sign up afresh
   help                 show this text
 `;
 
@@ -30,7 +32,8 @@ if (command === 'help' || command === '--help' || command === '-h') {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-if (command !== 'promote' && command !== 'reset-link') usageError(`Unknown command "${command}".`);
+const COMMANDS = ['promote', 'reset-link', 'delete-user'];
+if (!COMMANDS.includes(command!)) usageError(`Unknown command "${command}".`);
 if (args.length !== 1 || !args[0]!.trim()) usageError(`${command} takes exactly one argument: the email of the account.`);
 const email = args[0]!.trim();
 
@@ -60,6 +63,7 @@ const { normalizeEmail } = await import('../core/domain/user.ts');
 const { bindInfrastructure } = await import('./modules/infrastructure.module.ts');
 const { bindFeatures } = await import('./modules/features.ts');
 const { portsOf } = await import('./modules/ports.ts');
+const { resolve, TOKENS } = await import('./tokens.ts');
 
 const container = new Container({ defaultScope: 'Singleton' });
 // Only warnings and errors, on stderr: stdout carries the command's answer.
@@ -76,6 +80,19 @@ try {
       process.stdout.write(`${result.value.email} (${result.value.id}) is now an admin.\n`);
     } else {
       process.stderr.write(`${result.message}. Nothing changed.\n`);
+      exitCode = 1;
+    }
+  } else if (command === 'delete-user') {
+    const user = await ports.repos().users.findByEmail(normalizeEmail(email));
+    const deletion = resolve(container, TOKENS.AccountDeletion);
+    const result = user ? await deletion.deleteUser.execute({ actorId: null, userId: user.id }) : null;
+    if (user && result?.ok) {
+      const { jobsCancelled, coinsForfeited } = result.value;
+      process.stdout.write(`${user.email} (${user.id}) is deleted: ${jobsCancelled} job(s) cancelled, ${coinsForfeited} coin(s) forfeited.\n`);
+      const purged = await deletion.purge.purge(user.id);
+      process.stdout.write(purged ? 'Its outputs and uploads are deleted.\n' : "Its outputs and uploads are not all deleted yet: the service's next sweep finishes them.\n");
+    } else {
+      process.stderr.write(`No account with the email ${email}. Nothing changed.\n`);
       exitCode = 1;
     }
   } else {

@@ -30,6 +30,7 @@ import type { JobPayment } from '../core/use-cases/coins/job-payment.service.ts'
 import type { StoreUpload } from '../core/use-cases/uploads/store-upload.use-case.ts';
 import type { GetTemplateVersion } from '../core/use-cases/templates/get-template-version.use-case.ts';
 import type { Config } from './config.ts';
+import type { AccountDeletion } from './modules/account-deletion.module.ts';
 import type { OutboxRelayLoop } from './outbox-relay-loop.ts';
 import type { ScheduledTask, Scheduler } from './scheduler.ts';
 
@@ -87,6 +88,8 @@ export const TOKENS = {
   AuthenticateApiKey: token<AuthenticateApiKey>('AuthenticateApiKey'),
   AuthenticateSocket: token<AuthenticateSocket>('AuthenticateSocket'),
   SessionRevocations: token<SessionRevocations>('SessionRevocations'),
+  /** Deleting accounts and purging them (account-deletion.module.ts), for the operator's command line. */
+  AccountDeletion: token<AccountDeletion>('AccountDeletion'),
   /** The configured OpenID Connect providers (oidc.module.ts). */
   OidcProviders: token<OidcProviders>('OidcProviders'),
   /** The `Idempotency-Key` responder shared by the coin routes and POST /generate. */

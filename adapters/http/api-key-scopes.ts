@@ -36,10 +36,11 @@ const KEY_SCOPES: Record<string, ApiKeyScope> = {
 };
 
 /**
- * Administrator routes that refuse keys, even `admin` ones: a reset link sets any user's password (ADR 062), so a
- * leaked key must not be able to make one. An administrator makes it signed in.
+ * Administrator routes that refuse keys, even `admin` ones: a reset link sets any user's password (ADR 062), and a
+ * deletion ends an account for good (ADR 063), so a leaked key must not be able to do either. An administrator does
+ * them signed in.
  */
-const SESSION_ONLY_ADMIN_ROUTES = new Set(['post /admin/users/:id/password-reset']);
+const SESSION_ONLY_ADMIN_ROUTES = new Set(['post /admin/users/:id/password-reset', 'delete /admin/users/:id']);
 
 /** The scope a key needs on this route, or null when the route refuses keys. */
 export function keyScopeOf(route: { method: string; path: string; auth: string }): ApiKeyScope | null {

@@ -36,6 +36,12 @@ export class MemoryApiKeyRepository implements ApiKeyRepository {
     return copy(revoked);
   }
 
+  async revokeAllForUser(userId: string, at: Date): Promise<string[]> {
+    const live = [...this.keys.values()].filter((key) => key.revokedAt === null && key.userId === userId);
+    for (const key of live) this.keys.set(key.id, { ...key, revokedAt: at });
+    return live.map((key) => key.id);
+  }
+
   async touch(id: string, at: Date, notBefore: Date): Promise<void> {
     const key = this.keys.get(id);
     if (!key || (key.lastUsedAt !== null && key.lastUsedAt.getTime() >= notBefore.getTime())) return;

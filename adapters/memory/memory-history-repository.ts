@@ -46,6 +46,14 @@ export class MemoryHistoryRepository implements HistoryRepository {
     this.items.delete(id);
   }
 
+  async listAllForUser(userId: string, max: number): Promise<HistoryItem[]> {
+    return [...this.items.values()]
+      .filter((item) => item.userId === userId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .slice(0, max)
+      .map((item) => structuredClone(item));
+  }
+
   async listExpired(before: Date, max: number): Promise<HistoryItem[]> {
     return [...this.items.values()].filter((item) => item.expiresAt <= before).slice(0, max).map((item) => structuredClone(item));
   }

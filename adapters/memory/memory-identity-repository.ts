@@ -35,4 +35,10 @@ export class MemoryIdentityRepository implements IdentityRepository {
     }
     return false;
   }
+
+  async unlinkAll(userId: string): Promise<number> {
+    let removed = 0;
+    for (const [key, identity] of this.identities) if (identity.userId === userId && this.identities.delete(key)) removed += 1;
+    return removed;
+  }
 }

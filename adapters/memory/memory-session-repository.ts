@@ -34,9 +34,9 @@ export class MemorySessionRepository implements SessionRepository {
 
   async loginState(userId: string, familyId: string | null): Promise<LoginCheck> {
     const stored = this.store.users.get(userId);
-    if (!stored) return { state: 'no-user' };
+    if (!stored || stored.deletedAt) return { state: 'no-user' };
     for (const session of this.store.sessions.values()) if (familyId !== null && session.familyId === familyId && session.revokedAt) return { state: 'revoked' };
-    const { passwordHash: _hidden, passwordReset: _link, ...user } = stored;
+    const { passwordHash: _hidden, passwordReset: _link, deletedAt: _deleted, ...user } = stored;
     return { state: 'active', user: { ...user } };
   }
 }

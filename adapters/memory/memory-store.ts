@@ -4,7 +4,7 @@ import type { User } from '../../core/domain/user.ts';
 import type { RefreshTokenRecord } from '../../core/ports/session-repository.port.ts';
 
 /** A user as the memory adapters keep it: the public record, its password hash and its live reset link. */
-export type StoredUser = User & { passwordHash: string | null; passwordReset?: { tokenHash: string; expiresAt: Date } | null };
+export type StoredUser = User & { passwordHash: string | null; passwordReset?: { tokenHash: string; expiresAt: Date } | null; deletedAt?: Date | null };
 
 interface Snapshot {
   users: Map<string, StoredUser>;
@@ -79,6 +79,22 @@ export class MemoryStore {
         throw error;
       }
     });
+  }
+
+  /**
+   * Deletes a user and, as the database's cascading foreign keys do, every row that names it: its logins, its ledger,
+   * and the rows of every transactional table whose `userId` is this user's.
+   */
+  deleteUser(id: string): void {
+    this.users.delete(id);
+    for (const [key, session] of this.sessions) if (session.userId === id) this.sessions.delete(key);
+    const kept = this.coinTransactions.filter((entry) => entry.userId !== id);
+    this.coinTransactions.length = 0;
+    this.coinTransactions.push(...kept);
+    for (const [name, table] of this.tables) {
+      if (this.outsideTransactions.has(name)) continue; // the queue's rows name no user
+      for (const [key, row] of table) if ((row as { userId?: unknown } | null)?.userId === id) table.delete(key);
+    }
   }
 
   /** Outside the transaction's async context, so after-commit hooks may start transactions of their own. */

@@ -37,6 +37,13 @@ export class MemoryUploadRepository implements UploadRepository {
     return true;
   }
 
+  async listForUser(userId: string, limit: number): Promise<Upload[]> {
+    return this.rows()
+      .filter((upload) => upload.userId === userId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .slice(0, limit).map(copy);
+  }
+
   async listExpired(before: Date, limit = 500): Promise<Upload[]> {
     return this.rows()
       .filter((upload) => upload.usedAt === null && upload.createdAt.getTime() < before.getTime())

@@ -1,12 +1,19 @@
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../core/domain/pagination.ts';
-import type { User, UserRole } from '../../core/domain/user.ts';
+import { DELETED_DISPLAY_NAME, deletedEmail, type User, type UserRole } from '../../core/domain/user.ts';
 import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
+import type { GenerationJob } from '../../core/domain/job.ts';
 import type { MemoryStore, StoredUser } from './memory-store.ts';
 
-const publicUser = ({ passwordHash: _hidden, passwordReset: _link, ...user }: StoredUser): User => ({ ...user });
+const publicUser = ({ passwordHash: _hidden, passwordReset: _link, deletedAt: _deleted, ...user }: StoredUser): User => ({ ...user });
 
 export class MemoryUserRepository implements UserRepository {
   constructor(private readonly store: MemoryStore) {}
+
+  /** The user unless deleted (ADR 063): a deleted account is found, listed and changed by nothing but the purge. */
+  private live(id: string): StoredUser | undefined {
+    const user = this.store.users.get(id);
+    return user && !user.deletedAt ? user : undefined;
+  }
 
   async create(user: NewUser): Promise<boolean> {
     for (const existing of this.store.users.values()) if (existing.email === user.email) return false;
@@ -24,12 +31,12 @@ export class MemoryUserRepository implements UserRepository {
   }
 
   async findById(id: string): Promise<User | null> {
-    const user = this.store.users.get(id);
+    const user = this.live(id);
     return user ? publicUser(user) : null;
   }
 
   async findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null> {
-    for (const user of this.store.users.values()) if (user.email === email) return { ...publicUser(user), passwordHash: user.passwordHash };
+    for (const user of this.store.users.values()) if (user.email === email && !user.deletedAt) return { ...publicUser(user), passwordHash: user.passwordHash };
     return null;
   }
 
@@ -41,7 +48,7 @@ export class MemoryUserRepository implements UserRepository {
   }
 
   async setDisplayName(id: string, displayName: string, at: Date): Promise<User | null> {
-    const user = this.store.users.get(id);
+    const user = this.live(id);
     if (!user) return null;
     user.displayName = displayName;
     user.updatedAt = at;
@@ -58,7 +65,7 @@ export class MemoryUserRepository implements UserRepository {
   }
 
   async setPasswordReset(id: string, reset: { tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {
-    const user = this.store.users.get(id);
+    const user = this.live(id);
     if (!user) return false;
     user.passwordReset = { ...reset };
     user.updatedAt = at;
@@ -84,9 +91,35 @@ export class MemoryUserRepository implements UserRepository {
   async list(request: PageRequest, query?: string): Promise<Page<User>> {
     const needle = query?.toLowerCase();
     const matches = [...this.store.users.values()]
+      .filter((user) => !user.deletedAt)
       .filter((user) => !needle || user.email.includes(needle) || user.displayName.toLowerCase().includes(needle))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const start = offsetOf(request);
     return pageOf(matches.slice(start, start + request.limit).map(publicUser), request, matches.length);
+  }
+
+  async markDeleted(id: string, at: Date): Promise<boolean> {
+    const user = this.live(id);
+    if (!user) return false;
+    Object.assign(user, { deletedAt: at, email: deletedEmail(id), displayName: DELETED_DISPLAY_NAME, passwordHash: null, passwordReset: null, updatedAt: at });
+    return true;
+  }
+
+  async listDeleted(max: number): Promise<string[]> {
+    return [...this.store.users.values()]
+      .filter((user) => user.deletedAt)
+      .sort((a, b) => a.deletedAt!.getTime() - b.deletedAt!.getTime() || a.id.localeCompare(b.id))
+      .slice(0, max)
+      .map((user) => user.id);
+  }
+
+  async purge(id: string): Promise<boolean> {
+    const user = this.store.users.get(id);
+    if (!user?.deletedAt) return false;
+    const owns = (table: string, also: (row: never) => boolean = () => true) =>
+      [...this.store.table<{ userId: string }>(table).values()].some((row) => row.userId === id && also(row as never));
+    if (owns('history_items') || owns('uploads') || owns('generation_jobs', (job: GenerationJob) => job.status === 'queued' || job.status === 'running')) return false;
+    this.store.deleteUser(id);
+    return true;
   }
 }

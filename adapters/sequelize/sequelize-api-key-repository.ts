@@ -58,6 +58,18 @@ export class SequelizeApiKeyRepository implements ApiKeyRepository {
     return rows.map(toKey);
   }
 
+  async revokeAllForUser(userId: string, at: Date): Promise<string[]> {
+    return this.scope.atomic(async (s) => {
+      const live = await selectRows<{ id: string }>(s, 'SELECT id FROM api_keys WHERE user_id = :userId AND revoked_at IS NULL', { userId });
+      await s.sequelize.query('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL', {
+        replacements: [sqlTime(at, s.dialect), userId],
+        type: QueryTypes.BULKUPDATE,
+        ...s.options,
+      });
+      return live.map((row) => row.id);
+    });
+  }
+
   async revoke(id: string, userId: string, at: Date): Promise<ApiKey | null> {
     return this.scope.atomic(async (s) => {
       const changed = await s.sequelize.query('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', {

@@ -129,6 +129,11 @@ export class SequelizeHistoryRepository implements HistoryRepository {
     await this.scope.write((s) => historyModel(s.sequelize).destroy({ where: { id }, ...s.options }));
   }
 
+  async listAllForUser(userId: string, max: number): Promise<HistoryItem[]> {
+    const rows = await this.items.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC'], ['id', 'ASC']], limit: max, raw: true, ...this.scope.options });
+    return asRows<HistoryRow>(rows).map(toItem);
+  }
+
   async listExpired(before: Date, max: number): Promise<HistoryItem[]> {
     const rows = await this.items.findAll({ where: { expires_at: { [Op.lte]: before } }, order: [['expires_at', 'ASC']], limit: max, raw: true, ...this.scope.options });
     return asRows<HistoryRow>(rows).map(toItem);

@@ -74,4 +74,8 @@ export class SequelizeIdentityRepository implements IdentityRepository {
     const deleted = await this.scope.write((s) => identityModel(s.sequelize).destroy({ where: { user_id: userId, provider }, ...s.options }));
     return deleted > 0;
   }
+
+  async unlinkAll(userId: string): Promise<number> {
+    return this.scope.write((s) => identityModel(s.sequelize).destroy({ where: { user_id: userId }, ...s.options }));
+  }
 }

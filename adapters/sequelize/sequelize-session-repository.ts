@@ -23,7 +23,7 @@ interface LoginKey {
 const LOGIN_BATCH_MAX = 64;
 const USER_COLUMNS = 'id, email, display_name, role, coin_balance, created_at, updated_at';
 /** One key: the user's row if it exists, with `revoked` set when its family was revoked. */
-const ONE_LOGIN_SQL = `SELECT ${USER_COLUMNS}, (SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ?`;
+const ONE_LOGIN_SQL = `SELECT ${USER_COLUMNS}, (SELECT 1 FROM refresh_sessions WHERE family_id = ? AND revoked_at IS NOT NULL LIMIT 1) AS revoked FROM users WHERE id = ? AND deleted_at IS NULL`;
 const NULL_USER_COLUMNS = USER_COLUMNS.replace(/\w+/g, 'NULL');
 const inLists = new Map<number, string>();
 /** `(?, ?, ...)`: IN lists keep both dialects on the primary key and the family index whatever the table statistics. */
@@ -98,7 +98,7 @@ export class SequelizeSessionRepository implements SessionRepository {
     const userIds = [...new Set(keys.map((key) => key.userId))];
     const familyIds = [...new Set(keys.flatMap((key) => (key.familyId === null ? [] : [key.familyId])))];
     const rows = await this.scope.read<UserRow & { revoked_family: string | null }>(
-      `SELECT ${USER_COLUMNS}, NULL AS revoked_family FROM users WHERE id IN ${inList(userIds.length)}` +
+      `SELECT ${USER_COLUMNS}, NULL AS revoked_family FROM users WHERE id IN ${inList(userIds.length)} AND deleted_at IS NULL` +
         (familyIds.length === 0
           ? ''
           : ` UNION ALL SELECT DISTINCT ${NULL_USER_COLUMNS}, family_id FROM refresh_sessions WHERE family_id IN ${inList(familyIds.length)} AND revoked_at IS NOT NULL`),

@@ -97,6 +97,11 @@ export class SequelizeUploadRepository implements UploadRepository {
     return (await this.uploads.count({ where: { id }, ...this.scope.options })) > 0;
   }
 
+  async listForUser(userId: string, limit: number): Promise<Upload[]> {
+    const rows = await this.uploads.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC'], ['id', 'ASC']], limit, raw: true, ...this.scope.options });
+    return asRows<UploadRow>(rows).map(toUpload);
+  }
+
   async listExpired(before: Date, limit = 500): Promise<Upload[]> {
     const rows = await this.uploads.findAll({
       where: { used_at: null, created_at: { [Op.lt]: before } },

@@ -1,7 +1,7 @@
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest } from '../../core/domain/pagination.ts';
-import { offsetOf, pageOf } from '../../core/domain/pagination.ts';
-import type { User, UserRole } from '../../core/domain/user.ts';
+import { offsetOf, pageOf, rowCount } from '../../core/domain/pagination.ts';
+import { DELETED_DISPLAY_NAME, deletedEmail, type User, type UserRole } from '../../core/domain/user.ts';
 import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
 import { asRow, asRows, userModel, type UserRow } from './models.ts';
 import { isUniqueViolation, type SqlScope } from './sql-scope.ts';
@@ -48,12 +48,12 @@ export class SequelizeUserRepository implements UserRepository {
 
   /** Read on every authenticated request (profile, admin checks): a plain read (`SqlScope.read`). */
   async findById(id: string): Promise<User | null> {
-    const rows = await this.scope.read<UserRow>('SELECT id, email, display_name, role, coin_balance, created_at, updated_at FROM users WHERE id = ?', [id]);
+    const rows = await this.scope.read<UserRow>('SELECT id, email, display_name, role, coin_balance, created_at, updated_at FROM users WHERE id = ? AND deleted_at IS NULL', [id]);
     return rows[0] ? toUser(rows[0]) : null;
   }
 
   async findByEmail(email: string): Promise<(User & { passwordHash: string | null }) | null> {
-    const row = asRow<UserRow | null>(await this.users.findOne({ where: { email }, attributes: CREDENTIAL_ATTRIBUTES, raw: true, ...this.scope.options }));
+    const row = asRow<UserRow | null>(await this.users.findOne({ where: { email, deleted_at: null }, attributes: CREDENTIAL_ATTRIBUTES, raw: true, ...this.scope.options }));
     return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
   }
 
@@ -62,7 +62,7 @@ export class SequelizeUserRepository implements UserRepository {
   }
 
   async setDisplayName(id: string, displayName: string, at: Date): Promise<User | null> {
-    await this.scope.write((s) => userModel(s.sequelize).update({ display_name: displayName, updated_at: at }, { where: { id }, ...s.options }));
+    await this.scope.write((s) => userModel(s.sequelize).update({ display_name: displayName, updated_at: at }, { where: { id, deleted_at: null }, ...s.options }));
     return this.findById(id);
   }
 
@@ -78,7 +78,7 @@ export class SequelizeUserRepository implements UserRepository {
 
   async setPasswordReset(id: string, reset: { tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {
     const [changed] = await this.scope.write((s) =>
-      userModel(s.sequelize).update({ password_reset_hash: reset.tokenHash, password_reset_expires_at: reset.expiresAt, updated_at: at }, { where: { id }, ...s.options }),
+      userModel(s.sequelize).update({ password_reset_hash: reset.tokenHash, password_reset_expires_at: reset.expiresAt, updated_at: at }, { where: { id, deleted_at: null }, ...s.options }),
     );
     return changed === 1;
   }
@@ -105,7 +105,7 @@ export class SequelizeUserRepository implements UserRepository {
     // SQLite's LIKE has none by default (MariaDB's is the backslash).
     const like = (column: string, text: string) =>
       Sequelize.where(Sequelize.col(column), Op.like, Sequelize.literal(`${this.scope.sequelize.escape(`%${escapeLike(text)}%`)} ESCAPE ${this.scope.sequelize.escape('\\')}`));
-    const where: WhereOptions<UserRow> = query ? { [Op.or]: [like('email', query.toLowerCase()), like('display_name', query)] } : {};
+    const where: WhereOptions<UserRow> = query ? { deleted_at: null, [Op.or]: [like('email', query.toLowerCase()), like('display_name', query)] } : { deleted_at: null };
     const { rows, count } = await this.users.findAndCountAll({
       where,
       attributes: PUBLIC_ATTRIBUTES,
@@ -116,6 +116,30 @@ export class SequelizeUserRepository implements UserRepository {
       ...this.scope.options,
     });
     return pageOf(asRows<UserRow>(rows).map(toUser), request, count);
+  }
+
+  async markDeleted(id: string, at: Date): Promise<boolean> {
+    const changed = await this.scope.run(
+      'UPDATE users SET deleted_at = ?, email = ?, display_name = ?, password_hash = NULL, password_reset_hash = NULL, password_reset_expires_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NULL',
+      [at, deletedEmail(id), DELETED_DISPLAY_NAME, at, id],
+    );
+    return changed === 1;
+  }
+
+  async listDeleted(max: number): Promise<string[]> {
+    const rows = await this.scope.read<{ id: string }>(`SELECT id FROM users WHERE deleted_at IS NOT NULL ORDER BY deleted_at ASC, id ASC LIMIT ${rowCount(max)}`, []);
+    return rows.map((row) => row.id);
+  }
+
+  async purge(id: string): Promise<boolean> {
+    const changed = await this.scope.run(
+      `DELETE FROM users WHERE id = ? AND deleted_at IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM history_items WHERE user_id = ?)
+         AND NOT EXISTS (SELECT 1 FROM uploads WHERE user_id = ?)
+         AND NOT EXISTS (SELECT 1 FROM generation_jobs WHERE user_id = ? AND status IN ('queued', 'running'))`,
+      [id, id, id, id],
+    );
+    return changed === 1;
   }
 }
 

@@ -9,7 +9,7 @@ import { ChangePassword } from '../../core/use-cases/auth/change-password.use-ca
 import { IssuePasswordReset } from '../../core/use-cases/auth/issue-password-reset.use-case.ts';
 import { ResetPassword } from '../../core/use-cases/auth/reset-password.use-case.ts';
 import { UpdateProfile } from '../../core/use-cases/auth/update-profile.use-case.ts';
-import { LoginUser } from '../../core/use-cases/auth/login-user.use-case.ts';
+import { LoginUser, type LoginLimits } from '../../core/use-cases/auth/login-user.use-case.ts';
 import { LogoutUser } from '../../core/use-cases/auth/logout-user.use-case.ts';
 import { RefreshSession } from '../../core/use-cases/auth/refresh-session.use-case.ts';
 import { RegisterUser } from '../../core/use-cases/auth/register-user.use-case.ts';
@@ -20,17 +20,20 @@ import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.
 
 export type AuthFeature = Feature<{ authenticate: Authenticate; revocations: SessionRevocations }>;
 
+/** The login limits (ADR 020), which every proof of a password counts on: login, password change, account deletion. */
+export const loginLimitsOf = (config: Readonly<Config>): LoginLimits => ({
+  perAccountAndAddress: config.auth.loginMaxFailures,
+  perAccount: config.auth.loginMaxFailuresPerAccount,
+  perAddress: config.auth.loginMaxFailuresPerAddress,
+  windowSeconds: config.auth.loginWindowSeconds,
+});
+
 /** Sign-up, login, refresh and logout: the access-token check and the revocations are built once, the routes for the api role. */
 export function authFeature(ports: FeaturePorts, config: Readonly<Config>): AuthFeature {
   const { users, sessions } = ports.repos();
   const authenticate = new Authenticate({ tokens: ports.tokens(), sessions });
   const revocations = new SessionRevocations({ sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() });
-  const loginLimits = {
-    perAccountAndAddress: config.auth.loginMaxFailures,
-    perAccount: config.auth.loginMaxFailuresPerAccount,
-    perAddress: config.auth.loginMaxFailuresPerAddress,
-    windowSeconds: config.auth.loginWindowSeconds,
-  };
+  const loginLimits = loginLimitsOf(config);
   const sessionDeps = { sessions, tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), refreshTokenTtlSeconds: config.auth.refreshTokenTtlSeconds };
   const routes = forApi(config, () => [
     authRoutes({

@@ -9,6 +9,7 @@ import { bindStorage } from './storage.module.ts';
 import { bindQueue } from './queue.module.ts';
 import { bindGeneration } from './generation.module.ts';
 import { bindDiagnostics } from './diagnostics.module.ts';
+import { bindAccountDeletion } from './account-deletion.module.ts';
 import { bindAdminConsole } from './admin-console.module.ts';
 import { bindMetrics } from './metrics.module.ts';
 import { bindOidc } from './oidc.module.ts';
@@ -33,6 +34,7 @@ export function bindFeatures(container: Container, config: Readonly<Config>): vo
   bindEvents(container, config);
   const generation = bindGeneration(container, config);
   bindAdminConsole(container, config, generation);
+  bindAccountDeletion(container, config, generation);
   bindDiagnostics(container, config);
   bindChat(container, config);
   bindSocial(container, config);

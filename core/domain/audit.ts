@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'template.delete',
   'template.test_run',
   'user.password_reset_link',
+  'user.delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -20,7 +20,15 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 // Deliberately simple: one "@", something on each side, a dot in the domain, no spaces.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export const isValidEmail = (email: string): boolean => email.length <= 254 && EMAIL.test(email);
+/** The top-level domain RFC 2606 reserves for names that cannot exist: no one can sign up with it. */
+const DELETED_DOMAIN = '.invalid';
+
+export const isValidEmail = (email: string): boolean => email.length <= 254 && EMAIL.test(email) && !email.toLowerCase().endsWith(DELETED_DOMAIN);
+
+/** The email a deleted account keeps until its purge (ADR 063): unique, and no address anyone can register. */
+export const deletedEmail = (id: string): string => `deleted-${id}@deleted${DELETED_DOMAIN}`;
+
+export const DELETED_DISPLAY_NAME = 'Deleted user';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;

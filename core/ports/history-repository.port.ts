@@ -11,6 +11,8 @@ export interface HistoryRepository {
   /** The items of several jobs in one read (a page of the job list), each job's oldest first; none for no jobs. */
   listForJobs(jobIds: readonly string[]): Promise<HistoryItem[]>;
   delete(id: string): Promise<void>;
+  /** Every item the user owns, test runs' included, oldest first, at most `max`: what a deleted account's purge removes. */
+  listAllForUser(userId: string, max: number): Promise<HistoryItem[]>;
   /** Items whose expiresAt is at or before `before`, at most `max`. */
   listExpired(before: Date, max: number): Promise<HistoryItem[]>;
 }

@@ -24,4 +24,6 @@ export interface IdentityRepository {
   listForUser(userId: string): Promise<LinkedIdentity[]>;
   /** False when the user has no identity at this provider. */
   unlink(userId: string, provider: string): Promise<boolean>;
+  /** Removes every sign-in identity of the user (a deleted account, ADR 063): its provider can sign up afresh. How many went. */
+  unlinkAll(userId: string): Promise<number>;
 }

@@ -24,6 +24,8 @@ export interface UploadRepository {
   markUsed(id: string, at: Date): Promise<boolean>;
   /** The caller's newest upload with these bytes (`contentHash` as stored), or null: another user's never counts. */
   findByHashForUser(contentHash: string, userId: string): Promise<Upload | null>;
+  /** The user's uploads, used or not, oldest first, at most `limit`: what a deleted account's purge removes. */
+  listForUser(userId: string, limit: number): Promise<Upload[]>;
   /** Unused uploads created before `before`, oldest first, at most `limit`. */
   listExpired(before: Date, limit?: number): Promise<Upload[]>;
   /**

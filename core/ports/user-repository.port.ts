@@ -33,5 +33,23 @@ export interface UserRepository {
    * live at `at`. False means it was used, replaced or expired meanwhile: nothing changed.
    */
   resetPassword(id: string, tokenHash: string, passwordHash: string, at: Date): Promise<boolean>;
+  /**
+   * Live accounts only: a deleted one (ADR 063) is not listed or found by any method here, and gets no new name,
+   * password or reset link (its role is moot: nothing can sign in to it).
+   */
   list(request: PageRequest, query?: string): Promise<Page<User>>;
+  /**
+   * Deletes the account as far as one statement can (ADR 063): only while it is live, stamps `deletedAt`, replaces the
+   * email with one no address can take (`deletedEmail`), and drops the display name, password and reset link. The row
+   * stays, a husk nobody can sign in to, until the purge has deleted its files. False when there is no live such user.
+   */
+  markDeleted(id: string, at: Date): Promise<boolean>;
+  /** Deleted accounts whose purge has not finished, longest deleted first. */
+  listDeleted(max: number): Promise<string[]>;
+  /**
+   * Deletes a deleted account's row, and with it every row that belongs to it (logins, ledger, jobs, connections), only
+   * while it holds no output, no upload and no queued or running job: a file the purge has not deleted keeps its row,
+   * so the purge is retried rather than the file lost. True when the row went.
+   */
+  purge(id: string): Promise<boolean>;
 }

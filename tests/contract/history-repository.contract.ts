@@ -90,6 +90,22 @@ export function historyRepositoryContract(name: string, make: MakeBackend): void
     t.deepEqual(await history.findForUser(hidden.id, owner), hidden);
   });
 
+  test(`${name}: listAllForUser lists every item of the user, test runs' too, oldest first, at most max`, async (t) => {
+    const owner = await user();
+    const other = await user();
+    const ordinary = newJob(owner);
+    const testRun = newJob(owner, { testRun: true });
+    const theirs = newJob(other);
+    for (const job of [ordinary, testRun, theirs]) if (!(await repos.jobs.create(job))) throw new Error('job not created');
+    const newest = historyItem(owner, ordinary.id, { createdAt: at(90_000) });
+    const oldest = historyItem(owner, testRun.id, { createdAt: at(30_000) });
+    const middle = historyItem(owner, ordinary.id, { createdAt: at(60_000) });
+    for (const item of [newest, oldest, middle, historyItem(other, theirs.id, { createdAt: at(1_000) })]) await history.add(item);
+    t.deepEqual(await history.listAllForUser(owner, 10), [oldest, middle, newest]);
+    t.deepEqual(await history.listAllForUser(owner, 2), [oldest, middle]);
+    t.deepEqual(await history.listAllForUser(randomUUID(), 10), []);
+  });
+
   test(`${name}: listForJob lists that job's items only`, async (t) => {
     const userId = await user();
     const jobId = randomUUID();

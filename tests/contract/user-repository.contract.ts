@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
+import { QueryTypes } from 'sequelize';
 import type { User } from '../../core/domain/user.ts';
 import type { NewUser, UserRepository } from '../../core/ports/user-repository.port.ts';
-import { at, freshBackend, newUser, sharedBackend, type MakeBackend } from './fixtures.ts';
+import { deletedEmail } from '../../core/domain/user.ts';
+import type { Repositories } from '../support/backends.ts';
+import { addUser, at, freshBackend, historyItem, newJob, newUser, sharedBackend, type MakeBackend } from './fixtures.ts';
 
 /** The public view `create` leaves: balance 0, updated when created. */
 const stored = (user: NewUser): User => ({
@@ -174,5 +177,149 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     for (const user of made) await repos.users.create(user);
     t.deepEqual(await repos.users.list({ page: 1, limit: 2 }), { items: [made[1]!, made[2]!].map(stored), page: 1, limit: 2, total: 3, totalPages: 2 });
     t.deepEqual(ids((await repos.users.list({ page: 2, limit: 2 })).items), [made[0]!.id]);
+  });
+
+  /** A user with a login, a ledger row, a finished job with an output, an upload, an API key and an identity. */
+  const fullAccount = async (repos: Repositories) => {
+    const userId = await addUser(repos.users, { passwordHash: 'scrypt$old' });
+    await repos.sessions.create({ id: randomUUID(), userId, familyId: randomUUID(), tokenHash: randomUUID(), expiresAt: at(3_600_000), createdAt: at(0) });
+    await repos.ledger.apply({ id: randomUUID(), userId, amount: 40, reason: 'admin_adjustment', relatedEntityId: null, actorId: null, createdAt: at(1) });
+    const job = newJob(userId, { status: 'queued' });
+    await repos.jobs.create(job);
+    const output = historyItem(userId, job.id);
+    await repos.history.add(output);
+    const upload = { id: randomUUID(), userId, storageKey: `uploads/${userId}/in.png`, mimeType: 'image/png', width: 8, height: 8, sizeBytes: 10, createdAt: at(2), contentHash: null, fileName: null };
+    await repos.uploads.create(upload);
+    const keyId = randomUUID();
+    await repos.apiKeys.create({ id: keyId, userId, name: 'k', scopes: ['generate'], prefix: `mgs_${keyId.slice(0, 12)}`, secretHash: randomUUID(), createdAt: at(0), expiresAt: null, lastUsedAt: null, revokedAt: null });
+    await repos.identities.link({ userId, provider: 'google', subject: `sub-${userId}`, email: null, createdAt: at(0) });
+    return { userId, job, output, upload, keyId };
+  };
+
+  test(`${name}: markDeleted makes a husk once: no email, name, password or reset link; nothing finds, lists or changes it`, async (t) => {
+    const backend = await freshBackend(t, make);
+    const { repos } = backend;
+    /** The row as stored, read past the repository (which shows a husk to nobody). */
+    const stored = async (id: string) => {
+      if (backend.store) {
+        const { email, displayName, passwordHash, passwordReset } = backend.store.users.get(id)!;
+        return { email, displayName, passwordHash, resetHash: passwordReset?.tokenHash ?? null };
+      }
+      const [row] = await backend.db!.sequelize.query<{ email: string; display_name: string; password_hash: string | null; password_reset_hash: string | null }>(
+        'SELECT email, display_name, password_hash, password_reset_hash FROM users WHERE id = ?',
+        { replacements: [id], type: QueryTypes.SELECT },
+      );
+      return { email: row!.email, displayName: row!.display_name, passwordHash: row!.password_hash, resetHash: row!.password_reset_hash };
+    };
+    const keep = await addUser(repos.users, { createdAt: at(1) });
+    const user = newUser({ passwordHash: 'scrypt$x', createdAt: at(2) });
+    await repos.users.create(user);
+    await repos.users.setPasswordReset(user.id, { tokenHash: 'reset-hash', expiresAt: at(60_000) }, at(3));
+    t.true(await repos.users.markDeleted(user.id, at(10)));
+    t.deepEqual(await stored(user.id), { email: deletedEmail(user.id), displayName: 'Deleted user', passwordHash: null, resetHash: null }, 'nothing of the person is kept');
+    t.false(await repos.users.markDeleted(user.id, at(11)), 'only a live account is deleted');
+    t.false(await repos.users.markDeleted(randomUUID(), at(11)));
+    t.is(await repos.users.findById(user.id), null);
+    t.is(await repos.users.findByEmail(user.email), null);
+    t.is(await repos.users.findByEmail(deletedEmail(user.id)), null);
+    t.is(await repos.users.findByPasswordReset('reset-hash', at(20)), null);
+    t.deepEqual(ids((await repos.users.list({ page: 1, limit: 10 })).items), [keep]);
+    t.is((await repos.users.list({ page: 1, limit: 10 }, 'deleted')).total, 0, 'a search skips it too');
+    t.is(await repos.users.setDisplayName(user.id, 'Back', at(30)), null);
+    t.false(await repos.users.setPasswordReset(user.id, { tokenHash: 'again', expiresAt: at(60_000) }, at(30)));
+    t.deepEqual(await stored(user.id), { email: deletedEmail(user.id), displayName: 'Deleted user', passwordHash: null, resetHash: null }, 'and nothing changed it');
+    t.is((await repos.sessions.loginState(user.id, null)).state, 'no-user', 'a token of it names no user');
+    t.true(await repos.users.create(newUser({ email: user.email })), 'its email signs up afresh at once');
+    t.deepEqual(await repos.users.listDeleted(10), [user.id]);
+  });
+
+  test(`${name}: a login of a deleted account names no user, asked alone or with others in one batch`, async (t) => {
+    const { repos } = await freshBackend(t, make);
+    const live = await addUser(repos.users);
+    const gone = await addUser(repos.users);
+    t.true(await repos.users.markDeleted(gone, at(5)));
+    const states = await Promise.all([live, gone, live, gone].map((userId) => repos.sessions.loginState(userId, randomUUID())));
+    t.deepEqual(states.map((state) => state.state), ['active', 'no-user', 'active', 'no-user']);
+    t.is((await repos.sessions.loginState(gone, null)).state, 'no-user');
+  });
+
+  test(`${name}: listDeleted lists husks longest deleted first, at most max`, async (t) => {
+    const { repos } = await freshBackend(t, make);
+    const [a, b, c] = [await addUser(repos.users), await addUser(repos.users), await addUser(repos.users)];
+    await repos.users.markDeleted(b, at(5));
+    await repos.users.markDeleted(c, at(9));
+    await repos.users.markDeleted(a, at(7));
+    t.deepEqual(await repos.users.listDeleted(10), [b, a, c]);
+    t.deepEqual(await repos.users.listDeleted(2), [b, a]);
+  });
+
+  test(`${name}: purge refuses each thing that keeps a husk alone: being live, an output, an upload, a queued or running job`, async (t) => {
+    const { repos } = await freshBackend(t, make);
+    const live = await addUser(repos.users);
+    t.false(await repos.users.purge(live), 'a live account with nothing is never purged');
+    const husk = async () => {
+      const userId = await addUser(repos.users);
+      t.true(await repos.users.markDeleted(userId, at(10)));
+      return userId;
+    };
+    const withOutput = await husk();
+    const finished = newJob(withOutput, { status: 'succeeded' });
+    await repos.jobs.create(finished);
+    await repos.history.add(historyItem(withOutput, finished.id));
+    t.false(await repos.users.purge(withOutput), 'an output is left');
+    const withUpload = await husk();
+    await repos.uploads.create({ id: randomUUID(), userId: withUpload, storageKey: `uploads/${withUpload}/a.png`, mimeType: 'image/png', width: 1, height: 1, sizeBytes: 1, createdAt: at(1), contentHash: null, fileName: null });
+    t.false(await repos.users.purge(withUpload), 'an upload is left');
+    const withQueued = await husk();
+    await repos.jobs.create(newJob(withQueued, { status: 'queued' }));
+    t.false(await repos.users.purge(withQueued), 'a queued job is left');
+    const withRunning = await husk();
+    const running = newJob(withRunning, { status: 'queued' });
+    await repos.jobs.create(running);
+    t.true(await repos.jobs.transition(running.id, { to: 'running', runId: randomUUID(), changes: { startedAt: at(2) } }, at(2)));
+    t.false(await repos.users.purge(withRunning), 'a running job is left');
+    const withFinished = await husk();
+    await repos.jobs.create(newJob(withFinished, { status: 'failed' }));
+    t.true(await repos.users.purge(withFinished), 'a finished job does not keep it');
+    t.deepEqual((await repos.users.listDeleted(10)).sort(), [withOutput, withUpload, withQueued, withRunning].sort());
+    t.truthy(await repos.users.findById(live));
+  });
+
+  test(`${name}: purge deletes a husk only once no output, upload or unfinished job is left, and takes its rows with it`, async (t) => {
+    const { repos } = await freshBackend(t, make);
+    const other = await fullAccount(repos);
+    const { userId, job, output, upload, keyId } = await fullAccount(repos);
+    t.false(await repos.users.purge(userId), 'a live account is never purged');
+    t.true(await repos.users.markDeleted(userId, at(100)));
+    t.deepEqual(await repos.apiKeys.revokeAllForUser(userId, at(100)), [keyId]);
+    t.deepEqual(await repos.apiKeys.revokeAllForUser(userId, at(101)), [], 'revoked keys are not revoked again');
+    t.is(await repos.identities.unlinkAll(userId), 1);
+    t.is(await repos.identities.findBySubject('google', `sub-${userId}`), null);
+    t.deepEqual((await repos.uploads.listForUser(userId, 10)).map((row) => row.id), [upload.id]);
+
+    t.false(await repos.users.purge(userId), 'an output is left');
+    await repos.history.delete(output.id);
+    t.false(await repos.users.purge(userId), 'an upload is left');
+    await repos.uploads.delete(upload.id);
+    t.false(await repos.users.purge(userId), 'a queued job is left');
+    t.true(await repos.jobs.transition(job.id, { to: 'running', runId: randomUUID(), changes: { leaseUntil: at(200), startedAt: at(150) } }, at(150)));
+    t.false(await repos.users.purge(userId), 'a running job is left');
+    t.true(await repos.jobs.transition(job.id, { to: 'cancelled', changes: { finishedAt: at(160) } }, at(160)));
+    t.true(await repos.users.purge(userId));
+    t.false(await repos.users.purge(userId), 'once');
+    t.deepEqual(await repos.users.listDeleted(10), []);
+    t.is(await repos.jobs.findById(job.id), null, 'its jobs went with it');
+    t.is((await repos.ledger.list(userId, { page: 1, limit: 10 })).total, 0, 'and its ledger');
+    t.deepEqual(await repos.sessions.activeFamilies(userId, at(0)), [], 'and its logins');
+    t.deepEqual(await repos.apiKeys.listByUser(userId), []);
+
+    t.truthy(await repos.users.findById(other.userId), 'another account keeps everything');
+    t.truthy(await repos.jobs.findById(other.job.id));
+    t.truthy(await repos.history.findForUser(other.output.id, other.userId));
+    t.is((await repos.uploads.listForUser(other.userId, 10)).length, 1);
+    t.is((await repos.apiKeys.listByUser(other.userId)).length, 1);
+    t.truthy(await repos.identities.findBySubject('google', `sub-${other.userId}`));
+    t.is((await repos.ledger.list(other.userId, { page: 1, limit: 10 })).total, 1);
+    t.is((await repos.sessions.activeFamilies(other.userId, at(0))).length, 1);
   });
 }

@@ -25,6 +25,7 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'GET /auth/profile': 'generate',
   'PATCH /auth/profile': null,
   'POST /auth/password': null,
+  'DELETE /auth/account': null,
   'POST /auth/logout': null,
   'GET /auth/identities': null,
   'DELETE /auth/identities/{provider}': null,
@@ -75,6 +76,8 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'GET /admin/users/{id}/transactions': 'admin',
   // Not even an admin key: a reset link sets any user's password (ADR 062).
   'POST /admin/users/{id}/password-reset': null,
+  // Nor a deletion, which ends an account for good (ADR 063).
+  'DELETE /admin/users/{id}': null,
   'GET /admin/audit': 'admin',
   'GET /admin/jobs': 'admin',
   'POST /admin/jobs/{id}/cancel': 'admin',

@@ -60,6 +60,30 @@ test('`npm run admin -- reset-link <email>` prints a one-time link that sets the
   t.regex(missing.stderr, /reset-link takes exactly one argument/);
 });
 
+test('`npm run admin -- delete-user <email>` deletes the account and its files while the service runs; an unknown email exits 1', async (t) => {
+  const app = await startTestApp('sqlite');
+  t.teardown(() => app.close());
+  const client = app.client();
+  const user = await client.signUp({ email: 'Spam.Account@example.com' });
+  const image = (await client.get('/templates')).body.find((tpl: { name: string }) => tpl.name === 'Solid colour image');
+  const submitted = await client.post('/generate', { templateId: image.id, parameters: { prompt: 'x', width: 64, height: 64 } });
+  t.is(submitted.status, 202);
+  for (let i = 0; i < 300 && (await client.get(`/generate/${submitted.body.id}`)).body.status !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 50));
+  const files = () => readdirSync(path.join(app.dataDir, 'storage'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && !entry.name.startsWith('.'));
+  t.is(files().length, 1, 'the output is stored');
+
+  const result = await cli(['delete-user', 'SPAM.account@example.com'], { DATA_DIR: app.dataDir });
+  t.is(result.code, 0, result.stderr);
+  t.is(result.stdout, `spam.account@example.com (${user.id}) is deleted: 0 job(s) cancelled, ${100 - image.cost} coin(s) forfeited.\nIts outputs and uploads are deleted.\n`);
+  t.is(files().length, 0, 'and its file is gone');
+  t.is((await client.get('/auth/profile')).status, 401, 'its session ended');
+  t.is((await app.client().post('/auth/login', { email: user.email, password: user.password })).status, 401);
+
+  const again = await cli(['delete-user', 'spam.account@example.com'], { DATA_DIR: app.dataDir });
+  t.is(again.code, 1);
+  t.regex(again.stderr, /No account with the email spam\.account@example\.com\. Nothing changed\./);
+});
+
 test('without the service’s DATA_DIR the CLI says which database it looked at and creates none', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mgs-cli-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -64,6 +64,7 @@ const PLAN: Record<string, { run: string } | { notRun: string }> = {
   'curl http://localhost:3000/api/v1/health': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
   'npm run admin -- promote <email>': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
   'npm run admin -- reset-link <email>': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
+  'npm run admin -- delete-user <email>': { run: 'npm start serves; the README curl answers; npm run admin promotes' },
   [SUPERVISOR]: { run: 'the supervisor command on a bare PATH runs a job on the engine thread, stops on SIGTERM with 0; the sqlite3 backup reads its database' },
   'sqlite3 data/app.db ".backup \'app-backup.db\'"': { run: 'the supervisor command on a bare PATH runs a job on the engine thread, stops on SIGTERM with 0; the sqlite3 backup reads its database' },
   'npm run': { run: 'small commands' },
@@ -180,6 +181,13 @@ test('npm start serves; the README curl answers; npm run admin promotes', async 
   const token = resetLink.stdout.trim().split('#token=')[1];
   t.is((await client.post('/auth/password-reset', { token, newPassword: 'a brand new passphrase 9' })).status, 200);
   t.is((await new TestClient(client.baseUrl).post('/auth/login', { email: user.email, password: 'a brand new passphrase 9' })).status, 200);
+  // The operator guide's deletion ends another account for good (ADR 063).
+  const spam = new TestClient(client.baseUrl);
+  const spammer = await spam.signUp();
+  const deleted = await runCommand('bash', ['-c', documentedCommand('npm run admin -- delete-user <email>').replace('<email>', spammer.email)], { DATA_DIR: dir, JWT_SECRET: SECRET });
+  t.is(deleted.code, 0, deleted.stderr);
+  t.regex(deleted.stdout, /is deleted: 0 job\(s\) cancelled, 100 coin\(s\) forfeited\.\nIts outputs and uploads are deleted\.\n$/);
+  t.is((await spam.get('/auth/profile')).status, 401);
   // npm does not pass SIGTERM on (hence the supervisor command): the group is stopped here.
   await stopGroup(service);
 });

@@ -152,6 +152,8 @@ const RATE_LIMITED = [
   'POST /auth/register', 'POST /auth/login', 'POST /llm/chat',
   // A wrong current password counts as a failed login (ADR 062).
   'POST /auth/password',
+  // So does a wrong password when deleting the account (ADR 063).
+  'DELETE /auth/account',
   'GET /auth/profile', 'POST /uploads', 'POST /coin/deduct', 'GET /coin/transactions',
   'GET /templates', 'GET /templates/{id}', 'POST /generate', 'GET /generate', 'GET /generate/{id}', 'POST /generate/{id}/cancel',
   'GET /my-outputs', 'GET /my-outputs/{id}/view-url', 'GET /my-outputs/{id}/download-url', 'DELETE /my-outputs/{id}',

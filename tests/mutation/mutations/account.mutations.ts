@@ -82,7 +82,7 @@ export const MUTATIONS: Mutation[] = [
   memUsers('a password change overwrites a password set meanwhile (memory)', "    if (!user || user.passwordHash !== previousHash) return false;", '    if (!user) return false;'),
   change('a change undoes a reset that committed while it hashed', '      if (!(await tx.users.setPasswordHash(user.id, passwordHash, previousHash, clock.now()))) return null;', '      await tx.users.setPasswordHash(user.id, passwordHash, previousHash, clock.now());'),
   sqlUsers('a used reset link stays live', "        { password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, updated_at: at },\n        { where: { id, password_reset_hash", "        { password_hash: passwordHash, updated_at: at },\n        { where: { id, password_reset_hash"),
-  sqlUsers("a display name changes every user's", "update({ display_name: displayName, updated_at: at }, { where: { id }", "update({ display_name: displayName, updated_at: at }, { where: {}"),
+  sqlUsers("a display name changes every user's", "update({ display_name: displayName, updated_at: at }, { where: { id, deleted_at: null }", "update({ display_name: displayName, updated_at: at }, { where: { deleted_at: null }"),
   memUsers('a reset link works past its expiry (memory)', ' || !(user.passwordReset.expiresAt > at)) return false;', ') return false;'),
   memUsers('an expired reset link is found (memory)', 'user.passwordReset?.tokenHash === tokenHash && user.passwordReset.expiresAt > now', 'user.passwordReset?.tokenHash === tokenHash'),
   sqlSessions("activeFamilies lists another user's logins", 'FROM refresh_sessions s WHERE user_id = ? AND expires_at > ?', 'FROM refresh_sessions s WHERE ? IS NOT NULL AND expires_at > ?'),
@@ -103,5 +103,6 @@ export const MUTATIONS: Mutation[] = [
     "    if (dialect === 'sqlite') {\n      // SQLite's own DROP COLUMN",
     "    if (false as boolean) {\n      // SQLite's own DROP COLUMN",
   ),
-  entriesOn('account', 'bootstrap/cli.ts', ['tests/integration/cli.test.ts'])('the reset-link command is refused as unknown', "if (command !== 'promote' && command !== 'reset-link') usageError(", "if (command !== 'promote') usageError("),
+  entriesOn('account', 'bootstrap/cli.ts', ['tests/integration/cli.test.ts'])('the reset-link command is refused as unknown', "const COMMANDS = ['promote', 'reset-link', 'delete-user'];", "const COMMANDS = ['promote', 'delete-user'];"),
+  entriesOn('account', 'bootstrap/cli.ts', ['tests/integration/cli.test.ts'])('the delete-user command is refused as unknown', "const COMMANDS = ['promote', 'reset-link', 'delete-user'];", "const COMMANDS = ['promote', 'reset-link'];"),
 ];

@@ -84,9 +84,9 @@ export const MUTATIONS: Mutation[] = [
   jobs("a job's move changes every job in the move's source states", "WHERE id = ? AND ${status}${fence.sql}", "WHERE ? IS NOT NULL AND ${status}${fence.sql}"),
   pubs("an output's publication list lists other outputs' publications", "findAll({ where: { output_id: outputId }, order:", "findAll({ where: {}, order:"),
   social("a user's connection list lists every user's connections", "findAll({ where: { user_id: userId }, order: [['platform', 'ASC']]", "findAll({ where: {}, order: [['platform', 'ASC']]"),
-  users('a user read by id answers another user', "coin_balance, created_at, updated_at FROM users WHERE id = ?', [id]", "coin_balance, created_at, updated_at FROM users WHERE ? IS NOT NULL ORDER BY created_at DESC', [id]"),
-  users('a user read by email answers another user', "findOne({ where: { email }, attributes: CREDENTIAL_ATTRIBUTES, raw: true", "findOne({ where: {}, order: [['created_at', 'DESC']], attributes: CREDENTIAL_ATTRIBUTES, raw: true"),
+  users('a user read by id answers another user', "coin_balance, created_at, updated_at FROM users WHERE id = ? AND deleted_at IS NULL', [id]", "coin_balance, created_at, updated_at FROM users WHERE ? IS NOT NULL AND deleted_at IS NULL ORDER BY created_at DESC', [id]"),
+  users('a user read by email answers another user', "findOne({ where: { email, deleted_at: null }, attributes: CREDENTIAL_ATTRIBUTES, raw: true", "findOne({ where: { deleted_at: null }, order: [['created_at', 'DESC']], attributes: CREDENTIAL_ATTRIBUTES, raw: true"),
   users('the user search lists users whose email and name do not contain the text', "Sequelize.where(Sequelize.col(column), Op.like,", "Sequelize.where(Sequelize.col(column), Op.notLike,"),
-  sessions('a batch of login checks reads other users', "FROM users WHERE id IN ${inList(userIds.length)}`", "FROM users WHERE id NOT IN ${inList(userIds.length)}`"),
+  sessions('a batch of login checks reads other users', "FROM users WHERE id IN ${inList(userIds.length)} AND deleted_at IS NULL`", "FROM users WHERE id NOT IN ${inList(userIds.length)} AND deleted_at IS NULL`"),
   ledger("a balance change moves every user's balance", "WHERE id = ?${guard}`;", "WHERE ? IS NOT NULL${guard}`;"),
 ];

@@ -30,7 +30,7 @@ export const MUTATIONS: Mutation[] = [
   cli('extra arguments are ignored', "if (args.length !== 1 || !args[0]!.trim()) usageError(", "if (!args[0]?.trim()) usageError("),
   cli('a database from DATABASE_URL is said to be under DATA_DIR', "process.env['DATABASE_URL'] ? 'from DATABASE_URL' : ", ''),
   cli('a missing SQLite file is created by the CLI (a stray database, "no user")', "if (database.dialect === 'sqlite' && database.storagePath && !existsSync(database.storagePath)) {", 'if (false as boolean) {'),
-  cli('an unknown command runs as promote', "if (command !== 'promote' && command !== 'reset-link') usageError(", 'if (false as boolean) usageError('),
+  cli('an unknown command runs as promote', 'if (!COMMANDS.includes(command!)) usageError(', 'if (false as boolean) usageError('),
   cli('no command at all runs as promote', "if (command === undefined) usageError('No command given.');", ''),
   cli('an invalid configuration is used anyway', "if (!loaded.ok) {\n  process.stderr.write(`Configuration is invalid", "if (false as boolean) {\n  process.stderr.write(`Configuration is invalid"),
   {

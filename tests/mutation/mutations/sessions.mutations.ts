@@ -225,7 +225,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "memory sessions: loginState of an unknown user is active",
     file: "adapters/memory/memory-session-repository.ts",
-    find: "    if (!stored) return { state: 'no-user' };\n",
+    find: "    if (!stored || stored.deletedAt) return { state: 'no-user' };\n",
     replace: "    if (!stored) return { state: 'active', user: { id: userId } as never };\n",
     tests: ["tests/contract/session-repository.test.ts"],
   },
