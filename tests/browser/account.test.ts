@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { axeViolations, launchChromium, PageProblems, screenshot } from './browser-support.ts';
+import { axeViolations, launchChromium, PageProblems, screenshot, signedUpThroughForm } from './browser-support.ts';
 
 // The account page and the reset link of the web client against the real application (SQLite), ADR 062: a user
 // renames themselves and changes the password (another browser's session ends), an administrator makes a reset link
@@ -21,18 +21,7 @@ test.after.always(async () => {
   await app?.close();
 });
 
-async function signUp(width: number, email: string, displayName: string) {
-  const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width, height: 800 } });
-  await problems.watch(context);
-  const page = await context.newPage();
-  await page.goto('/signup');
-  await page.getByLabel('Display name').fill(displayName);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { name: 'Generate' }).waitFor();
-  return { context, page };
-}
+const signUp = (width: number, email: string, displayName: string) => signedUpThroughForm(browser, app.app.config.publicUrl, problems, { width, email, displayName, password: PASSWORD });
 
 test.serial('on Account a user renames themselves and changes the password; a wrong one is refused; another session ends', async (t) => {
   const { context, page } = await signUp(390, 'ada@browser.example', 'Ada');
@@ -41,7 +30,7 @@ test.serial('on Account a user renames themselves and changes the password; a wr
   t.is((await other.post('/auth/login', { email: 'ada@browser.example', password: PASSWORD })).status, 200);
 
   await page.getByRole('link', { name: 'Ada' }).click();
-  await page.getByRole('heading', { name: 'Account' }).waitFor();
+  await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
   t.is(new URL(page.url()).pathname, '/account');
   await page.getByLabel('Display name').fill('Ada L.');
   await page.getByRole('button', { name: 'Save name' }).click();
@@ -62,7 +51,7 @@ test.serial('on Account a user renames themselves and changes the password; a wr
 
   t.is((await other.get('/auth/profile')).status, 401, "the other browser's session ended");
   await page.reload();
-  await page.getByRole('heading', { name: 'Account' }).waitFor();
+  await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
   t.is((await app.client().post('/auth/login', { email: 'ada@browser.example', password: 'a brand new passphrase 9' })).status, 200);
   t.deepEqual(problems.problems, []);
 });

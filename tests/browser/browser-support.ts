@@ -140,6 +140,25 @@ export async function signedInPage(
   return { context, page };
 }
 
+/** A user signed up through the web client's own form (at `width`), on the Generate page; `problems` watches the context. */
+export async function signedUpThroughForm(
+  browser: Browser,
+  baseURL: string,
+  problems: PageProblems,
+  user: { width: number; email: string; displayName: string; password: string },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL, viewport: { width: user.width, height: 800 } });
+  await problems.watch(context);
+  const page = await context.newPage();
+  await page.goto('/signup');
+  await page.getByLabel('Display name').fill(user.displayName);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Generate' }).waitFor();
+  return { context, page };
+}
+
 /** A socket the test is the server of: its connections, what the page sent on each, the close codes, and events to send. */
 export interface FakeSocket {
   connections: WebSocketRoute[];

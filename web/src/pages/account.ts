@@ -1,5 +1,5 @@
-import { api, ApiError, errorText, type User } from '../api.ts';
-import { field, h, replace, statusLine } from '../dom.ts';
+import { api, ApiError, errorText, request, type User } from '../api.ts';
+import { coins, field, h, replace, statusLine } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { providerName } from './auth.ts';
 
@@ -101,7 +101,66 @@ export async function accountPage(ctx: Ctx, main: HTMLElement): Promise<void> {
       )
     : h('section', { className: 'card' }, h('h2', null, 'Password'), h('p', null, 'This account signs in through its identity provider and has no password. An administrator can make you a link to set one.'));
 
-  replace(main, h('h1', null, 'Account'), h('p', null, 'Signed in as ', h('strong', null, user.email), '.'), nameForm, passwordForm, identities ? signInMethods(ctx, identities) : null);
+  replace(
+    main,
+    h('h1', null, 'Account'),
+    h('p', null, 'Signed in as ', h('strong', null, user.email), '.'),
+    nameForm,
+    passwordForm,
+    identities ? signInMethods(ctx, identities) : null,
+    deleteAccountForm(ctx, user, hasPassword),
+  );
+}
+
+/**
+ * Deleting the account (ADR 063), last on the page: what goes, in plain words, and the proof the server asks for: the
+ * password, or for an account without one (made through a provider) its email typed out. Success has ended every
+ * session (the answer clears the cookies): the tab signs out as Sign out does and shows the sign-in page, which says so.
+ */
+function deleteAccountForm(ctx: Ctx, user: User, hasPassword: boolean): HTMLElement {
+  const proof = hasPassword
+    ? {
+        field: 'password',
+        label: 'Your password',
+        input: h('input', { type: 'password', name: 'delete-password', autocomplete: 'current-password', required: true, maxLength: 1024 }),
+        hint: 'The password you sign in with, to show it is you.',
+      }
+    : {
+        field: 'confirmEmail',
+        label: 'Your email',
+        input: h('input', { type: 'email', name: 'confirm-email', autocomplete: 'off', spellcheck: false, required: true }),
+        hint: `Type ${user.email} to confirm: this account signs in through its provider, without a password.`,
+      };
+  const status = statusLine();
+  const remove = h('button', { type: 'submit', className: 'danger' }, 'Delete my account');
+  return h(
+    'form',
+    {
+      className: 'card',
+      'aria-labelledby': 'delete-account',
+      on: {
+        submit: sending(remove, status, { [proof.field]: proof.label }, async () => {
+          await request('DELETE', '/auth/account', { body: { [proof.field]: proof.input.value } });
+          ctx.setUser(null);
+          ctx.navigate('/login?deleted=1');
+        }),
+      },
+    },
+    h('h2', { id: 'delete-account' }, 'Delete account'),
+    h('p', null, 'Deleting your account removes it and everything in it:'),
+    h(
+      'ul',
+      null,
+      h('li', null, 'your queued and running jobs are cancelled, and their coins refunded;'),
+      h('li', null, 'every session of yours is signed out, this one too, and every API key of yours stops working;'),
+      h('li', null, 'your outputs and uploads are deleted;'),
+      h('li', null, `the coins left on the account are lost: ${coins(user.coinBalance)} now, with the refunds of those jobs.`),
+    ),
+    h('p', { className: 'notice' }, h('strong', null, 'This cannot be undone.')),
+    field(proof.label, proof.input, proof.hint),
+    status,
+    remove,
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { api, ApiError, errorText, query, type Page, type User } from '../api.ts';
+import { api, ApiError, errorText, query, request, type Page, type User } from '../api.ts';
 import { coins, copyBox, field, h, replace, statusLine, unseen, uuid } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { pager } from './history.ts';
@@ -39,6 +39,41 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
       }
     });
     return make;
+  };
+
+  /**
+   * Deletes an account (ADR 063) once the administrator confirms it, naming it. Not offered on the administrator's own
+   * row: they delete their own account from the Account page, which asks for their password (the server refuses it here).
+   */
+  const deleteButton = (user: User): HTMLElement => {
+    const remove = h('button', { type: 'button', className: 'danger', 'aria-label': `Delete ${user.email}` }, 'Delete');
+    remove.addEventListener('click', async () => {
+      const sure = window.confirm(
+        `Delete the account of ${user.email}? Their queued and running jobs are cancelled and refunded, their sessions and API keys end, their outputs and uploads are deleted and the coins left are lost. This cannot be undone.`,
+      );
+      if (!sure) return;
+      remove.disabled = true;
+      status.textContent = '';
+      let removed: { jobsCancelled: number; coinsForfeited: number };
+      try {
+        removed = await request<{ jobsCancelled: number; coinsForfeited: number }>('DELETE', `/admin/users/${user.id}`);
+      } catch (failure) {
+        status.textContent = errorText(failure);
+        return;
+      } finally {
+        remove.disabled = false;
+      }
+      const jobs = removed.jobsCancelled === 1 ? '1 job' : `${removed.jobsCancelled} jobs`;
+      const done = `Deleted ${user.email}: ${jobs} cancelled, ${coins(removed.coinsForfeited)} forfeited.`;
+      status.textContent = done;
+      // The row goes with the list read again; a list that cannot be read does not hide that the account was deleted.
+      try {
+        await load();
+      } catch (failure) {
+        status.textContent = `${done} The list could not be read again: ${errorText(failure)}`;
+      }
+    });
+    return remove;
   };
 
   const adjust = (user: User): HTMLElement => {
@@ -92,7 +127,17 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
     replace(
       body,
       result.items.map((user) =>
-        h('tr', null, h('td', null, user.email), h('td', null, user.displayName), h('td', null, user.role), h('td', { className: 'num' }, String(user.coinBalance)), h('td', null, adjust(user)), h('td', null, resetLink(user))),
+        h(
+          'tr',
+          null,
+          h('td', null, user.email),
+          h('td', null, user.displayName),
+          h('td', null, user.role),
+          h('td', { className: 'num' }, String(user.coinBalance)),
+          h('td', null, adjust(user)),
+          h('td', null, resetLink(user)),
+          h('td', null, user.id === ctx.user?.id ? null : deleteButton(user)),
+        ),
       ),
     );
     replace(nav, pager(page, result.totalPages, (next) => ((page = next), void show())));
@@ -112,7 +157,7 @@ export async function adminUsersPage(ctx: Ctx, main: HTMLElement): Promise<void>
     h(
       'table',
       null,
-      h('thead', null, h('tr', null, ['Email', 'Name', 'Role', 'Coins', 'Adjust', 'Password'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', null, h('tr', null, ['Email', 'Name', 'Role', 'Coins', 'Adjust', 'Password', 'Account'].map((c) => h('th', { scope: 'col' }, c)))),
       body,
     ),
     nav,

@@ -31,6 +31,8 @@ export const authPage =
     const status = statusLine('status error');
     const error = params.get('error');
     if (error) status.textContent = PROVIDER_ERRORS[error] ?? `Sign-in with the provider failed (${error}).`;
+    // The Account page lands here, signed out, once the account is deleted (ADR 063).
+    const deleted = mode === 'login' && params.has('deleted') ? h('p', { className: 'notice info', role: 'status' }, 'Your account was deleted. Its outputs and uploads are being removed.') : null;
     const submit = h('button', { type: 'submit' }, mode === 'login' ? 'Sign in' : 'Create account');
 
     const form = h(
@@ -56,6 +58,7 @@ export const authPage =
         },
       },
       h('h1', null, mode === 'login' ? 'Sign in' : 'Create an account'),
+      deleted,
       mode === 'signup' ? field('Display name', displayName) : null,
       field('Email', email),
       field('Password', password, mode === 'signup' ? '8 to 128 characters.' : undefined),
