@@ -31,7 +31,7 @@ export function accountDeletionFeature(
   const { users, history, uploads } = ports.repos();
   const { lifecycle, control } = generation().exports;
   const requestCancel = (jobId: string) => control.requestCancel(jobId);
-  const purge = new PurgeDeletedAccounts({ users, history, uploads, storage: ports.storage(), uow: ports.uow(), lifecycle, clock: ports.clock(), logger, requestCancel });
+  const purge = new PurgeDeletedAccounts({ users, history, uploads, storage: ports.storage(), uow: ports.uow(), lifecycle, logger, requestCancel });
   const removal: AccountRemovalDeps = {
     uow: ports.uow(),
     lifecycle,

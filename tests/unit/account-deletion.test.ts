@@ -113,7 +113,6 @@ async function world(t: { teardown(fn: () => Promise<void>): void }) {
     storage: h.storage,
     uow: h.uow,
     lifecycle: h.lifecycle,
-    clock,
     logger: quietLogger,
     requestCancel: async (jobId) => void cancelRequests.push(jobId),
   });
@@ -371,4 +370,13 @@ test("a user's deletion proves the account it names: another user's email delete
   t.like(await w.deleteAccount.execute({ userId: a.userId, email: b.email, password: PASSWORD, confirmEmail: null, clientAddress: '10.0.0.9' }), { ok: false, code: 'NOT_FOUND' });
   t.truthy(await w.repos.users.findById(a.userId));
   t.truthy(await w.repos.users.findById(b.userId));
+});
+
+test('a purge of a live account touches nothing of it: its jobs, outputs, files and uploads stay', async (t) => {
+  const w = await world(t);
+  const { userId } = await w.account();
+  const before = await w.snapshot(userId);
+  t.false(await w.purge.purge(userId));
+  t.deepEqual(await w.snapshot(userId), before);
+  t.deepEqual(w.cancelRequests, []);
 });

@@ -1,4 +1,3 @@
-import type { Clock } from '../../ports/clock.port.ts';
 import type { HistoryRepository } from '../../ports/history-repository.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { ObjectStorage } from '../../ports/object-storage.port.ts';
@@ -15,7 +14,6 @@ export interface PurgeDeletedAccountsDeps {
   storage: ObjectStorage;
   uow: UnitOfWork;
   lifecycle: JobLifecycle;
-  clock: Clock;
   logger: Logger;
   requestCancel(jobId: string): Promise<void>;
 }
@@ -41,7 +39,10 @@ export class PurgeDeletedAccounts {
     return finished;
   }
 
-  /** Purges one deleted account; true when its row is gone. One purge per account at a time in this process. */
+  /**
+   * Purges one deleted account; true when its row is gone. A live account is left alone (its jobs and files are not
+   * touched). One purge per account at a time in this process.
+   */
   purge(userId: string): Promise<boolean> {
     const running = this.running.get(userId);
     if (running) return running;
@@ -57,6 +58,11 @@ export class PurgeDeletedAccounts {
 
   private async purgeOnce(userId: string): Promise<boolean> {
     const { users, history, uploads, storage, uow, lifecycle, logger } = this.deps;
+    // Only a husk: `findById` finds live accounts only, and a live one's jobs and files are its own.
+    if (await users.findById(userId)) {
+      logger.warn('a live account is not purged', { userId });
+      return false;
+    }
     // A job that committed as the account was deleted (another process's submit) is cancelled here.
     const late = await uow.run((tx) => cancelActiveJobs(tx, lifecycle, userId));
     for (const jobId of late) await this.deps.requestCancel(jobId).catch(() => undefined);

@@ -8,7 +8,7 @@ import { entriesOn, type Mutation } from '../mutation.ts';
  * Not listed: the admin route's UUID check (an id that is not one matches no row: the same 404 without it); the release
  * of the login-limit count after a right password (it frees one count of a limit the deleted account no longer meets);
  * the scheduled sweep's registration (the deletion starts the purge itself; the sweep's purge is the same code, tested
- * by `sweep` in the unit test).
+ * by `execute` in the unit test).
  */
 const ROUTES = 'tests/integration/account-deletion.test.ts';
 const UNIT = 'tests/unit/account-deletion.test.ts';
@@ -48,6 +48,7 @@ export const MUTATIONS: Mutation[] = [
   ),
   entriesOn('account-deletion', 'core/domain/user.ts', [ROUTES])('the address a husk keeps can be registered', ' && !email.toLowerCase().endsWith(DELETED_DOMAIN);', ';'),
 
+  purge("a purge of a live account cancels its jobs and deletes its files", '    if (await users.findById(userId)) {\n      logger.warn', '    if (false as boolean) {\n      logger.warn'),
   purge('a job that committed as the account was deleted is left queued', '    const late = await uow.run((tx) => cancelActiveJobs(tx, lifecycle, userId));', '    const late: string[] = [];'),
   purge("a purge leaves a test run's outputs (the history page's list)", '      () => history.listAllForUser(userId, BATCH),', '      async () => (await history.listForUser(userId, { page: 1, limit: BATCH })).items,'),
   purge('a purge of one account runs twice in parallel', '    if (running) return running;\n', ''),
