@@ -83,6 +83,7 @@ export * from './use-cases/auth/issue-password-reset.use-case.ts';
 export * from './use-cases/auth/list-identities.use-case.ts';
 export * from './use-cases/auth/login-user.use-case.ts';
 export * from './use-cases/auth/logout-user.use-case.ts';
+export * from './use-cases/auth/password-proof.service.ts';
 export * from './use-cases/auth/purge-deleted-accounts.use-case.ts';
 export * from './use-cases/auth/oidc-pending-logins.service.ts';
 export * from './use-cases/auth/promote-user.use-case.ts';

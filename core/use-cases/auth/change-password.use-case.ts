@@ -1,25 +1,18 @@
 import type { CommonPasswords } from '../../domain/common-passwords.ts';
 import { passwordProblem } from '../../domain/password-policy.ts';
-import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
-import type { Cache } from '../../ports/cache.port.ts';
+import { fail, ok, validationFailed, type Result } from '../../domain/result.ts';
 import type { Clock } from '../../ports/clock.port.ts';
-import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
-import { reserveAttempt } from './attempt-limits.service.ts';
-import { loginLimitKeys, type LoginLimits } from './login-user.use-case.ts';
+import { provePassword, type PasswordProofDeps, type PasswordProofFailure } from './password-proof.service.ts';
 import type { SessionRevocations } from './session-revocations.service.ts';
 
-export interface ChangePasswordDeps {
+export interface ChangePasswordDeps extends PasswordProofDeps {
   users: UserRepository;
   uow: UnitOfWork;
-  hasher: PasswordHasher;
-  cache: Cache;
   clock: Clock;
   revocations: SessionRevocations;
   commonPasswords: CommonPasswords;
-  /** The login limits: a wrong current password here is a failed login, so a stolen session cannot guess it faster. */
-  limits: LoginLimits;
 }
 
 export interface ChangePasswordInput {
@@ -32,7 +25,7 @@ export interface ChangePasswordInput {
   clientAddress: string;
 }
 
-export type ChangePasswordFailure = Fail & { retryAfterSeconds?: number };
+export type ChangePasswordFailure = PasswordProofFailure;
 
 /**
  * A signed-in user changes their password, proving the current one (ADR 062). The new one passes the sign-up rules.
@@ -44,7 +37,7 @@ export class ChangePassword {
   constructor(private readonly deps: ChangePasswordDeps) {}
 
   async execute(input: ChangePasswordInput): Promise<Result<{ otherSessionsEnded: number }> | ChangePasswordFailure> {
-    const { users, uow, hasher, cache, clock, revocations, limits } = this.deps;
+    const { users, uow, hasher, clock, revocations } = this.deps;
     const { currentPassword, newPassword } = input;
     if (typeof currentPassword !== 'string' || currentPassword.length === 0 || currentPassword.length > 1024) {
       return validationFailed([{ field: 'currentPassword', message: 'is required' }]);
@@ -58,13 +51,8 @@ export class ChangePassword {
     if (!user.passwordHash) {
       return fail('CONFLICT', 'This account has no password: it signs in through its identity provider. An administrator can make you a link to set one');
     }
-    // Counted before the check, on the login counters (ADR 020): parallel guesses cannot slip in under the limit.
-    const reserved = await reserveAttempt(cache, loginLimitKeys(user.email, input.clientAddress, limits), limits.windowSeconds);
-    if (!reserved.ok) return { ...fail('AUTH.RATE_LIMITED', 'Too many wrong passwords; try again later'), retryAfterSeconds: reserved.retryAfterSeconds };
-    if (!(await hasher.verify(currentPassword, user.passwordHash))) {
-      return validationFailed([{ field: 'currentPassword', message: 'is wrong' }]);
-    }
-    await reserved.release();
+    const refused = await provePassword(this.deps, { email: user.email, passwordHash: user.passwordHash }, { password: currentPassword, field: 'currentPassword', clientAddress: input.clientAddress });
+    if (refused) return refused;
 
     const passwordHash = await hasher.hash(newPassword as string);
     const previousHash = user.passwordHash;

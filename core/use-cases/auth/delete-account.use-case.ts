@@ -1,15 +1,12 @@
 import { normalizeEmail } from '../../domain/user.ts';
 import { fail, ok, validationFailed, type Result } from '../../domain/result.ts';
-import type { Cache } from '../../ports/cache.port.ts';
 import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
-import type { PasswordHasher } from '../../ports/password-hasher.port.ts';
 import type { Transaction, UnitOfWork } from '../../ports/unit-of-work.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
 import type { JobLifecycle } from '../generation/job-lifecycle.service.ts';
-import { reserveAttempt } from './attempt-limits.service.ts';
-import { loginLimitKeys, type LoginFailure, type LoginLimits } from './login-user.use-case.ts';
+import { provePassword, type PasswordProofDeps, type PasswordProofFailure } from './password-proof.service.ts';
 import type { SessionRevocations } from './session-revocations.service.ts';
 
 export interface AccountRemovalDeps {
@@ -82,12 +79,8 @@ export async function removeAccount(
   return ok(outcome.removed);
 }
 
-export interface DeleteAccountDeps extends AccountRemovalDeps {
+export interface DeleteAccountDeps extends AccountRemovalDeps, PasswordProofDeps {
   users: UserRepository;
-  hasher: PasswordHasher;
-  cache: Cache;
-  /** The login limits: a wrong password here is a failed login, so a stolen session cannot guess it faster. */
-  limits: LoginLimits;
 }
 
 export interface DeleteAccountInput {
@@ -107,17 +100,15 @@ export interface DeleteAccountInput {
 export class DeleteAccount {
   constructor(private readonly deps: DeleteAccountDeps) {}
 
-  async execute(input: DeleteAccountInput): Promise<Result<AccountRemoved> | LoginFailure> {
-    const { users, hasher, cache, limits } = this.deps;
+  async execute(input: DeleteAccountInput): Promise<Result<AccountRemoved> | PasswordProofFailure> {
+    const { users } = this.deps;
     const user = await users.findByEmail(input.email);
     if (!user || user.id !== input.userId) return fail('NOT_FOUND', 'User not found');
     if (user.passwordHash) {
       const { password } = input;
       if (typeof password !== 'string' || password.length === 0 || password.length > 1024) return validationFailed([{ field: 'password', message: 'is required' }]);
-      const reserved = await reserveAttempt(cache, loginLimitKeys(user.email, input.clientAddress, limits), limits.windowSeconds);
-      if (!reserved.ok) return { ...fail('AUTH.RATE_LIMITED', 'Too many wrong passwords; try again later'), retryAfterSeconds: reserved.retryAfterSeconds };
-      if (!(await hasher.verify(password, user.passwordHash))) return validationFailed([{ field: 'password', message: 'is wrong' }]);
-      await reserved.release();
+      const refused = await provePassword(this.deps, { email: user.email, passwordHash: user.passwordHash }, { password, field: 'password', clientAddress: input.clientAddress });
+      if (refused) return refused;
     } else if (typeof input.confirmEmail !== 'string' || normalizeEmail(input.confirmEmail) !== user.email) {
       return validationFailed([{ field: 'confirmEmail', message: "must be this account's email" }]);
     }

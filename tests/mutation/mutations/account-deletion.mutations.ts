@@ -5,9 +5,9 @@ import { entriesOn, type Mutation } from '../mutation.ts';
  * administrator on their own), or keeps something alive that a deletion ends (a job, a login, a key, an identity, a
  * file), or keeps the purge from losing a file or deleting a live account.
  *
- * Not listed: the admin route's UUID check (an id that is not one matches no row: the same 404 without it); the release
- * of the login-limit count after a right password (it frees one count of a limit the deleted account no longer meets);
- * the scheduled sweep's registration (the deletion starts the purge itself; the sweep's purge is the same code, tested
+ * The proof of the password is shared with the password change: its entries are in account.mutations.ts and run the
+ * tests of both. Not listed: the admin route's UUID check (an id that is not one matches no row: the same 404 without
+ * it); the scheduled sweep's registration (the deletion starts the purge itself; the sweep's purge is the same code, tested
  * by `execute` in the unit test).
  */
 const ROUTES = 'tests/integration/account-deletion.test.ts';
@@ -34,8 +34,7 @@ export const MUTATIONS: Mutation[] = [
   removal('the purge waits for the sweep', '  deps.purgeSoon(userId);\n', ''),
   removal("a session deletes another user's account when the email names them", '    if (!user || user.id !== input.userId) return', '    if (!user) return'),
   removal('a missing password is taken as empty', "      if (typeof password !== 'string' || password.length === 0 || password.length > 1024) return", "      if (typeof password !== 'string' && (false as boolean)) return"),
-  removal('wrong passwords are not limited', "      if (!reserved.ok) return { ...fail('AUTH.RATE_LIMITED', 'Too many wrong passwords; try again later')", "      if (false as boolean) return { ...fail('AUTH.RATE_LIMITED', 'Too many wrong passwords; try again later')"),
-  removal('a wrong password deletes the account', "      if (!(await hasher.verify(password, user.passwordHash))) return validationFailed([{ field: 'password', message: 'is wrong' }]);", '      await hasher.verify(password, user.passwordHash);'),
+  removal('a deletion goes on when the password is refused', '      if (refused) return refused;\n', ''),
   removal('an account without a password is deleted without the email typed out', "    } else if (typeof input.confirmEmail !== 'string' || normalizeEmail(input.confirmEmail) !== user.email) {", '    } else if (false as boolean) {'),
   removal('the typed email must match in case and spaces', '    } else if (typeof input.confirmEmail !== \'string\' || normalizeEmail(input.confirmEmail) !== user.email) {', "    } else if (typeof input.confirmEmail !== 'string' || input.confirmEmail !== user.email) {"),
   removal('an administrator deletes their own account without a password', "    if (input.actorId === input.userId) return fail('CONFLICT',", "    if (false as boolean) return fail('CONFLICT',"),

@@ -20,17 +20,20 @@ const sqlUsers = entriesOn('account', 'adapters/sequelize/sequelize-user-reposit
 const memUsers = entriesOn('account', 'adapters/memory/memory-user-repository.ts', [USERS]);
 const sqlSessions = entriesOn('account', 'adapters/sequelize/sequelize-session-repository.ts', [SESSIONS]);
 const memSessions = entriesOn('account', 'adapters/memory/memory-session-repository.ts', [SESSIONS]);
+/** The proof of a password a change and a deletion share (ADR 062, 063): the tests of both. */
+const proof = entriesOn('account', 'core/use-cases/auth/password-proof.service.ts', [ROUTES, UNIT, 'tests/unit/account-deletion.test.ts', 'tests/integration/account-deletion.test.ts']);
 const web = (source: string) => webGuard('account', source, [BROWSER]);
 
 export const MUTATIONS: Mutation[] = [
-  change('a wrong current password changes the password', '    if (!(await hasher.verify(currentPassword, user.passwordHash))) {', '    if (false as boolean) {'),
+  proof('a wrong password passes the proof (a change, a deletion)', '  if (!(await hasher.verify(proof.password, account.passwordHash))) return', '  if (false as boolean) return'),
+  change('a change goes on when the current password is refused', '    if (refused) return refused;\n', ''),
   change('a missing current password is taken as empty', "    if (typeof currentPassword !== 'string' || currentPassword.length === 0 || currentPassword.length > 1024) {", '    if (typeof currentPassword !== \'string\' && (false as boolean)) {'),
   change('the new password may be the current one', '    if (newPassword === currentPassword) return', '    if (false as boolean) return'),
   change('a weak new password is taken', '    if (weak) return validationFailed([{ field: \'newPassword\', message: weak }]);\n    if (newPassword', '    if (false as boolean) return validationFailed([{ field: \'newPassword\', message: weak }]);\n    if (newPassword'),
   change('an account without a password gets one from a session alone', '    if (!user.passwordHash) {', '    if (false as boolean) {'),
   change("a change changes another user's password when the email names them", '    if (!user || user.id !== input.userId) return', '    if (!user) return'),
-  change('wrong current passwords are not limited', '    if (!reserved.ok) return { ...fail(\'AUTH.RATE_LIMITED\', \'Too many wrong passwords', '    if (false as boolean) return { ...fail(\'AUTH.RATE_LIMITED\', \'Too many wrong passwords'),
-  change('a successful change counts as a failed login', '    await reserved.release();\n', ''),
+  proof('wrong passwords are not limited (a change, a deletion)', '  if (!reserved.ok) return', '  if (false as boolean) return'),
+  proof('a right password counts as a failed login', '  await reserved.release();\n', ''),
   change('a change ends no other session', '      return revocations.endOtherLogins(tx, user.id, input.sessionId);', '      return 0;'),
   change(
     'a change commits the new password before the other sessions end',
