@@ -4,6 +4,7 @@ import { readDatabase, type DatabaseConfig } from './config/database.ts';
 import { defaultWorkerConcurrency, readEngine, type EngineConfig } from './config/engine.ts';
 import { readGeneration, type GenerationConfig, type OutputsConfig } from './config/generation.ts';
 import { readLlm, type LlmConfig } from './config/llm.ts';
+import { readMail, type MailConfig } from './config/mail.ts';
 import { readNetwork, type NetworkConfig } from './config/network.ts';
 import { readObservability, type ObservabilityConfig } from './config/observability.ts';
 import { readOidc, type OidcConfig } from './config/oidc.ts';
@@ -19,6 +20,7 @@ export type { AppEnv, Role } from './config/server.ts';
 export type { ComfyEngineConfig } from './config/engine.ts';
 export type { OidcProviderConfig } from './config/oidc.ts';
 export type { LlmConfig } from './config/llm.ts';
+export type { MailConfig } from './config/mail.ts';
 export type { SocialConfig } from './config/social.ts';
 
 /**
@@ -50,6 +52,8 @@ export interface Config extends ServerConfig, UrlsConfig {
   /** METRICS_TOKEN, METRICS_PORT, METRICS_HOST. */
   observability: ObservabilityConfig;
   telemetry: TelemetryConfig;
+  /** SMTP_URL, MAIL_FROM and the reset requests they serve. */
+  mail: MailConfig;
 }
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
@@ -84,6 +88,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
   const network = readNetwork(read);
   const observability = readObservability(read);
   const telemetry = readTelemetry(read, server.roles);
+  const mail = readMail(read);
 
   if (read.problems.length > 0) return { ok: false, problems: read.problems };
   const { publicUrl, corsOrigins, frontendUrl } = urls;
@@ -113,6 +118,7 @@ export function loadConfig(env: Env = process.env, options: { persistLocalSecret
     network,
     observability,
     telemetry,
+    mail,
   };
   return { ok: true, config: deepFreeze(config) };
 }

@@ -3,10 +3,12 @@ import { JwtTokenIssuer } from '../../adapters/crypto/jwt-token-issuer.ts';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt-password-hasher.ts';
 import { accountRoutes } from '../../adapters/http/routes/account.routes.ts';
 import { authRoutes } from '../../adapters/http/routes/auth.routes.ts';
+import { SmtpMailer } from '../../adapters/mail/smtp-mailer.ts';
 import { shippedCommonPasswords } from '../../adapters/system/common-password-file.ts';
 import { Authenticate } from '../../core/use-cases/auth/authenticate.use-case.ts';
 import { ChangePassword } from '../../core/use-cases/auth/change-password.use-case.ts';
 import { IssuePasswordReset } from '../../core/use-cases/auth/issue-password-reset.use-case.ts';
+import { RequestPasswordReset } from '../../core/use-cases/auth/request-password-reset.use-case.ts';
 import { ResetPassword } from '../../core/use-cases/auth/reset-password.use-case.ts';
 import { UpdateProfile } from '../../core/use-cases/auth/update-profile.use-case.ts';
 import { LoginUser, type LoginLimits } from '../../core/use-cases/auth/login-user.use-case.ts';
@@ -35,51 +37,76 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
   const revocations = new SessionRevocations({ sessions, bus: ports.bus(), clock: ports.clock(), logger: ports.logger() });
   const loginLimits = loginLimitsOf(config);
   const sessionDeps = { sessions, tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), refreshTokenTtlSeconds: config.auth.refreshTokenTtlSeconds };
-  const routes = forApi(config, () => [
-    authRoutes({
-      register: new RegisterUser({
-        users,
-        hasher: ports.hasher(),
-        uow: ports.uow(),
-        ids: ports.ids(),
-        clock: ports.clock(),
-        adminEmails: config.auth.adminEmails,
-        signupBonusCoins: config.signupBonusCoins,
-        cache: ports.cache(),
-        limits: { perAddress: config.auth.registerMaxPerAddress, windowSeconds: config.auth.registerWindowSeconds },
-        commonPasswords: shippedCommonPasswords(),
+  const routes = forApi(config, () => {
+    const issueReset = new IssuePasswordReset({
+      uow: ports.uow(),
+      tokens: ports.tokens(),
+      ids: ports.ids(),
+      clock: ports.clock(),
+      frontendUrl: config.frontendUrl,
+      ttlSeconds: config.auth.passwordResetTtlSeconds,
+    });
+    return [
+      authRoutes({
+        register: new RegisterUser({
+          users,
+          hasher: ports.hasher(),
+          uow: ports.uow(),
+          ids: ports.ids(),
+          clock: ports.clock(),
+          adminEmails: config.auth.adminEmails,
+          signupBonusCoins: config.signupBonusCoins,
+          cache: ports.cache(),
+          limits: { perAddress: config.auth.registerMaxPerAddress, windowSeconds: config.auth.registerWindowSeconds },
+          commonPasswords: shippedCommonPasswords(),
+        }),
+        login: new LoginUser({
+          ...sessionDeps,
+          users,
+          hasher: ports.hasher(),
+          cache: ports.cache(),
+          adminEmails: config.auth.adminEmails,
+          limits: loginLimits,
+        }),
+        refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
+        logout: new LogoutUser({ sessions, tokens: ports.tokens(), revocations }),
+        authenticate,
+        cookies: { secure: config.auth.secureCookies },
       }),
-      login: new LoginUser({
-        ...sessionDeps,
-        users,
-        hasher: ports.hasher(),
-        cache: ports.cache(),
-        adminEmails: config.auth.adminEmails,
-        limits: loginLimits,
+      accountRoutes({
+        updateProfile: new UpdateProfile({ users, clock: ports.clock() }),
+        changePassword: new ChangePassword({ users, uow: ports.uow(), hasher: ports.hasher(), cache: ports.cache(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords(), limits: loginLimits }),
+        issueReset,
+        requestReset: resetByMail(ports, config, issueReset),
+        resetPassword: new ResetPassword({ users, uow: ports.uow(), hasher: ports.hasher(), tokens: ports.tokens(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords() }),
       }),
-      refresh: new RefreshSession({ ...sessionDeps, uow: ports.uow(), revocations }),
-      logout: new LogoutUser({ sessions, tokens: ports.tokens(), revocations }),
-      authenticate,
-      cookies: { secure: config.auth.secureCookies },
-    }),
-    accountRoutes({
-      updateProfile: new UpdateProfile({ users, clock: ports.clock() }),
-      changePassword: new ChangePassword({ users, uow: ports.uow(), hasher: ports.hasher(), cache: ports.cache(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords(), limits: loginLimits }),
-      issueReset: new IssuePasswordReset({
-        uow: ports.uow(),
-        tokens: ports.tokens(),
-        ids: ports.ids(),
-        clock: ports.clock(),
-        frontendUrl: config.frontendUrl,
-        ttlSeconds: config.auth.passwordResetTtlSeconds,
-      }),
-      resetPassword: new ResetPassword({ users, uow: ports.uow(), hasher: ports.hasher(), tokens: ports.tokens(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords() }),
-    }),
-  ]);
+    ];
+  });
   return { exports: { authenticate, revocations }, routes, scheduled: [] };
 }
 
+/** The waits before a reset mail's second and third try (the server refused it or could not be reached). */
+const RESET_MAIL_RETRY_DELAYS_MS = [2_000, 10_000];
+
+/** "Forgot your password?" where mail is configured (ADR 064); null (no route) where it is not. */
+function resetByMail(ports: FeaturePorts, config: Readonly<Config>, issueReset: IssuePasswordReset): RequestPasswordReset | null {
+  const { smtpUrl, from, timeoutMs, resetRequestsPerEmail, resetRequestsPerAddress } = config.mail;
+  if (smtpUrl === null) return null;
+  return new RequestPasswordReset({
+    users: ports.repos().users,
+    issueReset,
+    mailer: new SmtpMailer({ url: smtpUrl, from, timeoutMs }),
+    cache: ports.cache(),
+    logger: ports.logger(),
+    frontendUrl: config.frontendUrl,
+    limits: { perEmail: resetRequestsPerEmail, perAddress: resetRequestsPerAddress, windowSeconds: 3600 },
+    retryDelaysMs: RESET_MAIL_RETRY_DELAYS_MS,
+  });
+}
+
 export function bindAuth(container: Container, config: Readonly<Config>): void {
+  // The web client offers "Forgot your password?" where the service can mail the link.
+  container.bind(TOKENS.FeatureContribution).toConstantValue({ passwordResetByMail: config.mail.smtpUrl !== null });
   container.bind(TOKENS.PasswordHasher).toConstantValue(new ScryptPasswordHasher());
   container.bind(TOKENS.TokenIssuer).toConstantValue(
     new JwtTokenIssuer({

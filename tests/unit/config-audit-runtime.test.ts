@@ -264,11 +264,14 @@ test('scheduler: runNow waits for the run in flight, then runs once more (never 
 // ---------------------------------------------------------------------------------------------------------------
 // features
 
-test('features: lists are concatenated, chat is on when any contribution turns it on', (t) => {
-  t.deepEqual(mergeFeatures([]), { oidcProviders: [], socialPlatforms: [], chat: false });
+test('features: lists are concatenated, chat and mailed reset links are on when any contribution turns them on', (t) => {
+  t.deepEqual(mergeFeatures([]), { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false });
   t.deepEqual(mergeFeatures([{ oidcProviders: ['google'] }, { chat: true }, { socialPlatforms: ['YOUTUBE', 'TIKTOK'], chat: false }, { oidcProviders: ['github'] }]), {
     oidcProviders: ['google', 'github'],
     socialPlatforms: ['YOUTUBE', 'TIKTOK'],
     chat: true,
+    passwordResetByMail: false,
   });
+  t.true(mergeFeatures([{ passwordResetByMail: true }, { passwordResetByMail: false }, {}]).passwordResetByMail);
+  t.false(mergeFeatures([{ passwordResetByMail: false }, { chat: true }]).passwordResetByMail);
 });

@@ -42,3 +42,22 @@ test('LLM_PROVIDER needs LLM_URL and LLM_MODEL; the limits are read', (t) => {
   const config = load({ LLM_PROVIDER: 'openai', LLM_URL: 'https://api.example/v1/', LLM_MODEL: 'm', LLM_API_KEY: 'k', LLM_TIMEOUT_MS: '5000', LLM_RATE_LIMIT_PER_MINUTE: '2', LLM_DAILY_PROMPTS: '7' });
   t.deepEqual(config.llm, { provider: 'openai', url: 'https://api.example/v1', model: 'm', apiKey: 'k', timeoutMs: 5000, perMinute: 2, dailyPrompts: 7 });
 });
+
+test('mail: none by default; SMTP_URL needs MAIL_FROM, smtp: or smtps:, and a From that names an address', (t) => {
+  t.deepEqual(load({}).mail, { smtpUrl: null, from: '', timeoutMs: 15_000, resetRequestsPerEmail: 3, resetRequestsPerAddress: 10 });
+  t.deepEqual(problemsOf({ SMTP_URL: 'smtp://mail.example.com:587' }), ['MAIL_FROM is required when SMTP_URL is set']);
+  t.deepEqual(problemsOf({ SMTP_URL: 'https://mail.example.com', MAIL_FROM: 'a@example.com' }), ['SMTP_URL must use smtp: or smtps: (got "https:")']);
+  t.deepEqual(problemsOf({ SMTP_URL: 'not a url', MAIL_FROM: 'a@example.com' }), ['SMTP_URL is not a valid URL']);
+  for (const from of ['no-reply', 'Service <no-reply>', 'two words@example.com', '<a@example.com', 'a@example.com>']) {
+    t.deepEqual(problemsOf({ SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: from }), [`MAIL_FROM must be an address or "Name <address>" (got "${from}")`], from);
+  }
+  t.deepEqual(problemsOf({ SMTP_TIMEOUT_MS: '99', PASSWORD_RESET_REQUESTS_PER_EMAIL: '0', PASSWORD_RESET_REQUESTS_PER_ADDRESS: '0' }), [
+    'SMTP_TIMEOUT_MS must be an integer from 100 to 300000 (got "99")',
+    'PASSWORD_RESET_REQUESTS_PER_EMAIL must be an integer from 1 to 1000 (got "0")',
+    'PASSWORD_RESET_REQUESTS_PER_ADDRESS must be an integer from 1 to 100000 (got "0")',
+  ]);
+  for (const from of ['no-reply@example.com', 'Media service <no-reply@example.com>', '"Media, Inc." <no-reply@example.com>']) {
+    const config = load({ SMTP_URL: 'smtps://u:p@mail.example.com:465', MAIL_FROM: from, SMTP_TIMEOUT_MS: '500', PASSWORD_RESET_REQUESTS_PER_EMAIL: '1', PASSWORD_RESET_REQUESTS_PER_ADDRESS: '2' });
+    t.deepEqual(config.mail, { smtpUrl: 'smtps://u:p@mail.example.com:465', from, timeoutMs: 500, resetRequestsPerEmail: 1, resetRequestsPerAddress: 2 });
+  }
+});

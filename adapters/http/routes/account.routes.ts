@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { isUuid } from '../../../core/domain/ids.ts';
 import type { ChangePassword } from '../../../core/use-cases/auth/change-password.use-case.ts';
 import type { IssuePasswordReset } from '../../../core/use-cases/auth/issue-password-reset.use-case.ts';
+import type { RequestPasswordReset } from '../../../core/use-cases/auth/request-password-reset.use-case.ts';
 import type { ResetPassword } from '../../../core/use-cases/auth/reset-password.use-case.ts';
 import type { UpdateProfile } from '../../../core/use-cases/auth/update-profile.use-case.ts';
 import type { ApiRouter } from '../api-router.ts';
@@ -15,6 +16,8 @@ export interface AccountRoutesDeps {
   changePassword: ChangePassword;
   issueReset: IssuePasswordReset;
   resetPassword: ResetPassword;
+  /** Present when mail is configured (SMTP_URL): users ask for a reset link themselves (ADR 064). */
+  requestReset: RequestPasswordReset | null;
 }
 
 const password = { type: 'string', minLength: 8, maxLength: 128 };
@@ -98,11 +101,39 @@ export const accountRoutes = (deps: AccountRoutesDeps) => (api: ApiRouter) => {
     },
   );
 
+  if (deps.requestReset) {
+    const requestReset = deps.requestReset;
+    api.add(
+      {
+        method: 'post',
+        path: '/auth/forgot-password',
+        summary: 'Ask for a link that sets a new password, mailed to the account with this email (only where mail is configured)',
+        tag: 'auth',
+        auth: 'public',
+        body: { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email' } } },
+        responses: {
+          202: {
+            description: 'The same answer whether or not an account has this email: if one has, the link (or, for an account without a password, a note saying so) is on its way',
+            schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+          },
+          400: error('email missing or not an email (details: email)'),
+          429: error('Too many requests for this email or from this address (Retry-After)'),
+        },
+      },
+      async (req: Request, res: Response) => {
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const result = await requestReset.execute({ email: body.email, clientAddress: clientAddress(req) });
+        if (!result.ok) return sendLimitedFail(res, result);
+        res.status(202).json({ message: 'If an account uses this email, a mail with a link to set a new password is on its way' });
+      },
+    );
+  }
+
   api.add(
     {
       method: 'post',
       path: '/admin/users/:id/password-reset',
-      summary: "Make a one-time link that sets a user's password (the service sends no mail: hand it over); replaces the user's last link",
+      summary: "Make a one-time link that sets a user's password, to hand over; replaces the user's last link (one the user asked for by mail too)",
       tag: 'admin',
       auth: 'admin',
       responses: {

@@ -9,17 +9,20 @@ export interface Features {
   socialPlatforms: string[];
   /** `POST /llm/chat` answers. */
   chat: boolean;
+  /** `POST /auth/forgot-password` exists: the service mails reset links (SMTP_URL). */
+  passwordResetByMail: boolean;
 }
 
 /** A feature module's contribution; contributions are merged (lists concatenated, flags or-ed). */
 export type FeatureContribution = Partial<Features>;
 
 export function mergeFeatures(contributions: readonly FeatureContribution[]): Features {
-  const merged: Features = { oidcProviders: [], socialPlatforms: [], chat: false };
+  const merged: Features = { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false };
   for (const part of contributions) {
     merged.oidcProviders.push(...(part.oidcProviders ?? []));
     merged.socialPlatforms.push(...(part.socialPlatforms ?? []));
     merged.chat ||= part.chat ?? false;
+    merged.passwordResetByMail ||= part.passwordResetByMail ?? false;
   }
   return merged;
 }
@@ -32,7 +35,7 @@ export const featuresRoutes =
       {
         method: 'get',
         path: '/features',
-        summary: 'Optional parts this deployment runs (login providers, social platforms, chat)',
+        summary: 'Optional parts this deployment runs (login providers, social platforms, chat, reset links by mail)',
         tag: 'health',
         auth: 'public',
         responses: {
@@ -40,11 +43,12 @@ export const featuresRoutes =
             description: 'The features',
             schema: {
               type: 'object',
-              required: ['oidcProviders', 'socialPlatforms', 'chat'],
+              required: ['oidcProviders', 'socialPlatforms', 'chat', 'passwordResetByMail'],
               properties: {
                 oidcProviders: { type: 'array', items: { type: 'string' } },
                 socialPlatforms: { type: 'array', items: { type: 'string' } },
                 chat: { type: 'boolean' },
+                passwordResetByMail: { type: 'boolean' },
               },
             },
           },
