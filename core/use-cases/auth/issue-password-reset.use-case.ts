@@ -17,10 +17,10 @@ export interface IssuePasswordResetDeps {
 }
 
 /**
- * An administrator makes a one-time link with which a user sets a new password (ADR 062): the service sends no mail,
- * so the administrator hands the link over. Only its hash is stored; a new link replaces the user's last one. The
- * audit log records which administrator made it, in the same transaction; a link from the operator's command line
- * (`actorId` null, like `promote`) is not an administrator's action and is not recorded there.
+ * A one-time link with which a user sets a new password (ADR 062): an administrator makes it and hands it over, or the
+ * user asks for it by mail (ADR 064). Only its hash is stored; a new link replaces the user's last one. The audit log
+ * records which administrator made it, in the same transaction; a link from the operator's command line or one a user
+ * asked for (`actorId` null) is not an administrator's action and is not recorded there.
  */
 export class IssuePasswordReset {
   constructor(private readonly deps: IssuePasswordResetDeps) {}
