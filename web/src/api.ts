@@ -16,13 +16,26 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody,
+    /** A rate limit's Retry-After, in seconds (the API sends one with every 429); null without one. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(body.details?.length ? `${body.message}: ${body.details.map((d) => `${d.field} ${d.message}`).join('; ')}` : body.message);
   }
 }
 
-/** What to tell the user of a failed request: the server's message, or that it could not be reached. */
-export const errorText = (failure: unknown): string => (failure instanceof ApiError ? failure.message : 'The service could not be reached.');
+/** What to tell the user of a failed request: the server's message (with how long to wait, past a limit), or that it could not be reached. */
+export function errorText(failure: unknown): string {
+  if (!(failure instanceof ApiError)) return 'The service could not be reached.';
+  return failure.retryAfterSeconds ? `${failure.message.replace(/\.$/, '')}. Wait ${waitText(failure.retryAfterSeconds)} before trying again.` : failure.message;
+}
+
+/** A wait in the unit a person counts it in, rounded up: "45 seconds", "15 minutes", "1 hour". */
+function waitText(seconds: number): string {
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 60) return count(Math.ceil(seconds), 'second');
+  const minutes = Math.ceil(seconds / 60);
+  return minutes < 60 ? count(minutes, 'minute') : count(Math.ceil(minutes / 60), 'hour');
+}
 
 export interface User {
   id: string;
@@ -99,8 +112,14 @@ export async function request<T>(method: string, path: string, options: RequestO
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  if (!res.ok) throw new ApiError(res.status, errorBodyOf(res, text));
+  if (!res.ok) throw new ApiError(res.status, errorBodyOf(res, text), retryAfterOf(res));
   return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Retry-After as the API sends it, whole seconds; null when absent or not a number (an HTTP-date from a proxy). */
+function retryAfterOf(res: Response): number | null {
+  const seconds = Number(res.headers.get('retry-after') ?? '');
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
 }
 
 /** The service's error body; else (no body, or a proxy's page) the status text, so the user still learns what happened. */

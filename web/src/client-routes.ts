@@ -6,6 +6,7 @@ export const CLIENT_ROUTE_PATHS = [
   '/login',
   '/signup',
   '/reset-password',
+  '/forgot-password',
   '/',
   '/history',
   '/connections',

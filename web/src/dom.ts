@@ -41,6 +41,25 @@ export function field(label: Child, control: HTMLElement, hint?: string): HTMLEl
   return h('div', { className: control instanceof HTMLInputElement && control.type === 'checkbox' ? 'field check' : 'field' }, h('label', { htmlFor: control.id }, label), control, hintEl);
 }
 
+/**
+ * Shows why the server refused a field's value under its control (made by `field`), marks the control invalid and has
+ * it read the reason with its label; an empty message takes all of that away again.
+ */
+export function fieldError(control: HTMLElement, message: string): void {
+  const id = `${control.id}-error`;
+  document.getElementById(id)?.remove();
+  const described = (control.getAttribute('aria-describedby') ?? '').split(' ').filter((other) => other && other !== id);
+  if (message) {
+    control.after(h('small', { id, className: 'hint error' }, message));
+    described.unshift(id);
+    control.setAttribute('aria-invalid', 'true');
+  } else {
+    control.removeAttribute('aria-invalid');
+  }
+  if (described.length > 0) control.setAttribute('aria-describedby', described.join(' '));
+  else control.removeAttribute('aria-describedby');
+}
+
 /** Words that name what a control acts on for screen readers, where the row around it already shows it to the eye. */
 export const unseen = (text: string): HTMLElement => h('span', { className: 'sr-only' }, text);
 

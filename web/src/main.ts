@@ -13,11 +13,14 @@ import { chatPage, connectionsPage } from './pages/extras.ts';
 import type { ClientRoutePath } from './client-routes.ts';
 import { apiKeysPage } from './pages/api-keys.ts';
 import { accountPage, resetPasswordPage } from './pages/account.ts';
+import { forgotPasswordPage } from './pages/forgot-password.ts';
 
 export interface Features {
   oidcProviders: string[];
   socialPlatforms: string[];
   chat: boolean;
+  /** The service mails reset links: the sign-in page offers "Forgot your password?". */
+  passwordResetByMail: boolean;
 }
 
 /** What every page gets: the signed-in user, the server's features, the socket and navigation. */
@@ -46,6 +49,7 @@ const ROUTES: Route[] = [
   { path: '/login', title: 'Sign in', page: authPage('login'), access: 'public' },
   { path: '/signup', title: 'Sign up', page: authPage('signup'), access: 'public' },
   { path: '/reset-password', title: 'Set a new password', page: resetPasswordPage, access: 'open' },
+  { path: '/forgot-password', title: 'Forgot your password?', page: forgotPasswordPage, access: 'public' },
   { path: '/', title: 'Generate', page: generatePage, access: 'user', nav: () => true },
   { path: '/history', title: 'History', page: historyPage, access: 'user', nav: () => true },
   { path: '/connections', title: 'Connections', page: connectionsPage, access: 'user', nav: (ctx) => ctx.features.socialPlatforms.length > 0 },
@@ -76,7 +80,7 @@ let renders = 0;
 
 const ctx: Ctx = {
   user: null,
-  features: { oidcProviders: [], socialPlatforms: [], chat: false },
+  features: { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false },
   socket: new EventSocket(),
   navigate(path) {
     if (path !== location.pathname + location.search) history.pushState(null, '', path);

@@ -25,7 +25,7 @@ function refusal(failure: unknown, labels: Record<string, string>): string {
  * A form's submit handler, or a button's click handler: the button is disabled while `send` runs (a second press sends
  * nothing), the status line is cleared first and then says what `send` returns or why it was refused.
  */
-function sending(button: HTMLButtonElement, status: HTMLElement, labels: Record<string, string>, send: () => Promise<string | void>) {
+export function sending(button: HTMLButtonElement, status: HTMLElement, labels: Record<string, string>, send: () => Promise<string | void>) {
   return async (event: Event): Promise<void> => {
     event.preventDefault();
     button.disabled = true;

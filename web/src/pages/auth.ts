@@ -62,6 +62,7 @@ export const authPage =
       mode === 'signup' ? field('Display name', displayName) : null,
       field('Email', email),
       field('Password', password, mode === 'signup' ? '8 to 128 characters.' : undefined),
+      mode === 'login' && ctx.features.passwordResetByMail ? h('p', { className: 'forgot' }, h('a', { href: '/forgot-password', 'data-link': '' }, 'Forgot your password?')) : null,
       status,
       submit,
       ctx.features.oidcProviders.length > 0
