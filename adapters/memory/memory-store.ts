@@ -4,7 +4,13 @@ import type { User } from '../../core/domain/user.ts';
 import type { RefreshTokenRecord } from '../../core/ports/session-repository.port.ts';
 
 /** A user as the memory adapters keep it: the public record, its password hash and its live reset link. */
-export type StoredUser = User & { passwordHash: string | null; passwordReset?: { tokenHash: string; expiresAt: Date } | null; deletedAt?: Date | null };
+export type StoredUser = User & {
+  passwordHash: string | null;
+  passwordReset?: { tokenHash: string; expiresAt: Date } | null;
+  /** A pending change of email (ADR 065). */
+  emailChange?: { email: string; tokenHash: string; expiresAt: Date } | null;
+  deletedAt?: Date | null;
+};
 
 interface Snapshot {
   users: Map<string, StoredUser>;

@@ -4,7 +4,7 @@ import type { NewUser, UserRepository } from '../../core/ports/user-repository.p
 import type { GenerationJob } from '../../core/domain/job.ts';
 import type { MemoryStore, StoredUser } from './memory-store.ts';
 
-const publicUser = ({ passwordHash: _hidden, passwordReset: _link, deletedAt: _deleted, ...user }: StoredUser): User => ({ ...user });
+const publicUser = ({ passwordHash: _hidden, passwordReset: _link, emailChange: _change, deletedAt: _deleted, ...user }: StoredUser): User => ({ ...user });
 
 export class MemoryUserRepository implements UserRepository {
   constructor(private readonly store: MemoryStore) {}
@@ -88,6 +88,31 @@ export class MemoryUserRepository implements UserRepository {
     return true;
   }
 
+  async setEmailChange(id: string, change: { email: string; tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {
+    const user = this.live(id);
+    if (!user) return false;
+    user.emailChange = { ...change };
+    user.updatedAt = at;
+    return true;
+  }
+
+  async findByEmailChange(tokenHash: string, now: Date): Promise<{ user: User; newEmail: string } | null> {
+    for (const user of this.store.users.values()) {
+      if (!user.deletedAt && user.emailChange?.tokenHash === tokenHash && user.emailChange.expiresAt > now) return { user: publicUser(user), newEmail: user.emailChange.email };
+    }
+    return null;
+  }
+
+  async applyEmailChange(id: string, { tokenHash, newEmail }: { tokenHash: string; newEmail: string }, at: Date): Promise<'changed' | 'taken' | 'dead'> {
+    const user = this.live(id);
+    const change = user?.emailChange;
+    if (!user || change?.tokenHash !== tokenHash || change.email !== newEmail || !(change.expiresAt > at)) return 'dead';
+    // The unique index on email, as the databases have it.
+    for (const other of this.store.users.values()) if (other.id !== id && other.email === change.email) return 'taken';
+    Object.assign(user, { email: change.email, emailChange: null, updatedAt: at });
+    return 'changed';
+  }
+
   async list(request: PageRequest, query?: string): Promise<Page<User>> {
     const needle = query?.toLowerCase();
     const matches = [...this.store.users.values()]
@@ -101,7 +126,7 @@ export class MemoryUserRepository implements UserRepository {
   async markDeleted(id: string, at: Date): Promise<boolean> {
     const user = this.live(id);
     if (!user) return false;
-    Object.assign(user, { deletedAt: at, email: deletedEmail(id), displayName: DELETED_DISPLAY_NAME, passwordHash: null, passwordReset: null, updatedAt: at });
+    Object.assign(user, { deletedAt: at, email: deletedEmail(id), displayName: DELETED_DISPLAY_NAME, passwordHash: null, passwordReset: null, emailChange: null, updatedAt: at });
     return true;
   }
 

@@ -14,6 +14,10 @@ export interface UserRow {
   /** Migration 026 (ADR 062): the live password reset link of the user, if any. */
   password_reset_hash?: string | null;
   password_reset_expires_at?: Date | null;
+  /** Migration 028 (ADR 065): a pending change of email, made once its link is used. */
+  pending_email?: string | null;
+  email_change_hash?: string | null;
+  email_change_expires_at?: Date | null;
   /** Migration 027 (ADR 063): when the account was deleted; the purge removes the row. */
   deleted_at?: Date | null;
   created_at: Date;
@@ -75,6 +79,9 @@ export const userModel = (sequelize: Sequelize): RowModel<UserRow> =>
         password_hash: { type: DataTypes.STRING(255), allowNull: true },
         password_reset_hash: { type: DataTypes.STRING(64), allowNull: true },
         password_reset_expires_at: date(true),
+        pending_email: { type: DataTypes.STRING(254), allowNull: true },
+        email_change_hash: { type: DataTypes.STRING(64), allowNull: true },
+        email_change_expires_at: date(true),
         deleted_at: date(true),
         created_at: date(),
         updated_at: date(),

@@ -100,6 +100,45 @@ export class SequelizeUserRepository implements UserRepository {
     return changed === 1;
   }
 
+  async setEmailChange(id: string, change: { email: string; tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean> {
+    const [changed] = await this.scope.write((s) =>
+      userModel(s.sequelize).update(
+        { pending_email: change.email, email_change_hash: change.tokenHash, email_change_expires_at: change.expiresAt, updated_at: at },
+        { where: { id, deleted_at: null }, ...s.options },
+      ),
+    );
+    return changed === 1;
+  }
+
+  async findByEmailChange(tokenHash: string, now: Date): Promise<{ user: User; newEmail: string } | null> {
+    const row = asRow<UserRow | null>(
+      await this.users.findOne({
+        where: { email_change_hash: tokenHash, email_change_expires_at: { [Op.gt]: now }, deleted_at: null },
+        attributes: [...PUBLIC_ATTRIBUTES, 'pending_email'],
+        raw: true,
+        ...this.scope.options,
+      }),
+    );
+    return row?.pending_email ? { user: toUser(row), newEmail: row.pending_email } : null;
+  }
+
+  async applyEmailChange(id: string, { tokenHash, newEmail }: { tokenHash: string; newEmail: string }, at: Date): Promise<'changed' | 'taken' | 'dead'> {
+    // The new email is written as a value, not copied from pending_email in the same SET: MariaDB assigns left to right,
+    // each assignment seeing the ones before it, where SQLite sees the row as it was.
+    try {
+      const [changed] = await this.scope.write((s) =>
+        userModel(s.sequelize).update(
+          { email: newEmail, pending_email: null, email_change_hash: null, email_change_expires_at: null, updated_at: at },
+          { where: { id, email_change_hash: tokenHash, pending_email: newEmail, email_change_expires_at: { [Op.gt]: at }, deleted_at: null }, ...s.options },
+        ),
+      );
+      return changed === 1 ? 'changed' : 'dead';
+    } catch (error) {
+      if (isUniqueViolation(error)) return 'taken';
+      throw error;
+    }
+  }
+
   async list(request: PageRequest, query?: string): Promise<Page<User>> {
     // The search text is literal: `%`, `_` and `\` are escaped, and the escape character is declared, since
     // SQLite's LIKE has none by default (MariaDB's is the backslash).
@@ -120,7 +159,8 @@ export class SequelizeUserRepository implements UserRepository {
 
   async markDeleted(id: string, at: Date): Promise<boolean> {
     const changed = await this.scope.run(
-      'UPDATE users SET deleted_at = ?, email = ?, display_name = ?, password_hash = NULL, password_reset_hash = NULL, password_reset_expires_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NULL',
+      `UPDATE users SET deleted_at = ?, email = ?, display_name = ?, password_hash = NULL, password_reset_hash = NULL, password_reset_expires_at = NULL,
+         pending_email = NULL, email_change_hash = NULL, email_change_expires_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,
       [at, deletedEmail(id), DELETED_DISPLAY_NAME, at, id],
     );
     return changed === 1;

@@ -1,14 +1,16 @@
 import type { Reader } from './reader.ts';
 
-/** Outgoing mail (SMTP_URL, MAIL_FROM) and the "forgot your password?" requests it serves (ADR 064). */
+/** Outgoing mail (SMTP_URL, MAIL_FROM) and what it serves: "forgot your password?" (ADR 064), changes of email (ADR 065). */
 export interface MailConfig {
-  /** null: no mail is sent, and users cannot ask for a reset link themselves (administrators still make them). */
+  /** null: no mail is sent; users cannot ask for a reset link themselves (administrators still make them) or change their email. */
   smtpUrl: string | null;
   from: string;
   timeoutMs: number;
   /** Reset requests per hour, per email asked for and per client address. */
   resetRequestsPerEmail: number;
   resetRequestsPerAddress: number;
+  /** How long the link mailed to a new address works (ADR 065). */
+  emailChangeTtlSeconds: number;
 }
 
 /** A From header: an address, or `Name <address>`. */
@@ -25,5 +27,6 @@ export function readMail(read: Reader): MailConfig {
     timeoutMs: read.int('SMTP_TIMEOUT_MS', 15_000, 100, 300_000),
     resetRequestsPerEmail: read.int('PASSWORD_RESET_REQUESTS_PER_EMAIL', 3, 1, 1000),
     resetRequestsPerAddress: read.int('PASSWORD_RESET_REQUESTS_PER_ADDRESS', 10, 1, 100_000),
+    emailChangeTtlSeconds: read.duration('EMAIL_CHANGE_TTL', 24 * 3600),
   };
 }

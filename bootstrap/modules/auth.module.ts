@@ -7,7 +7,9 @@ import { SmtpMailer } from '../../adapters/mail/smtp-mailer.ts';
 import { shippedCommonPasswords } from '../../adapters/system/common-password-file.ts';
 import { Authenticate } from '../../core/use-cases/auth/authenticate.use-case.ts';
 import { ChangePassword } from '../../core/use-cases/auth/change-password.use-case.ts';
+import { ConfirmEmailChange } from '../../core/use-cases/auth/confirm-email-change.use-case.ts';
 import { IssuePasswordReset } from '../../core/use-cases/auth/issue-password-reset.use-case.ts';
+import { RequestEmailChange } from '../../core/use-cases/auth/request-email-change.use-case.ts';
 import { RequestPasswordReset } from '../../core/use-cases/auth/request-password-reset.use-case.ts';
 import { ResetPassword } from '../../core/use-cases/auth/reset-password.use-case.ts';
 import { UpdateProfile } from '../../core/use-cases/auth/update-profile.use-case.ts';
@@ -16,6 +18,7 @@ import { LogoutUser } from '../../core/use-cases/auth/logout-user.use-case.ts';
 import { RefreshSession } from '../../core/use-cases/auth/refresh-session.use-case.ts';
 import { RegisterUser } from '../../core/use-cases/auth/register-user.use-case.ts';
 import { SessionRevocations } from '../../core/use-cases/auth/session-revocations.service.ts';
+import type { Mailer } from '../../core/ports/mailer.port.ts';
 import type { Config } from '../config.ts';
 import { TOKENS } from '../tokens.ts';
 import { bindFeature, forApi, type Feature, type FeaturePorts } from './feature.ts';
@@ -38,6 +41,7 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
   const loginLimits = loginLimitsOf(config);
   const sessionDeps = { sessions, tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), refreshTokenTtlSeconds: config.auth.refreshTokenTtlSeconds };
   const routes = forApi(config, () => {
+    const mailer: Mailer | null = config.mail.smtpUrl === null ? null : new SmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, timeoutMs: config.mail.timeoutMs });
     const issueReset = new IssuePasswordReset({
       uow: ports.uow(),
       tokens: ports.tokens(),
@@ -77,7 +81,8 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
         updateProfile: new UpdateProfile({ users, clock: ports.clock() }),
         changePassword: new ChangePassword({ users, uow: ports.uow(), hasher: ports.hasher(), cache: ports.cache(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords(), limits: loginLimits }),
         issueReset,
-        requestReset: resetByMail(ports, config, issueReset),
+        requestReset: mailer && resetByMail(ports, config, issueReset, mailer),
+        emailChange: mailer && emailChangeByMail(ports, config, mailer, loginLimits),
         resetPassword: new ResetPassword({ users, uow: ports.uow(), hasher: ports.hasher(), tokens: ports.tokens(), clock: ports.clock(), revocations, commonPasswords: shippedCommonPasswords() }),
       }),
     ];
@@ -88,14 +93,16 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
 /** The waits before a reset mail's second and third try (the server refused it or could not be reached). */
 const RESET_MAIL_RETRY_DELAYS_MS = [2_000, 10_000];
 
-/** "Forgot your password?" where mail is configured (ADR 064); null (no route) where it is not. */
-function resetByMail(ports: FeaturePorts, config: Readonly<Config>, issueReset: IssuePasswordReset): RequestPasswordReset | null {
-  const { smtpUrl, from, timeoutMs, resetRequestsPerEmail, resetRequestsPerAddress } = config.mail;
-  if (smtpUrl === null) return null;
+/** Changes of email one user may ask for per hour: each mails an address the user chose. */
+const EMAIL_CHANGES_PER_HOUR = 5;
+
+/** "Forgot your password?", where mail is configured (ADR 064). */
+function resetByMail(ports: FeaturePorts, config: Readonly<Config>, issueReset: IssuePasswordReset, mailer: Mailer): RequestPasswordReset {
+  const { resetRequestsPerEmail, resetRequestsPerAddress } = config.mail;
   return new RequestPasswordReset({
     users: ports.repos().users,
     issueReset,
-    mailer: new SmtpMailer({ url: smtpUrl, from, timeoutMs }),
+    mailer,
     cache: ports.cache(),
     logger: ports.logger(),
     frontendUrl: config.frontendUrl,
@@ -104,9 +111,26 @@ function resetByMail(ports: FeaturePorts, config: Readonly<Config>, issueReset: 
   });
 }
 
+/** Changing one's email, confirmed by a link mailed to the new address, where mail is configured (ADR 065). */
+function emailChangeByMail(ports: FeaturePorts, config: Readonly<Config>, mailer: Mailer, limits: LoginLimits) {
+  const common = { users: ports.repos().users, tokens: ports.tokens(), clock: ports.clock(), mailer, logger: ports.logger(), frontendUrl: config.frontendUrl };
+  return {
+    request: new RequestEmailChange({
+      ...common,
+      hasher: ports.hasher(),
+      cache: ports.cache(),
+      limits,
+      ttlSeconds: config.mail.emailChangeTtlSeconds,
+      perUser: { max: EMAIL_CHANGES_PER_HOUR, windowSeconds: 3600 },
+    }),
+    confirm: new ConfirmEmailChange(common),
+  };
+}
+
 export function bindAuth(container: Container, config: Readonly<Config>): void {
-  // The web client offers "Forgot your password?" where the service can mail the link.
-  container.bind(TOKENS.FeatureContribution).toConstantValue({ passwordResetByMail: config.mail.smtpUrl !== null });
+  // The web client offers "Forgot your password?" and a change of email where the service can mail the links.
+  const mail = config.mail.smtpUrl !== null;
+  container.bind(TOKENS.FeatureContribution).toConstantValue({ passwordResetByMail: mail, emailChange: mail });
   container.bind(TOKENS.PasswordHasher).toConstantValue(new ScryptPasswordHasher());
   container.bind(TOKENS.TokenIssuer).toConstantValue(
     new JwtTokenIssuer({

@@ -34,13 +34,27 @@ export interface UserRepository {
    */
   resetPassword(id: string, tokenHash: string, passwordHash: string, at: Date): Promise<boolean>;
   /**
+   * Makes this the user's one pending change of email (ADR 065), replacing an earlier one: `email` becomes the
+   * account's when the link with this hash is used, before `expiresAt`. False when there is no live such user.
+   */
+  setEmailChange(id: string, change: { email: string; tokenHash: string; expiresAt: Date }, at: Date): Promise<boolean>;
+  /** The live user whose pending change of email has this hash and is live at `now`, with the email it sets; or null. */
+  findByEmailChange(tokenHash: string, now: Date): Promise<{ user: User; newEmail: string } | null>;
+  /**
+   * Makes `newEmail` the account's and clears the change, only while this live user's change still has this hash, sets
+   * this email and is live at `at`. `taken` when another account has that email now (nothing changed); `dead` when the
+   * change was used, replaced or expired meanwhile.
+   */
+  applyEmailChange(id: string, change: { tokenHash: string; newEmail: string }, at: Date): Promise<'changed' | 'taken' | 'dead'>;
+  /**
    * Live accounts only: a deleted one (ADR 063) is not listed or found by any method here, and gets no new name,
    * password or reset link (its role is moot: nothing can sign in to it).
    */
   list(request: PageRequest, query?: string): Promise<Page<User>>;
   /**
    * Deletes the account as far as one statement can (ADR 063): only while it is live, stamps `deletedAt`, replaces the
-   * email with one no address can take (`deletedEmail`), and drops the display name, password and reset link. The row
+   * email with one no address can take (`deletedEmail`), and drops the display name, password, reset link and pending
+   * change of email. The row
    * stays, a husk nobody can sign in to, until the purge has deleted its files. False when there is no live such user.
    */
   markDeleted(id: string, at: Date): Promise<boolean>;

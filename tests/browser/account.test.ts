@@ -97,7 +97,7 @@ test.serial('an administrator makes a reset link on Users; the user sets a passw
   await page.goto(link);
   await page.getByLabel('New password').fill('yet another passphrase 7');
   await page.getByRole('button', { name: 'Set password' }).click();
-  await page.getByText(/This link is invalid, used or expired; ask an administrator for a new link\./).waitFor();
+  await page.getByText(/This link is invalid, used or expired; ask for a new link\./).waitFor();
   await page.goto('/reset-password');
   await page.getByText(/This link is incomplete/).waitFor();
   t.deepEqual(problems.problems, []);

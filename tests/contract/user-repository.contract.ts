@@ -128,6 +128,52 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     t.is((await users.findByEmail(user.email))!.passwordHash, ['a', 'b', 'c', 'd'][uses.indexOf(true)]);
   });
 
+  test(`${name}: a change of email is found by its hash while live, and applied once: the email is the new one`, async (t) => {
+    const user = newUser();
+    const bystander = newUser();
+    await users.create(user);
+    await users.create(bystander);
+    const hash = randomUUID().replace(/-/g, '');
+    const newEmail = `moved-${randomUUID()}@example.com`;
+    t.true(await users.setEmailChange(user.id, { email: newEmail, tokenHash: hash, expiresAt: at(60_000) }, at(1_000)));
+    t.false(await users.setEmailChange(randomUUID(), { email: `x-${randomUUID()}@example.com`, tokenHash: randomUUID(), expiresAt: at(60_000) }, at(1_000)));
+    t.deepEqual(await users.findByEmailChange(hash, at(59_999)), { user: { ...stored(user), updatedAt: at(1_000) }, newEmail });
+    t.is(await users.findByEmailChange(hash, at(60_000)), null, 'expired at expiresAt');
+    t.is(await users.findByEmailChange(randomUUID().replace(/-/g, ''), at(2_000)), null);
+    t.is(await users.findByEmail(newEmail), null, 'nothing changes before the link is used');
+    t.is(await users.applyEmailChange(user.id, { tokenHash: 'another hash', newEmail }, at(2_000)), 'dead', 'another token');
+    t.is(await users.applyEmailChange(bystander.id, { tokenHash: hash, newEmail }, at(2_000)), 'dead', "another user's row");
+    t.is(await users.applyEmailChange(user.id, { tokenHash: hash, newEmail: `other-${randomUUID()}@example.com` }, at(2_000)), 'dead', 'another email');
+    t.is(await users.applyEmailChange(user.id, { tokenHash: hash, newEmail }, at(60_000)), 'dead', 'expired');
+    t.like(await users.findByEmail(user.email), { id: user.id });
+    t.is(await users.applyEmailChange(user.id, { tokenHash: hash, newEmail }, at(3_000)), 'changed');
+    t.deepEqual(await users.findByEmail(newEmail), { ...stored(user), email: newEmail, updatedAt: at(3_000), passwordHash: user.passwordHash });
+    t.is(await users.findByEmail(user.email), null, 'the old email names nobody');
+    t.deepEqual(await users.findById(bystander.id), stored(bystander));
+    t.is(await users.applyEmailChange(user.id, { tokenHash: hash, newEmail }, at(4_000)), 'dead', 'used once');
+    t.is(await users.findByEmailChange(hash, at(4_000)), null);
+  });
+
+  test(`${name}: a new change of email replaces the last; one whose email was taken meanwhile changes nothing; of concurrent uses one wins`, async (t) => {
+    const user = newUser();
+    await users.create(user);
+    const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
+    const [firstEmail, secondEmail] = [`first-${randomUUID()}@example.com`, `second-${randomUUID()}@example.com`];
+    await users.setEmailChange(user.id, { email: firstEmail, tokenHash: first, expiresAt: at(60_000) }, at(1_000));
+    await users.setEmailChange(user.id, { email: secondEmail, tokenHash: second, expiresAt: at(60_000) }, at(2_000));
+    t.is(await users.findByEmailChange(first, at(3_000)), null);
+    t.is(await users.applyEmailChange(user.id, { tokenHash: first, newEmail: firstEmail }, at(3_000)), 'dead');
+    await users.create(newUser({ email: secondEmail }));
+    t.is(await users.applyEmailChange(user.id, { tokenHash: second, newEmail: secondEmail }, at(4_000)), 'taken');
+    t.like(await users.findById(user.id), { email: user.email, updatedAt: at(2_000) }, 'nothing changed');
+    const thirdEmail = `third-${randomUUID()}@example.com`;
+    await users.setEmailChange(user.id, { email: thirdEmail, tokenHash: third, expiresAt: at(60_000) }, at(5_000));
+    const uses = await Promise.all([1, 2, 3, 4].map(() => users.applyEmailChange(user.id, { tokenHash: third, newEmail: thirdEmail }, at(6_000))));
+    t.deepEqual(uses.filter((use) => use === 'changed').length, 1);
+    t.deepEqual(uses.filter((use) => use !== 'changed'), ['dead', 'dead', 'dead']);
+    t.like(await users.findById(user.id), { email: thirdEmail });
+  });
+
   // Pins setPasswordHash's WHERE: only the named user, only while the hash is the one the caller proved.
   test(`${name}: setPasswordHash changes the hash only while it is the previous one, of the named user only`, async (t) => {
     const user = newUser({ passwordHash: 'proven' });
@@ -202,21 +248,34 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     /** The row as stored, read past the repository (which shows a husk to nobody). */
     const stored = async (id: string) => {
       if (backend.store) {
-        const { email, displayName, passwordHash, passwordReset } = backend.store.users.get(id)!;
-        return { email, displayName, passwordHash, resetHash: passwordReset?.tokenHash ?? null };
+        const { email, displayName, passwordHash, passwordReset, emailChange } = backend.store.users.get(id)!;
+        return { email, displayName, passwordHash, resetHash: passwordReset?.tokenHash ?? null, pendingEmail: emailChange?.email ?? null, changeHash: emailChange?.tokenHash ?? null };
       }
-      const [row] = await backend.db!.sequelize.query<{ email: string; display_name: string; password_hash: string | null; password_reset_hash: string | null }>(
-        'SELECT email, display_name, password_hash, password_reset_hash FROM users WHERE id = ?',
-        { replacements: [id], type: QueryTypes.SELECT },
-      );
-      return { email: row!.email, displayName: row!.display_name, passwordHash: row!.password_hash, resetHash: row!.password_reset_hash };
+      const [row] = await backend.db!.sequelize.query<{
+        email: string;
+        display_name: string;
+        password_hash: string | null;
+        password_reset_hash: string | null;
+        pending_email: string | null;
+        email_change_hash: string | null;
+      }>('SELECT email, display_name, password_hash, password_reset_hash, pending_email, email_change_hash FROM users WHERE id = ?', { replacements: [id], type: QueryTypes.SELECT });
+      return {
+        email: row!.email,
+        displayName: row!.display_name,
+        passwordHash: row!.password_hash,
+        resetHash: row!.password_reset_hash,
+        pendingEmail: row!.pending_email,
+        changeHash: row!.email_change_hash,
+      };
     };
+    const husk = (id: string) => ({ email: deletedEmail(id), displayName: 'Deleted user', passwordHash: null, resetHash: null, pendingEmail: null, changeHash: null });
     const keep = await addUser(repos.users, { createdAt: at(1) });
     const user = newUser({ passwordHash: 'scrypt$x', createdAt: at(2) });
     await repos.users.create(user);
     await repos.users.setPasswordReset(user.id, { tokenHash: 'reset-hash', expiresAt: at(60_000) }, at(3));
+    await repos.users.setEmailChange(user.id, { email: `pending-${user.id}@example.com`, tokenHash: 'change-hash', expiresAt: at(60_000) }, at(4));
     t.true(await repos.users.markDeleted(user.id, at(10)));
-    t.deepEqual(await stored(user.id), { email: deletedEmail(user.id), displayName: 'Deleted user', passwordHash: null, resetHash: null }, 'nothing of the person is kept');
+    t.deepEqual(await stored(user.id), husk(user.id), 'nothing of the person is kept');
     t.false(await repos.users.markDeleted(user.id, at(11)), 'only a live account is deleted');
     t.false(await repos.users.markDeleted(randomUUID(), at(11)));
     t.is(await repos.users.findById(user.id), null);
@@ -227,7 +286,10 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     t.is((await repos.users.list({ page: 1, limit: 10 }, 'deleted')).total, 0, 'a search skips it too');
     t.is(await repos.users.setDisplayName(user.id, 'Back', at(30)), null);
     t.false(await repos.users.setPasswordReset(user.id, { tokenHash: 'again', expiresAt: at(60_000) }, at(30)));
-    t.deepEqual(await stored(user.id), { email: deletedEmail(user.id), displayName: 'Deleted user', passwordHash: null, resetHash: null }, 'and nothing changed it');
+    t.false(await repos.users.setEmailChange(user.id, { email: `again-${user.id}@example.com`, tokenHash: 'again', expiresAt: at(60_000) }, at(30)));
+    t.is(await repos.users.findByEmailChange('again', at(31)), null);
+    t.is(await repos.users.applyEmailChange(user.id, { tokenHash: 'again', newEmail: `again-${user.id}@example.com` }, at(31)), 'dead');
+    t.deepEqual(await stored(user.id), husk(user.id), 'and nothing changed it');
     t.is((await repos.sessions.loginState(user.id, null)).state, 'no-user', 'a token of it names no user');
     t.true(await repos.users.create(newUser({ email: user.email })), 'its email signs up afresh at once');
     t.deepEqual(await repos.users.listDeleted(10), [user.id]);

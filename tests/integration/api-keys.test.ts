@@ -26,6 +26,8 @@ const ROUTE_SCOPES: Record<string, string | null> = {
   'PATCH /auth/profile': null,
   'POST /auth/password': null,
   'DELETE /auth/account': null,
+  // A change of email (ADR 065, where mail is configured): sessions only, like a change of password.
+  'POST /auth/email': null,
   'POST /auth/logout': null,
   'GET /auth/identities': null,
   'DELETE /auth/identities/{provider}': null,
@@ -131,7 +133,7 @@ function suite(db: TestDatabase): void {
     child: () => logger,
   };
   let started: Promise<TestApp> | null = null;
-  const app = () => (started ??= startTestApp(db, { ADMIN_EMAILS: ADMIN, API_KEY_RATE_LIMIT_PER_MINUTE: String(RATE) }, { logger }));
+  const app = () => (started ??= startTestApp(db, { ADMIN_EMAILS: ADMIN, API_KEY_RATE_LIMIT_PER_MINUTE: String(RATE), SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'no-reply@example.com' }, { logger }));
   test.after.always(async () => {
     if (started) await (await started).close();
   });

@@ -95,7 +95,7 @@ test.serial('outputs: the owner deletes an output (204), then it is gone (404)',
 test.serial('features: read without a session', async (t) => {
   const res = await app.client().get('/features');
   t.is(res.status, 200);
-  t.deepEqual(res.body, { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false });
+  t.deepEqual(res.body, { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false, emailChange: false });
 });
 
 test.serial('coins: a deduction body is checked field by field at the HTTP edge', async (t) => {

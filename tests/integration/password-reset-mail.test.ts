@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { DATABASES, type TestDatabase } from '../support/databases.ts';
-import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-test-server.ts';
+import { sharedSmtpTestServer } from '../support/smtp-test-server.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import type { TestResponse } from '../support/test-client.ts';
 
@@ -17,23 +17,10 @@ const ANSWER = { message: 'If an account uses this email, a mail with a link to 
 const fields = (res: TestResponse) => (res.body.details ?? []).map((detail: { field: string }) => detail.field);
 const tokenIn = (text: string) => new RegExp(`${FRONTEND.replace(/[.]/g, '\\.')}/reset-password#token=([A-Za-z0-9_-]+)`).exec(text)?.[1];
 
-let smtp: SmtpTestServer;
-test.before(async () => {
-  smtp = await startSmtpTestServer();
-});
-test.after.always(() => smtp?.close());
+const server = sharedSmtpTestServer(test);
 
-const mailEnv = (extra: Record<string, string> = {}) => ({ SMTP_URL: smtp.url, MAIL_FROM: FROM, FRONTEND_URL: FRONTEND, PASSWORD_RESET_REQUESTS_PER_ADDRESS: '1000', ...extra });
-const mailsTo = (email: string) => smtp.mails.filter((mail) => mail.envelopeTo.includes(email));
-
-async function waitForMailTo(email: string, count = 1) {
-  const deadline = Date.now() + 10_000;
-  while (mailsTo(email).length < count) {
-    if (Date.now() > deadline) throw new Error(`no mail to ${email}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return mailsTo(email);
-}
+const mailEnv = (extra: Record<string, string> = {}) => ({ SMTP_URL: server().url, MAIL_FROM: FROM, FRONTEND_URL: FRONTEND, PASSWORD_RESET_REQUESTS_PER_ADDRESS: '1000', ...extra });
+const waitForMailTo = (email: string, count = 1) => server().waitForMailTo(email, count);
 
 function suite(db: TestDatabase): void {
   const title = (name: string) => `[${db}] ${name}`;
@@ -69,7 +56,7 @@ function suite(db: TestDatabase): void {
   test.serial(title('an email no account has gets the same answer and no mail'), async (t) => {
     const client = (await app()).client();
     const user = await client.signUp({ password: PASSWORD });
-    const before = smtp.mails.length;
+    const before = server().mails.length;
     const unknown = await client.post('/auth/forgot-password', { email: `nobody-${user.id}@example.com` });
     t.is(unknown.status, 202);
     t.deepEqual(unknown.body, ANSWER);
@@ -77,7 +64,7 @@ function suite(db: TestDatabase): void {
     t.is((await client.post('/auth/forgot-password', { email: user.email })).status, 202);
     await waitForMailTo(user.email);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    t.is(smtp.mails.length, before + 1);
+    t.is(server().mails.length, before + 1);
   });
 }
 

@@ -61,7 +61,7 @@ test('client routes reload into the client; assets are served; unknown assets an
 test('GET /features merges what the optional modules contribute', async (t) => {
   const res = await app.client().get('/features');
   t.is(res.status, 200);
-  t.deepEqual(res.body, { oidcProviders: ['google'], socialPlatforms: ['YOUTUBE'], chat: true, passwordResetByMail: false });
+  t.deepEqual(res.body, { oidcProviders: ['google'], socialPlatforms: ['YOUTUBE'], chat: true, passwordResetByMail: false, emailChange: false });
   const legacy = await app.client().get('/api/features');
   t.deepEqual(legacy.body, res.body);
 });
@@ -77,13 +77,13 @@ test('the features come from the configuration: OIDC providers and chat; with S3
     LLM_MODEL: 'llama3.2',
   });
   t.teardown(() => configured.close());
-  t.deepEqual((await configured.client().get('/features')).body, { oidcProviders: ['acme'], socialPlatforms: [], chat: true, passwordResetByMail: false });
+  t.deepEqual((await configured.client().get('/features')).body, { oidcProviders: ['acme'], socialPlatforms: [], chat: true, passwordResetByMail: false, emailChange: false });
 
   const s3 = await startS3StandIn();
   t.teardown(() => s3.stop());
   const onS3 = await startTestApp('sqlite', { ...s3.env, S3_PUBLIC_ENDPOINT: 'http://media.example.test:9000' });
   t.teardown(() => onS3.close());
-  t.deepEqual((await onS3.client().get('/features')).body, { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false });
+  t.deepEqual((await onS3.client().get('/features')).body, { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false, emailChange: false });
   const page = await fetch(`${onS3.baseUrl}/`, { headers: html });
   const csp = page.headers.get('content-security-policy') ?? '';
   t.regex(csp, /img-src [^;]*http:\/\/media\.example\.test:9000/);

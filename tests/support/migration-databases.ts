@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { QueryTypes, Sequelize } from 'sequelize';
-import type { SqlScope } from '../../adapters/sequelize/sql-scope.ts';
+import { sqlTime, type SqlScope } from '../../adapters/sequelize/sql-scope.ts';
 import { MIGRATIONS } from '../../adapters/sequelize/migrations/index.ts';
 import type { Migration } from '../../adapters/sequelize/migrations/migration.ts';
 import { createMariaDatabase } from './databases.ts';
@@ -76,4 +76,34 @@ export async function databaseBefore(
   const at = '2026-01-01 10:00:00.000';
   await insert('INSERT INTO users (id, email, display_name, role, coin_balance, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [userId, `${userId}@example.com`, 'U', role, 100, null, at, at]);
   return { sequelize, dialect, userId, insert };
+}
+
+/**
+ * Gives the user of `databaseBefore` a password hash and the rows that reference a user (a finished job, a ledger row, a
+ * login), and returns a count of each table: a migration of `users` must keep them all, on SQLite too, where copying
+ * the table would cascade to every one of them.
+ */
+export async function accountRows(
+  sequelize: Sequelize,
+  dialect: 'sqlite' | 'mysql',
+  userId: string,
+  insert: (sql: string, replacements: unknown[]) => Promise<unknown>,
+): Promise<{ jobId: string; counts(): Promise<Record<string, number>> }> {
+  const at = sqlTime(new Date(Date.UTC(2026, 0, 1, 10, 0, 0)), dialect);
+  const jobId = randomUUID();
+  await sequelize.query('UPDATE users SET password_hash = ? WHERE id = ?', { replacements: ['scrypt$old', userId] });
+  await insert(
+    `INSERT INTO generation_jobs (id, user_id, status, workflow, used_parameters, image_refs, output_type, paid_coins, text_outputs, queue_turn, created_at, updated_at)
+     VALUES (?, ?, 'succeeded', '{}', '{}', '[]', 'image', 3, '[]', 1, ?, ?)`,
+    [jobId, userId, at, at],
+  );
+  await insert('INSERT INTO coin_transactions (id, user_id, amount, reason, related_entity_id, balance_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [randomUUID(), userId, 100, 'signup_bonus', null, 100, at]);
+  await insert('INSERT INTO refresh_sessions (id, user_id, family_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)', [randomUUID(), userId, randomUUID(), 'f'.repeat(64), at, at]);
+  const counts = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        ['users', 'generation_jobs', 'coin_transactions', 'refresh_sessions'].map(async (table) => [table, Number((await sequelize.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`, { type: QueryTypes.SELECT }))[0]!.n)]),
+      ),
+    );
+  return { jobId, counts };
 }

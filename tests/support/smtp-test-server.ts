@@ -28,6 +28,10 @@ export interface SmtpTestServer {
   refuseNext(count: number): void;
   /** Waits until at least `count` mails have come (rejects after `timeoutMs`). */
   waitForMails(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  /** The mails whose envelope named this recipient. */
+  mailsTo(address: string): ReceivedMail[];
+  /** Waits until at least `count` mails to this recipient have come (rejects after `timeoutMs`). */
+  waitForMailTo(address: string, count?: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,7 @@ export async function startSmtpTestServer(options: { user?: string; password?: s
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const port = (server.server.address() as AddressInfo).port;
+  const mailsTo = (address: string) => mails.filter((mail) => mail.envelopeTo.includes(address));
   const credentials = login ? `${encodeURIComponent(login.user)}:${encodeURIComponent(login.password)}@` : '';
   return {
     url: `smtp://${credentials}127.0.0.1:${port}`,
@@ -79,14 +84,44 @@ export async function startSmtpTestServer(options: { user?: string; password?: s
     refuseNext(count) {
       refusals = count;
     },
-    async waitForMails(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (mails.length < count) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} mail(s); ${mails.length} came`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return mails;
-    },
+    waitForMails: (count, timeoutMs) => waitFor(() => mails, count, timeoutMs, 'mail(s)'),
+    mailsTo,
+    waitForMailTo: (address, count = 1, timeoutMs) => waitFor(() => mailsTo(address), count, timeoutMs, `mail(s) to ${address}`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+async function waitFor(list: () => ReceivedMail[], count: number, timeoutMs = 10_000, what: string): Promise<ReceivedMail[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (list().length < count) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} ${what}; ${list().length} came`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return list();
+}
+
+/**
+ * One server for the tests of a file (serial ones: the mails are shared), started before them and closed after; with
+ * `clearEachTest` each test starts with no mail and no refusal. Call at the top level of the test file.
+ */
+export function sharedSmtpTestServer(test: TestHooks, options: { clearEachTest?: boolean } = {}): () => SmtpTestServer {
+  let server: SmtpTestServer | undefined;
+  test.before(async () => {
+    server = await startSmtpTestServer();
+  });
+  test.after.always(() => server?.close());
+  if (options.clearEachTest) {
+    test.beforeEach(() => {
+      server!.mails.length = 0;
+      server!.refuseNext(0);
+    });
+  }
+  return () => server!;
+}
+
+/** The part of ava's `test` the hooks above need. */
+interface TestHooks {
+  before(fn: () => Promise<void>): void;
+  after: { always(fn: () => Promise<void> | undefined): void };
+  beforeEach(fn: () => void): void;
 }

@@ -264,14 +264,17 @@ test('scheduler: runNow waits for the run in flight, then runs once more (never 
 // ---------------------------------------------------------------------------------------------------------------
 // features
 
-test('features: lists are concatenated, chat and mailed reset links are on when any contribution turns them on', (t) => {
-  t.deepEqual(mergeFeatures([]), { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false });
+test('features: lists are concatenated, chat, mailed reset links and email change are on when any contribution turns them on', (t) => {
+  t.deepEqual(mergeFeatures([]), { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false, emailChange: false });
   t.deepEqual(mergeFeatures([{ oidcProviders: ['google'] }, { chat: true }, { socialPlatforms: ['YOUTUBE', 'TIKTOK'], chat: false }, { oidcProviders: ['github'] }]), {
     oidcProviders: ['google', 'github'],
     socialPlatforms: ['YOUTUBE', 'TIKTOK'],
     chat: true,
     passwordResetByMail: false,
+    emailChange: false,
   });
   t.true(mergeFeatures([{ passwordResetByMail: true }, { passwordResetByMail: false }, {}]).passwordResetByMail);
   t.false(mergeFeatures([{ passwordResetByMail: false }, { chat: true }]).passwordResetByMail);
+  t.true(mergeFeatures([{ emailChange: true }, { emailChange: false }, {}]).emailChange);
+  t.false(mergeFeatures([{ passwordResetByMail: true }]).emailChange);
 });

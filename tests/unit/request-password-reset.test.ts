@@ -14,7 +14,7 @@ import type { LogFields, Logger } from '../../core/ports/logger.port.ts';
 import type { UserRepository } from '../../core/ports/user-repository.port.ts';
 import { IssuePasswordReset } from '../../core/use-cases/auth/issue-password-reset.use-case.ts';
 import { RequestPasswordReset } from '../../core/use-cases/auth/request-password-reset.use-case.ts';
-import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-test-server.ts';
+import { sharedSmtpTestServer, startSmtpTestServer } from '../support/smtp-test-server.ts';
 
 const T0 = Date.parse('2031-07-01T12:00:00.000Z');
 const FRONTEND = 'https://app.example';
@@ -73,21 +73,13 @@ function world(options: WorldOptions) {
   return { store, repos, tokens, request, logger, slept, addUser, ask };
 }
 
-let smtp: SmtpTestServer;
-test.before(async () => {
-  smtp = await startSmtpTestServer();
-});
-test.after.always(() => smtp?.close());
-test.beforeEach(() => {
-  smtp.mails.length = 0;
-  smtp.refuseNext(0);
-});
+const server = sharedSmtpTestServer(test, { clearEachTest: true });
 
-const mailsTo = (address: string) => smtp.mails.filter((mail) => mail.envelopeTo.includes(address));
+const mailsTo = (address: string) => server().mails.filter((mail) => mail.envelopeTo.includes(address));
 const tokenIn = (text: string) => /#token=([A-Za-z0-9_-]+)/.exec(text)?.[1];
 
 test.serial('an account with a password gets the link: to its own address, from MAIL_FROM, and the link is the one stored', async (t) => {
-  const w = world({ smtpUrl: smtp.url });
+  const w = world({ smtpUrl: server().url });
   const user = await w.addUser('hash');
   t.is(await w.ask(`  ${user.email.toUpperCase()} `), 'link-sent');
   const [mail] = mailsTo(user.email);
@@ -101,11 +93,11 @@ test.serial('an account with a password gets the link: to its own address, from 
   const stored = w.store.users.get(user.id)!.passwordReset;
   t.is(stored?.tokenHash, w.tokens.hashOpaqueToken(token), 'the mailed link is the one stored (its hash, never the token)');
   t.deepEqual(stored?.expiresAt, new Date(T0 + 600_000));
-  t.is(smtp.mails.length, 1);
+  t.is(server().mails.length, 1);
 });
 
 test.serial('an account without a password (made through a provider) gets a note and no link; nothing is stored on it', async (t) => {
-  const w = world({ smtpUrl: smtp.url });
+  const w = world({ smtpUrl: server().url });
   const user = await w.addUser(null);
   t.is(await w.ask(user.email), 'notice-sent');
   const [mail] = mailsTo(user.email);
@@ -116,10 +108,10 @@ test.serial('an account without a password (made through a provider) gets a note
 });
 
 test.serial('an email no account has: no mail, nothing stored, and the same answer', async (t) => {
-  const w = world({ smtpUrl: smtp.url });
+  const w = world({ smtpUrl: server().url });
   const user = await w.addUser('hash');
   t.is(await w.ask('nobody-here@example.com'), 'no-account');
-  t.is(smtp.mails.length, 0);
+  t.is(server().mails.length, 0);
   t.is(w.store.users.get(user.id)!.passwordReset ?? null, null);
 });
 
@@ -128,7 +120,7 @@ test.serial('the answer comes before the account is looked up: its timing tells 
   const gate = new Promise<void>((resolve) => (open = resolve));
   let lookups = 0;
   const w = world({
-    smtpUrl: smtp.url,
+    smtpUrl: server().url,
     users: (users) =>
       new Proxy(users, {
         get(target, key, receiver) {
@@ -148,21 +140,21 @@ test.serial('the answer comes before the account is looked up: its timing tells 
   if (result === 'held') return t.fail('the answer waited for the lookup');
   t.true(result.ok, 'answered while the lookup is held');
   t.is(lookups, 1, 'the lookup has started, and is held');
-  t.is(smtp.mails.length, 0);
+  t.is(server().mails.length, 0);
   open();
   t.is(await (result as { value: { delivery: Promise<string> } }).value.delivery, 'link-sent');
   t.is(lookups, 1);
 });
 
 test.serial('a relay that refuses (451) is tried again after each wait; the third refusal gives up and says so in the log', async (t) => {
-  const w = world({ smtpUrl: smtp.url });
+  const w = world({ smtpUrl: server().url });
   const user = await w.addUser('hash');
-  smtp.refuseNext(2);
+  server().refuseNext(2);
   t.is(await w.ask(user.email), 'link-sent');
   t.deepEqual(w.slept, [7, 11]);
   t.is(mailsTo(user.email).length, 1);
 
-  smtp.refuseNext(3);
+  server().refuseNext(3);
   t.is(await w.ask(user.email), 'failed');
   t.deepEqual(w.slept, [7, 11, 7, 11]);
   t.is(mailsTo(user.email).length, 1);
@@ -199,7 +191,7 @@ test.serial('a relay that asks for a login gets the one in SMTP_URL; a wrong one
 
 test.serial('a database failure after the answer is logged, and the delivery does not reject', async (t) => {
   const w = world({
-    smtpUrl: smtp.url,
+    smtpUrl: server().url,
     users: (users) =>
       new Proxy(users, {
         get(target, key, receiver) {
@@ -211,11 +203,11 @@ test.serial('a database failure after the answer is logged, and the delivery doe
   const user = await w.addUser('hash');
   t.is(await w.ask(user.email), 'failed');
   t.like(w.logger.lines.at(-1), { level: 'error', message: 'password reset request failed' });
-  t.is(smtp.mails.length, 0);
+  t.is(server().mails.length, 0);
 });
 
 test.serial('limits: per email asked for (whether or not an account has it), and per client address', async (t) => {
-  const w = world({ smtpUrl: smtp.url, limits: { perEmail: 2, perAddress: 3 } });
+  const w = world({ smtpUrl: server().url, limits: { perEmail: 2, perAddress: 3 } });
   const user = await w.addUser('hash');
   for (const email of [user.email, 'nobody@example.com']) {
     for (let i = 0; i < 2; i++) t.true((await w.request.execute({ email, clientAddress: `10.0.1.${i}` })).ok);
@@ -232,7 +224,7 @@ test.serial('limits: per email asked for (whether or not an account has it), and
 });
 
 test.serial('an email that is not one is 400 naming email, and counts on no limit', async (t) => {
-  const w = world({ smtpUrl: smtp.url, limits: { perEmail: 1, perAddress: 1 } });
+  const w = world({ smtpUrl: server().url, limits: { perEmail: 1, perAddress: 1 } });
   for (const email of [undefined, '', 'no-at-sign', 42, 'x@deleted.invalid']) {
     t.like(await w.request.execute({ email, clientAddress: '10.0.3.1' }), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'email' }] });
   }

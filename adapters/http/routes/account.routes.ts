@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
 import { isUuid } from '../../../core/domain/ids.ts';
 import type { ChangePassword } from '../../../core/use-cases/auth/change-password.use-case.ts';
+import type { ConfirmEmailChange } from '../../../core/use-cases/auth/confirm-email-change.use-case.ts';
 import type { IssuePasswordReset } from '../../../core/use-cases/auth/issue-password-reset.use-case.ts';
+import type { RequestEmailChange } from '../../../core/use-cases/auth/request-email-change.use-case.ts';
 import type { RequestPasswordReset } from '../../../core/use-cases/auth/request-password-reset.use-case.ts';
 import type { ResetPassword } from '../../../core/use-cases/auth/reset-password.use-case.ts';
 import type { UpdateProfile } from '../../../core/use-cases/auth/update-profile.use-case.ts';
@@ -18,6 +20,8 @@ export interface AccountRoutesDeps {
   resetPassword: ResetPassword;
   /** Present when mail is configured (SMTP_URL): users ask for a reset link themselves (ADR 064). */
   requestReset: RequestPasswordReset | null;
+  /** Present when mail is configured: users change their email, confirmed by a link mailed to the new one (ADR 065). */
+  emailChange: { request: RequestEmailChange; confirm: ConfirmEmailChange } | null;
 }
 
 const password = { type: 'string', minLength: 8, maxLength: 128 };
@@ -125,6 +129,66 @@ export const accountRoutes = (deps: AccountRoutesDeps) => (api: ApiRouter) => {
         const result = await requestReset.execute({ email: body.email, clientAddress: clientAddress(req) });
         if (!result.ok) return sendLimitedFail(res, result);
         res.status(202).json({ message: 'If an account uses this email, a mail with a link to set a new password is on its way' });
+      },
+    );
+  }
+
+  if (deps.emailChange) {
+    const { request, confirm } = deps.emailChange;
+    api.add(
+      {
+        method: 'post',
+        path: '/auth/email',
+        summary: 'Change your email: a link is mailed to the new address, and the email changes when it is opened (only where mail is configured)',
+        tag: 'auth',
+        auth: 'access',
+        body: {
+          type: 'object',
+          required: ['newEmail'],
+          properties: { newEmail: { type: 'string', format: 'email' }, password: { type: 'string', description: 'Required when the account has a password' } },
+        },
+        responses: {
+          202: {
+            description: 'The link is mailed to newEmail, valid until expiresAt (EMAIL_CHANGE_TTL); nothing changes until it is opened',
+            schema: {
+              type: 'object',
+              required: ['message', 'newEmail', 'expiresAt'],
+              properties: { message: { type: 'string' }, newEmail: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } },
+            },
+          },
+          400: error('newEmail not an email or already yours; password missing or wrong'),
+          409: error('Another account has this email'),
+          429: error('Too many wrong passwords (the login limits), or too many changes asked for (Retry-After)'),
+          502: error('The mail relay refused the mail or could not be reached'),
+        },
+      },
+      async (req: Request, res: Response) => {
+        const principal = req.principal!;
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const result = await request.execute({ userId: principal.userId, email: principal.user.email, newEmail: body.newEmail, password: body.password, clientAddress: clientAddress(req) });
+        if (!result.ok) return sendLimitedFail(res, result);
+        res.status(202).json({ message: `A link to confirm ${result.value.newEmail} is on its way there`, newEmail: result.value.newEmail, expiresAt: result.value.expiresAt.toISOString() });
+      },
+    );
+    api.add(
+      {
+        method: 'post',
+        path: '/auth/email/confirm',
+        summary: "Confirm a change of email with the token of the link mailed to the new address; the account's email becomes it",
+        tag: 'auth',
+        auth: 'public',
+        body: { type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 256 } } },
+        responses: {
+          200: { description: 'Changed: sign in with the new email', schema: { type: 'object', required: ['message', 'email'], properties: { message: { type: 'string' }, email: { type: 'string' } } } },
+          400: error('The link is invalid, used, replaced or expired (details: token)'),
+          409: error('Another account took this email meanwhile'),
+        },
+      },
+      async (req: Request, res: Response) => {
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const result = await confirm.execute({ token: body.token });
+        if (!result.ok) return sendFail(res, result);
+        res.json({ message: 'Email changed; sign in with it', email: result.value.email });
       },
     );
   }

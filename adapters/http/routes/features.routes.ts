@@ -11,18 +11,21 @@ export interface Features {
   chat: boolean;
   /** `POST /auth/forgot-password` exists: the service mails reset links (SMTP_URL). */
   passwordResetByMail: boolean;
+  /** `POST /auth/email` exists: users change their email, confirmed by mail (SMTP_URL). */
+  emailChange: boolean;
 }
 
 /** A feature module's contribution; contributions are merged (lists concatenated, flags or-ed). */
 export type FeatureContribution = Partial<Features>;
 
 export function mergeFeatures(contributions: readonly FeatureContribution[]): Features {
-  const merged: Features = { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false };
+  const merged: Features = { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false, emailChange: false };
   for (const part of contributions) {
     merged.oidcProviders.push(...(part.oidcProviders ?? []));
     merged.socialPlatforms.push(...(part.socialPlatforms ?? []));
     merged.chat ||= part.chat ?? false;
     merged.passwordResetByMail ||= part.passwordResetByMail ?? false;
+    merged.emailChange ||= part.emailChange ?? false;
   }
   return merged;
 }
@@ -35,7 +38,7 @@ export const featuresRoutes =
       {
         method: 'get',
         path: '/features',
-        summary: 'Optional parts this deployment runs (login providers, social platforms, chat, reset links by mail)',
+        summary: 'Optional parts this deployment runs (login providers, social platforms, chat, reset links by mail, change of email)',
         tag: 'health',
         auth: 'public',
         responses: {
@@ -43,12 +46,13 @@ export const featuresRoutes =
             description: 'The features',
             schema: {
               type: 'object',
-              required: ['oidcProviders', 'socialPlatforms', 'chat', 'passwordResetByMail'],
+              required: ['oidcProviders', 'socialPlatforms', 'chat', 'passwordResetByMail', 'emailChange'],
               properties: {
                 oidcProviders: { type: 'array', items: { type: 'string' } },
                 socialPlatforms: { type: 'array', items: { type: 'string' } },
                 chat: { type: 'boolean' },
                 passwordResetByMail: { type: 'boolean' },
+                emailChange: { type: 'boolean' },
               },
             },
           },

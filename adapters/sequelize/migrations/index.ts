@@ -26,6 +26,7 @@ import { jobRetryAt } from './024-job-retry-at.ts';
 import { jobFitChoices } from './025-job-fit-choices.ts';
 import { passwordResets } from './026-password-resets.ts';
 import { accountDeletions } from './027-account-deletions.ts';
+import { emailChanges } from './028-email-changes.ts';
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions, queueTraceContext, apiKeys, webhookSecrets, startDeadlines, templateDrafts, uploadHashes, webhookDeliveries, templateTestRuns, jobQueueTurns, jobEngineServers, jobRetryAt, jobFitChoices, passwordResets, accountDeletions];
+export const MIGRATIONS: Migration[] = [usersAndSessions, coins, templates, queueAndOutbox, uploads, userEvents, jobsAndHistory, attemptsAndStaging, fairQueue, userIdentities, social, linkedDeductions, queueTraceContext, apiKeys, webhookSecrets, startDeadlines, templateDrafts, uploadHashes, webhookDeliveries, templateTestRuns, jobQueueTurns, jobEngineServers, jobRetryAt, jobFitChoices, passwordResets, accountDeletions, emailChanges];

@@ -88,18 +88,23 @@ export class RequestPasswordReset {
   }
 }
 
-/** A reset mail's text: who asked about which account, the body, and what to do if it was not them. */
-const mailText = (to: string, frontendUrl: string, body: string[], ifNotYou: string): string =>
-  [`Someone, probably you, asked to set a new password for the account ${to} at ${frontendUrl}.`, '', ...body, '', ifNotYou, '', '-- ', frontendUrl, ''].join('\n');
+/** An account mail's text: what happened, the body, what to do if it was not them, and the service's address to sign. */
+export const mailText = (opening: string, frontendUrl: string, body: string[], ifNotYou: string): string =>
+  [opening, '', ...body, ...(body.length > 0 ? [''] : []), ifNotYou, '', '-- ', frontendUrl, ''].join('\n');
+
+/** A link's end of life as a mail says it: to the minute, in UTC. */
+export const untilUtc = (date: Date): string => `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+
+const askedForReset = (to: string, frontendUrl: string): string => `Someone, probably you, asked to set a new password for the account ${to} at ${frontendUrl}.`;
 
 export function linkMail(to: string, frontendUrl: string, link: { resetUrl: string; expiresAt: Date }): Mail {
   return {
     to,
     subject: 'Set a new password',
     text: mailText(
-      to,
+      askedForReset(to, frontendUrl),
       frontendUrl,
-      [`Open this link to choose one. It works once, until ${link.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC:`, link.resetUrl],
+      [`Open this link to choose one. It works once, until ${untilUtc(link.expiresAt)}:`, link.resetUrl],
       'If you did not ask, ignore this mail: your password stays as it is.',
     ),
   };
@@ -109,6 +114,6 @@ export function noticeMail(to: string, frontendUrl: string): Mail {
   return {
     to,
     subject: 'Your account has no password',
-    text: mailText(to, frontendUrl, ["This account has no password: it signs in through an identity provider. Use that provider's button on the sign-in page."], 'If you did not ask, ignore this mail.'),
+    text: mailText(askedForReset(to, frontendUrl), frontendUrl, ["This account has no password: it signs in through an identity provider. Use that provider's button on the sign-in page."], 'If you did not ask, ignore this mail.'),
   };
 }

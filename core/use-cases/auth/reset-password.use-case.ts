@@ -18,7 +18,7 @@ export interface ResetPasswordDeps {
   commonPasswords: CommonPasswords;
 }
 
-const DEAD_LINK = 'is invalid, used or expired; ask an administrator for a new link';
+const DEAD_LINK = 'is invalid, used or expired; ask for a new link';
 
 /**
  * Sets a new password with a reset link: once (the update happens only while the link is still the user's live one),

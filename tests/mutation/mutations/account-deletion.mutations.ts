@@ -57,8 +57,8 @@ export const MUTATIONS: Mutation[] = [
   purge('a row that will not go loops for ever', '      if (removed.has(row.id)) throw new Error', '      if (false as boolean) throw new Error'),
   purge('a failed purge stops the sweep', "        this.deps.logger.warn('deleted account not purged yet; the next sweep retries', { userId, error: String(error) });\n        return false;", '        throw error;'),
 
-  sqlUsers('a husk is deleted again', "password_reset_expires_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NULL',", "password_reset_expires_at = NULL, updated_at = ? WHERE id = ?',"),
-  sqlUsers('a husk keeps its email', "'UPDATE users SET deleted_at = ?, email = ?, display_name = ?,", "'UPDATE users SET deleted_at = ?, email = email, display_name = ?,", [
+  sqlUsers('a husk is deleted again', 'email_change_expires_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,', 'email_change_expires_at = NULL, updated_at = ? WHERE id = ?`,'),
+  sqlUsers('a husk keeps its email', '`UPDATE users SET deleted_at = ?, email = ?, display_name = ?,', '`UPDATE users SET deleted_at = ?, email = email, display_name = ?,', [
     { file: 'adapters/sequelize/sequelize-user-repository.ts', find: '      [at, deletedEmail(id), DELETED_DISPLAY_NAME, at, id],', replace: '      [at, DELETED_DISPLAY_NAME, at, id],' },
   ]),
   sqlUsers('a husk keeps its password', 'display_name = ?, password_hash = NULL, password_reset_hash', 'display_name = ?, password_reset_hash'),
@@ -114,7 +114,7 @@ export const MUTATIONS: Mutation[] = [
     'if (this.identities.delete(key)) removed += 1;',
   ),
   memUsers('a husk is deleted again (memory)', '    const user = this.live(id);\n    if (!user) return false;\n    Object.assign(', '    const user = this.store.users.get(id);\n    if (!user) return false;\n    Object.assign('),
-  memUsers('a husk keeps its email, name and password (memory)', "    Object.assign(user, { deletedAt: at, email: deletedEmail(id), displayName: DELETED_DISPLAY_NAME, passwordHash: null, passwordReset: null, updatedAt: at });", '    Object.assign(user, { deletedAt: at, updatedAt: at });'),
+  memUsers('a husk keeps its email, name and password (memory)', "    Object.assign(user, { deletedAt: at, email: deletedEmail(id), displayName: DELETED_DISPLAY_NAME, passwordHash: null, passwordReset: null, emailChange: null, updatedAt: at });", '    Object.assign(user, { deletedAt: at, emailChange: null, updatedAt: at });'),
   memUsers('a husk is found (memory)', '    return user && !user.deletedAt ? user : undefined;', '    return user;'),
   memUsers('a husk is found by its email (memory)', 'if (user.email === email && !user.deletedAt) return', 'if (user.email === email) return'),
   memUsers('a husk is listed (memory)', '      .filter((user) => !user.deletedAt)\n', ''),

@@ -33,9 +33,9 @@ export const MUTATIONS: Mutation[] = [
   request('the tries come one after another without a wait', '        await sleep(retryDelaysMs[attempt]!);\n', ''),
   request("a failure after the answer rejects the delivery nobody awaits (the process's unhandled rejection)", "      logger.error('password reset request failed', { error });\n      return 'failed';", '      throw error;'),
   route('the route exists without a mailer (and fails there)', '  if (deps.requestReset) {', '  if (true as boolean) {'),
-  route('a refusal past the limits does not say when to come back', '        if (!result.ok) return sendLimitedFail(res, result);\n        res.status(202)', '        if (!result.ok) return sendFail(res, result);\n        res.status(202)'),
-  wiring('the features never offer reset links by mail', 'toConstantValue({ passwordResetByMail: config.mail.smtpUrl !== null });', 'toConstantValue({ passwordResetByMail: false });'),
-  wiring('SMTP_URL set, and still no route', '  if (smtpUrl === null) return null;', '  if (true as boolean) return null;'),
+  route('a refusal past the limits does not say when to come back', "        if (!result.ok) return sendLimitedFail(res, result);\n        res.status(202).json({ message: 'If an account", "        if (!result.ok) return sendFail(res, result);\n        res.status(202).json({ message: 'If an account"),
+  wiring('the features never offer reset links by mail', 'toConstantValue({ passwordResetByMail: mail,', 'toConstantValue({ passwordResetByMail: false,'),
+  wiring('SMTP_URL set, and still no route', '    const mailer: Mailer | null = config.mail.smtpUrl === null ? null :', '    const mailer: Mailer | null = (true as boolean) ? null :'),
   entriesOn('forgot-password', 'adapters/http/routes/features.routes.ts', ['tests/unit/config-audit-runtime.test.ts'])(
     'the last contribution decides whether reset links are mailed',
     '    merged.passwordResetByMail ||= part.passwordResetByMail ?? false;',

@@ -1,0 +1,79 @@
+import { fail, ok, validationFailed, type Result } from '../../domain/result.ts';
+import { isValidEmail, normalizeEmail } from '../../domain/user.ts';
+import type { Mail } from '../../ports/mailer.port.ts';
+import { reserveAttempt } from './attempt-limits.service.ts';
+import type { EmailChangeMailDeps } from './confirm-email-change.use-case.ts';
+import { provePassword, type PasswordProofDeps, type PasswordProofFailure } from './password-proof.service.ts';
+import { mailText, untilUtc } from './request-password-reset.use-case.ts';
+
+export interface RequestEmailChangeDeps extends PasswordProofDeps, EmailChangeMailDeps {
+  /** How long the link mailed to the new address works (EMAIL_CHANGE_TTL). */
+  ttlSeconds: number;
+  /** Changes one user may ask for per window: each one mails an address the user chose. */
+  perUser: { max: number; windowSeconds: number };
+}
+
+export interface RequestEmailChangeInput {
+  userId: string;
+  /** The account's email, as the session names it. */
+  email: string;
+  newEmail: unknown;
+  password: unknown;
+  clientAddress: string;
+}
+
+/** Where the web client takes the token of a change of email: in the fragment, like a reset link's. */
+export const emailChangeLink = (frontendUrl: string, token: string): string => `${frontendUrl.replace(/\/+$/, '')}/confirm-email#token=${token}`;
+
+/**
+ * A signed-in user asks to change the account's email (ADR 065): the password proves it is them (an account without
+ * one has only its session), and a link mailed to the new address proves that address is theirs. Nothing changes until
+ * that link is used (`ConfirmEmailChange`); a newer request replaces the last. The relay's refusal is told at once
+ * (502): the user is there to try again.
+ */
+export class RequestEmailChange {
+  constructor(private readonly deps: RequestEmailChangeDeps) {}
+
+  async execute(input: RequestEmailChangeInput): Promise<Result<{ newEmail: string; expiresAt: Date }> | PasswordProofFailure> {
+    const { users, tokens, clock, mailer, logger, frontendUrl, ttlSeconds, cache, perUser } = this.deps;
+    if (typeof input.newEmail !== 'string' || !isValidEmail(input.newEmail.trim())) return validationFailed([{ field: 'newEmail', message: 'must be a valid email' }]);
+    const newEmail = normalizeEmail(input.newEmail);
+    const account = await users.findByEmail(input.email);
+    if (!account || account.id !== input.userId) return fail('NOT_FOUND', 'User not found');
+    if (newEmail === account.email) return validationFailed([{ field: 'newEmail', message: 'is already your email' }]);
+    if (account.passwordHash) {
+      const { password } = input;
+      if (typeof password !== 'string' || password.length === 0 || password.length > 1024) return validationFailed([{ field: 'password', message: 'is required' }]);
+      const refused = await provePassword(this.deps, { email: account.email, passwordHash: account.passwordHash }, { password, field: 'password', clientAddress: input.clientAddress });
+      if (refused) return refused;
+    }
+    const reserved = await reserveAttempt(cache, [{ key: `email-change:user:${account.id}`, max: perUser.max }], perUser.windowSeconds);
+    if (!reserved.ok) return { ...fail('AUTH.RATE_LIMITED', 'Too many changes of email; try again later'), retryAfterSeconds: reserved.retryAfterSeconds };
+    if (await users.findByEmail(newEmail)) return fail('USER.EMAIL_TAKEN', 'An account with this email already exists');
+
+    const token = tokens.newOpaqueToken();
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    if (!(await users.setEmailChange(account.id, { email: newEmail, tokenHash: tokens.hashOpaqueToken(token), expiresAt }, now))) return fail('NOT_FOUND', 'User not found');
+    try {
+      await mailer.send(confirmationMail(newEmail, account.email, frontendUrl, { url: emailChangeLink(frontendUrl, token), expiresAt }));
+    } catch (error) {
+      logger.error('email change mail not sent', { userId: account.id, error });
+      return fail('UPSTREAM.FAILED', 'The mail to the new address could not be sent; try again later');
+    }
+    return ok({ newEmail, expiresAt });
+  }
+}
+
+export function confirmationMail(to: string, currentEmail: string, frontendUrl: string, link: { url: string; expiresAt: Date }): Mail {
+  return {
+    to,
+    subject: 'Confirm your new email',
+    text: mailText(
+      `Someone, probably you, asked to change the email of the account ${currentEmail} at ${frontendUrl} to this address.`,
+      frontendUrl,
+      [`Open this link to confirm it. It works once, until ${untilUtc(link.expiresAt)}:`, link.url],
+      'If you did not ask, ignore this mail: nothing changes.',
+    ),
+  };
+}
