@@ -140,6 +140,15 @@ export async function signedInPage(
   return { context, page };
 }
 
+/** A page of a fresh browser context (nobody signed in) at `width` on the application at `baseURL`, watched by `problems`. */
+export async function signedOutPage(browser: Browser, baseURL: string, problems: PageProblems, width: number, timeoutMs?: number): Promise<Page> {
+  const context = await browser.newContext({ baseURL, viewport: { width, height: 800 } });
+  await problems.watch(context);
+  const page = await context.newPage();
+  if (timeoutMs !== undefined) page.setDefaultTimeout(timeoutMs);
+  return page;
+}
+
 /** A user signed up through the web client's own form (at `width`), on the Generate page; `problems` watches the context. */
 export async function signedUpThroughForm(
   browser: Browser,
@@ -147,9 +156,8 @@ export async function signedUpThroughForm(
   problems: PageProblems,
   user: { width: number; email: string; displayName: string; password: string },
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL, viewport: { width: user.width, height: 800 } });
-  await problems.watch(context);
-  const page = await context.newPage();
+  const page = await signedOutPage(browser, baseURL, problems, user.width);
+  const context = page.context();
   await page.goto('/signup');
   await page.getByLabel('Display name').fill(user.displayName);
   await page.getByLabel('Email').fill(user.email);

@@ -2,7 +2,7 @@ import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startSmtpTestServer, type SmtpTestServer } from '../support/smtp-test-server.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { axeViolations, launchChromium, PageProblems, screenshot } from './browser-support.ts';
+import { axeViolations, launchChromium, PageProblems, screenshot, signedOutPage as signedOutPageOf } from './browser-support.ts';
 
 // "Forgot your password?" in the web client against the real application (SQLite) and a real SMTP server, ADR 064:
 // the sign-in page offers it only where the service mails; a user asks for a link, the mail comes, its link sets a new
@@ -28,15 +28,8 @@ test.after.always(async () => {
   await smtp?.close();
 });
 
-/** A signed-out page at `width`, watched for problems. */
-async function signedOutPage(width: number): Promise<Page> {
-  const context = await browser.newContext({ baseURL: app.app.config.publicUrl, viewport: { width, height: 800 } });
-  await problems.watch(context);
-  const page = await context.newPage();
-  // Every step takes well under a second: a missing element fails soon (a mutation run waits less).
-  page.setDefaultTimeout(10_000);
-  return page;
-}
+// Every step takes well under a second: a missing element fails soon (a mutation run waits less).
+const signedOutPage = (width: number) => signedOutPageOf(browser, app.app.config.publicUrl, problems, width, 10_000);
 
 /** The page's answer to /features is the service's, as if it had no SMTP_URL. */
 const withoutMail = (page: Page) =>

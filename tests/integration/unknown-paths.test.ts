@@ -16,12 +16,12 @@ const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
 test('the client routes the server reloads are exactly the pages of the client router', (t) => {
   t.deepEqual(
     [...CLIENT_ROUTE_PATHS],
-    ['/login', '/signup', '/reset-password', '/forgot-password', '/', '/history', '/connections', '/chat', '/api-keys', '/account', '/admin/templates', '/admin/users', '/admin/audit', '/admin/jobs', '/admin/queue', '/admin/fleet', '/admin/template-health'],
+    ['/login', '/signup', '/reset-password', '/forgot-password', '/confirm-email', '/', '/history', '/connections', '/chat', '/api-keys', '/account', '/admin/templates', '/admin/users', '/admin/audit', '/admin/jobs', '/admin/queue', '/admin/fleet', '/admin/template-health'],
   );
 });
 
 test('every client route, asked for by a browser, is index.html', async (t) => {
-  for (const route of ['/', '/login', '/signup', '/reset-password', '/forgot-password', '/history', '/connections', '/chat', '/api-keys', '/account', '/admin/templates', '/admin/users', '/admin/audit', '/admin/jobs', '/admin/queue', '/admin/fleet', '/admin/template-health', '/login?error=denied']) {
+  for (const route of ['/', '/login', '/signup', '/reset-password', '/forgot-password', '/confirm-email', '/history', '/connections', '/chat', '/api-keys', '/account', '/admin/templates', '/admin/users', '/admin/audit', '/admin/jobs', '/admin/queue', '/admin/fleet', '/admin/template-health', '/login?error=denied']) {
     const res = await fetch(`${app.baseUrl}${route}`, { headers: html });
     t.is(res.status, 200, route);
     t.regex(res.headers.get('content-type') ?? '', /text\/html/, route);

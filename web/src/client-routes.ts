@@ -7,6 +7,7 @@ export const CLIENT_ROUTE_PATHS = [
   '/signup',
   '/reset-password',
   '/forgot-password',
+  '/confirm-email',
   '/',
   '/history',
   '/connections',

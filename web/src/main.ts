@@ -14,6 +14,7 @@ import type { ClientRoutePath } from './client-routes.ts';
 import { apiKeysPage } from './pages/api-keys.ts';
 import { accountPage, resetPasswordPage } from './pages/account.ts';
 import { forgotPasswordPage } from './pages/forgot-password.ts';
+import { confirmEmailPage } from './pages/confirm-email.ts';
 
 export interface Features {
   oidcProviders: string[];
@@ -21,6 +22,8 @@ export interface Features {
   chat: boolean;
   /** The service mails reset links: the sign-in page offers "Forgot your password?". */
   passwordResetByMail: boolean;
+  /** The service mails links to confirm a new email: the Account page offers a change of email. */
+  emailChange: boolean;
 }
 
 /** What every page gets: the signed-in user, the server's features, the socket and navigation. */
@@ -50,6 +53,7 @@ const ROUTES: Route[] = [
   { path: '/signup', title: 'Sign up', page: authPage('signup'), access: 'public' },
   { path: '/reset-password', title: 'Set a new password', page: resetPasswordPage, access: 'open' },
   { path: '/forgot-password', title: 'Forgot your password?', page: forgotPasswordPage, access: 'public' },
+  { path: '/confirm-email', title: 'Confirm your new email', page: confirmEmailPage, access: 'open' },
   { path: '/', title: 'Generate', page: generatePage, access: 'user', nav: () => true },
   { path: '/history', title: 'History', page: historyPage, access: 'user', nav: () => true },
   { path: '/connections', title: 'Connections', page: connectionsPage, access: 'user', nav: (ctx) => ctx.features.socialPlatforms.length > 0 },
@@ -80,7 +84,7 @@ let renders = 0;
 
 const ctx: Ctx = {
   user: null,
-  features: { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false },
+  features: { oidcProviders: [], socialPlatforms: [], chat: false, passwordResetByMail: false, emailChange: false },
   socket: new EventSocket(),
   navigate(path) {
     if (path !== location.pathname + location.search) history.pushState(null, '', path);

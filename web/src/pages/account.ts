@@ -1,5 +1,5 @@
 import { api, ApiError, errorText, request, type User } from '../api.ts';
-import { coins, field, h, replace, statusLine } from '../dom.ts';
+import { coins, field, fieldError, h, replace, statusLine, type Child } from '../dom.ts';
 import type { Ctx } from '../main.ts';
 import { providerName } from './auth.ts';
 
@@ -39,6 +39,28 @@ export function sending(button: HTMLButtonElement, status: HTMLElement, labels: 
       button.disabled = false;
     }
   };
+}
+
+/**
+ * Tells each field `failure` refuses at its control, as its label names it ("New email is already your email."), and
+ * focuses the first; false (nothing told) when the failure names none of them: it is for the status line then.
+ */
+function refusedAtFields(failure: unknown, controls: Record<string, { control: HTMLElement; label: string }>): boolean {
+  const refused = failure instanceof ApiError ? (failure.body.details ?? []).filter((detail) => Object.hasOwn(controls, detail.field)) : [];
+  for (const detail of refused) fieldError(controls[detail.field]!.control, `${controls[detail.field]!.label} ${detail.message}.`);
+  controls[refused[0]?.field ?? '']?.control.focus();
+  return refused.length > 0;
+}
+
+/**
+ * A refusal of a mailed link's token (`details` naming `token`), told on `status` as "This link is …" with `next`, the
+ * way to a new link; false for any other failure (which `sending` then tells).
+ */
+export function deadLinkTold(failure: unknown, status: HTMLElement, next: HTMLElement): boolean {
+  const dead = failure instanceof ApiError ? failure.body.details?.find((detail) => detail.field === 'token') : undefined;
+  if (!dead) return false;
+  replace(status, `This link ${dead.message}. `, next);
+  return true;
 }
 
 const PASSWORD_HINT = '8 to 128 characters; not a common or repetitive one.';
@@ -104,11 +126,53 @@ export async function accountPage(ctx: Ctx, main: HTMLElement): Promise<void> {
   replace(
     main,
     h('h1', null, 'Account'),
-    h('p', null, 'Signed in as ', h('strong', null, user.email), '.'),
+    ctx.features.emailChange ? null : h('p', null, 'Signed in as ', h('strong', null, user.email), '.'),
     nameForm,
+    ctx.features.emailChange ? emailForm(user, hasPassword) : null,
     passwordForm,
     identities ? signInMethods(ctx, identities) : null,
     deleteAccountForm(ctx, user, hasPassword),
+  );
+}
+
+/**
+ * Changing the email (ADR 065), where the service mails: the new address becomes the account's only when the link
+ * mailed to it is opened (`/confirm-email`), so the form asks for that link and says which email signs in meanwhile. The
+ * current password proves the owner; an account without one (made through a provider) has only its session to show.
+ */
+function emailForm(user: User, hasPassword: boolean): HTMLElement {
+  const newEmail = h('input', { type: 'email', name: 'new-email', autocomplete: 'email', spellcheck: false, required: true, maxLength: 254 });
+  const password = hasPassword ? h('input', { type: 'password', name: 'email-password', autocomplete: 'current-password', required: true, maxLength: 1024 }) : null;
+  const controls = { newEmail: { control: newEmail, label: 'New email' }, ...(password && { password: { control: password, label: 'Current password' } }) };
+  const status = statusLine();
+  const send = h('button', { type: 'submit' }, 'Send confirmation link');
+  return h(
+    'form',
+    {
+      className: 'card',
+      'aria-labelledby': 'change-email',
+      on: {
+        submit: sending(send, status, {}, async () => {
+          for (const { control } of Object.values(controls)) fieldError(control, '');
+          let answer: { message: string };
+          try {
+            answer = await api.post<{ message: string }>('/auth/email', { newEmail: newEmail.value, ...(password && { password: password.value }) });
+          } catch (failure) {
+            if (refusedAtFields(failure, controls)) return;
+            throw failure;
+          }
+          newEmail.value = '';
+          if (password) password.value = '';
+          return `${answer.message.replace(/\.?$/, '.')} Open the link in that mail to finish; until then you sign in with ${user.email}.`;
+        }),
+      },
+    },
+    h('h2', { id: 'change-email' }, 'Email'),
+    h('p', null, 'You sign in with ', h('strong', { className: 'address' }, user.email), '. A new email takes its place once you open the link mailed to it.'),
+    field('New email', newEmail),
+    password ? field('Current password', password) : null,
+    status,
+    send,
   );
 }
 
@@ -223,8 +287,12 @@ function signInMethods(ctx: Ctx, start: Identities): HTMLElement {
  */
 export function resetPasswordPage(ctx: Ctx, main: HTMLElement): void {
   const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+  // Where the service mails links, a new one is asked for on "Forgot your password?"; elsewhere an administrator makes it.
+  const byMail = ctx.features.passwordResetByMail;
+  const askAgain = (words: string) => h('a', { href: '/forgot-password', 'data-link': '' }, words);
   if (!token) {
-    replace(main, h('section', { className: 'card narrow' }, h('h1', null, 'Set a new password'), h('p', { className: 'status error', role: 'alert' }, 'This link is incomplete: open the whole link you were given, or ask an administrator for a new one.')));
+    const ask: Child[] = byMail ? [askAgain('ask for a new one'), '.'] : ['ask an administrator for a new one.'];
+    replace(main, h('section', { className: 'card narrow' }, h('h1', null, 'Set a new password'), h('p', { className: 'status error', role: 'alert' }, 'This link is incomplete: open the whole link you were given, or ', ask)));
     return;
   }
   const fresh = newPasswordInput();
@@ -236,7 +304,13 @@ export function resetPasswordPage(ctx: Ctx, main: HTMLElement): void {
       className: 'card narrow',
       on: {
         submit: sending(submit, status, { token: 'This link', newPassword: 'The new password' }, async () => {
-          const done = await api.post<{ email: string }>('/auth/password-reset', { token, newPassword: fresh.value });
+          let done: { email: string };
+          try {
+            done = await api.post<{ email: string }>('/auth/password-reset', { token, newPassword: fresh.value });
+          } catch (failure) {
+            if (byMail && deadLinkTold(failure, status, askAgain('Forgot your password?'))) return;
+            throw failure;
+          }
           history.replaceState(null, '', '/reset-password');
           if (ctx.user) ctx.setUser(null);
           replace(
