@@ -8,6 +8,8 @@ export interface SmtpMailerOptions {
   from: string;
   /** For connecting, the server's greeting and each exchange after. */
   timeoutMs: number;
+  /** With smtp://, refuse to send unless the relay upgrades the connection to TLS (STARTTLS); smtps:// is TLS anyway. */
+  requireTls: boolean;
 }
 
 /** Mail over SMTP with nodemailer: one connection per mail (reset mails are rare), closed when it is sent. */
@@ -16,7 +18,10 @@ export class SmtpMailer implements Mailer {
 
   constructor(options: SmtpMailerOptions) {
     const timeout = options.timeoutMs;
-    this.transport = nodemailer.createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout }, { from: options.from });
+    this.transport = nodemailer.createTransport(
+      { url: options.url, requireTLS: options.requireTls, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout },
+      { from: options.from },
+    );
   }
 
   async send(mail: Mail): Promise<void> {

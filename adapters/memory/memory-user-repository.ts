@@ -60,6 +60,7 @@ export class MemoryUserRepository implements UserRepository {
     if (!user || user.passwordHash !== previousHash) return false;
     user.passwordHash = passwordHash;
     user.passwordReset = null;
+    user.emailChange = null;
     user.updatedAt = at;
     return true;
   }
@@ -84,6 +85,7 @@ export class MemoryUserRepository implements UserRepository {
     if (!user || user.passwordReset?.tokenHash !== tokenHash || !(user.passwordReset.expiresAt > at)) return false;
     user.passwordHash = passwordHash;
     user.passwordReset = null;
+    user.emailChange = null;
     user.updatedAt = at;
     return true;
   }
@@ -109,8 +111,16 @@ export class MemoryUserRepository implements UserRepository {
     if (!user || change?.tokenHash !== tokenHash || change.email !== newEmail || !(change.expiresAt > at)) return 'dead';
     // The unique index on email, as the databases have it.
     for (const other of this.store.users.values()) if (other.id !== id && other.email === change.email) return 'taken';
-    Object.assign(user, { email: change.email, emailChange: null, updatedAt: at });
+    // A reset link mailed to the old address dies with it.
+    Object.assign(user, { email: change.email, emailChange: null, passwordReset: null, updatedAt: at });
     return 'changed';
+  }
+
+  async clearEmailChange(id: string, tokenHash: string, at: Date): Promise<boolean> {
+    const user = this.store.users.get(id);
+    if (user?.emailChange?.tokenHash !== tokenHash) return false;
+    Object.assign(user, { emailChange: null, updatedAt: at });
+    return true;
   }
 
   async list(request: PageRequest, query?: string): Promise<Page<User>> {

@@ -69,7 +69,7 @@ export class SequelizeUserRepository implements UserRepository {
   async setPasswordHash(id: string, passwordHash: string, previousHash: string, at: Date): Promise<boolean> {
     const [changed] = await this.scope.write((s) =>
       userModel(s.sequelize).update(
-        { password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, updated_at: at },
+        { password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, pending_email: null, email_change_hash: null, email_change_expires_at: null, updated_at: at },
         { where: { id, password_hash: previousHash }, ...s.options },
       ),
     );
@@ -93,7 +93,7 @@ export class SequelizeUserRepository implements UserRepository {
   async resetPassword(id: string, tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
     const [changed] = await this.scope.write((s) =>
       userModel(s.sequelize).update(
-        { password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, updated_at: at },
+        { password_hash: passwordHash, password_reset_hash: null, password_reset_expires_at: null, pending_email: null, email_change_hash: null, email_change_expires_at: null, updated_at: at },
         { where: { id, password_reset_hash: tokenHash, password_reset_expires_at: { [Op.gt]: at } }, ...s.options },
       ),
     );
@@ -128,7 +128,8 @@ export class SequelizeUserRepository implements UserRepository {
     try {
       const [changed] = await this.scope.write((s) =>
         userModel(s.sequelize).update(
-          { email: newEmail, pending_email: null, email_change_hash: null, email_change_expires_at: null, updated_at: at },
+          // A reset link mailed to the old address dies with it.
+          { email: newEmail, pending_email: null, email_change_hash: null, email_change_expires_at: null, password_reset_hash: null, password_reset_expires_at: null, updated_at: at },
           { where: { id, email_change_hash: tokenHash, pending_email: newEmail, email_change_expires_at: { [Op.gt]: at }, deleted_at: null }, ...s.options },
         ),
       );
@@ -137,6 +138,13 @@ export class SequelizeUserRepository implements UserRepository {
       if (isUniqueViolation(error)) return 'taken';
       throw error;
     }
+  }
+
+  async clearEmailChange(id: string, tokenHash: string, at: Date): Promise<boolean> {
+    const [changed] = await this.scope.write((s) =>
+      userModel(s.sequelize).update({ pending_email: null, email_change_hash: null, email_change_expires_at: null, updated_at: at }, { where: { id, email_change_hash: tokenHash }, ...s.options }),
+    );
+    return changed === 1;
   }
 
   async list(request: PageRequest, query?: string): Promise<Page<User>> {

@@ -6,6 +6,8 @@ export interface MailConfig {
   smtpUrl: string | null;
   from: string;
   timeoutMs: number;
+  /** smtp:// refuses a relay that does not offer STARTTLS (the links must not cross a network in clear text). */
+  requireTls: boolean;
   /** Reset requests per hour, per email asked for and per client address. */
   resetRequestsPerEmail: number;
   resetRequestsPerAddress: number;
@@ -25,8 +27,19 @@ export function readMail(read: Reader): MailConfig {
     smtpUrl,
     from,
     timeoutMs: read.int('SMTP_TIMEOUT_MS', 15_000, 100, 300_000),
+    requireTls: read.bool('SMTP_REQUIRE_TLS', smtpUrl === null || !onLoopback(smtpUrl)),
     resetRequestsPerEmail: read.int('PASSWORD_RESET_REQUESTS_PER_EMAIL', 3, 1, 1000),
     resetRequestsPerAddress: read.int('PASSWORD_RESET_REQUESTS_PER_ADDRESS', 10, 1, 100_000),
     emailChangeTtlSeconds: read.duration('EMAIL_CHANGE_TTL', 24 * 3600),
   };
+}
+
+/** A relay on this machine (the links never cross a network): plain SMTP is fine there unless asked otherwise. */
+function onLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
 }

@@ -41,7 +41,7 @@ export function authFeature(ports: FeaturePorts, config: Readonly<Config>): Auth
   const loginLimits = loginLimitsOf(config);
   const sessionDeps = { sessions, tokens: ports.tokens(), ids: ports.ids(), clock: ports.clock(), refreshTokenTtlSeconds: config.auth.refreshTokenTtlSeconds };
   const routes = forApi(config, () => {
-    const mailer: Mailer | null = config.mail.smtpUrl === null ? null : new SmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, timeoutMs: config.mail.timeoutMs });
+    const mailer: Mailer | null = config.mail.smtpUrl === null ? null : new SmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, timeoutMs: config.mail.timeoutMs, requireTls: config.mail.requireTls });
     const issueReset = new IssuePasswordReset({
       uow: ports.uow(),
       tokens: ports.tokens(),
@@ -95,6 +95,8 @@ const RESET_MAIL_RETRY_DELAYS_MS = [2_000, 10_000];
 
 /** Changes of email one user may ask for per hour: each mails an address the user chose. */
 const EMAIL_CHANGES_PER_HOUR = 5;
+/** Confirmations per hour mailed to one address, and asked for from one client address (each account has its own 5). */
+const EMAIL_CHANGE_MAILS_PER_HOUR = { mailed: 3, client: 20 };
 
 /** "Forgot your password?", where mail is configured (ADR 064). */
 function resetByMail(ports: FeaturePorts, config: Readonly<Config>, issueReset: IssuePasswordReset, mailer: Mailer): RequestPasswordReset {
@@ -113,7 +115,7 @@ function resetByMail(ports: FeaturePorts, config: Readonly<Config>, issueReset: 
 
 /** Changing one's email, confirmed by a link mailed to the new address, where mail is configured (ADR 065). */
 function emailChangeByMail(ports: FeaturePorts, config: Readonly<Config>, mailer: Mailer, limits: LoginLimits) {
-  const common = { users: ports.repos().users, tokens: ports.tokens(), clock: ports.clock(), mailer, logger: ports.logger(), frontendUrl: config.frontendUrl };
+  const common = { users: ports.repos().users, tokens: ports.tokens(), clock: ports.clock(), mailer, logger: ports.logger(), frontendUrl: config.frontendUrl, adminEmails: config.auth.adminEmails };
   return {
     request: new RequestEmailChange({
       ...common,
@@ -122,6 +124,7 @@ function emailChangeByMail(ports: FeaturePorts, config: Readonly<Config>, mailer
       limits,
       ttlSeconds: config.mail.emailChangeTtlSeconds,
       perUser: { max: EMAIL_CHANGES_PER_HOUR, windowSeconds: 3600 },
+      perAddress: EMAIL_CHANGE_MAILS_PER_HOUR,
     }),
     confirm: new ConfirmEmailChange(common),
   };

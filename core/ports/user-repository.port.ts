@@ -20,7 +20,7 @@ export interface UserRepository {
   setDisplayName(id: string, displayName: string, at: Date): Promise<User | null>;
   /**
    * Replaces the password hash, only while it is still `previousHash` (the one the caller checked the user's proof
-   * against), and ends the user's reset link if one was live (ADR 062). False when the hash changed meanwhile (a reset,
+   * against), and ends the user's reset link (ADR 062) and pending change of email (ADR 065) if there were any. False when the hash changed meanwhile (a reset,
    * another change) or there is no such user: nothing changed.
    */
   setPasswordHash(id: string, passwordHash: string, previousHash: string, at: Date): Promise<boolean>;
@@ -29,8 +29,9 @@ export interface UserRepository {
   /** The user whose reset link has this hash and is still live at `now`, or null. */
   findByPasswordReset(tokenHash: string, now: Date): Promise<User | null>;
   /**
-   * Uses the link: sets the password hash and clears the link, only if this user's link still has this hash and is
-   * live at `at`. False means it was used, replaced or expired meanwhile: nothing changed.
+   * Uses the link: sets the password hash and clears the link and any pending change of email (one an intruder may
+   * have asked for), only if this user's link still has this hash and is live at `at`. False means it was used,
+   * replaced or expired meanwhile: nothing changed.
    */
   resetPassword(id: string, tokenHash: string, passwordHash: string, at: Date): Promise<boolean>;
   /**
@@ -41,11 +42,13 @@ export interface UserRepository {
   /** The live user whose pending change of email has this hash and is live at `now`, with the email it sets; or null. */
   findByEmailChange(tokenHash: string, now: Date): Promise<{ user: User; newEmail: string } | null>;
   /**
-   * Makes `newEmail` the account's and clears the change, only while this live user's change still has this hash, sets
-   * this email and is live at `at`. `taken` when another account has that email now (nothing changed); `dead` when the
-   * change was used, replaced or expired meanwhile.
+   * Makes `newEmail` the account's and clears the change and any reset link (mailed to the old address), only while
+   * this live user's change still has this hash, sets this email and is live at `at`. `taken` when another account has
+   * that email now (nothing changed); `dead` when the change was used, replaced or expired meanwhile.
    */
   applyEmailChange(id: string, change: { tokenHash: string; newEmail: string }, at: Date): Promise<'changed' | 'taken' | 'dead'>;
+  /** Drops the pending change of email, only while it is the one with this hash (its mail never left). */
+  clearEmailChange(id: string, tokenHash: string, at: Date): Promise<boolean>;
   /**
    * Live accounts only: a deleted one (ADR 063) is not listed or found by any method here, and gets no new name,
    * password or reset link (its role is moot: nothing can sign in to it).

@@ -174,6 +174,44 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     t.like(await users.findById(user.id), { email: thirdEmail });
   });
 
+  test(`${name}: a change of email ends the reset link (of the old address); a new password ends a pending change of email`, async (t) => {
+    const pending = async (id: string, hash: string) => (await users.findByEmailChange(hash, at(10_000)))?.user.id === id;
+    const moved = newUser({ passwordHash: 'old' });
+    await users.create(moved);
+    const newEmail = `moved-${randomUUID()}@example.com`;
+    await users.setPasswordReset(moved.id, { tokenHash: `reset-${moved.id}`, expiresAt: at(60_000) }, at(1_000));
+    await users.setEmailChange(moved.id, { email: newEmail, tokenHash: `change-${moved.id}`, expiresAt: at(60_000) }, at(1_000));
+    t.is(await users.applyEmailChange(moved.id, { tokenHash: `change-${moved.id}`, newEmail }, at(2_000)), 'changed');
+    t.is(await users.findByPasswordReset(`reset-${moved.id}`, at(3_000)), null, 'the link mailed to the old address is dead');
+
+    const reset = newUser({ passwordHash: 'old' });
+    await users.create(reset);
+    await users.setEmailChange(reset.id, { email: `intruder-${randomUUID()}@example.com`, tokenHash: `change-${reset.id}`, expiresAt: at(60_000) }, at(1_000));
+    await users.setPasswordReset(reset.id, { tokenHash: `reset-${reset.id}`, expiresAt: at(60_000) }, at(1_000));
+    t.true(await pending(reset.id, `change-${reset.id}`));
+    t.true(await users.resetPassword(reset.id, `reset-${reset.id}`, 'new', at(2_000)));
+    t.false(await pending(reset.id, `change-${reset.id}`), 'a reset ends it');
+
+    const changed = newUser({ passwordHash: 'old' });
+    await users.create(changed);
+    await users.setEmailChange(changed.id, { email: `intruder-${randomUUID()}@example.com`, tokenHash: `change-${changed.id}`, expiresAt: at(60_000) }, at(1_000));
+    t.true(await users.setPasswordHash(changed.id, 'new', 'old', at(2_000)));
+    t.false(await pending(changed.id, `change-${changed.id}`), 'a change of password ends it');
+  });
+
+  test(`${name}: clearEmailChange drops the pending change only while it is the one with that hash`, async (t) => {
+    const user = newUser();
+    await users.create(user);
+    const newEmail = `moved-${randomUUID()}@example.com`;
+    await users.setEmailChange(user.id, { email: newEmail, tokenHash: `kept-${user.id}`, expiresAt: at(60_000) }, at(1_000));
+    t.false(await users.clearEmailChange(user.id, 'another hash', at(2_000)));
+    t.false(await users.clearEmailChange(randomUUID(), `kept-${user.id}`, at(2_000)));
+    t.like(await users.findByEmailChange(`kept-${user.id}`, at(3_000)), { newEmail });
+    t.true(await users.clearEmailChange(user.id, `kept-${user.id}`, at(4_000)));
+    t.is(await users.findByEmailChange(`kept-${user.id}`, at(5_000)), null);
+    t.like(await users.findById(user.id), { email: user.email, updatedAt: at(4_000) });
+  });
+
   // Pins setPasswordHash's WHERE: only the named user, only while the hash is the one the caller proved.
   test(`${name}: setPasswordHash changes the hash only while it is the previous one, of the named user only`, async (t) => {
     const user = newUser({ passwordHash: 'proven' });
@@ -287,9 +325,18 @@ export function userRepositoryContract(name: string, make: MakeBackend): void {
     t.is(await repos.users.setDisplayName(user.id, 'Back', at(30)), null);
     t.false(await repos.users.setPasswordReset(user.id, { tokenHash: 'again', expiresAt: at(60_000) }, at(30)));
     t.false(await repos.users.setEmailChange(user.id, { email: `again-${user.id}@example.com`, tokenHash: 'again', expiresAt: at(60_000) }, at(30)));
-    t.is(await repos.users.findByEmailChange('again', at(31)), null);
-    t.is(await repos.users.applyEmailChange(user.id, { tokenHash: 'again', newEmail: `again-${user.id}@example.com` }, at(31)), 'dead');
     t.deepEqual(await stored(user.id), husk(user.id), 'and nothing changed it');
+    // A pending change written past the repository (as if the husk had kept one): nothing finds or applies it.
+    const smuggled = `smuggled-${user.id}@example.com`;
+    if (backend.store) backend.store.users.get(user.id)!.emailChange = { email: smuggled, tokenHash: `smuggled-${user.id}`, expiresAt: at(60_000) };
+    else {
+      await backend.db!.sequelize.query('UPDATE users SET pending_email = ?, email_change_hash = ?, email_change_expires_at = ? WHERE id = ?', {
+        replacements: [smuggled, `smuggled-${user.id}`, new Date(at(60_000).getTime()), user.id],
+      });
+    }
+    t.is(await repos.users.findByEmailChange(`smuggled-${user.id}`, at(31)), null);
+    t.is(await repos.users.applyEmailChange(user.id, { tokenHash: `smuggled-${user.id}`, newEmail: smuggled }, at(31)), 'dead');
+    t.is((await stored(user.id)).email, deletedEmail(user.id));
     t.is((await repos.sessions.loginState(user.id, null)).state, 'no-user', 'a token of it names no user');
     t.true(await repos.users.create(newUser({ email: user.email })), 'its email signs up afresh at once');
     t.deepEqual(await repos.users.listDeleted(10), [user.id]);

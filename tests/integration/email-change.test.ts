@@ -160,3 +160,33 @@ test.serial('without SMTP_URL: no change of email (404), and the features say so
   t.is((await client.post('/auth/email', { newEmail: fresh('x'), password: PASSWORD })).status, 404);
   t.is((await client.post('/auth/email/confirm', { token: 'x' })).status, 404);
 });
+
+test.serial('ADMIN_EMAILS: a listed address stays (409); a confirmed change to a listed address makes an administrator at the next login', async (t) => {
+  const listed = fresh('listed-admin');
+  const wanted = fresh('wanted-admin');
+  const app = await startTestApp('sqlite', mailEnv({ ADMIN_EMAILS: `${listed},${wanted}` }));
+  t.teardown(() => app.close());
+  const admin = app.client();
+  t.is((await admin.signUp({ email: listed, password: PASSWORD })).role, 'admin');
+  const refused = await admin.post('/auth/email', { newEmail: fresh('elsewhere'), password: PASSWORD });
+  t.is(refused.status, 409, JSON.stringify(refused.body));
+  t.regex(refused.body.message, /ADMIN_EMAILS/);
+
+  const client = app.client();
+  t.is((await client.signUp({ password: PASSWORD })).role, 'user');
+  t.is((await client.post('/auth/email', { newEmail: wanted, password: PASSWORD })).status, 202);
+  const token = tokenIn((await waitForMailTo(wanted))[0]!.text);
+  t.is((await app.client().post('/auth/email/confirm', { token })).status, 200);
+  const login = await app.client().post('/auth/login', { email: wanted, password: PASSWORD });
+  t.is(login.body.user.role, 'admin', 'the address is proven, as registering it would not have proven it');
+});
+
+test.serial('SMTP_REQUIRE_TLS: a relay that offers no STARTTLS gets no mail (502), even on this machine', async (t) => {
+  const app = await startTestApp('sqlite', mailEnv({ SMTP_REQUIRE_TLS: 'true' }));
+  t.teardown(() => app.close());
+  const client = app.client();
+  await client.signUp({ password: PASSWORD });
+  const sent = server().mails.length;
+  t.is((await client.post('/auth/email', { newEmail: fresh('clear'), password: PASSWORD })).status, 502);
+  t.is(server().mails.length, sent);
+});

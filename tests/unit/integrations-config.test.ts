@@ -44,7 +44,7 @@ test('LLM_PROVIDER needs LLM_URL and LLM_MODEL; the limits are read', (t) => {
 });
 
 test('mail: none by default; SMTP_URL needs MAIL_FROM, smtp: or smtps:, and a From that names an address', (t) => {
-  t.deepEqual(load({}).mail, { smtpUrl: null, from: '', timeoutMs: 15_000, resetRequestsPerEmail: 3, resetRequestsPerAddress: 10, emailChangeTtlSeconds: 86_400 });
+  t.deepEqual(load({}).mail, { smtpUrl: null, from: '', timeoutMs: 15_000, requireTls: true, resetRequestsPerEmail: 3, resetRequestsPerAddress: 10, emailChangeTtlSeconds: 86_400 });
   t.deepEqual(problemsOf({ SMTP_URL: 'smtp://mail.example.com:587' }), ['MAIL_FROM is required when SMTP_URL is set']);
   t.deepEqual(problemsOf({ SMTP_URL: 'https://mail.example.com', MAIL_FROM: 'a@example.com' }), ['SMTP_URL must use smtp: or smtps: (got "https:")']);
   t.deepEqual(problemsOf({ SMTP_URL: 'not a url', MAIL_FROM: 'a@example.com' }), ['SMTP_URL is not a valid URL']);
@@ -58,6 +58,15 @@ test('mail: none by default; SMTP_URL needs MAIL_FROM, smtp: or smtps:, and a Fr
   ]);
   for (const from of ['no-reply@example.com', 'Media service <no-reply@example.com>', '"Media, Inc." <no-reply@example.com>']) {
     const config = load({ SMTP_URL: 'smtps://u:p@mail.example.com:465', MAIL_FROM: from, SMTP_TIMEOUT_MS: '500', PASSWORD_RESET_REQUESTS_PER_EMAIL: '1', PASSWORD_RESET_REQUESTS_PER_ADDRESS: '2', EMAIL_CHANGE_TTL: '2h' });
-    t.deepEqual(config.mail, { smtpUrl: 'smtps://u:p@mail.example.com:465', from, timeoutMs: 500, resetRequestsPerEmail: 1, resetRequestsPerAddress: 2, emailChangeTtlSeconds: 7200 });
+    t.deepEqual(config.mail, { smtpUrl: 'smtps://u:p@mail.example.com:465', from, timeoutMs: 500, requireTls: true, resetRequestsPerEmail: 1, resetRequestsPerAddress: 2, emailChangeTtlSeconds: 7200 });
   }
+});
+
+test('mail: TLS is required of a relay elsewhere, not of one on this machine, unless SMTP_REQUIRE_TLS says otherwise', (t) => {
+  const requireTls = (env: Record<string, string>) => load({ MAIL_FROM: 'a@example.com', ...env }).mail.requireTls;
+  t.true(requireTls({ SMTP_URL: 'smtp://mail.example.com:587' }));
+  t.true(requireTls({ SMTP_URL: 'smtp://10.0.0.5:25' }));
+  for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]']) t.false(requireTls({ SMTP_URL: `smtp://${host}:25` }), host);
+  t.false(requireTls({ SMTP_URL: 'smtp://mail.example.com:587', SMTP_REQUIRE_TLS: 'false' }));
+  t.true(requireTls({ SMTP_URL: 'smtp://127.0.0.1:25', SMTP_REQUIRE_TLS: 'true' }));
 });

@@ -34,6 +34,7 @@ function recordingLogger(): Logger & { lines: { level: string; message: string; 
 
 interface WorldOptions {
   smtpUrl: string;
+  requireTls?: boolean;
   users?: (users: UserRepository) => UserRepository;
   limits?: { perEmail: number; perAddress: number };
   retryDelaysMs?: number[];
@@ -51,7 +52,7 @@ function world(options: WorldOptions) {
   const request = new RequestPasswordReset({
     users: options.users ? options.users(repos.users) : repos.users,
     issueReset,
-    mailer: new SmtpMailer({ url: options.smtpUrl, from: 'Media service <no-reply@app.example>', timeoutMs: 2_000 }),
+    mailer: new SmtpMailer({ url: options.smtpUrl, from: 'Media service <no-reply@app.example>', timeoutMs: 2_000, requireTls: options.requireTls ?? false }),
     cache: new MemoryCache(() => T0),
     logger,
     frontendUrl: FRONTEND,
@@ -229,4 +230,12 @@ test.serial('an email that is not one is 400 naming email, and counts on no limi
     t.like(await w.request.execute({ email, clientAddress: '10.0.3.1' }), { ok: false, code: 'VALIDATION.FAILED', details: [{ field: 'email' }] });
   }
   t.true((await w.request.execute({ email: 'fine@example.com', clientAddress: '10.0.3.1' })).ok);
+});
+
+test.serial('with TLS required, a relay that offers no STARTTLS gets no mail (the link would cross the network in clear text)', async (t) => {
+  const w = world({ smtpUrl: server().url, requireTls: true, retryDelaysMs: [] });
+  const user = await w.addUser('hash');
+  t.is(await w.ask(user.email), 'failed');
+  t.is(server().mails.length, 0);
+  t.like(w.logger.lines.at(-1), { level: 'error', message: 'password reset mail not sent' });
 });

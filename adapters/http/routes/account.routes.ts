@@ -142,11 +142,7 @@ export const accountRoutes = (deps: AccountRoutesDeps) => (api: ApiRouter) => {
         summary: 'Change your email: a link is mailed to the new address, and the email changes when it is opened (only where mail is configured)',
         tag: 'auth',
         auth: 'access',
-        body: {
-          type: 'object',
-          required: ['newEmail'],
-          properties: { newEmail: { type: 'string', format: 'email' }, password: { type: 'string', description: 'Required when the account has a password' } },
-        },
+        body: { type: 'object', required: ['newEmail', 'password'], properties: { newEmail: { type: 'string', format: 'email' }, password: { type: 'string' } } },
         responses: {
           202: {
             description: 'The link is mailed to newEmail, valid until expiresAt (EMAIL_CHANGE_TTL); nothing changes until it is opened',
@@ -157,8 +153,9 @@ export const accountRoutes = (deps: AccountRoutesDeps) => (api: ApiRouter) => {
             },
           },
           400: error('newEmail not an email or already yours; password missing or wrong'),
-          409: error('Another account has this email'),
-          429: error('Too many wrong passwords (the login limits), or too many changes asked for (Retry-After)'),
+          404: error('The account is gone (deleted meanwhile)'),
+          409: error('Another account has this email; or this account keeps its email: it has no password (it signs in through a provider), or ADMIN_EMAILS lists it'),
+          429: error('Too many wrong passwords (the login limits), or too many changes asked for: per user, per address mailed, per client address (Retry-After)'),
           502: error('The mail relay refused the mail or could not be reached'),
         },
       },
@@ -181,7 +178,7 @@ export const accountRoutes = (deps: AccountRoutesDeps) => (api: ApiRouter) => {
         responses: {
           200: { description: 'Changed: sign in with the new email', schema: { type: 'object', required: ['message', 'email'], properties: { message: { type: 'string' }, email: { type: 'string' } } } },
           400: error('The link is invalid, used, replaced or expired (details: token)'),
-          409: error('Another account took this email meanwhile'),
+          409: error('Another account took this email meanwhile, or ADMIN_EMAILS now lists the email the change would free'),
         },
       },
       async (req: Request, res: Response) => {

@@ -4,6 +4,7 @@ import type { Logger } from '../../ports/logger.port.ts';
 import type { Mail, Mailer } from '../../ports/mailer.port.ts';
 import type { TokenIssuer } from '../../ports/token-issuer.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
+import { LISTED_ADMIN_EMAIL } from './request-email-change.use-case.ts';
 import { mailText } from './request-password-reset.use-case.ts';
 
 /** What both halves of a change of email need: the account, its tokens, the clock, and the mail with what it names. */
@@ -14,6 +15,8 @@ export interface EmailChangeMailDeps {
   mailer: Mailer;
   logger: Logger;
   frontendUrl: string;
+  /** ADMIN_EMAILS: a listed address stays the account's (`mustKeepEmail`). */
+  adminEmails: readonly string[];
 }
 
 export type ConfirmEmailChangeDeps = EmailChangeMailDeps;
@@ -35,6 +38,8 @@ export class ConfirmEmailChange {
     const tokenHash = tokens.hashOpaqueToken(input.token);
     const found = await users.findByEmailChange(tokenHash, clock.now());
     if (!found) return validationFailed([{ field: 'token', message: DEAD_LINK }]);
+    // Checked again: ADMIN_EMAILS may have changed since the request (a restart with another list).
+    if (this.deps.adminEmails.includes(found.user.email)) return fail('CONFLICT', LISTED_ADMIN_EMAIL);
     const outcome = await users.applyEmailChange(found.user.id, { tokenHash, newEmail: found.newEmail }, clock.now());
     if (outcome === 'taken') return fail('USER.EMAIL_TAKEN', 'Another account has this email now');
     if (outcome === 'dead') return validationFailed([{ field: 'token', message: DEAD_LINK }]);

@@ -5,9 +5,9 @@ import { entriesOn, type Mutation } from '../mutation.ts';
  * answer from telling who has an account, a mailbox from adding a password to an account made through a provider, the
  * requests within their limits, or a mail from being lost to a relay that was busy once.
  *
- * Not listed: the SMTP timeouts (a relay that hangs for 15 s is not worth a test that waits as long), and the lookup's
+ * Not listed: the SMTP timeouts (a relay that hangs for 15 s is not worth a test that waits as long), the lookup's
  * `no-account` branch (without it the delivery reads a property of null, and ends `failed` with nothing sent: the
- * same for the user).
+ * same for the user), and a link refused for an account deleted between the lookup and the link (the same again).
  */
 const UNIT = 'tests/unit/request-password-reset.test.ts';
 const ROUTES = 'tests/integration/password-reset-mail.test.ts';
@@ -41,7 +41,7 @@ export const MUTATIONS: Mutation[] = [
     '    merged.passwordResetByMail ||= part.passwordResetByMail ?? false;',
     '    merged.passwordResetByMail = part.passwordResetByMail ?? false;',
   ),
-  entriesOn('forgot-password', 'adapters/mail/smtp-mailer.ts', [UNIT])('mails go out with no From', ', { from: options.from });', ');'),
+  entriesOn('forgot-password', 'adapters/mail/smtp-mailer.ts', [UNIT])('mails go out with no From', '      { from: options.from },\n', ''),
   config('SMTP_URL without MAIL_FROM is taken', "read.required('MAIL_FROM', 'when SMTP_URL is set')", "read.string('MAIL_FROM', '')"),
   config('a MAIL_FROM that names no address is taken', '  if (from && !FROM.test(from)) read.problems.push', '  if (false as boolean) read.problems.push'),
   config('an SMTP_URL of another scheme is taken', "  if (smtpUrl !== null) read.url('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);\n", ''),

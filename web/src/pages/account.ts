@@ -138,12 +138,18 @@ export async function accountPage(ctx: Ctx, main: HTMLElement): Promise<void> {
 /**
  * Changing the email (ADR 065), where the service mails: the new address becomes the account's only when the link
  * mailed to it is opened (`/confirm-email`), so the form asks for that link and says which email signs in meanwhile. The
- * current password proves the owner; an account without one (made through a provider) has only its session to show.
+ * current password proves the owner; an account without one (made through a provider) keeps its email, since its
+ * session alone would have to prove it.
  */
 function emailForm(user: User, hasPassword: boolean): HTMLElement {
+  const heading = h('h2', { id: 'change-email' }, 'Email');
+  const signsIn = (...more: string[]) => h('p', null, 'You sign in with ', h('strong', { className: 'address' }, user.email), '.', ...more);
+  if (!hasPassword) {
+    return h('section', { className: 'card', 'aria-labelledby': 'change-email' }, heading, signsIn(' This account signs in through its identity provider and has no password, so its email cannot be changed here.'));
+  }
   const newEmail = h('input', { type: 'email', name: 'new-email', autocomplete: 'email', spellcheck: false, required: true, maxLength: 254 });
-  const password = hasPassword ? h('input', { type: 'password', name: 'email-password', autocomplete: 'current-password', required: true, maxLength: 1024 }) : null;
-  const controls = { newEmail: { control: newEmail, label: 'New email' }, ...(password && { password: { control: password, label: 'Current password' } }) };
+  const password = h('input', { type: 'password', name: 'email-password', autocomplete: 'current-password', required: true, maxLength: 1024 });
+  const controls = { newEmail: { control: newEmail, label: 'New email' }, password: { control: password, label: 'Current password' } };
   const status = statusLine();
   const send = h('button', { type: 'submit' }, 'Send confirmation link');
   return h(
@@ -156,21 +162,21 @@ function emailForm(user: User, hasPassword: boolean): HTMLElement {
           for (const { control } of Object.values(controls)) fieldError(control, '');
           let answer: { message: string };
           try {
-            answer = await api.post<{ message: string }>('/auth/email', { newEmail: newEmail.value, ...(password && { password: password.value }) });
+            answer = await api.post<{ message: string }>('/auth/email', { newEmail: newEmail.value, password: password.value });
           } catch (failure) {
             if (refusedAtFields(failure, controls)) return;
             throw failure;
           }
           newEmail.value = '';
-          if (password) password.value = '';
+          password.value = '';
           return `${answer.message.replace(/\.?$/, '.')} Open the link in that mail to finish; until then you sign in with ${user.email}.`;
         }),
       },
     },
-    h('h2', { id: 'change-email' }, 'Email'),
-    h('p', null, 'You sign in with ', h('strong', { className: 'address' }, user.email), '. A new email takes its place once you open the link mailed to it.'),
+    heading,
+    signsIn(' A new email takes its place once you open the link mailed to it.'),
     field('New email', newEmail),
-    password ? field('Current password', password) : null,
+    field('Current password', password),
     status,
     send,
   );
