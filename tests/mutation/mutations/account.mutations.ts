@@ -93,6 +93,7 @@ export const MUTATIONS: Mutation[] = [
   sqlSessions('activeFamilies lists revoked logins', ' AND NOT EXISTS (SELECT 1 FROM refresh_sessions r WHERE r.family_id = s.family_id AND r.revoked_at IS NOT NULL)', ''),
   memSessions('activeFamilies lists revoked logins (memory)', '!revoked.has(session.familyId) && session.expiresAt > now', 'session.expiresAt > now'),
   web('web/src/pages/account.ts')('the reset token stays in the address bar', ["history.replaceState(null, '', '/reset-password');", '']),
+  web('web/src/pages/account.ts')('a dead reset link, where nothing is mailed, does not say who makes the next', ["byMail ? askAgain('Forgot your password?') : h('span', null, 'An administrator can make you a new one.')", "byMail ? askAgain('Forgot your password?') : h('span', null, '')"]),
   web('web/src/pages/account.ts')('the tab stays signed in after a reset that ended its session', ['if (ctx.user) ctx.setUser(null);', '']),
   web('web/src/pages/account.ts')('the account page counts the other sessions wrong', ["const others = done.otherSessionsEnded;", 'const others = 0;']),
   web('web/src/pages/auth.ts')('the sign-in page leaves the email of a reset empty', ["required: true, value: givenEmail });", 'required: true });']),

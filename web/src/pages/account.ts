@@ -314,7 +314,7 @@ export function resetPasswordPage(ctx: Ctx, main: HTMLElement): void {
           try {
             done = await api.post<{ email: string }>('/auth/password-reset', { token, newPassword: fresh.value });
           } catch (failure) {
-            if (byMail && deadLinkTold(failure, status, askAgain('Forgot your password?'))) return;
+            if (deadLinkTold(failure, status, byMail ? askAgain('Forgot your password?') : h('span', null, 'An administrator can make you a new one.'))) return;
             throw failure;
           }
           history.replaceState(null, '', '/reset-password');
