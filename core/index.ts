@@ -73,6 +73,7 @@ export * from './ports/content-hasher.port.ts';
 export * from './ports/user-events.port.ts';
 export * from './ports/user-repository.port.ts';
 export * from './ports/workflow-engine.port.ts';
+export * from './use-cases/auth/account-mail.service.ts';
 export * from './use-cases/auth/attempt-limits.service.ts';
 export * from './use-cases/auth/authenticate.use-case.ts';
 export * from './use-cases/auth/change-password.use-case.ts';

@@ -1,23 +1,7 @@
 import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
-import type { Clock } from '../../ports/clock.port.ts';
-import type { Logger } from '../../ports/logger.port.ts';
-import type { Mail, Mailer } from '../../ports/mailer.port.ts';
-import type { TokenIssuer } from '../../ports/token-issuer.port.ts';
-import type { UserRepository } from '../../ports/user-repository.port.ts';
-import { LISTED_ADMIN_EMAIL } from './request-email-change.use-case.ts';
-import { mailText } from './request-password-reset.use-case.ts';
-
-/** What both halves of a change of email need: the account, its tokens, the clock, and the mail with what it names. */
-export interface EmailChangeMailDeps {
-  users: UserRepository;
-  tokens: TokenIssuer;
-  clock: Clock;
-  mailer: Mailer;
-  logger: Logger;
-  frontendUrl: string;
-  /** ADMIN_EMAILS: a listed address stays the account's (`mustKeepEmail`). */
-  adminEmails: readonly string[];
-}
+import type { Mail } from '../../ports/mailer.port.ts';
+import { mailText } from './account-mail.service.ts';
+import { LISTED_ADMIN_EMAIL, type EmailChangeMailDeps } from './request-email-change.use-case.ts';
 
 export type ConfirmEmailChangeDeps = EmailChangeMailDeps;
 

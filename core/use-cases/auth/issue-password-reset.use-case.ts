@@ -3,9 +3,10 @@ import type { Clock } from '../../ports/clock.port.ts';
 import type { IdGenerator } from '../../ports/id-generator.port.ts';
 import type { TokenIssuer } from '../../ports/token-issuer.port.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.port.ts';
+import { tokenLink } from './account-mail.service.ts';
 
 /** Where the web client takes a reset token: in the fragment, which no server log or Referer header carries. */
-export const resetLink = (frontendUrl: string, token: string): string => `${frontendUrl.replace(/\/+$/, '')}/reset-password#token=${token}`;
+export const resetLink = (frontendUrl: string, token: string): string => tokenLink(frontendUrl, '/reset-password', token);
 
 export interface IssuePasswordResetDeps {
   uow: UnitOfWork;

@@ -1,10 +1,25 @@
 import { fail, ok, validationFailed, type Fail, type Result } from '../../domain/result.ts';
 import { isValidEmail, normalizeEmail } from '../../domain/user.ts';
-import type { Mail } from '../../ports/mailer.port.ts';
+import type { Clock } from '../../ports/clock.port.ts';
+import type { Logger } from '../../ports/logger.port.ts';
+import type { Mail, Mailer } from '../../ports/mailer.port.ts';
+import type { TokenIssuer } from '../../ports/token-issuer.port.ts';
+import type { UserRepository } from '../../ports/user-repository.port.ts';
+import { mailText, tokenLink, untilUtc } from './account-mail.service.ts';
 import { reserveAttempt } from './attempt-limits.service.ts';
-import type { EmailChangeMailDeps } from './confirm-email-change.use-case.ts';
 import { provePassword, type PasswordProofDeps, type PasswordProofFailure } from './password-proof.service.ts';
-import { mailText, untilUtc } from './request-password-reset.use-case.ts';
+
+/** What both halves of a change of email need: the account, its tokens, the clock, and the mail with what it names. */
+export interface EmailChangeMailDeps {
+  users: UserRepository;
+  tokens: TokenIssuer;
+  clock: Clock;
+  mailer: Mailer;
+  logger: Logger;
+  frontendUrl: string;
+  /** ADMIN_EMAILS: a listed address stays the account's (`mustKeepEmail`). */
+  adminEmails: readonly string[];
+}
 
 export interface RequestEmailChangeDeps extends PasswordProofDeps, EmailChangeMailDeps {
   /** How long the link mailed to the new address works (EMAIL_CHANGE_TTL). */
@@ -25,7 +40,7 @@ export interface RequestEmailChangeInput {
 }
 
 /** Where the web client takes the token of a change of email: in the fragment, like a reset link's. */
-export const emailChangeLink = (frontendUrl: string, token: string): string => `${frontendUrl.replace(/\/+$/, '')}/confirm-email#token=${token}`;
+export const emailChangeLink = (frontendUrl: string, token: string): string => tokenLink(frontendUrl, '/confirm-email', token);
 
 /**
  * A signed-in user asks to change the account's email (ADR 065): the password proves it is them, and a link mailed to

@@ -4,6 +4,7 @@ import type { Cache } from '../../ports/cache.port.ts';
 import type { Logger } from '../../ports/logger.port.ts';
 import type { Mail, Mailer } from '../../ports/mailer.port.ts';
 import type { UserRepository } from '../../ports/user-repository.port.ts';
+import { mailText, untilUtc } from './account-mail.service.ts';
 import { reserveAttempt } from './attempt-limits.service.ts';
 import type { IssuePasswordReset } from './issue-password-reset.use-case.ts';
 
@@ -87,13 +88,6 @@ export class RequestPasswordReset {
     }
   }
 }
-
-/** An account mail's text: what happened, the body, what to do if it was not them, and the service's address to sign. */
-export const mailText = (opening: string, frontendUrl: string, body: string[], ifNotYou: string): string =>
-  [opening, '', ...body, ...(body.length > 0 ? [''] : []), ifNotYou, '', '-- ', frontendUrl, ''].join('\n');
-
-/** A link's end of life as a mail says it: to the minute, in UTC. */
-export const untilUtc = (date: Date): string => `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
 const askedForReset = (to: string, frontendUrl: string): string => `Someone, probably you, asked to set a new password for the account ${to} at ${frontendUrl}.`;
 
